@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: MIT
+#include "cli_options.h"
+
+#include <algorithm>
+
+namespace stallscope::cli {
+
+const std::vector<std::string>& subcommands()
+{
+    static const std::vector<std::string> names = { "simulate", "info" };
+    return names;
+}
+
+bool isSubcommand(const std::string& word)
+{
+    const auto& names = subcommands();
+    return word == "help" || std::find(names.begin(), names.end(), word) != names.end();
+}
+
+ParsedArgs parseArgs(const std::vector<std::string>& args, const std::vector<OptionSpec>& specs)
+{
+    ParsedArgs out;
+    bool optionsDone = false;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if (optionsDone || a.size() < 2 || a[0] != '-' ) {
+            out.positional.push_back(a);
+            continue;
+        }
+        if (a == "--") {
+            optionsDone = true;
+            continue;
+        }
+        if (a == "-h" || a == "--help") {
+            out.help = true;
+            continue;
+        }
+        if (a.rfind("--", 0) != 0) {
+            out.error = "unknown option " + a;
+            return out;
+        }
+        std::string name = a.substr(2);
+        std::string value;
+        bool hasValue = false;
+        if (auto eq = name.find('='); eq != std::string::npos) {
+            value = name.substr(eq + 1);
+            name = name.substr(0, eq);
+            hasValue = true;
+        }
+        auto spec = std::find_if(specs.begin(), specs.end(), [&](const OptionSpec& s) { return s.name == name; });
+        if (spec == specs.end()) {
+            out.error = "unknown option --" + name;
+            return out;
+        }
+        if (spec->takesValue && !hasValue) {
+            if (i + 1 >= args.size()) {
+                out.error = "option --" + name + " needs a value";
+                return out;
+            }
+            value = args[++i];
+        } else if (!spec->takesValue && hasValue) {
+            out.error = "option --" + name + " takes no value";
+            return out;
+        }
+        out.options[name].push_back(value);
+    }
+    return out;
+}
+
+} // namespace stallscope::cli

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: MIT
+#include "commands.h"
+
+#include "cli_options.h"
+
+#include <ostream>
+
+namespace stallscope::cli {
+
+std::string mainUsage()
+{
+    return "Usage: stallscope [BUNDLE]              open the GUI (optionally with a bundle folder)\n"
+           "       stallscope COMMAND [OPTIONS]     run a command without a display\n"
+           "\n"
+           "Commands:\n"
+           "  simulate   generate a simulated incident bundle (with truth.json)\n"
+           "  info       print what a bundle holds and how long it took to load\n"
+           "\n"
+           "Run 'stallscope COMMAND --help' for a command's options.\n"
+           "Exit codes: 0 ok, 1 bad input, 2 usage error.\n";
+}
+
+int runSubcommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
+{
+    if (args.empty()) {
+        return -1;
+    }
+    const std::vector<std::string> rest(args.begin() + 1, args.end());
+    if (args[0] == "simulate") {
+        return runSimulate(rest, out, err);
+    }
+    if (args[0] == "info") {
+        return runInfo(rest, out, err);
+    }
+    if (args[0] == "help") {
+        out << mainUsage();
+        return kExitOk;
+    }
+    return -1;
+}
+
+} // namespace stallscope::cli

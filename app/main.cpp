@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: MIT
+// One binary: CLI subcommands run on the core with a QCoreApplication only; no subcommand opens the GUI.
+#include "cli_options.h"
+#include "commands.h"
+#include "main_window.h"
+
+#include <QApplication>
+#include <QCoreApplication>
+#include <QTimer>
+
+#include <iostream>
+
+namespace {
+
+int runGui(int argc, char** argv, const std::vector<std::string>& args)
+{
+    using namespace stallscope::cli;
+    const auto parsed = parseArgs(args, { { "quit-after", true, "" }, { "screenshot", true, "" } });
+    if (parsed.help) {
+        std::cout << mainUsage();
+        return kExitOk;
+    }
+    if (!parsed.error.empty() || parsed.positional.size() > 1) {
+        std::cerr << "stallscope: " << (parsed.error.empty() ? "unknown command " + parsed.positional[0] : parsed.error)
+                  << "\n" << mainUsage();
+        return kExitUsage;
+    }
+    QApplication app(argc, argv);
+    QApplication::setApplicationName(QStringLiteral("Stallscope"));
+    stallscope::MainWindow window;
+    window.show();
+    if (!parsed.positional.empty()) {
+        window.openBundle(QString::fromStdString(parsed.positional[0]));
+    }
+    if (auto it = parsed.options.find("quit-after"); it != parsed.options.end()) {
+        // Used by the smoke test: quit after the bundle loaded (or the timeout), saving a screenshot first.
+        const QString shot = parsed.options.count("screenshot") ? QString::fromStdString(parsed.options.at("screenshot").back()) : QString();
+        auto quit = [&window, shot] {
+            if (!shot.isEmpty()) {
+                window.grab().save(shot);
+            }
+            QApplication::exit(kExitOk);
+        };
+        QObject::connect(&window, &stallscope::MainWindow::loadFinished, &app, [quit](bool) { QTimer::singleShot(200, quit); });
+        QTimer::singleShot(std::stoi(it->second.back()), &app, [] { QApplication::exit(kExitBadInput); });
+    }
+    return app.exec();
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    std::vector<std::string> args(argv + 1, argv + argc);
+    if (!args.empty() && stallscope::cli::isSubcommand(args[0])) {
+        QCoreApplication core(argc, argv); // subcommands never touch widget code
+        return stallscope::cli::runSubcommand(args, std::cout, std::cerr);
+    }
+    return runGui(argc, argv, args);
+}

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: MIT
+#include "cli_options.h"
+#include "commands.h"
+
+#include "bundle_writer.h"
+#include "sim_config.h"
+#include "simulator.h"
+#include "time_format.h"
+
+#include <charconv>
+#include <chrono>
+#include <filesystem>
+#include <ostream>
+
+namespace stallscope::cli {
+
+namespace {
+
+const std::vector<OptionSpec> kSpecs = {
+    { "preset", true, "small | hourly-flap | bench-hour (default small)" },
+    { "seed", true, "random seed (default 1); same preset, flags and seed give the same bytes" },
+    { "out", true, "output bundle folder (required); replaced if it is a bundle already" },
+    { "format", true, "binary | jsonl: how collectives and counters are written (default binary)" },
+    { "job-name", true, "job name in the manifest" },
+    { "hosts", true, "hosts (8 GPUs and HCAs each by default)" },
+    { "gpus-per-host", true, "GPUs = HCAs = rails per host" },
+    { "spines", true, "spine switches" },
+    { "duration", true, "job length, e.g. 10m, 70m, 1h" },
+    { "step", true, "nominal training step, e.g. 1s" },
+    { "collectives-per-step", true, "collectives per step" },
+    { "bucket-bytes", true, "payload per collective per rank, bytes" },
+    { "fsdp", false, "alternate all_gather / reduce_scatter instead of all_reduce" },
+    { "jitter", true, "relative std-dev of per-rank compute time (default 0.01)" },
+    { "clock-skew", true, "max per-host clock offset, e.g. 3ms" },
+    { "counter-interval", true, "counter sampling interval, e.g. 1s" },
+    { "data-counter-bits", true, "32 (old adapters, saturating) or 64" },
+    { "nccl-ib-timeout", true, "NCCL_IB_TIMEOUT exponent (default 20)" },
+    { "nccl-ib-retry-cnt", true, "NCCL_IB_RETRY_CNT (default 7)" },
+    { "collective-timeout", true, "PyTorch collective timeout (default 10m)" },
+    { "checkpoint-interval", true, "checkpoint interval (default 30m)" },
+    { "restart-time", true, "time to restart the job after a crash (default 10m)" },
+    { "fault", true, "a fault, repeatable; replaces the preset's faults (see below)" },
+    { "no-faults", false, "remove the preset's faults" },
+};
+
+std::string usage()
+{
+    std::string s = "Usage: stallscope simulate --preset NAME [--seed N] --out DIR [OPTIONS]\n"
+                    "Writes a Stallscope bundle and truth.json (every injected fault and the stalls it caused).\n\n"
+                    "Options:\n";
+    for (const auto& o : kSpecs) {
+        std::string name = "  --" + o.name + (o.takesValue ? " V" : "");
+        name.resize(26, ' ');
+        s += name + o.help + '\n';
+    }
+    s += "\nFaults (--fault):\n"
+         "  flap:host-leaf:rank=R:at=5m:for=2s[:every=1h]      the HCA link of rank R goes down\n"
+         "  flap:leaf-spine:leaf=L:spine=S:at=5m:for=2s[:ar=on|off][:every=1h]\n"
+         "  dead-rank:rank=R:at=5m                              rank R hangs (stops issuing collectives)\n"
+         "  slow-rank:rank=R:at=2m:factor=1.3                   rank R computes 1.3x slower\n"
+         "\nExit codes: 0 ok, 1 bad input or write failure, 2 usage error.\n";
+    return s;
+}
+
+template <typename T>
+bool parseNumber(const std::string& s, T& out)
+{
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+    return ec == std::errc {} && p == s.data() + s.size();
+}
+
+// Applies the flags to the preset's config; returns an error message or "".
+std::string applyFlags(const ParsedArgs& a, SimConfig& c)
+{
+    auto last = [&](const char* name) -> const std::string* {
+        auto it = a.options.find(name);
+        return it == a.options.end() ? nullptr : &it->second.back();
+    };
+    auto num = [&](const char* name, auto& field) -> std::string {
+        if (auto v = last(name)) {
+            std::remove_reference_t<decltype(field)> x {};
+            if (!parseNumber(*v, x)) {
+                return std::string("--") + name + ": expected a number, got \"" + *v + "\"";
+            }
+            field = x;
+        }
+        return {};
+    };
+    auto dur = [&](const char* name, TimeNs& field) -> std::string {
+        if (auto v = last(name)) {
+            auto d = parseDuration(*v);
+            if (!d) {
+                return std::string("--") + name + ": expected a duration like 2s, 500ms, 10m, got \"" + *v + "\"";
+            }
+            field = *d;
+        }
+        return {};
+    };
+    std::uint32_t dataBits = c.dataCounterBits;
+    for (auto err : { num("seed", c.seed), num("hosts", c.hosts), num("gpus-per-host", c.gpusPerHost),
+             num("spines", c.spines), num("collectives-per-step", c.collectivesPerStep),
+             num("bucket-bytes", c.bucketBytes), num("nccl-ib-timeout", c.policy.ncclIbTimeout),
+             num("nccl-ib-retry-cnt", c.policy.ncclIbRetryCnt), num("data-counter-bits", dataBits),
+             dur("duration", c.durationNs), dur("step", c.stepNs), dur("clock-skew", c.clockSkewNs),
+             dur("counter-interval", c.counterIntervalNs), dur("collective-timeout", c.policy.collectiveTimeoutNs),
+             dur("checkpoint-interval", c.policy.checkpointIntervalNs), dur("restart-time", c.policy.restartTimeNs) }) {
+        if (!err.empty()) {
+            return err;
+        }
+    }
+    c.dataCounterBits = static_cast<std::uint8_t>(dataBits);
+    if (auto v = last("jitter")) {
+        try {
+            c.jitter = std::stod(*v);
+        } catch (...) {
+            return "--jitter: expected a number";
+        }
+    }
+    if (auto v = last("job-name")) {
+        c.jobName = *v;
+    }
+    c.fsdp = c.fsdp || a.options.count("fsdp");
+    if (a.options.count("no-faults") || a.options.count("fault")) {
+        c.faults.clear();
+    }
+    if (auto it = a.options.find("fault"); it != a.options.end()) {
+        for (const auto& text : it->second) {
+            auto f = parseFaultSpec(text);
+            if (!f) {
+                return "--fault " + text + ": " + f.error();
+            }
+            c.faults.push_back(f.value());
+        }
+    }
+    return validateConfig(c);
+}
+
+} // namespace
+
+int runSimulate(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
+{
+    const auto parsed = parseArgs(args, kSpecs);
+    if (parsed.help) {
+        out << usage();
+        return kExitOk;
+    }
+    if (!parsed.error.empty() || !parsed.positional.empty() || !parsed.options.count("out")) {
+        err << "stallscope simulate: "
+            << (!parsed.error.empty() ? parsed.error : parsed.positional.empty() ? "--out DIR is required" : "unexpected argument " + parsed.positional[0])
+            << "\n" << usage();
+        return kExitUsage;
+    }
+    const auto presetName = parsed.options.count("preset") ? parsed.options.at("preset").back() : std::string("small");
+    auto config = presetConfig(presetName);
+    if (!config) {
+        err << "stallscope simulate: unknown preset \"" << presetName << "\" (small, hourly-flap, bench-hour)\n";
+        return kExitUsage;
+    }
+    if (auto e = applyFlags(parsed, *config); !e.empty()) {
+        err << "stallscope simulate: " << e << '\n';
+        return kExitUsage;
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    NullProgress progress;
+    auto result = simulate(*config, progress);
+    if (!result) {
+        err << "stallscope simulate: " << result.error() << '\n';
+        return kExitBadInput;
+    }
+    BundleWriteOptions options;
+    if (parsed.options.count("format")) {
+        const auto& f = parsed.options.at("format").back();
+        if (f != "binary" && f != "jsonl") {
+            err << "stallscope simulate: --format: expected binary or jsonl\n";
+            return kExitUsage;
+        }
+        options.collectives = options.counters = f == "jsonl" ? ColumnFormat::JsonLines : ColumnFormat::Binary;
+    }
+    const auto& dir = parsed.options.at("out").back();
+    if (auto e = writeBundle(*result->snapshot, dir, options); !e.empty()) {
+        err << "stallscope simulate: " << e << '\n';
+        return kExitBadInput;
+    }
+    const auto truthPath = (std::filesystem::path(dir) / "truth.json").string();
+    if (auto e = writeFileAtomic(truthPath, truthToJson(*config, result.value())); !e.empty()) {
+        err << "stallscope simulate: " << e << '\n';
+        return kExitBadInput;
+    }
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    out << "Simulated " << config->jobName << ": " << config->worldSize() << " ranks, "
+        << formatDuration(config->durationNs) << ", " << formatCount(result->snapshot->collectiveCount())
+        << " collectives, " << result->stalls.size() << " stall(s)"
+        << (result->crashNs ? ", job crashed at " + formatUtc(*result->crashNs) : std::string()) << '\n';
+    for (const auto& f : config->faults) {
+        out << "  fault: " << describeFault(f) << '\n';
+    }
+    out << "Wrote " << dir << " and truth.json in " << std::fixed;
+    out.precision(2);
+    out << secs << " s\n";
+    return kExitOk;
+}
+
+} // namespace stallscope::cli

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT
+#include "time_format.h"
+
+#include <cstdio>
+#include <ctime>
+
+namespace stallscope {
+
+std::string formatUtc(TimeNs t)
+{
+    if (t == kNoTime) {
+        return "-";
+    }
+    const TimeNs secs = t >= 0 ? t / kNsPerSec : (t - kNsPerSec + 1) / kNsPerSec;
+    const auto ms = (t - secs * kNsPerSec) / kNsPerMs;
+    const std::time_t tt = static_cast<std::time_t>(secs);
+    std::tm tm {};
+    gmtime_r(&tt, &tm);
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%04d-%02d-%02d %02d:%02d:%02d.%03lld UTC", tm.tm_year + 1900, tm.tm_mon + 1,
+        tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<long long>(ms));
+    return buf;
+}
+
+std::string formatSince(TimeNs t, TimeNs origin)
+{
+    TimeNs d = t - origin;
+    const char sign = d < 0 ? '-' : '+';
+    if (d < 0) {
+        d = -d;
+    }
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%c%02lld:%02lld:%02lld.%03lld", sign, static_cast<long long>(d / (3600 * kNsPerSec)),
+        static_cast<long long>(d / (60 * kNsPerSec) % 60), static_cast<long long>(d / kNsPerSec % 60),
+        static_cast<long long>(d / kNsPerMs % 1000));
+    return buf;
+}
+
+std::string formatBytes(double bytes)
+{
+    const char* units[] = { "B", "KB", "MB", "GB", "TB" };
+    int u = 0;
+    while (bytes >= 1000 && u < 4) {
+        bytes /= 1000;
+        ++u;
+    }
+    char buf[32];
+    std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", bytes, units[u]);
+    return buf;
+}
+
+std::string formatCount(std::uint64_t n)
+{
+    std::string s = std::to_string(n);
+    for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) {
+        s.insert(static_cast<std::size_t>(i), ",");
+    }
+    return s;
+}
+
+} // namespace stallscope

@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "types.h"
+
+#include <string>
+
+namespace stallscope {
+
+// "2026-11-01 00:05:00.123 UTC" (milliseconds, always UTC).
+std::string formatUtc(TimeNs t);
+// "+00:05:00.123" relative to `origin` (time since job start).
+std::string formatSince(TimeNs t, TimeNs origin);
+// "1.2 GB", "688 MB", "4.0 KB" (decimal units).
+std::string formatBytes(double bytes);
+// 21504000 → "21,504,000"
+std::string formatCount(std::uint64_t n);
+
+} // namespace stallscope

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: MIT
+#include "summary_view.h"
+
+#include "snapshot_summary.h"
+
+#include <QFontDatabase>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QVBoxLayout>
+
+namespace stallscope {
+
+SummaryView::SummaryView(QWidget* parent)
+    : QWidget(parent)
+    , m_title(new QLabel(this))
+    , m_body(new QPlainTextEdit(this))
+{
+    auto* layout = new QVBoxLayout(this);
+    QFont titleFont = m_title->font();
+    titleFont.setPointSizeF(titleFont.pointSizeF() * 1.4);
+    titleFont.setBold(true);
+    m_title->setFont(titleFont);
+    m_body->setReadOnly(true);
+    m_body->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    layout->addWidget(m_title);
+    layout->addWidget(m_body, 1);
+    setMessage(tr("Open a bundle folder with File › Open bundle, or drop one here."));
+}
+
+void SummaryView::setSummary(const SnapshotSummary& summary)
+{
+    m_title->setText(QString::fromStdString(summary.jobName));
+    m_body->setPlainText(QString::fromStdString(summaryText(summary)));
+}
+
+void SummaryView::setMessage(const QString& message)
+{
+    m_title->setText(tr("Stallscope"));
+    m_body->setPlainText(message);
+}
+
+QString SummaryView::text() const { return m_body->toPlainText(); }
+
+} // namespace stallscope
