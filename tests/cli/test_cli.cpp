@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: MIT
+// CLI end to end: the real `stallscope` binary (STALLSCOPE_BINARY) and the commands as functions.
+#include "cli_options.h"
+#include "commands.h"
+#include "test_support.h"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <QProcess>
+#include <QStringList>
+
+#include <sstream>
+
+using namespace stallscope;
+using namespace stallscope::test;
+
+namespace {
+
+struct Run {
+    int code = -1;
+    std::string out;
+    std::string err;
+};
+
+Run runBinary(const std::vector<std::string>& argv)
+{
+    QStringList args;
+    for (const auto& a : argv) {
+        args << QString::fromStdString(a);
+    }
+    QProcess p;
+    p.start(QStringLiteral(STALLSCOPE_BINARY), args);
+    REQUIRE(p.waitForFinished(300000));
+    return { p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput().toStdString(),
+        p.readAllStandardError().toStdString() };
+}
+
+Run runInProcess(const std::vector<std::string>& args)
+{
+    std::ostringstream out, err;
+    const int code = cli::runSubcommand(args, out, err);
+    return { code, out.str(), err.str() };
+}
+
+
+} // namespace
+
+TEST_CASE("argument parsing is GNU style", "[cli]")
+{
+    const std::vector<cli::OptionSpec> specs = { { "out", true, "" }, { "json", false, "" } };
+    auto a = cli::parseArgs({ "--out=x", "pos", "--json", "--", "--literal" }, specs);
+    CHECK(a.error.empty());
+    CHECK(a.options["out"] == std::vector<std::string> { "x" });
+    CHECK(a.options.count("json"));
+    CHECK(a.positional == std::vector<std::string> { "pos", "--literal" });
+    CHECK(cli::parseArgs({ "--out" }, specs).error == "option --out needs a value");
+    CHECK(cli::parseArgs({ "--bogus" }, specs).error == "unknown option --bogus");
+    CHECK(cli::parseArgs({ "--json=1" }, specs).error == "option --json takes no value");
+    CHECK(cli::parseArgs({ "-h" }, specs).help);
+}
+
+TEST_CASE("simulate and info work end to end through the real binary", "[cli]")
+{
+    TempDir tmp;
+    const auto out = tmp.str("b");
+    auto r = runBinary({ "simulate", "--preset", "small", "--duration", "90s", "--fault", "flap:host-leaf:rank=3:at=30s:for=2s",
+        "--out", out });
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    CHECK_THAT(r.out, Catch::Contains("1 stall(s)"));
+    const auto truth = nlohmann::json::parse(readFile(tmp.path() / "b" / "truth.json"));
+    CHECK(truth["faults"][0]["link"]["a"]["desc"] == "gpu-a000 mlx5_3");
+    CHECK(truth["stalls"].size() == 1);
+
+    r = runBinary({ "info", out, "--json" });
+    REQUIRE(r.code == 0);
+    const auto info = nlohmann::json::parse(r.out);
+    CHECK(info["ranks"] == 64);
+    CHECK(info["hosts"] == 8);
+    CHECK(info["links"] == 64 + 8 * 4);
+    CHECK(info["collectives"].get<std::uint64_t>() > 64 * 85 * 5);
+    CHECK(info["bytes_per_collective"].get<double>() < 33.0);
+    CHECK(info["start_ns"].get<std::int64_t>() < info["end_ns"].get<std::int64_t>());
+    CHECK(info["warnings"].empty());
+
+    r = runBinary({ "info", out });
+    REQUIRE(r.code == 0);
+    CHECK_THAT(r.out, Catch::Contains("64 ranks on 8 hosts") && Catch::Contains("bytes/record"));
+
+    SECTION("same seed, same bytes through the CLI too")
+    {
+        REQUIRE(runBinary({ "simulate", "--preset", "small", "--duration", "90s", "--fault",
+                    "flap:host-leaf:rank=3:at=30s:for=2s", "--out", tmp.str("b2") })
+                    .code
+            == 0);
+        CHECK(readFile(tmp.path() / "b" / "collectives.bin") == readFile(tmp.path() / "b2" / "collectives.bin"));
+        CHECK(readFile(tmp.path() / "b" / "truth.json") == readFile(tmp.path() / "b2" / "truth.json"));
+    }
+}
+
+TEST_CASE("exit codes: 0 ok, 1 bad input, 2 usage", "[cli]")
+{
+    TempDir tmp;
+    CHECK(runInProcess({ "info", "--help" }).code == 0);
+    CHECK(runInProcess({ "simulate", "--help" }).code == 0);
+    CHECK_THAT(runInProcess({ "simulate", "--help" }).out, Catch::Contains("--fault"));
+    CHECK(runInProcess({ "info" }).code == 2);
+    CHECK(runInProcess({ "info", "--frobnicate", "x" }).code == 2);
+    CHECK(runInProcess({ "simulate", "--preset", "nope", "--out", tmp.str("x") }).code == 2);
+    CHECK(runInProcess({ "simulate", "--preset", "small" }).code == 2); // --out is required
+    CHECK(runInProcess({ "simulate", "--out", tmp.str("x"), "--fault", "dead-rank:rank=9999:at=1s" }).code == 2);
+    CHECK(runInProcess({ "simulate", "--out", tmp.str("x"), "--duration", "ten minutes" }).code == 2);
+    const auto bad = runInProcess({ "info", tmp.str("missing") });
+    CHECK(bad.code == 1);
+    CHECK_THAT(bad.err, Catch::Contains("missing") && Catch::Contains("no such folder"));
+    CHECK(runBinary({ "--no-such-flag" }).code == 2);
+    CHECK(runBinary({ "info" }).code == 2);
+}

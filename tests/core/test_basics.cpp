@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: MIT
+#include "collectives.h"
+#include "counters.h"
+#include "sim_config.h"
+#include "time_format.h"
+#include "timeout_policy.h"
+#include "topology.h"
+
+#include <catch2/catch.hpp>
+
+using namespace stallscope;
+
+TEST_CASE("TimeRange basics", "[core]")
+{
+    TimeRange r { 10, 20 };
+    CHECK(r.delta() == 10);
+    CHECK(r.contains(10));
+    CHECK_FALSE(r.contains(20));
+    CHECK(r.overlaps({ 19, 30 }));
+    CHECK_FALSE(r.overlaps({ 20, 30 }));
+    CHECK(TimeRange { 20, 10 }.normalized() == r);
+    CHECK(TimeRange { 5, 5 }.isEmpty());
+}
+
+TEST_CASE("counter deltas handle saturation and resets", "[core]")
+{
+    SECTION("plain increase") { CHECK(counterDelta(3, 5, 8).increase == 2); }
+    SECTION("8-bit link_downed stuck at 255 is flagged saturated")
+    {
+        const auto d = counterDelta(254, 255, 8);
+        CHECK(d.increase == 1);
+        CHECK(d.saturated);
+        CHECK(counterDelta(255, 255, 8).saturated);
+    }
+    SECTION("a drop is a reset, not a huge wrap")
+    {
+        const auto d = counterDelta(200, 3, 8);
+        CHECK(d.reset);
+        CHECK(d.increase == 3);
+    }
+    SECTION("32-bit data counters saturate at all ones")
+    {
+        CHECK(counterDelta(100, 0xFFFFFFFFULL, 32).saturated);
+        CHECK_FALSE(counterDelta(100, 0xFFFFFFFFULL, 64).saturated);
+    }
+    CHECK(semantics(CounterKind::PortXmitData).unitBytes == 4);
+    CHECK(semantics(CounterKind::LinkDowned).defaultBits == 8);
+    CHECK(parseCounterKind("port_xmit_wait") == CounterKind::PortXmitWait);
+    CHECK_FALSE(parseCounterKind("nope").has_value());
+}
+
+TEST_CASE("timeout policy retry budget follows NCCL's formula", "[core]")
+{
+    TimeoutPolicy p;
+    CHECK(p.retryPeriodNs() == 4096LL << 20); // 4.295 s
+    CHECK(p.retryBudgetNs() == (4096LL << 20) * 7); // ~30 s
+    p.ncclIbTimeout = 14;
+    CHECK(p.retryPeriodNs() == 67108864); // 67 ms
+    p.ncclIbTimeout = 0;
+    CHECK(p.infiniteRetry());
+    CHECK(p.retryBudgetNs() == kNoTime);
+}
+
+TEST_CASE("GUIDs parse with or without 0x and padding", "[core]")
+{
+    CHECK(parseGuid("0x0c42a10300a1b2c4") == 0x0c42a10300a1b2c4ULL);
+    CHECK(parseGuid("c42a10300a1b2c4") == 0x0c42a10300a1b2c4ULL);
+    CHECK_FALSE(parseGuid("0xzz").has_value());
+    CHECK_FALSE(parseGuid("").has_value());
+    CHECK(formatGuid(0xc42a10300a1b2c4ULL) == "0x0c42a10300a1b2c4");
+}
+
+TEST_CASE("op and state names round-trip", "[core]")
+{
+    for (int i = 0; i < kCollectiveOpCount; ++i) {
+        const auto op = static_cast<CollectiveOp>(i);
+        CHECK(parseCollectiveOp(toString(op)) == op);
+    }
+    for (int i = 0; i < kCollectiveStateCount; ++i) {
+        const auto st = static_cast<CollectiveState>(i);
+        CHECK(parseCollectiveState(toString(st)) == st);
+    }
+    CHECK(kBytesPerCollectiveRecord == 32);
+}
+
+TEST_CASE("durations and formatting", "[core]")
+{
+    CHECK(parseDuration("2s") == 2 * kNsPerSec);
+    CHECK(parseDuration("500ms") == 500 * kNsPerMs);
+    CHECK(parseDuration("1.5h") == 5400 * kNsPerSec);
+    CHECK(parseDuration("90") == 90 * kNsPerSec);
+    CHECK_FALSE(parseDuration("2 parsecs").has_value());
+    CHECK_FALSE(parseDuration("-1s").has_value());
+    CHECK(formatUtc(1'793'491'200LL * kNsPerSec + 5 * kNsPerMs) == "2026-11-01 00:00:00.005 UTC");
+    CHECK(formatSince(3900 * kNsPerSec, 0) == "+01:05:00.000");
+    CHECK(formatCount(21273600) == "21,273,600");
+}
+
+TEST_CASE("fault specs parse and reject nonsense", "[core]")
+{
+    auto f = parseFaultSpec("flap:leaf-spine:leaf=3:spine=5:at=5m:for=2s:ar=off:every=1h");
+    REQUIRE(f.ok());
+    CHECK(f->tier == LinkTier::LeafSpine);
+    CHECK(f->leaf == 3);
+    CHECK(f->spine == 5);
+    CHECK_FALSE(f->adaptiveRouting);
+    CHECK(f->everyNs == 3600 * kNsPerSec);
+    CHECK(parseFaultSpec("dead-rank:rank=17:at=5m")->kind == FaultKind::DeadRank);
+    CHECK_FALSE(parseFaultSpec("flap:rank=3").ok());
+    CHECK_FALSE(parseFaultSpec("meteor:rank=3").ok());
+    CHECK_FALSE(parseFaultSpec("slow-rank:rank=x").ok());
+    auto c = *presetConfig("small");
+    c.faults = { parseFaultSpec("dead-rank:rank=999:at=1m").value() };
+    CHECK_FALSE(validateConfig(c).empty());
+}

@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: MIT
+#include "bundle_reader.h"
+#include "bundle_writer.h"
+#include "test_support.h"
+
+#include <catch2/catch.hpp>
+
+#include <csignal>
+#include <filesystem>
+#include <map>
+#include <sys/resource.h>
+
+using namespace stallscope;
+using namespace stallscope::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+void requireSameCollectives(const JobSnapshot& a, const JobSnapshot& b)
+{
+    REQUIRE(a.collectives.size() == b.collectives.size());
+    for (std::size_t r = 0; r < a.collectives.size(); ++r) {
+        const auto& x = a.collectives[r];
+        const auto& y = b.collectives[r];
+        REQUIRE(x.size() == y.size());
+        for (std::size_t i = 0; i < x.size(); ++i) {
+            REQUIRE(x.enqueueNs[i] == y.enqueueNs[i]);
+            REQUIRE(x.startNs[i] == y.startNs[i]);
+            REQUIRE(x.endNs[i] == y.endNs[i]);
+            REQUIRE(x.seq[i] == y.seq[i]);
+            REQUIRE(x.state[i] == y.state[i]);
+            REQUIRE(a.shapes[x.shape[i]] == b.shapes[y.shape[i]]);
+        }
+    }
+}
+
+void requireSameCounters(const JobSnapshot& a, const JobSnapshot& b)
+{
+    REQUIRE(a.counters.size() == b.counters.size());
+    // JSON Lines regroups series by (guid, port, counter); compare as a map.
+    std::map<std::tuple<std::uint64_t, int, int>, const CounterSeries*> bySeries;
+    for (const auto& s : b.counters) {
+        const auto& p = b.counterPorts[s.port];
+        bySeries[{ p.guid, p.port, int(s.kind) }] = &s;
+    }
+    for (const auto& s : a.counters) {
+        const auto& p = a.counterPorts[s.port];
+        const auto* t = bySeries.at({ p.guid, p.port, int(s.kind) });
+        REQUIRE(t->bits == s.bits);
+        REQUIRE(t->size() == s.size());
+        for (std::size_t i = 0; i < s.size(); ++i) {
+            REQUIRE(t->timesNs[i] == s.timesNs[i]);
+            REQUIRE(t->value(i) == s.value(i));
+        }
+    }
+}
+
+} // namespace
+
+TEST_CASE("binary and JSON Lines bundles round-trip to the same snapshot", "[core][bundle]")
+{
+    auto config = tinyConfig();
+    config.hosts = 2; // JSON Lines is for small bundles
+    config.faults[0].rank = 5;
+    const auto sim = simulateOrFail(config);
+    TempDir tmp;
+    BundleWriteOptions jsonl;
+    jsonl.collectives = jsonl.counters = ColumnFormat::JsonLines;
+    REQUIRE(writeBundle(*sim.snapshot, tmp.str("bin")).empty());
+    REQUIRE(writeBundle(*sim.snapshot, tmp.str("jsonl"), jsonl).empty());
+    CHECK(fs::exists(tmp.path() / "bin" / "collectives.bin"));
+    CHECK(fs::exists(tmp.path() / "jsonl" / "collectives.jsonl"));
+
+    auto bin = loadBundle(tmp.str("bin"));
+    auto txt = loadBundle(tmp.str("jsonl"));
+    INFO((bin ? "" : bin.error().format()) << (txt ? "" : txt.error().format()));
+    REQUIRE(bin.ok());
+    REQUIRE(txt.ok());
+    CHECK(bin->warnings.empty());
+    CHECK(txt->warnings.empty());
+    requireSameCollectives(*sim.snapshot, *bin->snapshot);
+    requireSameCollectives(*sim.snapshot, *txt->snapshot);
+    requireSameCounters(*sim.snapshot, *bin->snapshot);
+    requireSameCounters(*sim.snapshot, *txt->snapshot);
+    CHECK(bin->snapshot->linkEvents.size() == sim.snapshot->linkEvents.size());
+    CHECK(txt->snapshot->topology.links().size() == sim.snapshot->topology.links().size());
+    CHECK(bin->snapshot->job.name == sim.snapshot->job.name);
+    CHECK(bin->snapshot->policy.retryBudgetNs() == sim.snapshot->policy.retryBudgetNs());
+    // Ranks resolve to their HCA in the topology by node description.
+    for (const auto& r : bin->snapshot->ranks) {
+        REQUIRE(r.hcaNode.has_value());
+    }
+    // Binary collectives are mapped in place: 32 bytes per record plus small tables.
+    CHECK(double(bin->collectiveBytes) / double(bin->snapshot->collectiveCount()) < 32.5);
+
+    SECTION("writing a binary bundle back gives identical bytes")
+    {
+        REQUIRE(writeBundle(*bin->snapshot, tmp.str("again")).empty());
+        CHECK(readFile(tmp.path() / "again" / "collectives.bin") == readFile(tmp.path() / "bin" / "collectives.bin"));
+        CHECK(readFile(tmp.path() / "again" / "counters.bin") == readFile(tmp.path() / "bin" / "counters.bin"));
+    }
+}
+
+TEST_CASE("model invariants hold for a simulated job", "[core][model]")
+{
+    const auto sim = simulateOrFail(tinyConfig());
+    const auto& snap = *sim.snapshot;
+    REQUIRE(snap.collectives.size() == snap.job.worldSize);
+    std::map<std::uint32_t, std::size_t> ranksPerSeq;
+    for (const auto& c : snap.collectives) {
+        for (std::size_t i = 0; i < c.size(); ++i) {
+            if (i > 0) {
+                REQUIRE(c.enqueueNs[i - 1] <= c.enqueueNs[i]);
+            }
+            if (c.stateAt(i) == CollectiveState::Completed) {
+                REQUIRE(c.enqueueNs[i] <= c.startNs[i]);
+                REQUIRE(c.startNs[i] < c.endNs[i]);
+            }
+            REQUIRE(c.shape[i] < snap.shapes.size());
+            ++ranksPerSeq[c.seq[i]];
+        }
+    }
+    // Every collective sequence number was entered by every rank (nothing died in this scenario).
+    for (const auto& [seq, n] : ranksPerSeq) {
+        REQUIRE(n == snap.job.worldSize);
+    }
+    CHECK(snap.topology.switchCount() == 8 + 4);
+    CHECK(snap.topology.hcaCount() == 64);
+}
+
+TEST_CASE("an existing bundle is replaced atomically, a non-bundle folder is not touched", "[core][bundle]")
+{
+    const auto sim = simulateOrFail(tinyConfig());
+    TempDir tmp;
+    REQUIRE(writeBundle(*sim.snapshot, tmp.str("b")).empty());
+    REQUIRE(writeBundle(*sim.snapshot, tmp.str("b")).empty()); // replace
+    CHECK(loadBundle(tmp.str("b")).ok());
+    fs::create_directories(tmp.path() / "precious");
+    writeFile(tmp.path() / "precious" / "notes.txt", "keep me");
+    const auto err = writeBundle(*sim.snapshot, tmp.str("precious"));
+    CHECK_THAT(err, Catch::Contains("not a Stallscope bundle"));
+    CHECK(readFile(tmp.path() / "precious" / "notes.txt") == "keep me");
+    // No temporary folders are left behind.
+    for (const auto& e : fs::directory_iterator(tmp.path())) {
+        CHECK(e.path().filename().string().find(".partial") == std::string::npos);
+    }
+}
+
+TEST_CASE("a failed save leaves the previous file intact", "[core][bundle]")
+{
+    TempDir tmp;
+    const auto file = tmp.path() / "session.json";
+    REQUIRE(writeFileAtomic(file.string(), "old").empty());
+    // Inject "disk full": a file-size limit makes write() fail with EFBIG, also for root.
+    struct rlimit saved { };
+    ::getrlimit(RLIMIT_FSIZE, &saved);
+    auto* previous = std::signal(SIGXFSZ, SIG_IGN);
+    struct rlimit tiny = saved;
+    tiny.rlim_cur = 16;
+    REQUIRE(::setrlimit(RLIMIT_FSIZE, &tiny) == 0);
+    const auto err = writeFileAtomic(file.string(), std::string(4096, 'x'));
+    ::setrlimit(RLIMIT_FSIZE, &saved);
+    std::signal(SIGXFSZ, previous);
+    CHECK_FALSE(err.empty());
+    CHECK(readFile(file) == "old");
+    for (const auto& e : fs::directory_iterator(tmp.path())) {
+        CHECK(e.path().filename() == "session.json"); // the temporary file was removed
+    }
+}

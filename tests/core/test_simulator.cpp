@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: MIT
+// The simulator's determinism and its physics against the timeout policy (formats.md §6).
+#include "bundle_writer.h"
+#include "test_support.h"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+using namespace stallscope;
+using namespace stallscope::test;
+
+namespace {
+
+// Index of the record with sequence number `seq` on rank r, or -1.
+std::ptrdiff_t findSeq(const RankCollectives& c, std::uint32_t seq)
+{
+    for (std::size_t i = 0; i < c.size(); ++i) {
+        if (c.seq[i] == seq) {
+            return static_cast<std::ptrdiff_t>(i);
+        }
+    }
+    return -1;
+}
+
+// Total increase of a counter kind on one port (by GUID/port), over the whole series.
+std::uint64_t increase(const JobSnapshot& s, std::uint64_t guid, std::uint16_t port, CounterKind kind)
+{
+    for (const auto& series : s.counters) {
+        const auto& p = s.counterPorts[series.port];
+        if (p.guid == guid && p.port == port && series.kind == kind) {
+            return series.value(series.size() - 1) - series.value(0);
+        }
+    }
+    FAIL("no such series");
+    return 0;
+}
+
+std::uint64_t totalErrorIncrease(const JobSnapshot& s)
+{
+    std::uint64_t total = 0;
+    for (const auto& series : s.counters) {
+        if (series.kind == CounterKind::LinkDowned || series.kind == CounterKind::SymbolError
+            || series.kind == CounterKind::PortRcvErrors || series.kind == CounterKind::LinkErrorRecovery
+            || series.kind == CounterKind::PortXmitDiscards) {
+            total += series.value(series.size() - 1) - series.value(0);
+        }
+    }
+    return total;
+}
+
+std::size_t countState(const JobSnapshot& s, CollectiveState st)
+{
+    std::size_t n = 0;
+    for (const auto& c : s.collectives) {
+        for (std::size_t i = 0; i < c.size(); ++i) {
+            n += c.stateAt(i) == st;
+        }
+    }
+    return n;
+}
+
+} // namespace
+
+TEST_CASE("the simulator is deterministic: same seed, same bytes", "[core][sim]")
+{
+    const auto config = tinyConfig();
+    TempDir tmp;
+    const auto a = simulateOrFail(config);
+    const auto b = simulateOrFail(config);
+    REQUIRE(writeBundle(*a.snapshot, tmp.str("a")).empty());
+    REQUIRE(writeBundle(*b.snapshot, tmp.str("b")).empty());
+    for (const auto* name : { "manifest.json", "collectives.bin", "counters.bin", "topology.json", "link_events.jsonl" }) {
+        INFO(name);
+        CHECK(readFile(tmp.path() / "a" / name) == readFile(tmp.path() / "b" / name));
+    }
+    CHECK(truthToJson(config, a) == truthToJson(config, b));
+
+    auto other = config;
+    other.seed = 2;
+    const auto c = simulateOrFail(other);
+    REQUIRE(writeBundle(*c.snapshot, tmp.str("c")).empty());
+    CHECK(readFile(tmp.path() / "a" / "collectives.bin") != readFile(tmp.path() / "c" / "collectives.bin"));
+}
+
+TEST_CASE("a 2 s flap at NCCL_IB_TIMEOUT=20 stretches the collective on every rank and the job goes on", "[core][sim]")
+{
+    const auto config = tinyConfig();
+    const auto sim = simulateOrFail(config);
+    const auto& snap = *sim.snapshot;
+    REQUIRE(sim.stalls.size() == 1);
+    REQUIRE_FALSE(sim.crashNs.has_value());
+    const auto& stall = sim.stalls[0];
+    const TimeNs outage = config.faults[0].durationNs;
+    const TimeNs period = config.policy.retryPeriodNs();
+    CHECK(stall.endNs - stall.startNs >= outage);
+    CHECK(stall.endNs - stall.startNs <= outage + period);
+    CHECK(stall.ranksAffected == snap.job.worldSize);
+
+    for (std::uint32_t r = 0; r < snap.job.worldSize; ++r) {
+        const auto& c = snap.collectives[r];
+        const auto i = findSeq(c, stall.seq);
+        REQUIRE(i >= 0);
+        REQUIRE(c.stateAt(i) == CollectiveState::Completed);
+        const TimeNs inside = c.endNs[i] - c.startNs[i];
+        // A normal collective of this size takes ~9 ms; this one spans the outage plus at most one period.
+        const auto normal = c.endNs[i - 1] - c.startNs[i - 1];
+        REQUIRE(normal < 100 * kNsPerMs);
+        REQUIRE(inside >= outage);
+        REQUIRE(inside <= outage + period + 1 * kNsPerSec);
+        // The job went on: later collectives completed.
+        REQUIRE(static_cast<std::size_t>(i) + 10 < c.size());
+        REQUIRE(c.stateAt(c.size() - 1) == CollectiveState::Completed);
+    }
+    CHECK(countState(snap, CollectiveState::Failed) == 0);
+    CHECK(countState(snap, CollectiveState::TimedOut) == 0);
+
+    SECTION("link_downed goes +1 at both ends of the flapped link and nowhere else")
+    {
+        const auto& link = snap.topology.link(snap.ranks[config.faults[0].rank].hcaNode
+                ? *snap.topology.linkAt({ *snap.ranks[config.faults[0].rank].hcaNode, 1 })
+                : LinkId {});
+        const auto guidA = snap.topology.node(link.a.node).guid;
+        const auto guidB = snap.topology.node(link.b.node).guid;
+        CHECK(increase(snap, guidA, link.a.port, CounterKind::LinkDowned) == 1);
+        CHECK(increase(snap, guidB, link.b.port, CounterKind::LinkDowned) == 1);
+        CHECK(increase(snap, guidA, link.a.port, CounterKind::SymbolError) >= 3);
+        CHECK(increase(snap, guidB, link.b.port, CounterKind::PortXmitWait) > 1'000'000); // switch side queued
+        std::uint64_t downedElsewhere = 0;
+        for (const auto& s : snap.counters) {
+            const auto& p = snap.counterPorts[s.port];
+            const bool onLink = (p.guid == guidA && p.port == link.a.port) || (p.guid == guidB && p.port == link.b.port);
+            if (!onLink && s.kind == CounterKind::LinkDowned) {
+                downedElsewhere += s.value(s.size() - 1) - s.value(0);
+            }
+        }
+        CHECK(downedElsewhere == 0);
+        CHECK(snap.linkEvents.size() == 4); // down and up at both ends
+    }
+
+    SECTION("traffic stops on every link during the stall")
+    {
+        const auto& s = snap.counters[6]; // rank 0's HCA port_xmit_data (8 series per port, data at index 6)
+        REQUIRE(s.kind == CounterKind::PortXmitData);
+        int flatInside = 0;
+        for (std::size_t k = 1; k < s.size(); ++k) {
+            if (s.timesNs[k - 1] > stall.startNs + 10 * kNsPerMs && s.timesNs[k] < stall.endNs - 10 * kNsPerMs) {
+                CHECK(s.value(k) == s.value(k - 1));
+                ++flatInside;
+            } else if (s.timesNs[k] < stall.startNs - 2 * kNsPerSec) {
+                CHECK(s.value(k) > s.value(k - 1)); // traffic flows in normal seconds
+            }
+        }
+        CHECK(flatInside >= 1);
+    }
+}
+
+TEST_CASE("a 45 s flap exceeds the retry budget and fails the job", "[core][sim]")
+{
+    auto config = tinyConfig();
+    config.durationNs = 15 * 60 * kNsPerSec;
+    config.faults[0].durationNs = 45 * kNsPerSec;
+    const auto sim = simulateOrFail(config);
+    const auto& snap = *sim.snapshot;
+    REQUIRE(sim.crashNs.has_value());
+    REQUIRE(sim.stalls.size() == 1);
+    CHECK(sim.stalls[0].crashed);
+    // The ranks next to the link fail first, with transport-retry errors ~30 s after the outage began...
+    CHECK(sim.failedRanks.size() == 3);
+    CHECK(std::find(sim.failedRanks.begin(), sim.failedRanks.end(), config.faults[0].rank) != sim.failedRanks.end());
+    CHECK(countState(snap, CollectiveState::Failed) == 3);
+    const TimeNs budget = config.policy.retryBudgetNs();
+    for (auto r : sim.failedRanks) {
+        const auto& c = snap.collectives[r];
+        const auto i = findSeq(c, sim.stalls[0].seq);
+        REQUIRE(c.stateAt(i) == CollectiveState::Failed);
+        const TimeNs failedAfter = c.endNs[i] - sim.stalls[0].startNs;
+        CHECK(failedAfter >= budget - 10 * kNsPerMs);
+        CHECK(failedAfter <= budget + 2 * kNsPerSec);
+    }
+    // ... and every other rank times out at the collective timeout.
+    CHECK(countState(snap, CollectiveState::TimedOut) == snap.job.worldSize - 3);
+    for (std::uint32_t r = 0; r < snap.job.worldSize; ++r) {
+        const auto& c = snap.collectives[r];
+        const auto i = findSeq(c, sim.stalls[0].seq);
+        REQUIRE(i >= 0);
+        if (c.stateAt(i) == CollectiveState::TimedOut) {
+            CHECK(c.endNs[i] - c.enqueueNs[i] == config.policy.collectiveTimeoutNs);
+        }
+        for (std::size_t k = i + 1; k < c.size(); ++k) {
+            CHECK(c.stateAt(k) == CollectiveState::Scheduled); // enqueued, never started
+        }
+    }
+}
+
+TEST_CASE("a dead rank hangs the job and shows no link counter errors anywhere", "[core][sim]")
+{
+    auto config = tinyConfig();
+    config.durationNs = 15 * 60 * kNsPerSec;
+    config.faults = { parseFaultSpec("dead-rank:rank=21:at=60s").value() };
+    const auto sim = simulateOrFail(config);
+    const auto& snap = *sim.snapshot;
+    REQUIRE(sim.crashNs.has_value());
+    CHECK(totalErrorIncrease(snap) == 0);
+    CHECK(snap.linkEvents.empty());
+    const auto seq = sim.stalls.at(0).seq;
+    // The dead rank either never entered the collective or entered and never finished it.
+    if (const auto i = findSeq(snap.collectives[21], seq); i >= 0) {
+        CHECK(snap.collectives[21].stateAt(i) == CollectiveState::Started);
+    }
+    CHECK(countState(snap, CollectiveState::TimedOut) == snap.job.worldSize - 1);
+    CHECK(countState(snap, CollectiveState::Failed) == 0);
+}
+
+TEST_CASE("a leaf-spine flap with adaptive routing is a blip, without it the collective waits", "[core][sim]")
+{
+    auto config = tinyConfig();
+    config.faults = { parseFaultSpec("flap:leaf-spine:leaf=2:spine=1:at=60s:for=2s:ar=on").value() };
+    auto sim = simulateOrFail(config);
+    REQUIRE(sim.stalls.size() == 1);
+    CHECK(sim.stalls[0].endNs - sim.stalls[0].startNs <= config.arRerouteNs);
+
+    config.faults = { parseFaultSpec("flap:leaf-spine:leaf=2:spine=1:at=60s:for=2s:ar=off").value() };
+    sim = simulateOrFail(config);
+    REQUIRE(sim.stalls.size() == 1);
+    CHECK(sim.stalls[0].endNs - sim.stalls[0].startNs >= 2 * kNsPerSec);
+    CHECK_FALSE(sim.crashNs.has_value());
+}
+
+TEST_CASE("a slow rank makes everyone wait without link errors", "[core][sim]")
+{
+    auto config = tinyConfig();
+    config.faults = { parseFaultSpec("slow-rank:rank=9:at=30s:factor=1.5").value() };
+    const auto sim = simulateOrFail(config);
+    const auto& snap = *sim.snapshot;
+    CHECK(sim.stalls.empty());
+    CHECK(totalErrorIncrease(snap) == 0);
+    // After the slowdown, rank 9 arrives last at the step's first collective: others start earlier.
+    const auto& slow = snap.collectives[9];
+    const auto& fast = snap.collectives[8];
+    const auto last = slow.size() - 5 * 3;
+    CHECK(fast.startNs[last] < slow.startNs[last]);
+}

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: MIT
+#include "test_support.h"
+
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <unistd.h>
+
+namespace stallscope::test {
+
+namespace fs = std::filesystem;
+
+TempDir::TempDir()
+{
+    static std::atomic<int> counter { 0 };
+    m_path = fs::temp_directory_path()
+        / ("stallscope-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+    fs::remove_all(m_path);
+    fs::create_directories(m_path);
+}
+
+TempDir::~TempDir()
+{
+    std::error_code ec;
+    fs::permissions(m_path, fs::perms::owner_all, fs::perm_options::add, ec);
+    fs::remove_all(m_path, ec);
+}
+
+SimConfig tinyConfig()
+{
+    auto c = *presetConfig("small");
+    c.durationNs = 120 * kNsPerSec;
+    c.faults[0].atNs = 60 * kNsPerSec;
+    return c;
+}
+
+SimResult simulateOrFail(const SimConfig& config)
+{
+    NullProgress none;
+    auto r = simulate(config, none);
+    INFO((r ? std::string() : r.error()));
+    REQUIRE(r.ok());
+    return std::move(r.value());
+}
+
+std::string readFile(const fs::path& p)
+{
+    std::ifstream in(p, std::ios::binary);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+void writeFile(const fs::path& p, const std::string& content)
+{
+    std::ofstream out(p, std::ios::binary | std::ios::trunc);
+    out << content;
+}
+
+std::string folderFingerprint(const fs::path& dir)
+{
+    std::set<std::string> lines;
+    for (const auto& e : fs::directory_iterator(dir)) {
+        const auto t = e.last_write_time().time_since_epoch().count();
+        lines.insert(e.path().filename().string() + " " + std::to_string(e.is_regular_file() ? e.file_size() : 0) + " "
+            + std::to_string(t));
+    }
+    std::string out;
+    for (const auto& l : lines) {
+        out += l + "\n";
+    }
+    return out;
+}
+
+} // namespace stallscope::test

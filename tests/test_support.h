@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Helpers shared by tests: temporary folders, small simulated bundles, file comparisons.
+
+#include "job_snapshot.h"
+#include "sim_config.h"
+#include "simulator.h"
+
+#include <filesystem>
+#include <string>
+
+namespace stallscope::test {
+
+// A fresh folder under the system temp dir, removed when the object dies.
+class TempDir
+{
+public:
+    TempDir();
+    ~TempDir();
+    std::filesystem::path path() const { return m_path; }
+    std::string str(const std::string& child = {}) const { return (child.empty() ? m_path : m_path / child).string(); }
+
+private:
+    std::filesystem::path m_path;
+};
+
+// The "small" preset shrunk further for fast tests: 2 minutes, flap at +60 s.
+SimConfig tinyConfig();
+SimResult simulateOrFail(const SimConfig& config);
+
+std::string readFile(const std::filesystem::path& p);
+void writeFile(const std::filesystem::path& p, const std::string& content);
+// Listing "name size mtime-ns" of every file, to prove a load wrote nothing.
+std::string folderFingerprint(const std::filesystem::path& dir);
+
+} // namespace stallscope::test
