@@ -217,13 +217,20 @@ TEST_CASE("a leaf-spine flap with adaptive routing is a blip, without it the col
     auto config = tinyConfig();
     config.faults = { parseFaultSpec("flap:leaf-spine:leaf=2:spine=1:at=60s:for=2s:ar=on").value() };
     auto sim = simulateOrFail(config);
-    REQUIRE(sim.stalls.size() == 1);
-    CHECK(sim.stalls[0].endNs - sim.stalls[0].startNs <= config.arRerouteNs);
+    // The switch moves traffic within arRerouteNs: at most a blip, often nothing (the job was computing).
+    REQUIRE(sim.stalls.size() <= 1);
+    for (const auto& s : sim.stalls) {
+        CHECK(s.endNs - s.startNs <= config.arRerouteNs);
+    }
+    CHECK_FALSE(sim.crashNs.has_value());
 
     config.faults = { parseFaultSpec("flap:leaf-spine:leaf=2:spine=1:at=60s:for=2s:ar=off").value() };
     sim = simulateOrFail(config);
     REQUIRE(sim.stalls.size() == 1);
-    CHECK(sim.stalls[0].endNs - sim.stalls[0].startNs >= 2 * kNsPerSec);
+    REQUIRE(sim.outages.size() == 1);
+    // Without AR nothing moves until the link is back (2 s < the SM's reroute time), then the next retry fires.
+    CHECK(sim.stalls[0].endNs >= sim.outages[0].upNs);
+    CHECK(sim.stalls[0].endNs - sim.stalls[0].startNs >= kNsPerSec);
     CHECK_FALSE(sim.crashNs.has_value());
 }
 
