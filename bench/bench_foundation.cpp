@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: MIT
+// Foundation benchmarks (issue #2): simulator throughput, bundle open time and resident memory, each
+// against its physical floor measured in the same run.
+//
+//   STALLSCOPE_BENCH_BUNDLE=/path/to/bench-hour ./bench_foundation
+//
+// Without STALLSCOPE_BENCH_BUNDLE the load benchmarks use a bundle generated once into
+// $TMPDIR/stallscope-bench-hour (the bench-hour preset: 1,024 ranks × 1 h × 10 collectives/s).
+// Load runs are warm (the bundle is in the page cache): that is what a user re-opening a bundle sees.
+#include "bundle_reader.h"
+#include "bundle_writer.h"
+#include "mapped_file.h"
+#include "sim_config.h"
+#include "simulator.h"
+#include "snapshot_summary.h"
+
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+using namespace stallscope;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string benchBundle()
+{
+    if (const char* env = std::getenv("STALLSCOPE_BENCH_BUNDLE")) {
+        return env;
+    }
+    const auto dir = (fs::temp_directory_path() / "stallscope-bench-hour").string();
+    if (!fs::exists(fs::path(dir) / "manifest.json")) {
+        std::cerr << "generating bench-hour into " << dir << " ...\n";
+        NullProgress none;
+        auto sim = simulate(*presetConfig("bench-hour"), none);
+        if (!sim || !writeBundle(*sim->snapshot, dir).empty()) {
+            std::cerr << "cannot generate the bench bundle\n";
+            std::exit(1);
+        }
+    }
+    return dir;
+}
+
+std::uint64_t bundleBytes(const std::string& dir)
+{
+    std::uint64_t n = 0;
+    for (const auto& e : fs::directory_iterator(dir)) {
+        n += e.is_regular_file() ? e.file_size() : 0;
+    }
+    return n;
+}
+
+// Floor: map every file of the bundle (MAP_POPULATE) and touch one byte per page.
+void BM_MapAndTouchFloor(benchmark::State& state)
+{
+    const auto dir = benchBundle();
+    for (auto _ : state) {
+        std::uint64_t sum = 0;
+        for (const auto& e : fs::directory_iterator(dir)) {
+            std::string err;
+            auto map = MappedFile::open(e.path().string(), err);
+            if (!map) {
+                state.SkipWithError(err.c_str());
+                return;
+            }
+            const auto bytes = map->bytes();
+            for (std::size_t i = 0; i < bytes.size(); i += 4096) {
+                sum += static_cast<unsigned char>(bytes[i]);
+            }
+        }
+        benchmark::DoNotOptimize(sum);
+    }
+    state.counters["bundle_MB"] = double(bundleBytes(dir)) / 1e6;
+}
+BENCHMARK(BM_MapAndTouchFloor)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(5);
+
+// Opening the bundle: snapshot ready to draw (every column validated, joins resolved).
+void BM_LoadBundle(benchmark::State& state)
+{
+    const auto dir = benchBundle();
+    double rssRatio = 0;
+    for (auto _ : state) {
+        const auto before = residentBytes();
+        auto loaded = loadBundle(dir);
+        if (!loaded) {
+            state.SkipWithError(loaded.error().format().c_str());
+            return;
+        }
+        rssRatio = double(residentBytes() - before) / double(loaded->bytesOnDisk);
+        state.counters["records_M"] = double(loaded->snapshot->collectiveCount()) / 1e6;
+        benchmark::DoNotOptimize(loaded->snapshot.get());
+    }
+    state.counters["rss_over_disk"] = rssRatio;
+}
+BENCHMARK(BM_LoadBundle)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(5);
+
+// Simulator throughput on a 1,024-rank job, 5 minutes, 10 collectives/s, in memory (no write).
+void BM_Simulate1024Ranks5Min(benchmark::State& state)
+{
+    auto c = *presetConfig("bench-hour");
+    c.durationNs = 300 * kNsPerSec;
+    c.faults[0].atNs = 120 * kNsPerSec;
+    std::uint64_t records = 0;
+    for (auto _ : state) {
+        NullProgress none;
+        auto sim = simulate(c, none);
+        records = sim->snapshot->collectiveCount();
+        benchmark::DoNotOptimize(sim->snapshot.get());
+    }
+    state.SetItemsProcessed(static_cast<std::int64_t>(records * state.iterations()));
+    state.counters["records_M"] = double(records) / 1e6;
+}
+BENCHMARK(BM_Simulate1024Ranks5Min)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(2);
+
+// Floor for the simulator's memory: fault in fresh memory of the same size as its columns (32 B/record).
+void BM_FreshMemoryFloor(benchmark::State& state)
+{
+    const std::size_t bytes = std::size_t(1024) * 300 * 10 * 32;
+    for (auto _ : state) {
+        auto* p = static_cast<char*>(std::malloc(bytes));
+        for (std::size_t i = 0; i < bytes; i += 4096) {
+            p[i] = 1;
+        }
+        benchmark::DoNotOptimize(p);
+        std::free(p);
+    }
+    state.counters["MB"] = double(bytes) / 1e6;
+}
+BENCHMARK(BM_FreshMemoryFloor)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
+
+} // namespace
+
+BENCHMARK_MAIN();
