@@ -9,6 +9,7 @@
 #include <QApplication>
 #include <QDragEnterEvent>
 #include <QFileDialog>
+#include <QIcon>
 #include <QMenuBar>
 #include <QMimeData>
 #include <QStatusBar>
@@ -26,6 +27,7 @@ MainWindow::MainWindow(QWidget* parent)
     , m_watcher(new QFutureWatcher<std::shared_ptr<LoadOutcome>>(this))
 {
     setWindowTitle(tr("Stallscope"));
+    setWindowIcon(QIcon(QStringLiteral(":/stallscope/stallscope.svg")));
     setCentralWidget(m_summary);
     setAcceptDrops(true);
     auto* file = menuBar()->addMenu(tr("&File"));

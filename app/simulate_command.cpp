@@ -29,6 +29,8 @@ const std::vector<OptionSpec> kSpecs = {
     { "step", true, "nominal training step, e.g. 1s" },
     { "collectives-per-step", true, "collectives per step" },
     { "bucket-bytes", true, "payload per collective per rank, bytes" },
+    { "bus-bandwidth", true, "per-rank link bandwidth in bytes/s (default 45e9)" },
+    { "start", true, "job start, Unix-epoch seconds (default 1793491200 = 2026-11-01T00:00:00Z)" },
     { "fsdp", false, "alternate all_gather / reduce_scatter instead of all_reduce" },
     { "jitter", true, "relative std-dev of per-rank compute time (default 0.01)" },
     { "clock-skew", true, "max per-host clock offset, e.g. 3ms" },
@@ -115,6 +117,23 @@ std::string applyFlags(const ParsedArgs& a, SimConfig& c)
         } catch (...) {
             return "--jitter: expected a number";
         }
+    }
+    if (auto v = last("bus-bandwidth")) {
+        try {
+            c.busBandwidthBytesPerSec = std::stod(*v);
+        } catch (...) {
+            return "--bus-bandwidth: expected a number of bytes per second";
+        }
+        if (!(c.busBandwidthBytesPerSec >= 1e6 && c.busBandwidthBytesPerSec <= 1e13)) {
+            return "--bus-bandwidth: expected 1e6 .. 1e13 bytes per second";
+        }
+    }
+    if (auto v = last("start")) {
+        std::int64_t secs = 0;
+        if (!parseNumber(*v, secs) || secs < 0 || secs > 4'000'000'000LL) {
+            return "--start: expected Unix-epoch seconds";
+        }
+        c.startNs = secs * kNsPerSec;
     }
     if (auto v = last("job-name")) {
         c.jobName = *v;
