@@ -23,7 +23,7 @@ ParsedArgs parseArgs(const std::vector<std::string>& args, const std::vector<Opt
     bool optionsDone = false;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
-        if (optionsDone || a.size() < 2 || a[0] != '-' ) {
+        if (optionsDone || a.size() < 2 || a[0] != '-') {
             out.positional.push_back(a);
             continue;
         }

@@ -12,7 +12,8 @@ namespace stallscope::cli {
 
 enum ExitCode { kExitOk = 0, kExitBadInput = 1, kExitUsage = 2 };
 
-struct ParsedArgs {
+struct ParsedArgs
+{
     std::string command; // "" = GUI
     std::map<std::string, std::vector<std::string>> options; // long name → values (repeatable)
     std::vector<std::string> positional;
@@ -20,7 +21,8 @@ struct ParsedArgs {
     std::string error; // non-empty on a usage error
 };
 
-struct OptionSpec {
+struct OptionSpec
+{
     std::string name; // long name without "--"
     bool takesValue = true;
     std::string help;

@@ -22,7 +22,8 @@ int runGui(int argc, char** argv, const std::vector<std::string>& args)
     }
     if (!parsed.error.empty() || parsed.positional.size() > 1) {
         std::cerr << "stallscope: " << (parsed.error.empty() ? "unknown command " + parsed.positional[0] : parsed.error)
-                  << "\n" << mainUsage();
+                  << "\n"
+                  << mainUsage();
         return kExitUsage;
     }
     QApplication app(argc, argv);
@@ -34,14 +35,17 @@ int runGui(int argc, char** argv, const std::vector<std::string>& args)
     }
     if (auto it = parsed.options.find("quit-after"); it != parsed.options.end()) {
         // Used by the smoke test: quit after the bundle loaded (or the timeout), saving a screenshot first.
-        const QString shot = parsed.options.count("screenshot") ? QString::fromStdString(parsed.options.at("screenshot").back()) : QString();
+        const QString shot = parsed.options.count("screenshot")
+            ? QString::fromStdString(parsed.options.at("screenshot").back())
+            : QString();
         auto quit = [&window, shot] {
             if (!shot.isEmpty()) {
                 window.grab().save(shot);
             }
             QApplication::exit(kExitOk);
         };
-        QObject::connect(&window, &stallscope::MainWindow::loadFinished, &app, [quit](bool) { QTimer::singleShot(200, quit); });
+        QObject::connect(
+            &window, &stallscope::MainWindow::loadFinished, &app, [quit](bool) { QTimer::singleShot(200, quit); });
         QTimer::singleShot(std::stoi(it->second.back()), &app, [] { QApplication::exit(kExitBadInput); });
     }
     return app.exec();

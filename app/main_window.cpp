@@ -17,7 +17,8 @@
 
 namespace stallscope {
 
-struct LoadOutcome {
+struct LoadOutcome
+{
     Result<LoadedBundle> result;
 };
 
@@ -46,7 +47,10 @@ MainWindow::MainWindow(QWidget* parent)
     resize(1100, 700);
 }
 
-MainWindow::~MainWindow() { m_watcher->waitForFinished(); }
+MainWindow::~MainWindow()
+{
+    m_watcher->waitForFinished();
+}
 
 void MainWindow::openBundle(const QString& path)
 {
@@ -58,7 +62,9 @@ void MainWindow::openBundle(const QString& path)
     m_summary->setMessage(tr("Loading %1 …").arg(path));
     statusBar()->showMessage(tr("Loading %1").arg(path));
     const std::string p = path.toStdString();
-    m_watcher->setFuture(QtConcurrent::run([p] { return std::make_shared<LoadOutcome>(LoadOutcome { loadBundle(p) }); })); // worker thread; result by value
+    m_watcher->setFuture(QtConcurrent::run([p] {
+        return std::make_shared<LoadOutcome>(LoadOutcome { loadBundle(p) });
+    })); // worker thread; result by value
 }
 
 void MainWindow::onLoaded()

@@ -64,8 +64,7 @@ std::string usage()
     return s;
 }
 
-template <typename T>
-bool parseNumber(const std::string& s, T& out)
+template <typename T> bool parseNumber(const std::string& s, T& out)
 {
     auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
     return ec == std::errc {} && p == s.data() + s.size();
@@ -165,8 +164,11 @@ int runSimulate(const std::vector<std::string>& args, std::ostream& out, std::os
     }
     if (!parsed.error.empty() || !parsed.positional.empty() || !parsed.options.count("out")) {
         err << "stallscope simulate: "
-            << (!parsed.error.empty() ? parsed.error : parsed.positional.empty() ? "--out DIR is required" : "unexpected argument " + parsed.positional[0])
-            << "\n" << usage();
+            << (!parsed.error.empty()              ? parsed.error
+                       : parsed.positional.empty() ? "--out DIR is required"
+                                                   : "unexpected argument " + parsed.positional[0])
+            << "\n"
+            << usage();
         return kExitUsage;
     }
     const auto presetName = parsed.options.count("preset") ? parsed.options.at("preset").back() : std::string("small");

@@ -16,8 +16,7 @@ bool put(std::FILE* out, const void* data, std::size_t bytes)
     return bytes == 0 || std::fwrite(data, 1, bytes, out) == bytes;
 }
 
-template <typename T>
-bool putSpan(std::FILE* out, std::span<const T> s)
+template <typename T> bool putSpan(std::FILE* out, std::span<const T> s)
 {
     return put(out, s.data(), s.size_bytes());
 }
@@ -33,8 +32,7 @@ LoadIssue at(const std::string& file, std::uint64_t offset, std::string message)
     return LoadIssue { file, 0, static_cast<std::int64_t>(offset), std::move(message) };
 }
 
-template <typename T>
-std::span<const T> spanAt(const MappedFile& map, std::uint64_t offset, std::uint64_t count)
+template <typename T> std::span<const T> spanAt(const MappedFile& map, std::uint64_t offset, std::uint64_t count)
 {
     return { reinterpret_cast<const T*>(map.bytes().data() + offset), static_cast<std::size_t>(count) };
 }
@@ -192,7 +190,8 @@ std::string writeCountersBin(const JobSnapshot& snap, std::FILE* out)
     std::vector<CntrSeriesEntry> seriesTable;
     for (std::size_t i = 0; i < snap.counters.size(); ++i) {
         const auto& s = snap.counters[i];
-        seriesTable.push_back({ s.port, static_cast<std::uint16_t>(s.kind), s.bits, s.storageBytes, seriesBlock[i], 0, offset });
+        seriesTable.push_back(
+            { s.port, static_cast<std::uint16_t>(s.kind), s.bits, s.storageBytes, seriesBlock[i], 0, offset });
         offset += align8(s.size() * s.storageBytes);
     }
     h.fileSize = offset;

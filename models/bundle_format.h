@@ -24,7 +24,8 @@ inline constexpr std::string_view kTopologyFile = "topology.json";
 inline constexpr char kCollMagic[8] = { 'S', 'S', 'C', 'O', 'L', 'L', '0', '1' };
 inline constexpr char kCntrMagic[8] = { 'S', 'S', 'C', 'N', 'T', 'R', '0', '1' };
 
-struct CollHeader { // 64 bytes at offset 0 of collectives.bin
+struct CollHeader
+{ // 64 bytes at offset 0 of collectives.bin
     char magic[8];
     std::uint32_t version;
     std::uint32_t rankCount;
@@ -37,7 +38,8 @@ struct CollHeader { // 64 bytes at offset 0 of collectives.bin
 };
 static_assert(sizeof(CollHeader) == 64);
 
-struct CollShapeEntry { // 16 bytes
+struct CollShapeEntry
+{ // 16 bytes
     std::uint16_t group;
     std::uint8_t op;
     std::uint8_t reserved0;
@@ -46,13 +48,15 @@ struct CollShapeEntry { // 16 bytes
 };
 static_assert(sizeof(CollShapeEntry) == 16);
 
-struct CollRankEntry { // 16 bytes; columns of the rank's block follow each other from `offset`
+struct CollRankEntry
+{ // 16 bytes; columns of the rank's block follow each other from `offset`
     std::uint64_t offset;
     std::uint64_t count;
 };
 static_assert(sizeof(CollRankEntry) == 16);
 
-struct CntrHeader { // 64 bytes at offset 0 of counters.bin
+struct CntrHeader
+{ // 64 bytes at offset 0 of counters.bin
     char magic[8];
     std::uint32_t version;
     std::uint32_t portCount;
@@ -66,7 +70,8 @@ struct CntrHeader { // 64 bytes at offset 0 of counters.bin
 };
 static_assert(sizeof(CntrHeader) == 64);
 
-struct CntrPortEntry { // 16 bytes
+struct CntrPortEntry
+{ // 16 bytes
     std::uint64_t guid;
     std::uint16_t port;
     std::uint16_t reserved0;
@@ -74,13 +79,15 @@ struct CntrPortEntry { // 16 bytes
 };
 static_assert(sizeof(CntrPortEntry) == 16);
 
-struct CntrTimeBlockEntry { // 16 bytes
+struct CntrTimeBlockEntry
+{ // 16 bytes
     std::uint64_t offset;
     std::uint64_t count;
 };
 static_assert(sizeof(CntrTimeBlockEntry) == 16);
 
-struct CntrSeriesEntry { // 24 bytes
+struct CntrSeriesEntry
+{ // 24 bytes
     std::uint32_t port;
     std::uint16_t kind;
     std::uint8_t bits;
@@ -92,7 +99,13 @@ struct CntrSeriesEntry { // 24 bytes
 static_assert(sizeof(CntrSeriesEntry) == 24);
 
 // Bytes of one rank's column block for `n` records, padded to 8.
-constexpr std::uint64_t collBlockBytes(std::uint64_t n) { return (n * 32 + 7) & ~std::uint64_t(7); }
-constexpr std::uint64_t align8(std::uint64_t v) { return (v + 7) & ~std::uint64_t(7); }
+constexpr std::uint64_t collBlockBytes(std::uint64_t n)
+{
+    return (n * 32 + 7) & ~std::uint64_t(7);
+}
+constexpr std::uint64_t align8(std::uint64_t v)
+{
+    return (v + 7) & ~std::uint64_t(7);
+}
 
 } // namespace stallscope::bundle

@@ -7,8 +7,8 @@
 
 #include <algorithm>
 #include <cinttypes>
-#include <cstring>
 #include <cstdio>
+#include <cstring>
 #include <istream>
 #include <map>
 #include <ostream>
@@ -20,7 +20,8 @@ using nlohmann::json;
 namespace {
 
 // Thrown inside this file only; converted to LoadIssue at each entry point.
-struct SchemaError {
+struct SchemaError
+{
     std::string message;
 };
 
@@ -97,7 +98,10 @@ std::optional<LoadIssue> parseDocument(const std::string& file, const std::strin
     return std::nullopt;
 }
 
-std::string u64(std::uint64_t v) { return std::to_string(v); }
+std::string u64(std::uint64_t v)
+{
+    return std::to_string(v);
+}
 
 } // namespace
 
@@ -344,7 +348,8 @@ std::optional<LoadIssue> parseTopology(const std::string& file, const std::strin
             }
             n.kind = kind == "switch" ? NodeKind::Switch : NodeKind::Hca;
             n.description = snap.strings.intern(needString(nodes[i], "desc", path));
-            n.tier = static_cast<std::uint8_t>(optInt(nodes[i], "tier", path).value_or(n.kind == NodeKind::Hca ? 0 : 1));
+            n.tier
+                = static_cast<std::uint8_t>(optInt(nodes[i], "tier", path).value_or(n.kind == NodeKind::Hca ? 0 : 1));
             n.portCount = static_cast<std::uint16_t>(optInt(nodes[i], "ports", path).value_or(0));
             if (n.kind == NodeKind::Hca) {
                 n.host = snap.strings.intern(nodes[i].value("host", std::string()));
@@ -387,8 +392,7 @@ std::optional<LoadIssue> parseTopology(const std::string& file, const std::strin
 namespace {
 
 // Runs `fn(json, lineNo)` for every non-empty line; a fatal SchemaError stops with file:line.
-template <typename Fn>
-std::optional<LoadIssue> forEachJsonLine(const std::string& file, std::istream& in, Fn fn)
+template <typename Fn> std::optional<LoadIssue> forEachJsonLine(const std::string& file, std::istream& in, Fn fn)
 {
     std::string line;
     std::int64_t lineNo = 0;
@@ -424,7 +428,8 @@ TimeNs optTime(const json& j, const char* key)
         return kNoTime;
     }
     if (!j[key].is_number_integer()) {
-        throw SchemaError { std::string("expected \"") + key + "\" to be an integer (ns since the Unix epoch) or null" };
+        throw SchemaError { std::string("expected \"") + key
+            + "\" to be an integer (ns since the Unix epoch) or null" };
     }
     return j[key].get<TimeNs>();
 }
@@ -455,8 +460,8 @@ std::optional<LoadIssue> parseLinkEvents(
     return err;
 }
 
-std::optional<LoadIssue> parseCollectivesJsonl(const std::string& file, std::istream& in, JobSnapshot& snap,
-    OwnedColumns& owned, std::vector<LoadIssue>& warnings)
+std::optional<LoadIssue> parseCollectivesJsonl(
+    const std::string& file, std::istream& in, JobSnapshot& snap, OwnedColumns& owned, std::vector<LoadIssue>& warnings)
 {
     owned.ranks.resize(snap.job.worldSize);
     std::map<std::string, std::uint16_t> groupByName;
@@ -466,7 +471,8 @@ std::optional<LoadIssue> parseCollectivesJsonl(const std::string& file, std::ist
     auto err = forEachJsonLine(file, in, [&](const json& j, std::int64_t lineNo) {
         const auto rank = needInt(j, "rank", "");
         if (rank < 0 || rank >= snap.job.worldSize) {
-            throw SchemaError { "\"rank\" " + std::to_string(rank) + " is outside 0.." + std::to_string(snap.job.worldSize - 1) };
+            throw SchemaError { "\"rank\" " + std::to_string(rank) + " is outside 0.."
+                + std::to_string(snap.job.worldSize - 1) };
         }
         const auto pg = needString(j, "pg", "");
         auto git = groupByName.find(pg);
@@ -514,7 +520,8 @@ std::optional<LoadIssue> parseCollectivesJsonl(const std::string& file, std::ist
 std::optional<LoadIssue> parseCountersJsonl(const std::string& file, std::istream& in, JobSnapshot& snap,
     OwnedColumns& owned, std::vector<std::uint32_t>& seriesTimeBlock, std::vector<LoadIssue>& warnings)
 {
-    struct Acc {
+    struct Acc
+    {
         std::uint8_t bits = 64;
         std::vector<std::pair<TimeNs, std::uint64_t>> samples;
     };
@@ -536,7 +543,8 @@ std::optional<LoadIssue> parseCountersJsonl(const std::string& file, std::istrea
         acc.bits = static_cast<std::uint8_t>(bits);
         const auto value = needUInt(j, "value", "");
         if (bits < 64 && value > ((1ULL << bits) - 1)) {
-            throw SchemaError { "\"value\" " + std::to_string(value) + " does not fit the counter's " + std::to_string(bits) + " bits" };
+            throw SchemaError { "\"value\" " + std::to_string(value) + " does not fit the counter's "
+                + std::to_string(bits) + " bits" };
         }
         acc.samples.emplace_back(needInt(j, "t_ns", ""), value);
     });
@@ -546,7 +554,8 @@ std::optional<LoadIssue> parseCountersJsonl(const std::string& file, std::istrea
     std::map<std::pair<std::uint64_t, std::uint16_t>, std::uint32_t> portIndex;
     for (auto& [key, acc] : series) {
         const auto [guid, port, kind] = key;
-        auto [pit, inserted] = portIndex.try_emplace({ guid, port }, static_cast<std::uint32_t>(snap.counterPorts.size()));
+        auto [pit, inserted]
+            = portIndex.try_emplace({ guid, port }, static_cast<std::uint32_t>(snap.counterPorts.size()));
         if (inserted) {
             snap.counterPorts.push_back({ guid, port, std::nullopt });
         }

@@ -13,7 +13,8 @@
 
 namespace stallscope::bundle {
 
-struct ManifestFiles {
+struct ManifestFiles
+{
     std::string collectives;
     std::string counters; // may be empty: a bundle without counters
     std::string linkEvents; // may be empty

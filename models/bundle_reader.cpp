@@ -36,7 +36,10 @@ std::uint64_t fileSize(const fs::path& p)
     return ec ? 0 : n;
 }
 
-bool endsWith(const std::string& s, std::string_view suffix) { return s.ends_with(suffix); }
+bool endsWith(const std::string& s, std::string_view suffix)
+{
+    return s.ends_with(suffix);
+}
 
 std::optional<LoadIssue> loadCollectives(const fs::path& path, JobSnapshot& snap, std::vector<LoadIssue>& warnings,
     Progress& progress, std::shared_ptr<OwnedColumns>& owned)
@@ -132,7 +135,8 @@ Result<LoadedBundle> loadImpl(const std::string& dir, Progress& progress)
     const fs::path root(dir);
     std::error_code ec;
     if (!fs::is_directory(root, ec)) {
-        return LoadIssue { dir, 0, -1, fs::exists(root, ec) ? "not a directory (a bundle is a folder)" : "no such folder" };
+        return LoadIssue { dir, 0, -1,
+            fs::exists(root, ec) ? "not a directory (a bundle is a folder)" : "no such folder" };
     }
     auto snap = std::make_shared<JobSnapshot>();
     LoadedBundle out;
@@ -183,8 +187,9 @@ Result<LoadedBundle> loadImpl(const std::string& dir, Progress& progress)
     }
     out.collectiveBytes = owned->ranks.empty() ? fileSize(root / files.collectives) : owned->memoryBytes();
     if (!files.counters.empty()) {
-        out.counterBytes = owned->counterTimes.empty() ? fileSize(root / files.counters)
-                                                        : owned->memoryBytes() - (owned->ranks.empty() ? 0 : out.collectiveBytes);
+        out.counterBytes = owned->counterTimes.empty()
+            ? fileSize(root / files.counters)
+            : owned->memoryBytes() - (owned->ranks.empty() ? 0 : out.collectiveBytes);
     }
     resolveJoins(*snap);
     checkConsistency(*snap, out.warnings, dir);

@@ -14,7 +14,8 @@
 
 namespace stallscope {
 
-struct LoadedBundle {
+struct LoadedBundle
+{
     SnapshotPtr snapshot;
     std::vector<LoadIssue> warnings;
     std::uint64_t bytesOnDisk = 0; // sum of the bundle's files

@@ -18,10 +18,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string errnoText() { return std::strerror(errno); }
+std::string errnoText()
+{
+    return std::strerror(errno);
+}
 
 // Opens `path` for writing with a 1 MiB buffer; closes (with fsync) through finish().
-struct OutFile {
+struct OutFile
+{
     std::FILE* f = nullptr;
     std::vector<char> buffer = std::vector<char>(1 << 20);
     explicit OutFile(const fs::path& path)
@@ -64,8 +68,7 @@ std::string writeText(const fs::path& path, const std::string& text)
     return err.empty() ? err : path.string() + ": " + err;
 }
 
-template <typename Fn>
-std::string writeStream(const fs::path& path, Fn fn)
+template <typename Fn> std::string writeStream(const fs::path& path, Fn fn)
 {
     std::ofstream out(path, std::ios::binary);
     if (!out) {
@@ -79,8 +82,7 @@ std::string writeStream(const fs::path& path, Fn fn)
     return {};
 }
 
-template <typename Fn>
-std::string writeBinary(const fs::path& path, Fn fn)
+template <typename Fn> std::string writeBinary(const fs::path& path, Fn fn)
 {
     OutFile out(path);
     if (!out.f) {

@@ -13,7 +13,8 @@ namespace stallscope {
 
 enum class ColumnFormat { Binary, JsonLines };
 
-struct BundleWriteOptions {
+struct BundleWriteOptions
+{
     ColumnFormat collectives = ColumnFormat::Binary;
     ColumnFormat counters = ColumnFormat::Binary;
     bool replaceExisting = true; // replace an existing bundle directory at the target path

@@ -7,16 +7,34 @@ namespace stallscope {
 
 namespace {
 constexpr std::array<std::string_view, kCollectiveOpCount> kOpNames = {
-    "all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce",
-    "all_to_all", "barrier", "send", "recv", "other",
+    "all_reduce",
+    "all_gather",
+    "reduce_scatter",
+    "broadcast",
+    "reduce",
+    "all_to_all",
+    "barrier",
+    "send",
+    "recv",
+    "other",
 };
 constexpr std::array<std::string_view, kCollectiveStateCount> kStateNames = {
-    "scheduled", "started", "completed", "failed", "timed_out",
+    "scheduled",
+    "started",
+    "completed",
+    "failed",
+    "timed_out",
 };
 } // namespace
 
-std::string_view toString(CollectiveOp op) { return kOpNames.at(static_cast<std::size_t>(op)); }
-std::string_view toString(CollectiveState state) { return kStateNames.at(static_cast<std::size_t>(state)); }
+std::string_view toString(CollectiveOp op)
+{
+    return kOpNames.at(static_cast<std::size_t>(op));
+}
+std::string_view toString(CollectiveState state)
+{
+    return kStateNames.at(static_cast<std::size_t>(state));
+}
 
 std::optional<CollectiveOp> parseCollectiveOp(std::string_view s)
 {

@@ -47,7 +47,8 @@ std::string_view toString(CollectiveState state); // "completed", ...
 std::optional<CollectiveOp> parseCollectiveOp(std::string_view s);
 std::optional<CollectiveState> parseCollectiveState(std::string_view s);
 
-struct CollectiveShape {
+struct CollectiveShape
+{
     std::uint16_t group = 0; // index into JobSnapshot::groups
     CollectiveOp op = CollectiveOp::AllReduce;
     std::uint64_t bytes = 0; // payload per rank (input tensor bytes)
@@ -55,7 +56,8 @@ struct CollectiveShape {
 };
 
 // One rank's records. All spans have the same length.
-struct RankCollectives {
+struct RankCollectives
+{
     std::span<const TimeNs> enqueueNs;
     std::span<const TimeNs> startNs;
     std::span<const TimeNs> endNs;

@@ -21,7 +21,10 @@ constexpr std::array<CounterSemantics, kCounterKindCount> kSemantics = { {
 } };
 } // namespace
 
-const CounterSemantics& semantics(CounterKind kind) { return kSemantics.at(static_cast<std::size_t>(kind)); }
+const CounterSemantics& semantics(CounterKind kind)
+{
+    return kSemantics.at(static_cast<std::size_t>(kind));
+}
 
 std::optional<CounterKind> parseCounterKind(std::string_view sysfsName)
 {

@@ -29,7 +29,8 @@ enum class CounterKind : std::uint16_t {
 };
 inline constexpr int kCounterKindCount = 10;
 
-struct CounterSemantics {
+struct CounterSemantics
+{
     std::string_view name; // sysfs file name, e.g. "link_downed"
     std::uint8_t defaultBits; // width when the port does not say otherwise
     std::uint32_t unitBytes; // 4 for *_data (octets / 4), else 0 = not a byte counter
@@ -41,7 +42,8 @@ std::optional<CounterKind> parseCounterKind(std::string_view sysfsName);
 // The increase between two raw readings of a counter of `bits` width. IBA counters saturate (stick at all
 // ones) and are cleared to 0 by tools: a decrease is a reset, so the increase is at least `next`.
 // A reading stuck at the maximum hides any further increase; the caller learns that via `saturated`.
-struct CounterDelta {
+struct CounterDelta
+{
     std::uint64_t increase = 0;
     bool reset = false;
     bool saturated = false; // `next` is at the counter's maximum: the true increase may be larger
@@ -49,14 +51,16 @@ struct CounterDelta {
 CounterDelta counterDelta(std::uint64_t prev, std::uint64_t next, std::uint8_t bits);
 
 // A port as counters name it: the node GUID and port number (joined to Topology by GUID).
-struct CounterPort {
+struct CounterPort
+{
     std::uint64_t guid = 0;
     std::uint16_t port = 0;
     std::optional<NodeId> node; // resolved against the topology at load time
 };
 
 // One counter of one port. `values` is stored at `storageBytes` (1, 2, 4 or 8) per sample.
-struct CounterSeries {
+struct CounterSeries
+{
     std::uint32_t port = 0; // index into JobSnapshot::counterPorts
     CounterKind kind = CounterKind::LinkDowned;
     std::uint8_t bits = 64; // counter width as the port reported it
@@ -85,7 +89,8 @@ std::uint8_t storageBytesFor(std::uint8_t bits);
 enum class LinkState : std::uint8_t { Down, Up };
 
 // A link state change seen by some source (opensm trap, NCCL async event, simulator truth...).
-struct LinkEvent {
+struct LinkEvent
+{
     TimeNs timeNs = 0;
     std::uint64_t guid = 0; // node whose port changed
     std::uint16_t port = 0;

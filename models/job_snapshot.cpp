@@ -95,8 +95,8 @@ std::uint64_t OwnedColumns::memoryBytes() const
 {
     std::uint64_t bytes = 0;
     for (const auto& r : ranks) {
-        bytes += r.enqueueNs.capacity() * 24 + r.seq.capacity() * 4 + r.shape.capacity() * 2
-            + r.state.capacity() + r.flags.capacity();
+        bytes += r.enqueueNs.capacity() * 24 + r.seq.capacity() * 4 + r.shape.capacity() * 2 + r.state.capacity()
+            + r.flags.capacity();
     }
     for (const auto& t : counterTimes) {
         bytes += t.capacity() * sizeof(TimeNs);

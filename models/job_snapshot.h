@@ -20,14 +20,16 @@
 
 namespace stallscope {
 
-struct JobInfo {
+struct JobInfo
+{
     std::string name;
     std::uint32_t worldSize = 0;
     TimeNs clockOriginNs = 0; // job start on the job clock; "time since job start" is measured from here
     TimeRange span; // covers every record and counter sample
 };
 
-struct RankInfo {
+struct RankInfo
+{
     StringId host {};
     std::uint16_t localGpu = 0;
     StringId hca {}; // "mlx5_3"
@@ -35,13 +37,15 @@ struct RankInfo {
     std::optional<NodeId> hcaNode; // resolved against the topology ("<host> <hca>")
 };
 
-struct ProcessGroup {
+struct ProcessGroup
+{
     StringId name {}; // pg_config key, e.g. "0"
     StringId desc {}; // e.g. "default_pg"
     std::vector<std::uint32_t> ranks; // global ranks, sorted
 };
 
-struct JobSnapshot {
+struct JobSnapshot
+{
     JobInfo job;
     TimeoutPolicy policy;
     std::vector<RankInfo> ranks; // index = global rank
@@ -65,28 +69,30 @@ struct JobSnapshot {
 using SnapshotPtr = std::shared_ptr<const JobSnapshot>;
 
 // Arena-backed columns for snapshots built in memory (simulator, JSON Lines loader).
-struct OwnedRankColumns {
+struct OwnedRankColumns
+{
     std::vector<TimeNs> enqueueNs, startNs, endNs;
     std::vector<std::uint32_t> seq;
     std::vector<std::uint16_t> shape;
     std::vector<std::uint8_t> state, flags;
 
     void reserve(std::size_t n);
-    void push(TimeNs enqueue, TimeNs start, TimeNs end, std::uint32_t seqNo, std::uint16_t shapeId,
-        CollectiveState st);
+    void push(TimeNs enqueue, TimeNs start, TimeNs end, std::uint32_t seqNo, std::uint16_t shapeId, CollectiveState st);
     std::size_t size() const { return enqueueNs.size(); }
     // Stable sort by enqueue time (a loader may receive records out of order).
     void sortByEnqueue();
     RankCollectives view() const;
 };
 
-struct OwnedCounterBlock {
+struct OwnedCounterBlock
+{
     std::vector<TimeNs> timesNs;
     std::vector<std::uint64_t> values;
 };
 
 // Columns a snapshot owns; attached as one storage entry.
-struct OwnedColumns {
+struct OwnedColumns
+{
     std::vector<OwnedRankColumns> ranks;
     std::vector<std::vector<TimeNs>> counterTimes;
     std::vector<std::vector<std::uint8_t>> counterValues; // raw bytes at each series' storage width
@@ -96,8 +102,8 @@ struct OwnedColumns {
 // Points the snapshot's collective spans (when `owned` has ranks) and the spans of its first
 // seriesTimeBlock.size() counter series at `owned`, and keeps `owned` alive. Series i uses time block
 // seriesTimeBlock[i] and value block i.
-void attachOwnedColumns(JobSnapshot& snap, std::shared_ptr<OwnedColumns> owned,
-    const std::vector<std::uint32_t>& seriesTimeBlock);
+void attachOwnedColumns(
+    JobSnapshot& snap, std::shared_ptr<OwnedColumns> owned, const std::vector<std::uint32_t>& seriesTimeBlock);
 
 // Interns a shape; returns nullopt once 65,535 distinct shapes exist.
 std::optional<std::uint16_t> internShape(std::vector<CollectiveShape>& shapes, const CollectiveShape& s);

@@ -17,7 +17,9 @@ std::shared_ptr<MappedFile> MappedFile::open(const std::string& path, std::strin
         error = std::strerror(errno);
         return nullptr;
     }
-    struct stat st { };
+    struct stat st
+    {
+    };
     if (::fstat(fd, &st) != 0) {
         error = std::strerror(errno);
         ::close(fd);

@@ -12,7 +12,8 @@ namespace stallscope {
 
 // One problem found while loading. `line` is 1-based for text files; for binary files `line` is 0 and
 // `offset` is the byte offset. format() gives "file:line: message" or "file@offset: message".
-struct LoadIssue {
+struct LoadIssue
+{
     std::string file;
     std::int64_t line = 0;
     std::int64_t offset = -1;
@@ -30,8 +31,7 @@ struct LoadIssue {
     }
 };
 
-template <typename T, typename E = LoadIssue>
-class Result
+template <typename T, typename E = LoadIssue> class Result
 {
 public:
     Result(T value)

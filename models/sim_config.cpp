@@ -52,7 +52,10 @@ std::optional<SimConfig> presetConfig(const std::string& name)
     return c;
 }
 
-std::vector<std::string> presetNames() { return { "small", "hourly-flap", "bench-hour" }; }
+std::vector<std::string> presetNames()
+{
+    return { "small", "hourly-flap", "bench-hour" };
+}
 
 std::optional<TimeNs> parseDuration(const std::string& text)
 {

@@ -17,7 +17,8 @@ namespace stallscope {
 enum class FaultKind { LinkFlap, DeadRank, SlowRank };
 enum class LinkTier { HostLeaf, LeafSpine };
 
-struct FaultSpec {
+struct FaultSpec
+{
     FaultKind kind = FaultKind::LinkFlap;
     LinkTier tier = LinkTier::HostLeaf;
     std::uint32_t rank = 0; // host-leaf flap: the rank whose HCA link flaps; rank faults: the rank
@@ -30,7 +31,8 @@ struct FaultSpec {
     double slowFactor = 1.3; // slow rank: compute time multiplier
 };
 
-struct SimConfig {
+struct SimConfig
+{
     std::string preset = "small";
     std::string jobName = "sim-small";
     std::uint64_t seed = 1;

@@ -20,7 +20,8 @@ constexpr double kCrossRailShare = 0.25; // share of a rank's traffic that cross
 constexpr double kDiscardsPerSec = 250; // switch drops toward a down port
 constexpr double kWaitTicksPerSec = 5e6; // switch port with data queued toward a down link
 
-struct PortPlan {
+struct PortPlan
+{
     std::uint64_t guid = 0;
     std::uint16_t port = 0;
     LinkId link {};
@@ -29,7 +30,10 @@ struct PortPlan {
     std::uint32_t timeBlock = 0;
 };
 
-TimeNs overlap(TimeNs a0, TimeNs a1, TimeNs b0, TimeNs b1) { return std::max<TimeNs>(0, std::min(a1, b1) - std::max(a0, b0)); }
+TimeNs overlap(TimeNs a0, TimeNs a1, TimeNs b0, TimeNs b1)
+{
+    return std::max<TimeNs>(0, std::min(a1, b1) - std::max(a0, b0));
+}
 
 // Cumulative bytes per rank link at each (sorted) time, from the data-phase segments.
 std::vector<double> cumulativeBytes(const std::vector<Segment>& segs, const std::vector<TimeNs>& times)
@@ -52,8 +56,7 @@ std::vector<double> cumulativeBytes(const std::vector<Segment>& segs, const std:
     return out;
 }
 
-template <typename T>
-void store(std::vector<std::uint8_t>& bytes, std::size_t i, std::uint64_t v)
+template <typename T> void store(std::vector<std::uint8_t>& bytes, std::size_t i, std::uint64_t v)
 {
     const T narrow = static_cast<T>(v);
     std::memcpy(bytes.data() + i * sizeof(T), &narrow, sizeof(T));
@@ -127,7 +130,8 @@ private:
     {
         const TimeNs end = m_c.startNs + m_c.durationNs;
         for (std::uint32_t b = 0; b <= m_c.hosts; ++b) {
-            const TimeNs phase = b < m_c.hosts ? TimeNs(b * 37 * kNsPerMs) % m_c.counterIntervalNs : kSwitchSamplerPhaseNs;
+            const TimeNs phase
+                = b < m_c.hosts ? TimeNs(b * 37 * kNsPerMs) % m_c.counterIntervalNs : kSwitchSamplerPhaseNs;
             const TimeNs skew = b < m_c.hosts ? m_in.hostSkew[b] : 0;
             std::vector<TimeNs> truth;
             for (TimeNs t = m_c.startNs + phase % m_c.counterIntervalNs; t < end; t += m_c.counterIntervalNs) {
@@ -256,7 +260,8 @@ private:
 
 } // namespace
 
-void buildCounters(const CounterInputs& in, JobSnapshot& snap, OwnedColumns& owned, std::vector<std::uint32_t>& seriesTimeBlock)
+void buildCounters(
+    const CounterInputs& in, JobSnapshot& snap, OwnedColumns& owned, std::vector<std::uint32_t>& seriesTimeBlock)
 {
     CounterBuilder(in, snap, owned, seriesTimeBlock).run();
 }

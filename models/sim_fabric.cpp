@@ -55,10 +55,10 @@ Fabric buildFabric(const SimConfig& c, JobSnapshot& snap)
             const std::string hca = "mlx5_" + std::to_string(g);
             const auto hcaId = snap.strings.intern(hca);
             const auto desc = snap.strings.intern(hostName(h) + ' ' + hca);
-            f.hcaNode[r] = topo.addNode({ NodeKind::Hca, kHcaGuidBase + (std::uint64_t(h) << 8) + g, desc, host, hcaId,
-                0, 1 });
-            f.hcaLink[r] = topo.addLink({ { f.hcaNode[r], 1 }, { f.leafNode[g], static_cast<std::uint16_t>(h + 1) }, 4,
-                speed });
+            f.hcaNode[r]
+                = topo.addNode({ NodeKind::Hca, kHcaGuidBase + (std::uint64_t(h) << 8) + g, desc, host, hcaId, 0, 1 });
+            f.hcaLink[r]
+                = topo.addLink({ { f.hcaNode[r], 1 }, { f.leafNode[g], static_cast<std::uint16_t>(h + 1) }, 4, speed });
             snap.ranks[r] = RankInfo { host, static_cast<std::uint16_t>(g), hcaId, 1, f.hcaNode[r] };
         }
     }

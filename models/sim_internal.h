@@ -21,12 +21,15 @@ constexpr std::uint64_t mix(std::uint64_t x)
     x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
     return x ^ (x >> 31);
 }
-constexpr std::uint64_t hash(std::uint64_t seed, std::uint64_t a, std::uint64_t b = 0, std::uint64_t c = 0,
-    std::uint64_t d = 0)
+constexpr std::uint64_t hash(
+    std::uint64_t seed, std::uint64_t a, std::uint64_t b = 0, std::uint64_t c = 0, std::uint64_t d = 0)
 {
     return mix(mix(mix(mix(seed ^ a) ^ b) ^ c) ^ d);
 }
-inline double uniform(std::uint64_t h) { return double(h >> 11) * 0x1.0p-53; } // [0, 1)
+inline double uniform(std::uint64_t h)
+{
+    return double(h >> 11) * 0x1.0p-53;
+} // [0, 1)
 // Approximately standard normal (Irwin–Hall with 4 terms, rescaled).
 inline double gauss(std::uint64_t h)
 {
@@ -40,7 +43,8 @@ inline double gauss(std::uint64_t h)
 // Draw purposes, so different uses of the same (rank, step) never correlate.
 enum Purpose : std::uint64_t { kCompute = 1, kEndJitter, kSkew, kPortScale, kPortNoise, kSymbols, kWaitNoise, kPhase };
 
-struct Fabric {
+struct Fabric
+{
     std::vector<LinkId> hcaLink; // per rank
     std::vector<LinkId> uplink; // [leaf * spines + spine]
     std::vector<NodeId> hcaNode; // per rank
@@ -51,13 +55,15 @@ struct Fabric {
 Fabric buildFabric(const SimConfig& c, JobSnapshot& snap);
 
 // An interval in which the job's collectives move data, in true time; rate is bytes per ns per rank link.
-struct Segment {
+struct Segment
+{
     TimeNs a = 0;
     TimeNs b = 0;
     double bytesPerNs = 0;
 };
 
-struct CounterInputs {
+struct CounterInputs
+{
     const SimConfig& config;
     const Fabric& fabric;
     const std::vector<Segment>& segments; // sorted by time, non-overlapping
@@ -66,7 +72,7 @@ struct CounterInputs {
 };
 
 // Adds counter ports and series (with their columns in `owned`) and link events to `snap`.
-void buildCounters(const CounterInputs& in, JobSnapshot& snap, OwnedColumns& owned,
-    std::vector<std::uint32_t>& seriesTimeBlock);
+void buildCounters(
+    const CounterInputs& in, JobSnapshot& snap, OwnedColumns& owned, std::vector<std::uint32_t>& seriesTimeBlock);
 
 } // namespace stallscope::sim

@@ -44,9 +44,9 @@ std::string truthToJson(const SimConfig& c, const SimResult& result)
     if (result.crashNs) {
         t["job"]["crash_ns"] = *result.crashNs;
     }
-    t["timeout_policy"] = { { "nccl_ib_timeout", c.policy.ncclIbTimeout }, { "nccl_ib_retry_cnt", c.policy.ncclIbRetryCnt },
-        { "retry_period_ns", c.policy.retryPeriodNs() }, { "retry_budget_ns", c.policy.retryBudgetNs() },
-        { "collective_timeout_ns", c.policy.collectiveTimeoutNs } };
+    t["timeout_policy"] = { { "nccl_ib_timeout", c.policy.ncclIbTimeout },
+        { "nccl_ib_retry_cnt", c.policy.ncclIbRetryCnt }, { "retry_period_ns", c.policy.retryPeriodNs() },
+        { "retry_budget_ns", c.policy.retryBudgetNs() }, { "collective_timeout_ns", c.policy.collectiveTimeoutNs } };
     ordered_json faults = ordered_json::array();
     for (std::uint32_t i = 0; i < c.faults.size(); ++i) {
         const auto& f = c.faults[i];
@@ -81,9 +81,9 @@ std::string truthToJson(const SimConfig& c, const SimResult& result)
     ordered_json stalls = ordered_json::array();
     for (const auto& s : result.stalls) {
         stalls.push_back({ { "start_ns", s.startNs }, { "end_ns", s.endNs }, { "duration_ns", s.endNs - s.startNs },
-            { "ranks_affected", s.ranksAffected }, { "fault", s.fault }, { "pg", snap.str(snap.groups.at(s.group).name) },
-            { "seq", s.seq }, { "op", std::string(toString(s.op)) }, { "bytes", s.bytes },
-            { "outcome", s.crashed ? "crashed" : "stretched" } });
+            { "ranks_affected", s.ranksAffected }, { "fault", s.fault },
+            { "pg", snap.str(snap.groups.at(s.group).name) }, { "seq", s.seq }, { "op", std::string(toString(s.op)) },
+            { "bytes", s.bytes }, { "outcome", s.crashed ? "crashed" : "stretched" } });
     }
     t["stalls"] = std::move(stalls);
     t["failed_ranks"] = result.failedRanks;

@@ -16,7 +16,8 @@ constexpr TimeNs kLaunchNs = 8 * kNsPerUs; // enqueue → kernel start when the 
 constexpr TimeNs kOptimizerNs = 5 * kNsPerMs; // after the last bucket, before the next step's compute
 constexpr TimeNs kDetectNs = 800 * kNsPerMs; // watchdog notices a failed work item
 
-struct Outcome {
+struct Outcome
+{
     TimeNs endNs = 0; // when the collective completed (true time), if !failed
     bool failed = false;
     TimeNs failNs = 0;
@@ -74,13 +75,14 @@ void JobSim::planOutages()
         if (f.kind != FaultKind::LinkFlap) {
             continue;
         }
-        const LinkId link = f.tier == LinkTier::HostLeaf ? m_fabric.hcaLink[f.rank]
-                                                         : m_fabric.uplink[f.leaf * m_c.spines + f.spine];
+        const LinkId link
+            = f.tier == LinkTier::HostLeaf ? m_fabric.hcaLink[f.rank] : m_fabric.uplink[f.leaf * m_c.spines + f.spine];
         for (TimeNs at = f.atNs; at < m_c.durationNs; at += f.everyNs) {
             SimOutage o { i, link, m_c.startNs + at, m_c.startNs + at + f.durationNs, 0 };
             o.trafficUpNs = o.upNs;
             if (f.tier == LinkTier::LeafSpine) {
-                o.trafficUpNs = o.downNs + std::min(f.durationNs, f.adaptiveRouting ? m_c.arRerouteNs : m_c.smRerouteNs);
+                o.trafficUpNs
+                    = o.downNs + std::min(f.durationNs, f.adaptiveRouting ? m_c.arRerouteNs : m_c.smRerouteNs);
             }
             m_outages.push_back(o);
             if (f.everyNs <= 0) {
@@ -93,7 +95,8 @@ void JobSim::planOutages()
 
 TimeNs JobSim::computeNs(std::uint32_t r, std::uint64_t step, TimeNs at) const
 {
-    const double busy = double(m_c.collectivesPerStep) * double(m_c.bucketBytes) * 2.0 / m_c.busBandwidthBytesPerSec * 1e9;
+    const double busy
+        = double(m_c.collectivesPerStep) * double(m_c.bucketBytes) * 2.0 / m_c.busBandwidthBytesPerSec * 1e9;
     const double base = std::max(double(m_c.stepNs) - busy - double(kOptimizerNs), double(m_c.stepNs) * 0.1);
     double t = base * (1.0 + m_c.jitter * gauss(hash(m_c.seed, kCompute, r, step)));
     for (const auto& f : m_c.faults) {
@@ -171,8 +174,8 @@ std::vector<std::uint32_t> JobSim::ranksBehind(const SimOutage& o) const
 // The job hangs inside collective c0 of `step`: ranks in `failed` fail with a transport error at
 // failRecordNs; every other rank that entered times out at the collective timeout. Buckets already enqueued
 // after c0 stay "scheduled".
-void JobSim::recordHang(std::uint64_t step, std::uint32_t c0, const std::vector<TimeNs>& enq, const std::vector<TimeNs>& st,
-    std::uint32_t seq0, const std::vector<bool>& failed, TimeNs failRecordNs)
+void JobSim::recordHang(std::uint64_t step, std::uint32_t c0, const std::vector<TimeNs>& enq,
+    const std::vector<TimeNs>& st, std::uint32_t seq0, const std::vector<bool>& failed, TimeNs failRecordNs)
 {
     (void)step;
     TimeNs crash = 0;
@@ -200,8 +203,8 @@ void JobSim::recordHang(std::uint64_t step, std::uint32_t c0, const std::vector<
         }
         const TimeNs s = skew(r);
         const TimeNs startRec = st[r * C + c0] == kNoTime ? enq[r * C + c0] + kLaunchNs : st[r * C + c0];
-        col.push(enq[r * C + c0] + s, startRec + s, endRec == kNoTime ? kNoTime : endRec + s, seq0 + c0,
-            m_shapeOf[c0], state);
+        col.push(enq[r * C + c0] + s, startRec + s, endRec == kNoTime ? kNoTime : endRec + s, seq0 + c0, m_shapeOf[c0],
+            state);
         for (std::uint32_t c = c0 + 1; c < C; ++c) {
             if (enq[r * C + c] != kNoTime && (death == kNoTime || enq[r * C + c] < death)) {
                 col.push(enq[r * C + c] + s, kNoTime, kNoTime, seq0 + c, m_shapeOf[c], CollectiveState::Scheduled);
@@ -228,7 +231,8 @@ Result<SimResult, std::string> JobSim::run()
     snap.groups.push_back(std::move(pg));
     const std::uint32_t C = m_c.collectivesPerStep;
     for (std::uint32_t c = 0; c < C; ++c) {
-        const auto op = !m_c.fsdp ? CollectiveOp::AllReduce : (c % 2 ? CollectiveOp::ReduceScatter : CollectiveOp::AllGather);
+        const auto op
+            = !m_c.fsdp ? CollectiveOp::AllReduce : (c % 2 ? CollectiveOp::ReduceScatter : CollectiveOp::AllGather);
         m_shapeOf.push_back(*internShape(snap.shapes, { 0, op, m_c.bucketBytes }));
     }
     for (std::uint32_t h = 0; h < m_c.hosts; ++h) {
@@ -287,7 +291,8 @@ Result<SimResult, std::string> JobSim::run()
                 gs = std::max(gs, st[r * C + c]);
             }
             const auto shape = snap.shapes[m_shapeOf[c]];
-            const auto dur = static_cast<TimeNs>(double(shape.bytes) * opFactor(shape.op) / m_c.busBandwidthBytesPerSec * 1e9);
+            const auto dur
+                = static_cast<TimeNs>(double(shape.bytes) * opFactor(shape.op) / m_c.busBandwidthBytesPerSec * 1e9);
             for (std::uint32_t r = 0; r < m_n && !missing; ++r) {
                 if (deathNs[r] < gs + dur) {
                     diesInside = true; // hung inside the collective: its record stays "started"
@@ -312,9 +317,8 @@ Result<SimResult, std::string> JobSim::run()
             const auto out = execute(gs, dur, seq + c, shape.op, shape.bytes);
             if (out.failed) {
                 std::vector<bool> failed(m_n, false);
-                const auto it = std::find_if(m_outages.begin(), m_outages.end(), [&](auto& o) {
-                    return o.link == out.failLink && o.fault == out.failFault;
-                });
+                const auto it = std::find_if(m_outages.begin(), m_outages.end(),
+                    [&](auto& o) { return o.link == out.failLink && o.fault == out.failFault; });
                 for (auto r : ranksBehind(*it)) {
                     failed[r] = true;
                     m_result.failedRanks.push_back(r);
@@ -325,10 +329,11 @@ Result<SimResult, std::string> JobSim::run()
                 break;
             }
             for (std::uint32_t r = 0; r < m_n; ++r) {
-                const TimeNs end = out.endNs + static_cast<TimeNs>(uniform(hash(m_c.seed, kEndJitter, r, k * C + c)) * 40e3);
+                const TimeNs end
+                    = out.endNs + static_cast<TimeNs>(uniform(hash(m_c.seed, kEndJitter, r, k * C + c)) * 40e3);
                 const TimeNs s = skew(r);
-                m_owned->ranks[r].push(enq[r * C + c] + s, st[r * C + c] + s, end + s, seq + c, m_shapeOf[c],
-                    CollectiveState::Completed);
+                m_owned->ranks[r].push(
+                    enq[r * C + c] + s, st[r * C + c] + s, end + s, seq + c, m_shapeOf[c], CollectiveState::Completed);
                 prevEnd[r] = end;
             }
         }

@@ -23,7 +23,8 @@
 namespace stallscope {
 
 // One occurrence of a link outage (a periodic flap has several).
-struct SimOutage {
+struct SimOutage
+{
     std::uint32_t fault = 0; // index into SimConfig::faults
     LinkId link {};
     TimeNs downNs = 0; // true time (Unix epoch ns)
@@ -32,7 +33,8 @@ struct SimOutage {
 };
 
 // A job-wide stall the simulator caused, in true time.
-struct SimStall {
+struct SimStall
+{
     TimeNs startNs = 0; // progress stopped
     TimeNs endNs = 0; // the collective completed, or the job died
     std::uint32_t ranksAffected = 0;
@@ -44,7 +46,8 @@ struct SimStall {
     bool crashed = false;
 };
 
-struct SimResult {
+struct SimResult
+{
     std::shared_ptr<JobSnapshot> snapshot;
     std::vector<SimOutage> outages;
     std::vector<SimStall> stalls;

@@ -74,18 +74,18 @@ std::string summaryText(const SnapshotSummary& s)
     o << "Collectives  " << formatCount(s.collectives) << " records in " << s.processGroups << " process group(s), "
       << s.shapes << " shape(s); " << formatBytes(double(s.collectiveBytes)) << " in memory, " << buf
       << " bytes/record\n";
-    o << "Counters     " << s.counterPorts << " ports, " << s.counterSeries << " series, " << formatCount(s.counterSamples)
-      << " samples; " << formatBytes(double(s.counterBytes)) << " in memory\n";
+    o << "Counters     " << s.counterPorts << " ports, " << s.counterSeries << " series, "
+      << formatCount(s.counterSamples) << " samples; " << formatBytes(double(s.counterBytes)) << " in memory\n";
     o << "Link events  " << s.linkEvents << '\n';
     o << "Timeout      NCCL_IB_TIMEOUT=" << s.policy.ncclIbTimeout << " NCCL_IB_RETRY_CNT=" << s.policy.ncclIbRetryCnt;
     if (!s.policy.infiniteRetry()) {
-        o << " (" << formatDuration(s.policy.retryPeriodNs()) << " per retry, " << formatDuration(s.policy.retryBudgetNs())
-          << " budget)";
+        o << " (" << formatDuration(s.policy.retryPeriodNs()) << " per retry, "
+          << formatDuration(s.policy.retryBudgetNs()) << " budget)";
     }
     o << ", collective timeout " << formatDuration(s.policy.collectiveTimeoutNs) << '\n';
     std::snprintf(buf, sizeof buf, "%.3f s", s.loadSeconds);
-    o << "Memory       " << formatBytes(double(s.residentBytes)) << " resident; bundle " << formatBytes(double(s.bytesOnDisk))
-      << " on disk\n";
+    o << "Memory       " << formatBytes(double(s.residentBytes)) << " resident; bundle "
+      << formatBytes(double(s.bytesOnDisk)) << " on disk\n";
     o << "Load time    " << buf << '\n';
     o << "Warnings     " << (s.warnings.empty() ? "none" : std::to_string(s.warnings.size())) << '\n';
     for (const auto& w : s.warnings) {
@@ -105,7 +105,8 @@ std::string summaryJson(const SnapshotSummary& s)
         { "bytes_on_disk", s.bytesOnDisk }, { "resident_bytes", s.residentBytes }, { "load_seconds", s.loadSeconds },
         { "timeout_policy",
             { { "nccl_ib_timeout", s.policy.ncclIbTimeout }, { "nccl_ib_retry_cnt", s.policy.ncclIbRetryCnt },
-                { "retry_budget_ns", s.policy.retryBudgetNs() }, { "collective_timeout_ns", s.policy.collectiveTimeoutNs } } },
+                { "retry_budget_ns", s.policy.retryBudgetNs() },
+                { "collective_timeout_ns", s.policy.collectiveTimeoutNs } } },
         { "warnings", s.warnings } };
     return j.dump(1) + "\n";
 }

@@ -9,7 +9,8 @@
 
 namespace stallscope {
 
-struct SnapshotSummary {
+struct SnapshotSummary
+{
     std::string path;
     std::string jobName;
     std::uint32_t ranks = 0;

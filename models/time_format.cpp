@@ -30,9 +30,9 @@ std::string formatSince(TimeNs t, TimeNs origin)
         d = -d;
     }
     char buf[48];
-    std::snprintf(buf, sizeof buf, "%c%02lld:%02lld:%02lld.%03lld", sign, static_cast<long long>(d / (3600 * kNsPerSec)),
-        static_cast<long long>(d / (60 * kNsPerSec) % 60), static_cast<long long>(d / kNsPerSec % 60),
-        static_cast<long long>(d / kNsPerMs % 1000));
+    std::snprintf(buf, sizeof buf, "%c%02lld:%02lld:%02lld.%03lld", sign,
+        static_cast<long long>(d / (3600 * kNsPerSec)), static_cast<long long>(d / (60 * kNsPerSec) % 60),
+        static_cast<long long>(d / kNsPerSec % 60), static_cast<long long>(d / kNsPerMs % 1000));
     return buf;
 }
 

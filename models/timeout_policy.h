@@ -8,7 +8,8 @@
 
 namespace stallscope {
 
-struct TimeoutPolicy {
+struct TimeoutPolicy
+{
     int ncclIbTimeout = 20; // exponent: one ack timeout = 4.096 µs × 2^value; 0 or ≥ 32 = infinite
     int ncclIbRetryCnt = 7;
     TimeNs collectiveTimeoutNs = 600 * kNsPerSec; // PyTorch NCCL default, 10 min

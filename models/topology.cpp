@@ -48,7 +48,10 @@ std::size_t Topology::switchCount() const
     return n;
 }
 
-std::size_t Topology::hcaCount() const { return m_nodes.size() - switchCount(); }
+std::size_t Topology::hcaCount() const
+{
+    return m_nodes.size() - switchCount();
+}
 
 std::string formatGuid(std::uint64_t guid)
 {

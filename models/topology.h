@@ -17,7 +17,8 @@ namespace stallscope {
 
 enum class NodeKind : std::uint8_t { Hca, Switch };
 
-struct FabricNode {
+struct FabricNode
+{
     NodeKind kind = NodeKind::Hca;
     std::uint64_t guid = 0;
     StringId description {}; // node description as ibnetdiscover prints it
@@ -27,13 +28,15 @@ struct FabricNode {
     std::uint16_t portCount = 0;
 };
 
-struct PortRef {
+struct PortRef
+{
     NodeId node {};
     std::uint16_t port = 0;
     friend bool operator==(const PortRef&, const PortRef&) = default;
 };
 
-struct FabricLink {
+struct FabricLink
+{
     PortRef a; // lower tier end (HCA for host links, leaf for leaf-spine links)
     PortRef b;
     std::uint8_t width = 4; // lanes: 1, 2, 4, 8, 12

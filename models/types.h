@@ -25,13 +25,13 @@ enum class NodeId : std::uint32_t {};
 enum class PortId : std::uint32_t {};
 enum class StringId : std::uint32_t {};
 
-template <typename Id>
-constexpr std::uint32_t index(Id id)
+template <typename Id> constexpr std::uint32_t index(Id id)
 {
     return static_cast<std::uint32_t>(id);
 }
 
-struct TimeRange {
+struct TimeRange
+{
     TimeNs start = 0; // inclusive
     TimeNs end = 0; // exclusive
 

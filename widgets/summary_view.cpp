@@ -39,6 +39,9 @@ void SummaryView::setMessage(const QString& message)
     m_body->setPlainText(message);
 }
 
-QString SummaryView::text() const { return m_body->toPlainText(); }
+QString SummaryView::text() const
+{
+    return m_body->toPlainText();
+}
 
 } // namespace stallscope

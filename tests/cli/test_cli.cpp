@@ -17,7 +17,8 @@ using namespace stallscope::test;
 
 namespace {
 
-struct Run {
+struct Run
+{
     int code = -1;
     std::string out;
     std::string err;
@@ -43,7 +44,6 @@ Run runInProcess(const std::vector<std::string>& args)
     return { code, out.str(), err.str() };
 }
 
-
 } // namespace
 
 TEST_CASE("argument parsing is GNU style", "[cli]")
@@ -64,8 +64,8 @@ TEST_CASE("simulate and info work end to end through the real binary", "[cli]")
 {
     TempDir tmp;
     const auto out = tmp.str("b");
-    auto r = runBinary({ "simulate", "--preset", "small", "--duration", "90s", "--fault", "flap:host-leaf:rank=3:at=30s:for=2s",
-        "--out", out });
+    auto r = runBinary({ "simulate", "--preset", "small", "--duration", "90s", "--fault",
+        "flap:host-leaf:rank=3:at=30s:for=2s", "--out", out });
     INFO(r.err);
     REQUIRE(r.code == 0);
     CHECK_THAT(r.out, Catch::Contains("1 stall(s)"));
@@ -91,7 +91,7 @@ TEST_CASE("simulate and info work end to end through the real binary", "[cli]")
     SECTION("same seed, same bytes through the CLI too")
     {
         REQUIRE(runBinary({ "simulate", "--preset", "small", "--duration", "90s", "--fault",
-                    "flap:host-leaf:rank=3:at=30s:for=2s", "--out", tmp.str("b2") })
+                              "flap:host-leaf:rank=3:at=30s:for=2s", "--out", tmp.str("b2") })
                     .code
             == 0);
         CHECK(readFile(tmp.path() / "b" / "collectives.bin") == readFile(tmp.path() / "b2" / "collectives.bin"));

@@ -24,7 +24,10 @@ TEST_CASE("TimeRange basics", "[core]")
 
 TEST_CASE("counter deltas handle saturation and resets", "[core]")
 {
-    SECTION("plain increase") { CHECK(counterDelta(3, 5, 8).increase == 2); }
+    SECTION("plain increase")
+    {
+        CHECK(counterDelta(3, 5, 8).increase == 2);
+    }
     SECTION("8-bit link_downed stuck at 255 is flagged saturated")
     {
         const auto d = counterDelta(254, 255, 8);

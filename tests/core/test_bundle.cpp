@@ -152,7 +152,9 @@ TEST_CASE("a failed save leaves the previous file intact", "[core][bundle]")
     const auto file = tmp.path() / "session.json";
     REQUIRE(writeFileAtomic(file.string(), "old").empty());
     // Inject "disk full": a file-size limit makes write() fail with EFBIG, also for root.
-    struct rlimit saved { };
+    struct rlimit saved
+    {
+    };
     ::getrlimit(RLIMIT_FSIZE, &saved);
     auto* previous = std::signal(SIGXFSZ, SIG_IGN);
     struct rlimit tiny = saved;

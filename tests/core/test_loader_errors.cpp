@@ -7,8 +7,8 @@
 
 #include <catch2/catch.hpp>
 
-#include <filesystem>
 #include <cstring>
+#include <filesystem>
 
 using namespace stallscope;
 using namespace stallscope::test;
@@ -17,7 +17,8 @@ namespace fs = std::filesystem;
 namespace {
 
 // A small valid bundle (binary or JSON Lines) in a temp folder.
-struct Fixture {
+struct Fixture
+{
     TempDir tmp;
     fs::path dir;
     explicit Fixture(ColumnFormat format = ColumnFormat::Binary)
@@ -108,7 +109,8 @@ TEST_CASE("binary collectives errors give the byte offset", "[core][errors]")
         auto bytes = readFile(path);
         writeFile(path, bytes.substr(0, bytes.size() - 100));
         const auto msg = f.load();
-        CHECK_THAT(msg, Catch::Contains("collectives.bin") && Catch::Contains("byte offset") && Catch::Contains("truncated"));
+        CHECK_THAT(
+            msg, Catch::Contains("collectives.bin") && Catch::Contains("byte offset") && Catch::Contains("truncated"));
     }
     SECTION("not a collectives file")
     {
@@ -204,5 +206,6 @@ TEST_CASE("inconsistent but usable input opens with warnings", "[core][errors]")
     auto r = loadBundle(f.dir.string());
     REQUIRE(r.ok());
     REQUIRE_FALSE(r->warnings.empty());
-    CHECK_THAT(r->warnings.front().format(), Catch::Contains("link_events.jsonl:1:") && Catch::Contains("not in the topology"));
+    CHECK_THAT(r->warnings.front().format(),
+        Catch::Contains("link_events.jsonl:1:") && Catch::Contains("not in the topology"));
 }

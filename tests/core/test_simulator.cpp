@@ -70,7 +70,8 @@ TEST_CASE("the simulator is deterministic: same seed, same bytes", "[core][sim]"
     const auto b = simulateOrFail(config);
     REQUIRE(writeBundle(*a.snapshot, tmp.str("a")).empty());
     REQUIRE(writeBundle(*b.snapshot, tmp.str("b")).empty());
-    for (const auto* name : { "manifest.json", "collectives.bin", "counters.bin", "topology.json", "link_events.jsonl" }) {
+    for (const auto* name :
+        { "manifest.json", "collectives.bin", "counters.bin", "topology.json", "link_events.jsonl" }) {
         INFO(name);
         CHECK(readFile(tmp.path() / "a" / name) == readFile(tmp.path() / "b" / name));
     }
@@ -129,7 +130,8 @@ TEST_CASE("a 2 s flap at NCCL_IB_TIMEOUT=20 stretches the collective on every ra
         std::uint64_t downedElsewhere = 0;
         for (const auto& s : snap.counters) {
             const auto& p = snap.counterPorts[s.port];
-            const bool onLink = (p.guid == guidA && p.port == link.a.port) || (p.guid == guidB && p.port == link.b.port);
+            const bool onLink
+                = (p.guid == guidA && p.port == link.a.port) || (p.guid == guidB && p.port == link.b.port);
             if (!onLink && s.kind == CounterKind::LinkDowned) {
                 downedElsewhere += s.value(s.size() - 1) - s.value(0);
             }
