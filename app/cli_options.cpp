@@ -7,7 +7,7 @@ namespace stallscope::cli {
 
 const std::vector<std::string>& subcommands()
 {
-    static const std::vector<std::string> names = { "simulate", "info" };
+    static const std::vector<std::string> names = { "simulate", "info", "analyze" };
     return names;
 }
 

@@ -15,6 +15,7 @@ std::string mainUsage()
            "Commands:\n"
            "  simulate   generate a simulated incident bundle (with truth.json)\n"
            "  info       print what a bundle holds and how long it took to load\n"
+           "  analyze    find stalls, hangs and stragglers; name the link or rank; price each incident\n"
            "\n"
            "Run 'stallscope COMMAND --help' for a command's options.\n"
            "Exit codes: 0 ok, 1 bad input, 2 usage error.\n";
@@ -28,6 +29,9 @@ int runSubcommand(const std::vector<std::string>& args, std::ostream& out, std::
     const std::vector<std::string> rest(args.begin() + 1, args.end());
     if (args[0] == "simulate") {
         return runSimulate(rest, out, err);
+    }
+    if (args[0] == "analyze") {
+        return runAnalyze(rest, out, err);
     }
     if (args[0] == "info") {
         return runInfo(rest, out, err);

@@ -4,6 +4,7 @@
 // Configuration of the flap simulator: fabric shape, job shape, faults, timeout policy, presets.
 
 #include "result.h"
+#include "time_format.h"
 #include "timeout_policy.h"
 #include "types.h"
 
@@ -64,7 +65,6 @@ std::vector<std::string> presetNames();
 
 // "2s", "500ms", "1.5h", "250us", "10ns", "90" (seconds). nullopt when malformed.
 std::optional<TimeNs> parseDuration(const std::string& text);
-std::string formatDuration(TimeNs ns); // "2s", "1h05m00s", "4.295s"
 
 // Parses a --fault argument, e.g. "flap:host-leaf:rank=37:at=5m:for=2s:every=1h",
 // "flap:leaf-spine:leaf=3:spine=5:at=5m:for=2s:ar=off", "dead-rank:rank=17:at=5m",

@@ -191,7 +191,8 @@ private:
             std::uint64_t flaps = 0, syms = 0;
             double discardSecs = 0;
             for (const auto* o : outages) {
-                downInInterval += overlap(prevT, t, o->downNs, o->trafficUpNs);
+                // The link carries nothing while physically down, even when AR moved the flows elsewhere.
+                downInInterval += overlap(prevT, t, o->downNs, o->upNs);
                 flaps += o->downNs <= t;
                 discardSecs += double(overlap(m_c.startNs, t, o->downNs, o->upNs)) / 1e9;
                 const auto burst = 3 + mix(seed ^ std::uint64_t(o->downNs)) % 6; // symbol errors in the 10 s before

@@ -22,6 +22,24 @@ std::string formatUtc(TimeNs t)
     return buf;
 }
 
+std::string formatDuration(TimeNs ns)
+{
+    char buf[64];
+    const bool neg = ns < 0;
+    const auto a = neg ? -ns : ns;
+    if (a >= 3600 * kNsPerSec) {
+        std::snprintf(buf, sizeof buf, "%s%lldh%02lldm%02llds", neg ? "-" : "", (long long)(a / (3600 * kNsPerSec)),
+            (long long)(a / (60 * kNsPerSec) % 60), (long long)(a / kNsPerSec % 60));
+    } else if (a >= kNsPerSec) {
+        std::snprintf(buf, sizeof buf, "%s%.3gs", neg ? "-" : "", double(a) / 1e9);
+    } else if (a >= kNsPerMs) {
+        std::snprintf(buf, sizeof buf, "%s%.3gms", neg ? "-" : "", double(a) / 1e6);
+    } else {
+        std::snprintf(buf, sizeof buf, "%s%.3gus", neg ? "-" : "", double(a) / 1e3);
+    }
+    return buf;
+}
+
 std::string formatSince(TimeNs t, TimeNs origin)
 {
     TimeNs d = t - origin;

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: MIT
+#include "cli_options.h"
+#include "commands.h"
+
+#include "analysis.h"
+#include "bundle_reader.h"
+#include "sim_config.h"
+
+#include <ostream>
+
+namespace stallscope::cli {
+
+namespace {
+const std::vector<OptionSpec> kSpecs = {
+    { "json", false, "print the analysis as JSON (schema stallscope.analysis/1, docs/analysis-format.md)" },
+    { "quorum", true, "share of a group's ranks inside one collective for a job-wide stall (default 0.9)" },
+    { "stall-factor", true, "a stall lasts this many times the collective's robust baseline (default 5)" },
+    { "health-check", true, "length of the periodic health check, e.g. 60s (default 60s)" },
+    { "health-check-every", true, "cadence of the health check, e.g. 6h (default 6h)" },
+};
+
+std::string usage()
+{
+    std::string s = "Usage: stallscope analyze BUNDLE [--json] [OPTIONS]\n"
+                    "Finds every job-wide stall, hang and straggler, names the link (or rank) behind each with its\n"
+                    "evidence, and prices each incident against the timeout policy.\n\nOptions:\n";
+    for (const auto& o : kSpecs) {
+        std::string name = "  --" + o.name + (o.takesValue ? " V" : "");
+        name.resize(26, ' ');
+        s += name + o.help + '\n';
+    }
+    return s + "\nExit codes: 0 the analysis ran (with or without incidents), 1 bad input, 2 usage error.\n";
+}
+
+std::string applyOptions(const ParsedArgs& a, AnalysisOptions& o)
+{
+    auto last = [&](const char* name) -> const std::string* {
+        auto it = a.options.find(name);
+        return it == a.options.end() ? nullptr : &it->second.back();
+    };
+    try {
+        if (auto v = last("quorum")) {
+            o.quorum = std::stod(*v);
+        }
+        if (auto v = last("stall-factor")) {
+            o.stallFactor = std::stod(*v);
+        }
+    } catch (...) {
+        return "--quorum and --stall-factor take numbers";
+    }
+    if (!(o.quorum > 0 && o.quorum <= 1) || !(o.stallFactor > 1)) {
+        return "--quorum must be in (0, 1] and --stall-factor above 1";
+    }
+    for (auto [name, field] : { std::pair { "health-check", &o.healthCheckNs }, std::pair { "health-check-every", &o.healthCheckEveryNs } }) {
+        if (auto v = last(name)) {
+            auto d = parseDuration(*v);
+            if (!d || *d <= 0) {
+                return std::string("--") + name + ": expected a duration like 60s or 6h";
+            }
+            *field = *d;
+        }
+    }
+    return {};
+}
+} // namespace
+
+int runAnalyze(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
+{
+    const auto parsed = parseArgs(args, kSpecs);
+    if (parsed.help) {
+        out << usage();
+        return kExitOk;
+    }
+    AnalysisOptions options;
+    std::string bad = parsed.error;
+    if (bad.empty() && parsed.positional.size() != 1) {
+        bad = "expected exactly one BUNDLE";
+    }
+    if (bad.empty()) {
+        bad = applyOptions(parsed, options);
+    }
+    if (!bad.empty()) {
+        err << "stallscope analyze: " << bad << "\n" << usage();
+        return kExitUsage;
+    }
+    auto loaded = loadBundle(parsed.positional[0]);
+    if (!loaded) {
+        err << "stallscope analyze: " << loaded.error().format() << '\n';
+        return kExitBadInput;
+    }
+    for (const auto& w : loaded->warnings) {
+        err << "warning: " << w.format() << '\n';
+    }
+    const auto& snap = *loaded->snapshot;
+    const auto result = analyze(snap, options);
+    out << (parsed.options.count("json") ? analysisJson(snap, result) : analysisText(snap, result));
+    return kExitOk;
+}
+
+} // namespace stallscope::cli
