@@ -41,6 +41,7 @@ const std::vector<OptionSpec> kSpecs = {
     { "collective-timeout", true, "PyTorch collective timeout (default 10m)" },
     { "checkpoint-interval", true, "checkpoint interval (default 30m)" },
     { "restart-time", true, "time to restart the job after a crash (default 10m)" },
+    { "link-events", true, "on | off: write the subnet manager's link events (default on)" },
     { "fault", true, "a fault, repeatable; replaces the preset's faults (see below)" },
     { "no-faults", false, "remove the preset's faults" },
 };
@@ -133,6 +134,12 @@ std::string applyFlags(const ParsedArgs& a, SimConfig& c)
             return "--start: expected Unix-epoch seconds";
         }
         c.startNs = secs * kNsPerSec;
+    }
+    if (auto v = last("link-events")) {
+        if (*v != "on" && *v != "off") {
+            return "--link-events: expected on or off";
+        }
+        c.linkEvents = *v == "on";
     }
     if (auto v = last("job-name")) {
         c.jobName = *v;

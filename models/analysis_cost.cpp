@@ -56,6 +56,12 @@ void priceIncident(const JobSnapshot& snap, Incident& inc)
     if (inc.culprit && inc.culprit->downNs != kNoTime && inc.culprit->upNs != kNoTime) {
         p.outageNs = inc.culprit->upNs - inc.culprit->downNs;
         p.outageSource = "link events";
+        if (!inc.jobCrashed && !policy.infiniteRetry() && p.outageNs > policy.retryBudgetNs()) {
+            // The link stayed down past the budget yet nothing failed: the fabric rerouted the traffic, and
+            // what the job saw was the stall.
+            p.outageNs = inc.endNs - inc.startNs;
+            p.outageSource = "stall duration: the link stayed down longer, but the fabric rerouted around it";
+        }
     } else if (inc.kind == IncidentKind::LinkFlap && !inc.jobCrashed) {
         p.outageNs = inc.endNs - inc.startNs;
         p.outageSource = "stall duration (upper bound)";

@@ -158,8 +158,8 @@ std::vector<Incident> findStalls(
         inc.jobDiedNs = gaveUp ? m.lastGiveUpNs : kNoTime;
         inc.missingRanks = missingRanks(snap, m);
         inc.firstFailedRanks = failedRanks(snap, m);
-        inc.ranksAffected = static_cast<std::uint32_t>(groupSize);
-        inc.gpuSecondsLost = double(groupSize) * double(inc.endNs - inc.startNs) / 1e9;
+        inc.ranksAffected = m.entered; // every rank stuck inside it; missing ranks are listed apart
+        inc.gpuSecondsLost = double(m.entered) * double(inc.endNs - inc.startNs) / 1e9;
         out.push_back(std::move(inc));
     }
     // One outage can stretch back-to-back collectives: merge stalls that touch.

@@ -104,7 +104,9 @@ public:
         for (std::uint32_t p = 0; p < m_ports.size(); ++p) {
             buildPort(p);
         }
-        buildEvents();
+        if (m_c.linkEvents) {
+            buildEvents();
+        }
     }
 
 private:

@@ -81,7 +81,8 @@ std::string truthToJson(const SimConfig& c, const SimResult& result)
     ordered_json stalls = ordered_json::array();
     for (const auto& s : result.stalls) {
         stalls.push_back({ { "start_ns", s.startNs }, { "end_ns", s.endNs }, { "duration_ns", s.endNs - s.startNs },
-            { "ranks_affected", s.ranksAffected }, { "fault", s.fault },
+            { "ranks_affected", s.ranksAffected },
+            { "gpu_seconds_lost", double(s.endNs - s.startNs) / 1e9 * s.ranksAffected }, { "fault", s.fault },
             { "pg", snap.str(snap.groups.at(s.group).name) }, { "seq", s.seq }, { "op", std::string(toString(s.op)) },
             { "bytes", s.bytes }, { "outcome", s.crashed ? "crashed" : "stretched" } });
     }

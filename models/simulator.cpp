@@ -59,6 +59,7 @@ private:
     std::vector<std::uint16_t> m_shapeOf; // per collective index within a step
     SimResult m_result;
     TimeNs m_endNs = 0;
+    TimeNs m_lastGiveUpNs = 0;
 };
 
 double JobSim::opFactor(CollectiveOp op) const
@@ -212,7 +213,8 @@ void JobSim::recordHang(std::uint64_t step, std::uint32_t c0, const std::vector<
         }
         crash = std::max(crash, death);
     }
-    m_result.crashNs = crash + kDetectNs;
+    m_lastGiveUpNs = crash; // the last rank gave up (timed out or failed)
+    m_result.crashNs = crash + kDetectNs; // the job is gone once the watchdogs tore it down
 }
 
 Result<SimResult, std::string> JobSim::run()
@@ -305,7 +307,7 @@ Result<SimResult, std::string> JobSim::run()
                     entered += enq[r * C + c] != kNoTime;
                 }
                 recordHang(k, c, enq, st, seq, std::vector<bool>(m_n, false), 0);
-                m_result.stalls.push_back({ gs, *m_result.crashNs, entered - (diesInside ? 1 : 0),
+                m_result.stalls.push_back({ gs, m_lastGiveUpNs, entered - (diesInside ? 1 : 0),
                     static_cast<std::uint32_t>(m_c.faults.size()), 0, seq + c, shape.op, shape.bytes, true });
                 for (std::uint32_t i = 0; i < m_c.faults.size(); ++i) {
                     if (m_c.faults[i].kind == FaultKind::DeadRank) {
@@ -324,7 +326,7 @@ Result<SimResult, std::string> JobSim::run()
                     m_result.failedRanks.push_back(r);
                 }
                 recordHang(k, c, enq, st, seq, failed, out.failNs + kDetectNs / 4);
-                m_result.stalls.back().endNs = *m_result.crashNs;
+                m_result.stalls.back().endNs = m_lastGiveUpNs;
                 m_result.stalls.back().ranksAffected = m_n;
                 break;
             }
@@ -353,6 +355,7 @@ Result<SimResult, std::string> JobSim::run()
     std::vector<std::uint32_t> seriesTimeBlock;
     buildCounters(inputs, snap, *m_owned, seriesTimeBlock);
     attachOwnedColumns(snap, m_owned, seriesTimeBlock);
+    resolveJoins(snap); // as a loaded bundle would have them
     m_result.snapshot = m_snap;
     return std::move(m_result);
 }

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: MIT
+// Analysis pieces: counter windows across saturation and resets, policy verdicts, output formats.
+#include "analysis.h"
+#include "analysis_internal.h"
+#include "test_support.h"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+using namespace stallscope;
+using namespace stallscope::test;
+
+namespace {
+
+CounterSeries series(const std::vector<TimeNs>& t, const std::vector<std::uint8_t>& v)
+{
+    CounterSeries s;
+    s.bits = 8;
+    s.storageBytes = 1;
+    s.timesNs = t;
+    s.values = v.data();
+    return s;
+}
+
+} // namespace
+
+TEST_CASE("counter increases over a window handle resets and saturation", "[core][analysis]")
+{
+    const std::vector<TimeNs> t = { 0, 10, 20, 30, 40, 50 };
+    SECTION("a plain +1 in the sample (10, 20]")
+    {
+        const std::vector<std::uint8_t> v = { 3, 3, 4, 4, 4, 4 };
+        const auto w = analysis::increaseIn(series(t, v), 12, 18);
+        CHECK(w.increase == 1);
+        CHECK(w.firstFrom == 10);
+        CHECK(w.firstTo == 20);
+    }
+    SECTION("a reset to 0 then +1 counts as +1, not as a wrap")
+    {
+        const std::vector<std::uint8_t> v = { 200, 200, 1, 1, 1, 1 };
+        const auto w = analysis::increaseIn(series(t, v), 0, 50);
+        CHECK(w.increase == 1);
+        CHECK(w.reset);
+    }
+    SECTION("stuck at 255: no visible increase, flagged saturated")
+    {
+        const std::vector<std::uint8_t> v = { 255, 255, 255, 255, 255, 255 };
+        const auto w = analysis::increaseIn(series(t, v), 0, 50);
+        CHECK(w.increase == 0);
+        CHECK(w.saturated);
+    }
+    SECTION("a window outside the data")
+    {
+        const std::vector<std::uint8_t> v = { 1, 2, 3, 4, 5, 6 };
+        CHECK(analysis::increaseIn(series(t, v), 100, 200).increase == 0);
+    }
+}
+
+TEST_CASE("a flap under the budget is priced as a stall, over it as a crash", "[core][analysis]")
+{
+    auto c = tinyConfig();
+    const auto sim = simulateOrFail(c);
+    const auto r = analyze(*sim.snapshot);
+    REQUIRE(r.incidents.size() == 1);
+    const auto& inc = r.incidents[0];
+    CHECK(inc.number == 1);
+    CHECK(inc.kind == IncidentKind::LinkFlap);
+    CHECK(inc.policy.outageSource == "link events");
+    CHECK(std::llabs(inc.policy.outageNs - 2 * kNsPerSec) < 10 * kNsPerMs);
+    CHECK(inc.policy.underBudget);
+    CHECK(inc.policy.crashGpuSeconds == 0);
+    CHECK(inc.policy.costPerDayIfHourlyGpuHours == Approx(inc.policy.totalGpuSeconds * 24 / 3600));
+    // What-if: the same 2 s outage crashes at NCCL_IB_TIMEOUT=14 (0.47 s budget) and stalls at 20.
+    bool crashAt14 = false, stallAt20 = false;
+    for (const auto& row : inc.policy.whatIf) {
+        if (row.outageNs == inc.policy.outageNs) {
+            crashAt14 = crashAt14 || (row.ncclIbTimeout == 14 && row.crash);
+            stallAt20 = stallAt20 || (row.ncclIbTimeout == 20 && !row.crash && row.stallNs == 4096LL << 20);
+        }
+    }
+    CHECK(crashAt14);
+    CHECK(stallAt20);
+    CHECK(r.whyPassed.applicable);
+    CHECK(r.whyPassed.chancePerCheck == Approx(62.0 / 3600).epsilon(0.01));
+    CHECK(r.whyPassed.dipRawPercent > 90);
+    CHECK(r.whyPassed.dip1MinPercent > 1);
+    CHECK(r.whyPassed.dip1MinPercent < 20);
+
+    c.faults[0].durationNs = 45 * kNsPerSec;
+    c.durationNs = 14 * 60 * kNsPerSec;
+    const auto crash = analyze(*simulateOrFail(c).snapshot);
+    REQUIRE(crash.incidents.size() == 1);
+    const auto& ci = crash.incidents[0];
+    CHECK(ci.jobCrashed);
+    CHECK_FALSE(ci.policy.underBudget);
+    CHECK(ci.policy.crashGpuSeconds > 0);
+    CHECK(ci.firstFailedRanks.size() == 3);
+    CHECK(ci.suspectRanks == ci.firstFailedRanks);
+}
+
+TEST_CASE("analysis output: text for people, versioned JSON", "[core][analysis]")
+{
+    const auto sim = simulateOrFail(tinyConfig());
+    const auto& snap = *sim.snapshot;
+    const auto r = analyze(snap);
+    const auto text = analysisText(snap, r);
+    CHECK_THAT(text, Catch::Contains("1 incident(s)") && Catch::Contains("link_flap") && Catch::Contains("gpu-a004 mlx5_5")
+            && Catch::Contains("Why nothing caught it"));
+    const auto j = nlohmann::json::parse(analysisJson(snap, r));
+    CHECK(j["schema"] == "stallscope.analysis/1");
+    const auto& inc = j["incidents"][0];
+    for (const char* key : { "kind", "start_ns", "end_ns", "ranks_affected", "collective", "culprit_link", "suspect_ranks",
+             "gpu_seconds_lost", "job_crashed", "outage_ns", "retry_budget_ns", "under_budget" }) {
+        INFO(key);
+        CHECK(inc.contains(key));
+    }
+    CHECK(inc["collective"]["op"] == "all_reduce");
+    CHECK(inc["culprit_link"]["endpoints"][0]["node"] == "gpu-a004 mlx5_5");
+    CHECK(inc["culprit_link"]["endpoints"][1]["node"] == "leaf-r5");
+    CHECK_FALSE(inc["culprit_link"]["evidence"].empty());
+    // Deterministic: the same input gives the same JSON (but for the timing field).
+    auto again = nlohmann::json::parse(analysisJson(snap, analyze(snap)));
+    auto first = j;
+    first.erase("seconds");
+    again.erase("seconds");
+    CHECK(first == again);
+}
+
+TEST_CASE("a healthy job has no incidents", "[core][analysis]")
+{
+    auto c = tinyConfig();
+    c.faults.clear();
+    const auto sim = simulateOrFail(c);
+    const auto r = analyze(*sim.snapshot);
+    CHECK(r.incidents.empty());
+    CHECK_FALSE(r.whyPassed.applicable);
+    CHECK(r.collectives.size() == sim.snapshot->collectives[0].size());
+}

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: MIT
+// Accuracy of the analysis against the simulator's truth over a matrix of seeded scenarios (#3):
+// the culprit link is top-ranked in >= 95 % of flap scenarios that stalled; no link is blamed for a dead
+// rank or a straggler; stall bounds within max(one sample interval, 10 ms); GPU-seconds within 5 %.
+#include "analysis.h"
+#include "test_support.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <sstream>
+
+using namespace stallscope;
+using namespace stallscope::test;
+
+namespace {
+
+struct Scenario {
+    std::string name;
+    SimConfig config;
+};
+
+SimConfig base(std::uint64_t seed, std::uint32_t hosts, TimeNs duration, TimeNs sample, bool events)
+{
+    auto c = *presetConfig("small");
+    c.seed = seed;
+    c.hosts = hosts;
+    c.durationNs = duration;
+    c.counterIntervalNs = sample;
+    c.linkEvents = events;
+    c.faults.clear();
+    return c;
+}
+
+std::vector<Scenario> flapScenarios()
+{
+    std::vector<Scenario> out;
+    std::uint64_t seed = 100;
+    const TimeNs samples[] = { kNsPerSec, 10 * kNsPerSec, 30 * kNsPerSec };
+    // Host-to-leaf flaps from 0.5 s to 60 s (over the ~30 s retry budget the job crashes).
+    const char* hostFlaps[] = { "500ms", "1s", "2s", "3s", "5s", "10s", "20s", "45s", "60s" };
+    for (std::size_t i = 0; i < std::size(hostFlaps); ++i) {
+        const TimeNs sample = samples[i % 3];
+        const bool long_ = *parseDuration(hostFlaps[i]) > 30 * kNsPerSec;
+        auto c = base(++seed, 8, (long_ ? 14 : 4) * 60 * kNsPerSec, sample, i % 2 == 0);
+        const auto rank = std::to_string((i * 13 + 5) % 64);
+        c.faults = { parseFaultSpec("flap:host-leaf:rank=" + rank + ":at=150s:for=" + hostFlaps[i]).value() };
+        out.push_back({ std::string("host-leaf ") + hostFlaps[i] + " rank " + rank, c });
+    }
+    // Repeated flaps of one link, and a flap at a 1 s sample with counters only.
+    {
+        auto c = base(++seed, 8, 10 * 60 * kNsPerSec, kNsPerSec, false);
+        c.faults = { parseFaultSpec("flap:host-leaf:rank=9:at=100s:for=2s:every=150s").value() };
+        out.push_back({ "host-leaf 2s every 150s, counters only", c });
+    }
+    // Leaf-to-spine flaps with and without adaptive routing.
+    const char* uplinkFlaps[] = { "500ms", "2s", "10s", "60s" };
+    for (std::size_t i = 0; i < std::size(uplinkFlaps); ++i) {
+        for (const bool ar : { true, false }) {
+            auto c = base(++seed, 8, 4 * 60 * kNsPerSec, samples[(i + ar) % 3], (i + ar) % 2 == 0);
+            c.faults = { parseFaultSpec("flap:leaf-spine:leaf=" + std::to_string(i % 8) + ":spine=" + std::to_string((i + 1) % 4)
+                + ":at=150s:for=" + uplinkFlaps[i] + ":ar=" + (ar ? "on" : "off"))
+                             .value() };
+            out.push_back({ std::string("leaf-spine ") + uplinkFlaps[i] + (ar ? " AR" : " no AR"), c });
+        }
+    }
+    // The same host flap under other timeout policies (under and over budget).
+    for (const int t : { 16, 18, 22 }) {
+        auto c = base(++seed, 8, 14 * 60 * kNsPerSec, kNsPerSec, true);
+        c.policy.ncclIbTimeout = t;
+        c.faults = { parseFaultSpec("flap:host-leaf:rank=20:at=150s:for=5s").value() };
+        out.push_back({ "host-leaf 5s, NCCL_IB_TIMEOUT=" + std::to_string(t), c });
+    }
+    // 1,024 ranks: fewer cases, to keep the suite fast.
+    for (const char* spec : { "flap:host-leaf:rank=777:at=60s:for=2s", "flap:leaf-spine:leaf=5:spine=6:at=60s:for=5s:ar=off" }) {
+        auto c = base(++seed, 128, 150 * kNsPerSec, kNsPerSec, true);
+        c.spines = 8;
+        c.faults = { parseFaultSpec(spec).value() };
+        out.push_back({ std::string("1024 ranks ") + spec, c });
+    }
+    return out;
+}
+
+std::vector<Scenario> rankScenarios()
+{
+    std::vector<Scenario> out;
+    std::uint64_t seed = 500;
+    for (const char* spec : { "dead-rank:rank=21:at=90s", "dead-rank:rank=63:at=200s", "dead-rank:rank=0:at=31s" }) {
+        auto c = base(++seed, 8, 15 * 60 * kNsPerSec, kNsPerSec, true);
+        c.faults = { parseFaultSpec(spec).value() };
+        out.push_back({ spec, c });
+    }
+    for (const char* spec : { "slow-rank:rank=9:at=30s:factor=1.3", "slow-rank:rank=50:at=60s:factor=1.1",
+             "slow-rank:rank=2:at=10s:factor=2" }) {
+        auto c = base(++seed, 8, 4 * 60 * kNsPerSec, 10 * kNsPerSec, true);
+        c.faults = { parseFaultSpec(spec).value() };
+        out.push_back({ spec, c });
+    }
+    {
+        auto c = base(++seed, 128, 150 * kNsPerSec, kNsPerSec, true);
+        c.spines = 8;
+        c.faults = { parseFaultSpec("dead-rank:rank=600:at=60s").value() };
+        out.push_back({ "1024 ranks dead-rank:rank=600", c });
+    }
+    return out;
+}
+
+const Incident* matching(const AnalysisResult& r, const SimStall& s, TimeNs tol)
+{
+    for (const auto& inc : r.incidents) {
+        if (std::llabs(inc.startNs - s.startNs) <= tol) {
+            return &inc;
+        }
+    }
+    return nullptr;
+}
+
+} // namespace
+
+TEST_CASE("analysis names the flapped link, its bounds and its cost", "[core][analysis][accuracy]")
+{
+    const auto scenarios = flapScenarios();
+    REQUIRE(scenarios.size() + rankScenarios().size() >= 30);
+    int stalls = 0, named = 0;
+    std::ostringstream misses;
+    for (const auto& sc : scenarios) {
+        INFO(sc.name);
+        const auto sim = simulateOrFail(sc.config);
+        const auto& snap = *sim.snapshot;
+        const auto result = analyze(snap);
+        const TimeNs tol = std::max(sc.config.counterIntervalNs, 10 * kNsPerMs);
+        for (const auto& s : sim.stalls) {
+            if (s.endNs - s.startNs < 50 * kNsPerMs) {
+                continue; // a rerouting blip shorter than the stall definition (5x baseline and +20 ms)
+            }
+            ++stalls;
+            const auto* inc = matching(result, s, tol);
+            REQUIRE(inc != nullptr);
+            CHECK(std::llabs(inc->endNs - s.endNs) <= tol);
+            const double truthGpuSeconds = double(s.endNs - s.startNs) / 1e9 * s.ranksAffected;
+            CHECK(std::abs(inc->gpuSecondsLost - truthGpuSeconds) <= 0.05 * truthGpuSeconds);
+            CHECK(inc->jobCrashed == s.crashed);
+            const auto& link = snap.topology.link(sim.outages.at(0).link);
+            const auto guidA = snap.topology.node(link.a.node).guid;
+            if (inc->culprit && inc->culprit->a.guid == guidA && inc->culprit->a.port == link.a.port) {
+                ++named;
+            } else {
+                misses << sc.name << "; ";
+            }
+        }
+        // Every incident is a real stall: nothing invented.
+        for (const auto& inc : result.incidents) {
+            bool real = false;
+            for (const auto& s : sim.stalls) {
+                real = real || std::llabs(inc.startNs - s.startNs) <= tol;
+            }
+            CHECK(real);
+        }
+    }
+    INFO("culprit named in " << named << " of " << stalls << " stalls; missed: " << misses.str());
+    CHECK(stalls >= 20);
+    CHECK(double(named) >= 0.95 * double(stalls));
+}
+
+TEST_CASE("analysis never blames a link for a dead or slow rank", "[core][analysis][accuracy]")
+{
+    for (const auto& sc : rankScenarios()) {
+        INFO(sc.name);
+        const auto sim = simulateOrFail(sc.config);
+        const auto result = analyze(*sim.snapshot);
+        REQUIRE_FALSE(result.incidents.empty());
+        const auto& fault = sc.config.faults[0];
+        for (const auto& inc : result.incidents) {
+            CHECK_FALSE(inc.culprit.has_value());
+            CHECK(inc.kind != IncidentKind::LinkFlap);
+            REQUIRE_FALSE(inc.suspectRanks.empty());
+            CHECK(inc.suspectRanks.front() == fault.rank);
+        }
+        if (fault.kind == FaultKind::DeadRank) {
+            REQUIRE(result.incidents.size() == 1);
+            const auto& inc = result.incidents[0];
+            REQUIRE(sim.stalls.size() == 1);
+            CHECK(inc.jobCrashed);
+            CHECK(std::llabs(inc.startNs - sim.stalls[0].startNs) <= sc.config.counterIntervalNs);
+            const double truthGpuSeconds = double(sim.stalls[0].endNs - sim.stalls[0].startNs) / 1e9 * sim.stalls[0].ranksAffected;
+            CHECK(std::abs(inc.gpuSecondsLost - truthGpuSeconds) <= 0.05 * truthGpuSeconds);
+        } else {
+            for (const auto& inc : result.incidents) {
+                CHECK(inc.kind == IncidentKind::Straggler);
+            }
+        }
+    }
+}
