@@ -7,6 +7,7 @@
 // Without STALLSCOPE_BENCH_BUNDLE the load benchmarks use a bundle generated once into
 // $TMPDIR/stallscope-bench-hour (the bench-hour preset: 1,024 ranks × 1 h × 10 collectives/s).
 // Load runs are warm (the bundle is in the page cache): that is what a user re-opening a bundle sees.
+#include "analysis.h"
 #include "bundle_reader.h"
 #include "bundle_writer.h"
 #include "mapped_file.h"
@@ -129,6 +130,40 @@ void BM_FreshMemoryFloor(benchmark::State& state)
     state.counters["MB"] = double(bytes) / 1e6;
 }
 BENCHMARK(BM_FreshMemoryFloor)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
+
+// Full analysis of the bench-hour bundle (issue #3 target: <= 2 s for ~37 M records).
+void BM_AnalyzeBenchHour(benchmark::State& state)
+{
+    auto loaded = loadBundle(benchBundle());
+    if (!loaded) {
+        state.SkipWithError(loaded.error().format().c_str());
+        return;
+    }
+    std::size_t incidents = 0;
+    for (auto _ : state) {
+        const auto r = analyze(*loaded->snapshot);
+        incidents = r.incidents.size();
+    }
+    state.counters["records_M"] = double(loaded->snapshot->collectiveCount()) / 1e6;
+    state.counters["incidents"] = double(incidents);
+    state.SetItemsProcessed(static_cast<std::int64_t>(loaded->snapshot->collectiveCount() * state.iterations()));
+}
+BENCHMARK(BM_AnalyzeBenchHour)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
+
+// Linearity: the same job shape for 15, 30 and 60 minutes, simulated in memory (not timed).
+void BM_AnalyzeScaling(benchmark::State& state)
+{
+    auto c = *presetConfig("bench-hour");
+    c.durationNs = state.range(0) * 60 * kNsPerSec;
+    NullProgress none;
+    auto sim = simulate(c, none);
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(analyze(*sim->snapshot).incidents.size());
+    }
+    state.counters["records_M"] = double(sim->snapshot->collectiveCount()) / 1e6;
+    state.SetItemsProcessed(static_cast<std::int64_t>(sim->snapshot->collectiveCount() * state.iterations()));
+}
+BENCHMARK(BM_AnalyzeScaling)->Arg(15)->Arg(30)->Arg(60)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(2);
 
 } // namespace
 
