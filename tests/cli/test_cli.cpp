@@ -117,3 +117,37 @@ TEST_CASE("exit codes: 0 ok, 1 bad input, 2 usage", "[cli]")
     CHECK(runBinary({ "--no-such-flag" }).code == 2);
     CHECK(runBinary({ "info" }).code == 2);
 }
+
+TEST_CASE("analyze: text, JSON and exit codes through the real binary", "[cli]")
+{
+    TempDir tmp;
+    const auto out = tmp.str("b");
+    REQUIRE(runBinary({ "simulate", "--duration", "3m", "--fault", "flap:host-leaf:rank=12:at=60s:for=2s", "--out", out }).code
+        == 0);
+    auto r = runBinary({ "analyze", out });
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    CHECK_THAT(r.out, Catch::Contains("1 incident(s)") && Catch::Contains("gpu-a001 mlx5_4") && Catch::Contains("leaf-r4"));
+    r = runBinary({ "analyze", out, "--json", "--health-check", "120s", "--health-check-every", "1h" });
+    REQUIRE(r.code == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    CHECK(j["schema"] == "stallscope.analysis/1");
+    REQUIRE(j["incidents"].size() == 1);
+    CHECK(j["incidents"][0]["kind"] == "link_flap");
+    CHECK(j["incidents"][0]["under_budget"] == true);
+    CHECK(j["why_passed"]["health_check_ns"] == 120 * kNsPerSec);
+
+    // A healthy job: exit 0 and no incidents.
+    REQUIRE(runBinary({ "simulate", "--duration", "1m", "--no-faults", "--out", tmp.str("ok") }).code == 0);
+    r = runBinary({ "analyze", tmp.str("ok"), "--json" });
+    CHECK(r.code == 0);
+    CHECK(nlohmann::json::parse(r.out)["incidents"].empty());
+
+    // Bad input names the file; usage errors are 2.
+    writeFile(tmp.path() / "b" / "manifest.json", "{\n  \"format\": oops\n}\n");
+    r = runBinary({ "analyze", out });
+    CHECK(r.code == 1);
+    CHECK_THAT(r.err, Catch::Contains("manifest.json:2"));
+    CHECK(runBinary({ "analyze" }).code == 2);
+    CHECK(runBinary({ "analyze", out, "--stall-factor", "0.5" }).code == 2);
+}
