@@ -51,7 +51,8 @@ std::string applyOptions(const ParsedArgs& a, AnalysisOptions& o)
     if (!(o.quorum > 0 && o.quorum <= 1) || !(o.stallFactor > 1)) {
         return "--quorum must be in (0, 1] and --stall-factor above 1";
     }
-    for (auto [name, field] : { std::pair { "health-check", &o.healthCheckNs }, std::pair { "health-check-every", &o.healthCheckEveryNs } }) {
+    for (auto [name, field] :
+        { std::pair { "health-check", &o.healthCheckNs }, std::pair { "health-check-every", &o.healthCheckEveryNs } }) {
         if (auto v = last(name)) {
             auto d = parseDuration(*v);
             if (!d || *d <= 0) {

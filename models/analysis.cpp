@@ -46,8 +46,9 @@ std::string rankList(const std::vector<std::uint32_t>& ranks, std::size_t max = 
 void classify(const JobSnapshot& snap, Incident& inc)
 {
     if (inc.kind == IncidentKind::Straggler) {
-        inc.summary = "rank " + std::to_string(inc.suspectRanks.front()) + " (" + snap.str(snap.ranks[inc.suspectRanks.front()].host)
-            + ") arrives last, by " + formatDuration(inc.stragglerLeadNs) + " (median); no link implicated";
+        inc.summary = "rank " + std::to_string(inc.suspectRanks.front()) + " ("
+            + snap.str(snap.ranks[inc.suspectRanks.front()].host) + ") arrives last, by "
+            + formatDuration(inc.stragglerLeadNs) + " (median); no link implicated";
         return;
     }
     if (inc.culprit) {
@@ -71,7 +72,7 @@ void classify(const JobSnapshot& snap, Incident& inc)
         return;
     }
     inc.summary = inc.kind == IncidentKind::Hang ? "no link implicated; every rank entered and none completed"
-                                                  : "no link implicated; the collective stretched on every rank";
+                                                 : "no link implicated; the collective stretched on every rank";
 }
 
 } // namespace
@@ -94,8 +95,8 @@ AnalysisResult analyze(const JobSnapshot& snap, const AnalysisOptions& options, 
         attributeToFabric(fabric, out.incidents[i]);
         progress.report("Attributing to the fabric", i + 1, out.incidents.size());
     }
-    out.incidents.insert(out.incidents.end(), std::make_move_iterator(stragglers.begin()),
-        std::make_move_iterator(stragglers.end()));
+    out.incidents.insert(
+        out.incidents.end(), std::make_move_iterator(stragglers.begin()), std::make_move_iterator(stragglers.end()));
     std::stable_sort(out.incidents.begin(), out.incidents.end(),
         [](const Incident& a, const Incident& b) { return a.startNs < b.startNs; });
     for (std::size_t i = 0; i < out.incidents.size(); ++i) {

@@ -16,7 +16,8 @@
 
 namespace stallscope {
 
-struct AnalysisOptions {
+struct AnalysisOptions
+{
     double quorum = 0.9; // share of a group's ranks inside the same collective for a job-wide stall
     double stallFactor = 5.0; // "far longer": this many times the robust baseline of the same shape
     TimeNs minStallNs = 20 * kNsPerMs; // and at least this much longer than the baseline (ignores jitter)
@@ -26,7 +27,8 @@ struct AnalysisOptions {
 };
 
 // Cross-rank view of one collective (group, seq).
-struct CollectiveMatch {
+struct CollectiveMatch
+{
     std::uint16_t group = 0;
     std::uint32_t seq = 0;
     std::uint16_t shape = 0;
@@ -53,19 +55,22 @@ struct CollectiveMatch {
 enum class IncidentKind { LinkFlap, DeadRank, Straggler, Hang, Unknown };
 std::string_view toString(IncidentKind k); // "link_flap", ...
 
-struct EvidenceLine {
+struct EvidenceLine
+{
     TimeNs timeNs = 0; // when (sample time or event time)
     std::string what; // "link_downed +1 on leaf-r3 port 18 (0x...)", readable
     double weight = 0;
 };
 
-struct LinkEndpoint {
+struct LinkEndpoint
+{
     std::string node; // node description as the topology names it
     std::uint64_t guid = 0;
     std::uint16_t port = 0;
 };
 
-struct LinkVerdict {
+struct LinkVerdict
+{
     LinkId link {};
     LinkEndpoint a, b;
     double score = 0;
@@ -76,7 +81,8 @@ struct LinkVerdict {
     std::vector<EvidenceLine> evidence;
 };
 
-struct WhatIfRow {
+struct WhatIfRow
+{
     int ncclIbTimeout = 20;
     TimeNs retryBudgetNs = 0;
     TimeNs outageNs = 0;
@@ -85,7 +91,8 @@ struct WhatIfRow {
     double gpuSeconds = 0; // cost of one such flap
 };
 
-struct PolicyVerdict {
+struct PolicyVerdict
+{
     TimeNs outageNs = kNoTime; // measured outage (link down → up), when known
     std::string outageSource; // "link events", "stall duration (upper bound)"
     TimeNs retryBudgetNs = 0;
@@ -97,7 +104,8 @@ struct PolicyVerdict {
     std::vector<WhatIfRow> whatIf;
 };
 
-struct Incident {
+struct Incident
+{
     int number = 0; // 1-based, in time order; stable for a given input
     IncidentKind kind = IncidentKind::Unknown;
     TimeNs startNs = 0; // progress stopped
@@ -115,13 +123,15 @@ struct Incident {
     std::vector<std::uint32_t> missingRanks; // never entered the collective
     std::vector<std::uint32_t> suspectRanks; // missing, first failed, or straggling ranks
     std::vector<std::uint32_t> firstFailedRanks; // transport-retry failures, earliest first
+    std::uint32_t timedOutRanks = 0; // gave up at the collective timeout
     std::optional<LinkVerdict> culprit; // never set without hard evidence
     std::vector<LinkVerdict> otherLinks; // links with some evidence that were not blamed, and why
     std::string summary; // one line for people
     PolicyVerdict policy;
 };
 
-struct WhyPassed {
+struct WhyPassed
+{
     bool applicable = false; // there was at least one flap
     TimeNs outageNs = 0;
     TimeNs flapPeriodNs = 0; // from the bundle's flap schedule (0 = a single flap)
@@ -135,7 +145,8 @@ struct WhyPassed {
     double dipRawPercent = 0; // at the counters' own resolution
 };
 
-struct AnalysisResult {
+struct AnalysisResult
+{
     std::vector<CollectiveMatch> collectives; // sorted by (group, seq)
     std::vector<Incident> incidents;
     WhyPassed whyPassed;
@@ -144,6 +155,10 @@ struct AnalysisResult {
 };
 
 using AnalysisPtr = std::shared_ptr<const AnalysisResult>;
+
+// Each rank's lateness in one collective: its arrival minus the median arrival of the ranks that entered
+// (Ravel's lateness). Ranks without a record get kNoTime. O(group size × log records per rank).
+std::vector<TimeNs> rankLateness(const JobSnapshot& snap, const CollectiveMatch& match);
 
 AnalysisResult analyze(const JobSnapshot& snap, const AnalysisOptions& options, Progress& progress);
 AnalysisResult analyze(const JobSnapshot& snap, const AnalysisOptions& options = {});

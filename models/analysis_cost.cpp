@@ -13,7 +13,10 @@ namespace {
 constexpr int kTimeouts[] = { 14, 16, 18, 19, 20, 21, 22 };
 constexpr TimeNs kOutages[] = { 500 * kNsPerMs, 2 * kNsPerSec, 10 * kNsPerSec, 30 * kNsPerSec, 60 * kNsPerSec };
 
-double gpuSeconds(TimeNs ns, std::uint32_t ranks) { return double(ns) / 1e9 * double(ranks); }
+double gpuSeconds(TimeNs ns, std::uint32_t ranks)
+{
+    return double(ns) / 1e9 * double(ranks);
+}
 
 // Cost of one outage of `outage` under `policy`: a stretched collective until the first retransmission
 // after the link is back, or a crash: the retry budget, the collective timeout the other ranks wait out,
@@ -172,8 +175,8 @@ WhyPassed whyItPassed(const JobSnapshot& snap, const std::vector<Incident>& inci
         const double normal = before[before.size() / 2];
         return normal > 0 ? std::max(0.0, 100.0 * (1.0 - mean(w0) / normal)) : -1.0;
     };
-    const auto& flap = *std::find_if(incidents.begin(), incidents.end(),
-        [](const Incident& i) { return i.kind == IncidentKind::LinkFlap; });
+    const auto& flap = *std::find_if(
+        incidents.begin(), incidents.end(), [](const Incident& i) { return i.kind == IncidentKind::LinkFlap; });
     w.dipRawPercent = -1;
     for (TimeNs t = flap.startNs; t <= flap.endNs; t += interval) {
         w.dipRawPercent = std::max(w.dipRawPercent, dip(interval, t)); // the deepest sample inside the stall

@@ -124,7 +124,8 @@ std::vector<LinkId> FabricIndex::siblingUplinks(LinkId id) const
     std::vector<LinkId> out;
     for (std::uint32_t i = 0; i < topo.links().size(); ++i) {
         const auto& o = topo.links()[i];
-        const bool switchLink = topo.node(o.a.node).kind == NodeKind::Switch && topo.node(o.b.node).kind == NodeKind::Switch;
+        const bool switchLink
+            = topo.node(o.a.node).kind == NodeKind::Switch && topo.node(o.b.node).kind == NodeKind::Switch;
         if (i != index(id) && switchLink && (o.a.node == lower || o.b.node == lower)) {
             out.push_back(static_cast<LinkId>(i));
         }
@@ -134,7 +135,8 @@ std::vector<LinkId> FabricIndex::siblingUplinks(LinkId id) const
 
 namespace {
 
-struct Scoring {
+struct Scoring
+{
     LinkVerdict verdict;
     bool hard = false; // hard evidence with a fitting onset
 };
@@ -171,7 +173,8 @@ bool reroutedAround(const FabricIndex& fx, LinkId id, TimeNs down, TimeNs up, Ti
 {
     const auto& snap = fx.snap();
     const auto& l = snap.topology.link(id);
-    if (snap.topology.node(l.a.node).kind != NodeKind::Switch || snap.topology.node(l.b.node).kind != NodeKind::Switch) {
+    if (snap.topology.node(l.a.node).kind != NodeKind::Switch
+        || snap.topology.node(l.b.node).kind != NodeKind::Switch) {
         return false;
     }
     const TimeNs from = down + interval / 10;
@@ -245,13 +248,15 @@ Scoring scoreLink(const FabricIndex& fx, LinkId id, const Incident& inc)
             const std::string cname(semantics(kind).name);
             if (w.increase > 0) {
                 v.evidence.push_back({ w.firstTo,
-                    cname + " +" + std::to_string(w.increase) + " on " + name + " (sample " + formatUtc(w.firstFrom).substr(11, 12)
-                        + " .. " + formatUtc(w.firstTo).substr(11, 12) + ")" + (w.reset ? ", counter was reset" : ""),
+                    cname + " +" + std::to_string(w.increase) + " on " + name + " (sample "
+                        + formatUtc(w.firstFrom).substr(11, 12) + " .. " + formatUtc(w.firstTo).substr(11, 12) + ")"
+                        + (w.reset ? ", counter was reset" : ""),
                     weight });
                 v.score += weight;
                 sc.hard = sc.hard || (hard && onsetFits(w.firstFrom, w.firstTo));
             } else if (w.saturated && hard) {
-                v.evidence.push_back({ b, cname + " on " + name + " is stuck at its maximum: increases are invisible", 0.5 });
+                v.evidence.push_back(
+                    { b, cname + " on " + name + " is stuck at its maximum: increases are invisible", 0.5 });
                 v.score += 0.5;
             }
         };
@@ -269,9 +274,9 @@ Scoring scoreLink(const FabricIndex& fx, LinkId id, const Incident& inc)
             const double rateDuring = double(during) / double(to - from);
             const double rateBefore = double(before) / double(60 * kNsPerSec);
             if (during > 100000 && rateDuring > 10 * rateBefore) {
-                v.evidence.push_back({ inc.startNs, "port_xmit_wait +" + formatCount(during) + " on " + name
-                        + " (data queued toward the link, " + std::to_string(int(rateDuring / std::max(rateBefore, 1e-12)))
-                        + "x its usual rate)",
+                v.evidence.push_back({ inc.startNs,
+                    "port_xmit_wait +" + formatCount(during) + " on " + name + " (data queued toward the link, "
+                        + std::to_string(int(rateDuring / std::max(rateBefore, 1e-12))) + "x its usual rate)",
                     2.0 });
                 v.score += 2.0;
             }
@@ -311,8 +316,9 @@ void attributeToFabric(const FabricIndex& fx, Incident& inc)
             v.reroutedAround = reroutedAround(fx, v.link, down, up, interval);
             if (v.reroutedAround && inc.endNs - inc.startNs > kBlipNs) {
                 v.confidence = "low";
-                v.evidence.push_back({ down, "traffic moved to the sibling uplinks while it was down: it explains at "
-                                             "most a short blip, not this stall",
+                v.evidence.push_back({ down,
+                    "traffic moved to the sibling uplinks while it was down: it explains at "
+                    "most a short blip, not this stall",
                     0 });
                 inc.otherLinks.push_back(std::move(v));
                 continue;

@@ -13,12 +13,13 @@ namespace stallscope::analysis {
 std::vector<CollectiveMatch> matchCollectives(const JobSnapshot& snap, Progress& progress);
 
 // Job-wide stalls and hangs (kind still Unknown/Hang/DeadRank; fabric attribution comes later).
-std::vector<Incident> findStalls(const JobSnapshot& snap, const std::vector<CollectiveMatch>& matches,
-    const AnalysisOptions& options);
+std::vector<Incident> findStalls(
+    const JobSnapshot& snap, const std::vector<CollectiveMatch>& matches, const AnalysisOptions& options);
 std::vector<Incident> findStragglers(const JobSnapshot& snap, const std::vector<CollectiveMatch>& matches);
 
 // Counter series of one port, by kind (-1 = absent).
-struct PortSeries {
+struct PortSeries
+{
     std::array<int, kCounterKindCount> series;
     PortSeries() { series.fill(-1); }
 };
@@ -51,7 +52,8 @@ void priceIncident(const JobSnapshot& snap, Incident& incident);
 WhyPassed whyItPassed(const JobSnapshot& snap, const std::vector<Incident>& incidents, const AnalysisOptions& options);
 
 // Increase of a counter series over the samples whose interval (t[k-1], t[k]] overlaps [from, to].
-struct WindowIncrease {
+struct WindowIncrease
+{
     std::uint64_t increase = 0;
     TimeNs firstFrom = kNoTime; // interval of the first sample that increased
     TimeNs firstTo = kNoTime;

@@ -10,7 +10,8 @@ namespace stallscope::analysis {
 
 namespace {
 
-struct GroupRange {
+struct GroupRange
+{
     std::uint32_t minSeq = std::numeric_limits<std::uint32_t>::max();
     std::uint32_t maxSeq = 0;
     std::size_t offset = 0; // into the flat match table
@@ -102,3 +103,39 @@ std::vector<CollectiveMatch> matchCollectives(const JobSnapshot& snap, Progress&
 }
 
 } // namespace stallscope::analysis
+
+namespace stallscope {
+
+std::vector<TimeNs> rankLateness(const JobSnapshot& snap, const CollectiveMatch& m)
+{
+    std::vector<TimeNs> arrival(snap.collectives.size(), kNoTime);
+    std::vector<TimeNs> present;
+    const TimeNs from = m.firstArrivalNs - snap.policy.collectiveTimeoutNs;
+    for (const auto r : snap.groups[m.group].ranks) {
+        const auto& c = snap.collectives[r];
+        // Records are sorted by enqueue time and a rank enqueues before it arrives: start the search at
+        // the earliest plausible enqueue and stop past the last arrival.
+        auto i = static_cast<std::size_t>(
+            std::lower_bound(c.enqueueNs.begin(), c.enqueueNs.end(), from) - c.enqueueNs.begin());
+        for (; i < c.size() && c.enqueueNs[i] <= m.lastArrivalNs; ++i) {
+            if (c.seq[i] == m.seq && snap.shapes[c.shape[i]].group == m.group) {
+                arrival[r] = c.startNs[i] != kNoTime ? c.startNs[i] : c.enqueueNs[i];
+                present.push_back(arrival[r]);
+                break;
+            }
+        }
+    }
+    if (present.empty()) {
+        return arrival;
+    }
+    auto mid = present.begin() + static_cast<std::ptrdiff_t>(present.size() / 2);
+    std::nth_element(present.begin(), mid, present.end());
+    for (auto& a : arrival) {
+        if (a != kNoTime) {
+            a -= *mid;
+        }
+    }
+    return arrival;
+}
+
+} // namespace stallscope

@@ -21,7 +21,10 @@ std::string fixed(double v, int digits)
     return buf;
 }
 
-std::string clock(TimeNs t) { return formatUtc(t).substr(11, 12); } // "00:05:00.052"
+std::string clock(TimeNs t)
+{
+    return formatUtc(t).substr(11, 12);
+} // "00:05:00.052"
 
 std::string culpritOrSuspect(const Incident& inc)
 {
@@ -97,23 +100,30 @@ void incidentDetail(std::ostream& o, const JobSnapshot& snap, const Incident& in
         }
         o << " (transport-retry errors point at the culprit, not the many timeouts after)\n";
     }
+    if (inc.timedOutRanks > 0) {
+        o << "  timed out    " << inc.timedOutRanks << " rank(s) at the collective timeout ("
+          << formatDuration(snap.policy.collectiveTimeoutNs) << ")\n";
+    }
     if (inc.jobCrashed) {
         o << "  job died     " << formatUtc(inc.jobDiedNs) << '\n';
     }
     if (inc.culprit) {
         const auto& c = *inc.culprit;
-        o << "  culprit      " << c.a.node << " (" << formatGuid(c.a.guid) << ") port " << c.a.port << " <-> " << c.b.node
-          << " (" << formatGuid(c.b.guid) << ") port " << c.b.port << ", " << c.confidence << " confidence\n";
+        o << "  culprit      " << c.a.node << " (" << formatGuid(c.a.guid) << ") port " << c.a.port << " <-> "
+          << c.b.node << " (" << formatGuid(c.b.guid) << ") port " << c.b.port << ", " << c.confidence
+          << " confidence\n";
         for (std::size_t i = 0; i < c.evidence.size(); ++i) {
-            o << (i == 0 ? "  evidence     " : "               ") << clock(c.evidence[i].timeNs) << "  " << c.evidence[i].what
-              << '\n';
+            o << (i == 0 ? "  evidence     " : "               ") << clock(c.evidence[i].timeNs) << "  "
+              << c.evidence[i].what << '\n';
         }
     } else if (inc.kind != IncidentKind::Straggler) {
-        o << "  fabric       no link implicated: no link event or link_downed/link_error_recovery increase fits the stall\n";
+        o << "  fabric       no link implicated: no link event or link_downed/link_error_recovery increase fits the "
+             "stall\n";
     }
     for (const auto& other : inc.otherLinks) {
-        o << "  not blamed   " << other.a.node << " p" << other.a.port << " <-> " << other.b.node << " p" << other.b.port
-          << " (score " << fixed(other.score, 1) << (other.reroutedAround ? ", routed around" : "") << ")\n";
+        o << "  not blamed   " << other.a.node << " p" << other.a.port << " <-> " << other.b.node << " p"
+          << other.b.port << " (score " << fixed(other.score, 1) << (other.reroutedAround ? ", routed around" : "")
+          << ")\n";
     }
     const auto& p = inc.policy;
     if (inc.kind == IncidentKind::LinkFlap) {
@@ -132,8 +142,8 @@ void incidentDetail(std::ostream& o, const JobSnapshot& snap, const Incident& in
     if (p.crashGpuSeconds > 0) {
         o << " + " << formatCount(std::uint64_t(p.crashGpuSeconds + 0.5)) << " GPU-s of lost work and restart";
     }
-    o << " = " << fixed(p.totalGpuSeconds / 3600, 2) << " GPU-h; if it recurs hourly: "
-      << fixed(p.costPerDayIfHourlyGpuHours, 1) << " GPU-h per day\n";
+    o << " = " << fixed(p.totalGpuSeconds / 3600, 2)
+      << " GPU-h; if it recurs hourly: " << fixed(p.costPerDayIfHourlyGpuHours, 1) << " GPU-h per day\n";
     if (!p.whatIf.empty()) {
         whatIfTable(o, p);
     }
@@ -156,7 +166,8 @@ std::string analysisText(const JobSnapshot& snap, const AnalysisResult& r)
         o << "No job-wide stall, hang or straggler found.\n";
         return o.str();
     }
-    o << "\n  #  start (UTC)                 since job start  duration  kind       ranks  culprit link / suspect           "
+    o << "\n  #  start (UTC)                 since job start  duration  kind       ranks  culprit link / suspect       "
+         "    "
          "      GPU-s lost\n";
     for (const auto& inc : r.incidents) {
         char line[512];
@@ -173,10 +184,14 @@ std::string analysisText(const JobSnapshot& snap, const AnalysisResult& r)
     if (w.applicable) {
         o << "\nWhy nothing caught it\n";
         o << "  health check  a " << formatDuration(w.checkNs) << " check every " << formatDuration(w.checkEveryNs)
-          << " overlaps a " << formatDuration(w.outageNs) << " outage " << (w.flapPeriodNs > 0 ? "recurring every " + formatDuration(w.flapPeriodNs) : std::string("(if it recurs hourly)"))
-          << " with a chance of " << fixed(100 * w.chancePerCheck, 1) << "% per check, " << fixed(100 * w.chancePerDay, 1)
-          << "% per day\n";
-        const auto pct = [](double v, int digits) { return v < 0 ? std::string("n/a (too little data)") : fixed(v, digits) + "%"; };
+          << " overlaps a " << formatDuration(w.outageNs) << " outage "
+          << (w.flapPeriodNs > 0 ? "recurring every " + formatDuration(w.flapPeriodNs)
+                                 : std::string("(if it recurs hourly)"))
+          << " with a chance of " << fixed(100 * w.chancePerCheck, 1) << "% per check, "
+          << fixed(100 * w.chancePerDay, 1) << "% per day\n";
+        const auto pct = [](double v, int digits) {
+            return v < 0 ? std::string("n/a (too little data)") : fixed(v, digits) + "%";
+        };
         o << "  dashboards    traffic averaged over 1 min dips " << pct(w.dip1MinPercent, 1) << ", over 5 min "
           << pct(w.dip5MinPercent, 1) << "; the raw counters show a " << pct(w.dipRawPercent, 0) << " drop\n";
     }
@@ -190,9 +205,10 @@ std::string analysisJson(const JobSnapshot& snap, const AnalysisResult& r)
     j["schema"] = "stallscope.analysis/1";
     j["job"] = { { "name", snap.job.name }, { "world_size", snap.job.worldSize }, { "start_ns", snap.job.span.start },
         { "end_ns", snap.job.span.end } };
-    j["timeout_policy"] = { { "nccl_ib_timeout", snap.policy.ncclIbTimeout },
-        { "nccl_ib_retry_cnt", snap.policy.ncclIbRetryCnt }, { "retry_period_ns", snap.policy.retryPeriodNs() },
-        { "retry_budget_ns", snap.policy.retryBudgetNs() }, { "collective_timeout_ns", snap.policy.collectiveTimeoutNs } };
+    j["timeout_policy"]
+        = { { "nccl_ib_timeout", snap.policy.ncclIbTimeout }, { "nccl_ib_retry_cnt", snap.policy.ncclIbRetryCnt },
+              { "retry_period_ns", snap.policy.retryPeriodNs() }, { "retry_budget_ns", snap.policy.retryBudgetNs() },
+              { "collective_timeout_ns", snap.policy.collectiveTimeoutNs } };
     j["records_scanned"] = r.recordsScanned;
     j["collectives_matched"] = r.collectives.size();
     j["seconds"] = r.seconds;
@@ -231,6 +247,7 @@ std::string analysisJson(const JobSnapshot& snap, const AnalysisResult& r)
         i["suspect_ranks"] = inc.suspectRanks;
         i["missing_ranks"] = inc.missingRanks;
         i["first_failed_ranks"] = inc.firstFailedRanks;
+        i["timed_out_ranks"] = inc.timedOutRanks;
         i["gpu_seconds_lost"] = inc.gpuSecondsLost;
         i["job_crashed"] = inc.jobCrashed;
         i["job_died_ns"] = inc.jobDiedNs == kNoTime ? ordered_json(nullptr) : ordered_json(inc.jobDiedNs);
@@ -240,24 +257,25 @@ std::string analysisJson(const JobSnapshot& snap, const AnalysisResult& r)
         i["retry_budget_ns"] = p.retryBudgetNs;
         i["under_budget"] = p.underBudget;
         i["cost"] = { { "stall_gpu_seconds", p.stallGpuSeconds }, { "crash_gpu_seconds", p.crashGpuSeconds },
-            { "total_gpu_seconds", p.totalGpuSeconds }, { "per_day_if_hourly_gpu_hours", p.costPerDayIfHourlyGpuHours } };
+            { "total_gpu_seconds", p.totalGpuSeconds },
+            { "per_day_if_hourly_gpu_hours", p.costPerDayIfHourlyGpuHours } };
         ordered_json whatIf = ordered_json::array();
         for (const auto& row : p.whatIf) {
             whatIf.push_back({ { "nccl_ib_timeout", row.ncclIbTimeout }, { "retry_budget_ns", row.retryBudgetNs },
-                { "outage_ns", row.outageNs }, { "outcome", row.crash ? "crash" : "stall" }, { "stall_ns", row.stallNs },
-                { "gpu_seconds", row.gpuSeconds } });
+                { "outage_ns", row.outageNs }, { "outcome", row.crash ? "crash" : "stall" },
+                { "stall_ns", row.stallNs }, { "gpu_seconds", row.gpuSeconds } });
         }
         i["what_if"] = whatIf;
         incidents.push_back(std::move(i));
     }
     j["incidents"] = std::move(incidents);
     const auto& w = r.whyPassed;
-    j["why_passed"] = w.applicable
-        ? ordered_json { { "outage_ns", w.outageNs }, { "flap_period_ns", w.flapPeriodNs }, { "health_check_ns", w.checkNs },
-              { "health_check_every_ns", w.checkEveryNs }, { "chance_per_check", w.chancePerCheck },
-              { "chance_per_day", w.chancePerDay }, { "dip_1min_percent", w.dip1MinPercent },
-              { "dip_5min_percent", w.dip5MinPercent }, { "dip_raw_percent", w.dipRawPercent } }
-        : ordered_json(nullptr);
+    j["why_passed"] = w.applicable ? ordered_json { { "outage_ns", w.outageNs }, { "flap_period_ns", w.flapPeriodNs },
+        { "health_check_ns", w.checkNs }, { "health_check_every_ns", w.checkEveryNs },
+        { "chance_per_check", w.chancePerCheck }, { "chance_per_day", w.chancePerDay },
+        { "dip_1min_percent", w.dip1MinPercent }, { "dip_5min_percent", w.dip5MinPercent },
+        { "dip_raw_percent", w.dipRawPercent } }
+                                   : ordered_json(nullptr);
     return j.dump(1) + "\n";
 }
 

@@ -158,6 +158,7 @@ std::vector<Incident> findStalls(
         inc.jobDiedNs = gaveUp ? m.lastGiveUpNs : kNoTime;
         inc.missingRanks = missingRanks(snap, m);
         inc.firstFailedRanks = failedRanks(snap, m);
+        inc.timedOutRanks = m.timedOut;
         inc.ranksAffected = m.entered; // every rank stuck inside it; missing ranks are listed apart
         inc.gpuSecondsLost = double(m.entered) * double(inc.endNs - inc.startNs) / 1e9;
         out.push_back(std::move(inc));

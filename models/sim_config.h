@@ -53,7 +53,8 @@ struct SimConfig
     std::uint8_t dataCounterBits = 64; // 32 = old adapters whose data counters saturate
     TimeNs arRerouteNs = 50 * kNsPerMs; // blip when adaptive routing moves traffic off a failed uplink
     TimeNs smRerouteNs = 15 * kNsPerSec; // without AR: the subnet manager recomputes routes
-    bool linkEvents = true; // write the subnet manager's link down/up events (off: counters are the only fabric evidence)
+    bool linkEvents
+        = true; // write the subnet manager's link down/up events (off: counters are the only fabric evidence)
     TimeoutPolicy policy;
     std::vector<FaultSpec> faults;
 

@@ -122,12 +122,15 @@ TEST_CASE("analyze: text, JSON and exit codes through the real binary", "[cli]")
 {
     TempDir tmp;
     const auto out = tmp.str("b");
-    REQUIRE(runBinary({ "simulate", "--duration", "3m", "--fault", "flap:host-leaf:rank=12:at=60s:for=2s", "--out", out }).code
+    REQUIRE(
+        runBinary({ "simulate", "--duration", "3m", "--fault", "flap:host-leaf:rank=12:at=60s:for=2s", "--out", out })
+            .code
         == 0);
     auto r = runBinary({ "analyze", out });
     INFO(r.err);
     REQUIRE(r.code == 0);
-    CHECK_THAT(r.out, Catch::Contains("1 incident(s)") && Catch::Contains("gpu-a001 mlx5_4") && Catch::Contains("leaf-r4"));
+    CHECK_THAT(
+        r.out, Catch::Contains("1 incident(s)") && Catch::Contains("gpu-a001 mlx5_4") && Catch::Contains("leaf-r4"));
     r = runBinary({ "analyze", out, "--json", "--health-check", "120s", "--health-check-every", "1h" });
     REQUIRE(r.code == 0);
     const auto j = nlohmann::json::parse(r.out);

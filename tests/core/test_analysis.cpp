@@ -96,6 +96,7 @@ TEST_CASE("a flap under the budget is priced as a stall, over it as a crash", "[
     CHECK(ci.policy.crashGpuSeconds > 0);
     CHECK(ci.firstFailedRanks.size() == 3);
     CHECK(ci.suspectRanks == ci.firstFailedRanks);
+    CHECK(ci.timedOutRanks == 61);
 }
 
 TEST_CASE("analysis output: text for people, versioned JSON", "[core][analysis]")
@@ -104,13 +105,14 @@ TEST_CASE("analysis output: text for people, versioned JSON", "[core][analysis]"
     const auto& snap = *sim.snapshot;
     const auto r = analyze(snap);
     const auto text = analysisText(snap, r);
-    CHECK_THAT(text, Catch::Contains("1 incident(s)") && Catch::Contains("link_flap") && Catch::Contains("gpu-a004 mlx5_5")
+    CHECK_THAT(text,
+        Catch::Contains("1 incident(s)") && Catch::Contains("link_flap") && Catch::Contains("gpu-a004 mlx5_5")
             && Catch::Contains("Why nothing caught it"));
     const auto j = nlohmann::json::parse(analysisJson(snap, r));
     CHECK(j["schema"] == "stallscope.analysis/1");
     const auto& inc = j["incidents"][0];
-    for (const char* key : { "kind", "start_ns", "end_ns", "ranks_affected", "collective", "culprit_link", "suspect_ranks",
-             "gpu_seconds_lost", "job_crashed", "outage_ns", "retry_budget_ns", "under_budget" }) {
+    for (const char* key : { "kind", "start_ns", "end_ns", "ranks_affected", "collective", "culprit_link",
+             "suspect_ranks", "gpu_seconds_lost", "job_crashed", "outage_ns", "retry_budget_ns", "under_budget" }) {
         INFO(key);
         CHECK(inc.contains(key));
     }
@@ -135,4 +137,25 @@ TEST_CASE("a healthy job has no incidents", "[core][analysis]")
     CHECK(r.incidents.empty());
     CHECK_FALSE(r.whyPassed.applicable);
     CHECK(r.collectives.size() == sim.snapshot->collectives[0].size());
+}
+
+TEST_CASE("lateness: who arrived late against the median arrival", "[core][analysis]")
+{
+    auto c = tinyConfig();
+    c.faults = { parseFaultSpec("slow-rank:rank=9:at=10s:factor=1.5").value() };
+    const auto sim = simulateOrFail(c);
+    const auto r = analyze(*sim.snapshot);
+    const auto& m = r.collectives.at(r.collectives.size() / 2);
+    const auto late = rankLateness(*sim.snapshot, m);
+    REQUIRE(late.size() == 64);
+    CHECK(m.lastArriver == 9);
+    CHECK(late[9] > 200 * kNsPerMs); // computes 1.5x longer: ~0.45 s late at the last bucket
+    for (std::uint32_t rank = 0; rank < 64; ++rank) {
+        if (rank != 9) {
+            CHECK(std::llabs(late[rank]) < 60 * kNsPerMs); // jitter and skew only
+        }
+    }
+    REQUIRE(r.incidents.size() == 1);
+    CHECK(r.incidents[0].kind == IncidentKind::Straggler);
+    CHECK(r.incidents[0].suspectRanks == std::vector<std::uint32_t> { 9 });
 }

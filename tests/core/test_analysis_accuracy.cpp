@@ -15,7 +15,8 @@ using namespace stallscope::test;
 
 namespace {
 
-struct Scenario {
+struct Scenario
+{
     std::string name;
     SimConfig config;
 };
@@ -58,8 +59,8 @@ std::vector<Scenario> flapScenarios()
     for (std::size_t i = 0; i < std::size(uplinkFlaps); ++i) {
         for (const bool ar : { true, false }) {
             auto c = base(++seed, 8, 4 * 60 * kNsPerSec, samples[(i + ar) % 3], (i + ar) % 2 == 0);
-            c.faults = { parseFaultSpec("flap:leaf-spine:leaf=" + std::to_string(i % 8) + ":spine=" + std::to_string((i + 1) % 4)
-                + ":at=150s:for=" + uplinkFlaps[i] + ":ar=" + (ar ? "on" : "off"))
+            c.faults = { parseFaultSpec("flap:leaf-spine:leaf=" + std::to_string(i % 8) + ":spine="
+                + std::to_string((i + 1) % 4) + ":at=150s:for=" + uplinkFlaps[i] + ":ar=" + (ar ? "on" : "off"))
                              .value() };
             out.push_back({ std::string("leaf-spine ") + uplinkFlaps[i] + (ar ? " AR" : " no AR"), c });
         }
@@ -72,7 +73,8 @@ std::vector<Scenario> flapScenarios()
         out.push_back({ "host-leaf 5s, NCCL_IB_TIMEOUT=" + std::to_string(t), c });
     }
     // 1,024 ranks: fewer cases, to keep the suite fast.
-    for (const char* spec : { "flap:host-leaf:rank=777:at=60s:for=2s", "flap:leaf-spine:leaf=5:spine=6:at=60s:for=5s:ar=off" }) {
+    for (const char* spec :
+        { "flap:host-leaf:rank=777:at=60s:for=2s", "flap:leaf-spine:leaf=5:spine=6:at=60s:for=5s:ar=off" }) {
         auto c = base(++seed, 128, 150 * kNsPerSec, kNsPerSec, true);
         c.spines = 8;
         c.faults = { parseFaultSpec(spec).value() };
@@ -182,7 +184,8 @@ TEST_CASE("analysis never blames a link for a dead or slow rank", "[core][analys
             REQUIRE(sim.stalls.size() == 1);
             CHECK(inc.jobCrashed);
             CHECK(std::llabs(inc.startNs - sim.stalls[0].startNs) <= sc.config.counterIntervalNs);
-            const double truthGpuSeconds = double(sim.stalls[0].endNs - sim.stalls[0].startNs) / 1e9 * sim.stalls[0].ranksAffected;
+            const double truthGpuSeconds
+                = double(sim.stalls[0].endNs - sim.stalls[0].startNs) / 1e9 * sim.stalls[0].ranksAffected;
             CHECK(std::abs(inc.gpuSecondsLost - truthGpuSeconds) <= 0.05 * truthGpuSeconds);
         } else {
             for (const auto& inc : result.incidents) {
