@@ -57,6 +57,22 @@ FabricIndex::FabricIndex(const JobSnapshot& snap)
     for (const auto& e : snap.linkEvents) {
         m_events[key(e.guid, e.port)].push_back(&e);
     }
+    const auto bins
+        = static_cast<std::size_t>(std::max<TimeNs>(0, snap.job.span.end - snap.job.span.start) / kNsPerSec) + 1;
+    m_fabricBytes.assign(bins, 0.0);
+    for (const auto& s : snap.counters) {
+        const auto& p = snap.counterPorts[s.port];
+        if (s.kind != CounterKind::PortXmitData || !p.node || snap.topology.node(*p.node).kind != NodeKind::Hca) {
+            continue;
+        }
+        for (std::size_t k = 1; k < s.size(); ++k) {
+            const auto b = (s.timesNs[k] - snap.job.span.start) / kNsPerSec;
+            if (b >= 0 && static_cast<std::size_t>(b) < bins) {
+                m_fabricBytes[static_cast<std::size_t>(b)]
+                    += 4.0 * double(counterDelta(s.value(k - 1), s.value(k), s.bits).increase);
+            }
+        }
+    }
     const auto& topo = snap.topology;
     m_nodeRank.assign(topo.nodes().size(), -1);
     m_switchRanks.resize(topo.nodes().size());
@@ -84,6 +100,18 @@ std::vector<const LinkEvent*> FabricIndex::events(std::uint64_t guid, std::uint1
 {
     auto it = m_events.find(key(guid, port));
     return it == m_events.end() ? std::vector<const LinkEvent*> {} : it->second;
+}
+
+double FabricIndex::fabricBytes(TimeNs from, TimeNs to) const
+{
+    double sum = 0;
+    for (TimeNs t = from; t < to + kNsPerSec; t += kNsPerSec) {
+        const auto b = (t - m_snap.job.span.start) / kNsPerSec;
+        if (b >= 0 && static_cast<std::size_t>(b) < m_fabricBytes.size() && t > from && t - kNsPerSec < to) {
+            sum += m_fabricBytes[static_cast<std::size_t>(b)];
+        }
+    }
+    return sum;
 }
 
 TimeNs FabricIndex::sampleIntervalNs(int series) const
@@ -206,6 +234,7 @@ Scoring scoreLink(const FabricIndex& fx, LinkId id, const Incident& inc)
     };
     v.a = endpoint(l.a);
     v.b = endpoint(l.b);
+    bool trafficNoted = false;
     for (const auto& end : { l.a, l.b }) {
         const auto guid = snap.topology.node(end.node).guid;
         const auto name = portName(snap, guid, end.port);
@@ -260,6 +289,28 @@ Scoring scoreLink(const FabricIndex& fx, LinkId id, const Incident& inc)
                 v.score += 0.5;
             }
         };
+        // Traffic stopping on this link while the rest of the fabric still moves data (a job-wide stall stops
+        // traffic everywhere, so a drop alone blames nobody). Soft evidence.
+        if (const int xi = ps->series[static_cast<std::size_t>(CounterKind::PortXmitData)]; xi >= 0 && !trafficNoted) {
+            const auto& s = snap.counters[static_cast<std::size_t>(xi)];
+            auto k = static_cast<std::size_t>(
+                std::lower_bound(s.timesNs.begin(), s.timesNs.end(), inc.startNs - interval - kOnsetSlackNs)
+                - s.timesNs.begin());
+            for (k = std::max<std::size_t>(k, 2); k < s.size() && s.timesNs[k - 1] <= inc.startNs + interval; ++k) {
+                const bool wasMoving = counterDelta(s.value(k - 2), s.value(k - 1), s.bits).increase > 0;
+                const bool stopped = counterDelta(s.value(k - 1), s.value(k), s.bits).increase == 0;
+                const double elsewhere = fx.fabricBytes(s.timesNs[k - 1], s.timesNs[k]);
+                if (wasMoving && stopped && elsewhere > 0) {
+                    v.evidence.push_back({ s.timesNs[k],
+                        "traffic stopped on " + name + " while the fabric still moved " + formatBytes(elsewhere)
+                            + " in that sample",
+                        2.0 });
+                    v.score += 2.0;
+                    trafficNoted = true;
+                    break;
+                }
+            }
+        }
         check(CounterKind::LinkDowned, from, to, 4.0, true);
         check(CounterKind::LinkErrorRecovery, from, to, 2.0, true);
         check(CounterKind::SymbolError, inc.startNs - kSymbolLookbackNs, to, 1.0, false);

@@ -35,6 +35,8 @@ public:
     const JobSnapshot& snap() const { return m_snap; }
     TimeNs sampleIntervalNs(int series) const;
     std::vector<LinkId> siblingUplinks(LinkId link) const; // same lower switch, other upper switches
+    // Bytes all host ports sent in (from, to], from 1-second bins of host-side port_xmit_data deltas.
+    double fabricBytes(TimeNs from, TimeNs to) const;
 
 private:
     static std::uint64_t key(std::uint64_t guid, std::uint16_t port) { return guid * 1315423911ULL ^ port; }
@@ -43,6 +45,7 @@ private:
     std::unordered_map<std::uint64_t, std::vector<const LinkEvent*>> m_events;
     std::vector<std::int32_t> m_nodeRank; // HCA node → a rank on it (-1 none)
     std::vector<std::vector<std::uint32_t>> m_switchRanks; // leaf node → ranks behind it
+    std::vector<double> m_fabricBytes; // per 1 s bin from the job's start; bin of each sample's end time
 };
 
 // Ranks links by evidence for one incident; sets incident.culprit / otherLinks.
