@@ -15,7 +15,8 @@ namespace {
 int runGui(int argc, char** argv, const std::vector<std::string>& args)
 {
     using namespace stallscope::cli;
-    const auto parsed = parseArgs(args, { { "quit-after", true, "" }, { "screenshot", true, "" } });
+    const auto parsed
+        = parseArgs(args, { { "quit-after", true, "" }, { "screenshot", true, "" }, { "incident", true, "" } });
     if (parsed.help) {
         std::cout << mainUsage();
         return kExitOk;
@@ -28,8 +29,17 @@ int runGui(int argc, char** argv, const std::vector<std::string>& args)
     }
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("Stallscope"));
+    QApplication::setOrganizationName(QStringLiteral("Stallscope"));
     stallscope::MainWindow window;
     window.show();
+    if (auto inc = parsed.options.find("incident"); inc != parsed.options.end()) {
+        const int number = std::atoi(inc->second.back().c_str());
+        QObject::connect(&window, &stallscope::MainWindow::loadFinished, &window, [&window, number](bool ok) {
+            if (ok) {
+                window.selectIncident(number);
+            }
+        });
+    }
     if (!parsed.positional.empty()) {
         window.openBundle(QString::fromStdString(parsed.positional[0]));
     }

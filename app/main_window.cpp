@@ -1,88 +1,271 @@
 // SPDX-License-Identifier: MIT
 #include "main_window.h"
 
-#include "summary_view.h"
-
-#include "bundle_reader.h"
+#include "heatmap_widget.h"
+#include "incidents_panel.h"
+#include "load_job.h"
 #include "snapshot_summary.h"
+#include "summary_view.h"
+#include "time_format.h"
+#include "view_state.h"
 
+#include <QActionGroup>
 #include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QFileDialog>
 #include <QIcon>
+#include <QLabel>
+#include <QListWidget>
 #include <QMenuBar>
+#include <QMessageBox>
 #include <QMimeData>
+#include <QProgressDialog>
+#include <QSettings>
 #include <QStatusBar>
+#include <QTimer>
 #include <QtConcurrent/QtConcurrentRun>
 
 namespace stallscope {
 
-struct LoadOutcome
-{
-    Result<LoadedBundle> result;
-};
+namespace {
+constexpr int kMaxRecent = 8;
+}
 
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent)
+    , m_state(new ViewState(this))
+    , m_heatmap(new HeatmapWidget(m_state, this))
+    , m_incidents(new IncidentsPanel(m_state, this))
     , m_summary(new SummaryView(this))
-    , m_watcher(new QFutureWatcher<std::shared_ptr<LoadOutcome>>(this))
+    , m_warnings(new QListWidget(this))
+    , m_cursorLabel(new QLabel(this))
+    , m_watcher(new QFutureWatcher<std::shared_ptr<OpenedBundle>>(this))
+    , m_progressTimer(new QTimer(this))
 {
     setWindowTitle(tr("Stallscope"));
     setWindowIcon(QIcon(QStringLiteral(":/stallscope/stallscope.svg")));
-    setCentralWidget(m_summary);
+    setCentralWidget(m_heatmap);
     setAcceptDrops(true);
+    createDocks();
+    createMenus();
+    statusBar()->addPermanentWidget(m_cursorLabel);
+    statusBar()->showMessage(tr("Ready — File › Open bundle (Ctrl+O), or drop a bundle folder here"));
+    connect(m_watcher, &QFutureWatcherBase::finished, this, &MainWindow::onLoaded);
+    connect(m_state, &ViewState::cursorChanged, this, &MainWindow::updateStatus);
+    connect(m_state, &ViewState::incidentSelected, this, [this](int n) {
+        if (m_opened && m_opened->analysis && n >= 1 && n <= int(m_opened->analysis->incidents.size())) {
+            const auto& inc = m_opened->analysis->incidents[std::size_t(n - 1)];
+            const TimeNs pad = std::max<TimeNs>((inc.endNs - inc.startNs) / 2, 2 * kNsPerSec);
+            m_state->zoomIn({ inc.startNs - pad, inc.endNs + pad });
+        }
+    });
+    m_progressTimer->setInterval(100);
+    connect(m_progressTimer, &QTimer::timeout, this, [this] {
+        if (m_progressDialog && m_progress) {
+            m_progressDialog->setLabelText(QString::fromStdString(m_progress->stage()));
+            m_progressDialog->setValue(int(m_progress->fraction() * 1000));
+        }
+    });
+    QSettings settings;
+    resize(1400, 900);
+    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    rebuildRecentMenu();
+}
+
+MainWindow::~MainWindow()
+{
+    if (m_progress) {
+        m_progress->cancel();
+    }
+    m_watcher->waitForFinished();
+}
+
+void MainWindow::createDocks()
+{
+    auto dock = [this](QWidget* w, const QString& title, const QString& name, Qt::DockWidgetArea area) {
+        auto* d = new QDockWidget(title, this);
+        d->setObjectName(name);
+        d->setWidget(w);
+        addDockWidget(area, d);
+        return d;
+    };
+    auto* incidents = dock(m_incidents, tr("Incidents"), QStringLiteral("incidents"), Qt::BottomDockWidgetArea);
+    auto* summary = dock(m_summary, tr("Bundle"), QStringLiteral("summary"), Qt::BottomDockWidgetArea);
+    auto* warnings = dock(m_warnings, tr("Warnings"), QStringLiteral("warnings"), Qt::BottomDockWidgetArea);
+    tabifyDockWidget(incidents, summary);
+    tabifyDockWidget(summary, warnings);
+    incidents->raise();
+    resizeDocks({ findChild<QDockWidget*>(QStringLiteral("incidents")) }, { 280 }, Qt::Vertical);
+}
+
+void MainWindow::createMenus()
+{
     auto* file = menuBar()->addMenu(tr("&File"));
-    auto* open = file->addAction(tr("&Open bundle…"), this, [this] {
+    file->addAction(tr("&Open bundle…"), QKeySequence::Open, this, [this] {
         const auto dir = QFileDialog::getExistingDirectory(this, tr("Open bundle folder"));
         if (!dir.isEmpty()) {
             openBundle(dir);
         }
     });
-    open->setShortcut(QKeySequence::Open);
+    m_recentMenu = file->addMenu(tr("Open &Recent"));
+    file->addAction(tr("&Close"), QKeySequence::Close, this, &MainWindow::closeBundle);
     file->addSeparator();
-    auto* quit = file->addAction(tr("&Quit"), qApp, &QApplication::quit);
-    quit->setShortcut(QKeySequence::Quit);
-    connect(m_watcher, &QFutureWatcherBase::finished, this, &MainWindow::onLoaded);
-    statusBar()->showMessage(tr("Ready"));
-    resize(1100, 700);
-}
+    file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::closeAllWindows);
 
-MainWindow::~MainWindow()
-{
-    m_watcher->waitForFinished();
+    auto* view = menuBar()->addMenu(tr("&View"));
+    view->addAction(tr("Zoom &In"), QKeySequence(Qt::CTRL | Qt::Key_Equal), this,
+        [this] { m_state->zoomAround(m_state->window().start + m_state->window().delta() / 2, 0.5); });
+    view->addAction(tr("Zoom &Out"), QKeySequence(Qt::CTRL | Qt::Key_Minus), this,
+        [this] { m_state->zoomAround(m_state->window().start + m_state->window().delta() / 2, 2.0); });
+    view->addAction(tr("Zoom to &All"), QKeySequence(Qt::CTRL | Qt::Key_0), m_state, &ViewState::resetZoom);
+    auto* back = view->addAction(tr("&Back"), QKeySequence::Back, m_state, &ViewState::back);
+    auto* forward = view->addAction(tr("&Forward"), QKeySequence::Forward, m_state, &ViewState::forward);
+    connect(m_state, &ViewState::historyChanged, this, [this, back, forward] {
+        back->setEnabled(m_state->canGoBack());
+        forward->setEnabled(m_state->canGoForward());
+    });
+    view->addSeparator();
+    auto* order = view->addMenu(tr("&Row order"));
+    auto* group = new QActionGroup(this);
+    const std::pair<QString, RowOrder> orders[]
+        = { { tr("By &rank"), RowOrder::Rank }, { tr("By &host"), RowOrder::Host },
+              { tr("By rail / &leaf"), RowOrder::Rail }, { tr("By &first stuck"), RowOrder::FirstStuck } };
+    for (const auto& [label, o] : orders) {
+        auto* a = order->addAction(label, this, [this, o = o] { m_heatmap->setRowOrder(o); });
+        a->setCheckable(true);
+        a->setChecked(o == RowOrder::Rank);
+        group->addAction(a);
+    }
+    view->addSeparator();
+    auto* full = view->addAction(tr("&Full Screen"), QKeySequence::FullScreen, this,
+        [this] { isFullScreen() ? showNormal() : showFullScreen(); });
+    full->setShortcut(QKeySequence(Qt::Key_F11));
+
+    auto* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About Stallscope"), this, [this] {
+        QMessageBox::about(this, tr("About Stallscope"),
+            tr("<h3>Stallscope %1</h3><p>Incident review for large GPU training jobs: every rank's collectives, "
+               "the fabric's counters and topology, on one time axis.</p><p>Qt %2 (built with %3)</p>")
+                .arg(QStringLiteral("0.1.0"), QString::fromLatin1(qVersion()), QStringLiteral(QT_VERSION_STR)));
+    });
 }
 
 void MainWindow::openBundle(const QString& path)
 {
     if (m_watcher->isRunning()) {
-        statusBar()->showMessage(tr("Still loading %1").arg(m_loadingPath));
+        statusBar()->showMessage(tr("Still opening another bundle"));
         return;
     }
-    m_loadingPath = path;
-    m_summary->setMessage(tr("Loading %1 …").arg(path));
-    statusBar()->showMessage(tr("Loading %1").arg(path));
+    m_progress = std::make_shared<SharedProgress>();
+    m_progressDialog = new QProgressDialog(tr("Opening %1").arg(path), tr("Cancel"), 0, 1000, this);
+    m_progressDialog->setWindowModality(Qt::WindowModal);
+    m_progressDialog->setMinimumDuration(300);
+    m_progressDialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(m_progressDialog, &QProgressDialog::canceled, this, [p = m_progress] { p->cancel(); });
+    m_progressTimer->start();
+    statusBar()->showMessage(tr("Opening %1").arg(path));
     const std::string p = path.toStdString();
-    m_watcher->setFuture(QtConcurrent::run([p] {
-        return std::make_shared<LoadOutcome>(LoadOutcome { loadBundle(p) });
-    })); // worker thread; result by value
+    auto progress = m_progress; // the job keeps its own reference: never a raw `this`
+    m_watcher->setFuture(QtConcurrent::run(
+        [p, progress] { return std::make_shared<OpenedBundle>(stallscope::openBundle(p, *progress)); }));
 }
 
 void MainWindow::onLoaded()
 {
-    const auto outcome = m_watcher->result();
-    auto& result = outcome->result;
-    if (!result) {
-        const auto msg = QString::fromStdString(result.error().format());
-        m_summary->setMessage(tr("Could not open the bundle:\n%1").arg(msg));
-        statusBar()->showMessage(msg);
+    m_progressTimer->stop();
+    if (m_progressDialog) {
+        m_progressDialog->close();
+        m_progressDialog = nullptr;
+    }
+    auto opened = m_watcher->result();
+    if (!opened->error.empty()) {
+        const auto msg = QString::fromStdString(opened->error);
+        statusBar()->showMessage(tr("Could not open: %1").arg(msg));
+        if (opened->error != "cancelled" && isVisible()) {
+            QMessageBox::warning(this, tr("Could not open the bundle"), msg);
+        }
         emit loadFinished(false);
         return;
     }
-    m_snapshot = result->snapshot;
-    m_summary->setSummary(summarize(m_loadingPath.toStdString(), result.value()));
-    setWindowTitle(tr("%1 — Stallscope").arg(QString::fromStdString(m_snapshot->job.name)));
-    statusBar()->showMessage(tr("Loaded %1 in %2 s").arg(m_loadingPath).arg(result->loadSeconds, 0, 'f', 2));
+    m_opened = opened;
+    m_state->setSpan(opened->snapshot->job.span);
+    m_heatmap->setModel(opened->heatmap, opened->analysis);
+    m_incidents->setAnalysis(opened->snapshot, opened->analysis);
+    m_summary->setSummary(summarize(opened->path, opened->loaded));
+    m_warnings->clear();
+    for (const auto& w : opened->warnings) {
+        m_warnings->addItem(QString::fromStdString(w.format()));
+    }
+    setWindowTitle(tr("%1 — Stallscope").arg(QString::fromStdString(opened->snapshot->job.name)));
+    statusBar()->showMessage(tr("Opened %1: %2 incident(s)")
+                                 .arg(QString::fromStdString(opened->path))
+                                 .arg(opened->analysis->incidents.size()));
+    addRecent(QString::fromStdString(opened->path));
     emit loadFinished(true);
+}
+
+void MainWindow::selectIncident(int number)
+{
+    m_state->selectIncident(number);
+}
+
+void MainWindow::closeBundle()
+{
+    m_opened.reset();
+    m_heatmap->setModel(nullptr, nullptr);
+    m_incidents->setAnalysis(nullptr, nullptr);
+    m_summary->setMessage(tr("No bundle open."));
+    m_warnings->clear();
+    setWindowTitle(tr("Stallscope"));
+}
+
+void MainWindow::updateStatus()
+{
+    if (!m_opened || m_state->cursor() == kNoTime) {
+        m_cursorLabel->clear();
+        return;
+    }
+    const TimeNs t = m_state->cursor();
+    m_cursorLabel->setText(QStringLiteral("%1  (%2)")
+                               .arg(QString::fromStdString(formatUtc(t)),
+                                   QString::fromStdString(formatSince(t, m_opened->snapshot->job.clockOriginNs))));
+}
+
+void MainWindow::addRecent(const QString& path)
+{
+    QSettings settings;
+    auto recent = settings.value(QStringLiteral("recent")).toStringList();
+    recent.removeAll(path);
+    recent.prepend(path);
+    while (recent.size() > kMaxRecent) {
+        recent.removeLast();
+    }
+    settings.setValue(QStringLiteral("recent"), recent);
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    if (!m_recentMenu) {
+        return;
+    }
+    m_recentMenu->clear();
+    const auto recent = QSettings().value(QStringLiteral("recent")).toStringList();
+    for (const auto& path : recent) {
+        m_recentMenu->addAction(path, this, [this, path] { openBundle(path); });
+    }
+    m_recentMenu->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    QSettings settings;
+    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("window/state"), saveState());
+    QMainWindow::closeEvent(event);
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event)

@@ -1,15 +1,29 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The main window: composes views and docks, wires File actions, loads bundles off the GUI thread.
+// The main window: composes the heatmap, the incidents panel and docks, owns the one ViewState, wires the
+// menus, and opens bundles off the GUI thread with a progress dialog.
 
 #include <QFutureWatcher>
 #include <QMainWindow>
 
+#include <memory>
+
+class QActionGroup;
+class QLabel;
+class QListWidget;
+class QMenu;
+class QProgressDialog;
+class QTimer;
+
 namespace stallscope {
 
+class HeatmapWidget;
+class IncidentsPanel;
+class SharedProgress;
 class SummaryView;
-struct LoadOutcome; // the loader's result, defined in main_window.cpp
+class ViewState;
+struct OpenedBundle;
 struct JobSnapshot;
 
 class MainWindow : public QMainWindow
@@ -19,6 +33,8 @@ public:
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
     void openBundle(const QString& path);
+    void selectIncident(int number); // zooms every view to it
+    ViewState* viewState() const { return m_state; }
 
 signals:
     void loadFinished(bool ok);
@@ -26,14 +42,29 @@ signals:
 protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
+    void closeEvent(QCloseEvent* event) override;
 
 private:
+    void createMenus();
+    void createDocks();
     void onLoaded();
+    void closeBundle();
+    void updateStatus();
+    void addRecent(const QString& path);
+    void rebuildRecentMenu();
 
+    ViewState* m_state;
+    HeatmapWidget* m_heatmap;
+    IncidentsPanel* m_incidents;
     SummaryView* m_summary;
-    QFutureWatcher<std::shared_ptr<LoadOutcome>>* m_watcher;
-    QString m_loadingPath;
-    std::shared_ptr<const JobSnapshot> m_snapshot; // the one immutable snapshot every view observes
+    QListWidget* m_warnings;
+    QLabel* m_cursorLabel;
+    QMenu* m_recentMenu = nullptr;
+    QFutureWatcher<std::shared_ptr<OpenedBundle>>* m_watcher;
+    std::shared_ptr<SharedProgress> m_progress;
+    QProgressDialog* m_progressDialog = nullptr;
+    QTimer* m_progressTimer;
+    std::shared_ptr<OpenedBundle> m_opened; // the current bundle: immutable snapshot, analysis, heatmap
 };
 
 } // namespace stallscope

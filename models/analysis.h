@@ -166,5 +166,7 @@ AnalysisResult analyze(const JobSnapshot& snap, const AnalysisOptions& options =
 // Text for the terminal (incident list, then details) and versioned JSON (docs/analysis-format.md).
 std::string analysisText(const JobSnapshot& snap, const AnalysisResult& result);
 std::string analysisJson(const JobSnapshot& snap, const AnalysisResult& result);
+// One incident's details (evidence, policy verdict, cost, what-if), as in analysisText.
+std::string incidentText(const JobSnapshot& snap, const Incident& incident);
 
 } // namespace stallscope

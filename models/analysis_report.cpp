@@ -151,6 +151,14 @@ void incidentDetail(std::ostream& o, const JobSnapshot& snap, const Incident& in
 
 } // namespace
 
+std::string incidentText(const JobSnapshot& snap, const Incident& inc)
+{
+    std::ostringstream o;
+    incidentDetail(o, snap, inc);
+    auto text = o.str();
+    return text.empty() || text[0] != '\n' ? text : text.substr(1);
+}
+
 std::string analysisText(const JobSnapshot& snap, const AnalysisResult& r)
 {
     std::ostringstream o;

@@ -4,7 +4,6 @@
 // Basic value types shared by the whole core: time, strong ids, time ranges.
 // Every time in the core is TimeNs: signed 64-bit nanoseconds since the Unix epoch (UTC), on one job clock.
 
-#include <compare>
 #include <cstdint>
 #include <limits>
 

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Opening a bundle off the GUI thread: load → analyse → build heatmap levels. Progress is shared through
+// atomics that the GUI polls (no signal per step from the worker); cancel() is honoured between stages and
+// inside the long loops.
+
+#include "analysis.h"
+#include "bundle_reader.h"
+#include "heatmap_model.h"
+
+#include <atomic>
+#include <mutex>
+#include <string>
+
+namespace stallscope {
+
+class SharedProgress : public Progress
+{
+public:
+    void report(std::string_view stage, std::uint64_t done, std::uint64_t total) override;
+    bool cancelled() const override { return m_cancel.load(); }
+    void cancel() { m_cancel.store(true); }
+    std::string stage() const;
+    double fraction() const { return m_fraction.load(); }
+
+private:
+    mutable std::mutex m_mutex;
+    std::string m_stage;
+    std::atomic<double> m_fraction { 0 };
+    std::atomic<bool> m_cancel { false };
+};
+
+struct OpenedBundle
+{
+    std::string path;
+    std::string error; // non-empty when opening failed
+    std::vector<LoadIssue> warnings;
+    std::shared_ptr<const JobSnapshot> snapshot;
+    std::shared_ptr<const AnalysisResult> analysis;
+    std::shared_ptr<const HeatmapModel> heatmap;
+    LoadedBundle loaded; // figures for the summary (snapshot pointer shared with `snapshot`)
+};
+
+// Runs on a worker thread.
+OpenedBundle openBundle(const std::string& path, SharedProgress& progress);
+
+} // namespace stallscope

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// What the rank×time heatmap shows, computed without any GUI type: per rank and time bucket, the share of
+// time spent inside a collective, inside a STALLED collective (an incident window), and failed/dead.
+// A pyramid of power-of-two buckets (per rank) serves coarse zoom; finer zoom rasterizes straight from the
+// records (binary search of the visible window). Activity narrower than a cell is folded into it: stalled
+// and failed shares are max-aggregated so a one-pixel stall never vanishes, inside shares are averaged.
+// Immutable after build(); rasterize() may run on any thread.
+
+#include "job_snapshot.h"
+#include "progress.h"
+#include "time_axis_mapping.h"
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace stallscope {
+
+struct HeatCell
+{
+    std::uint8_t inside = 0; // share of the cell's time inside any collective, 0..255
+    std::uint8_t stalled = 0; // share inside a collective during a job-wide stall, 0..255
+    std::uint8_t failed = 0; // share after the rank failed or timed out, 0..255
+    std::uint8_t present = 0; // 255 when the cell has data at all
+};
+
+enum class RowOrder { Rank, Host, Rail, FirstStuck };
+
+class HeatmapModel
+{
+public:
+    // `stalls`: time windows of job-wide stalls (incident windows), sorted by start.
+    static std::shared_ptr<const HeatmapModel> build(
+        SnapshotPtr snap, std::vector<TimeRange> stalls, Progress& progress);
+
+    const JobSnapshot& snapshot() const { return *m_snap; }
+    std::uint32_t rows() const { return static_cast<std::uint32_t>(m_snap->collectives.size()); }
+
+    // Rank shown in each row for an order (FirstStuck: ranks that entered the first stall earliest first).
+    std::vector<std::uint32_t> rowOrder(RowOrder order) const;
+
+    // Fills `out` (widthPx × heightPx, row-major) for the visible window. When there are more ranks than
+    // pixel rows, each pixel row aggregates consecutive ranks of `order` (max for stalled/failed).
+    void rasterize(const TimeAxisMapping& map, int heightPx, const std::vector<std::uint32_t>& order,
+        std::vector<HeatCell>& out) const;
+
+    // The cell for one rank at one pixel column (tooltips, tests).
+    HeatCell cellAt(const TimeAxisMapping& map, std::uint32_t rank, int x) const;
+
+    TimeNs baseBucketNs() const { return m_baseNs; }
+    int levels() const { return static_cast<int>(m_levels.size()); }
+    std::uint64_t memoryBytes() const;
+
+private:
+    void rasterizeRank(
+        const TimeAxisMapping& map, std::uint32_t rank, std::vector<float>& scratch, HeatCell* out) const;
+
+    SnapshotPtr m_snap;
+    std::vector<TimeRange> m_stalls;
+    TimeNs m_originNs = 0;
+    TimeNs m_baseNs = 1;
+    std::vector<std::size_t> m_bucketsAt; // buckets per rank at each level
+    std::vector<std::vector<HeatCell>> m_levels; // [level][rank * bucketsAt + i]
+};
+
+} // namespace stallscope

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: MIT
+#include "heatmap_palette.h"
+
+#include <algorithm>
+
+namespace stallscope {
+
+namespace {
+QRgb mix(QColor a, QColor b, int weight255)
+{
+    const int w = std::clamp(weight255, 0, 255);
+    return qRgb((a.red() * (255 - w) + b.red() * w) / 255, (a.green() * (255 - w) + b.green() * w) / 255,
+        (a.blue() * (255 - w) + b.blue() * w) / 255);
+}
+} // namespace
+
+HeatmapPalette HeatmapPalette::fromPalette(const QPalette& p)
+{
+    const bool dark = p.color(QPalette::Window).lightness() < 128;
+    HeatmapPalette h;
+    h.background = p.color(QPalette::Window);
+    h.computing = dark ? QColor(0x30, 0x33, 0x3a) : QColor(0xee, 0xef, 0xf1);
+    h.inside = dark ? QColor(0x3d, 0x8e, 0xc9) : QColor(0x56, 0xb4, 0xe9); // Okabe–Ito sky blue
+    h.stalled = QColor(0xd5, 0x5e, 0x00); // Okabe–Ito vermillion
+    h.failed = dark ? QColor(0xe0, 0x8a, 0xc0) : QColor(0x8e, 0x2f, 0x6e); // reddish purple
+    h.text = p.color(QPalette::WindowText);
+    h.grid = dark ? QColor(0x55, 0x58, 0x60) : QColor(0xb8, 0xbb, 0xc2);
+    h.cursor = dark ? QColor(0xf0, 0xe4, 0x42) : QColor(0x00, 0x00, 0x00);
+    return h;
+}
+
+QRgb HeatmapPalette::color(const HeatCell& c) const
+{
+    if (c.present == 0) {
+        return background.rgb();
+    }
+    if (c.failed > 0) {
+        return mix(computing, failed, 128 + c.failed / 2);
+    }
+    if (c.stalled > 0) {
+        // Any stall in the cell shows clearly; a fuller cell is more saturated.
+        return mix(computing, stalled, 150 + (c.stalled * 105) / 255);
+    }
+    return mix(computing, inside, c.inside);
+}
+
+} // namespace stallscope

@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Colours of the rank×time heatmap, from the Okabe–Ito colour-blind-safe set: sky blue for time inside a
+// collective, vermillion for a job-wide stall (it must stand out at a glance), reddish purple for failed or
+// dead ranks, on the palette's own background for computing. Light and dark variants follow the app palette.
+
+#include "heatmap_model.h"
+
+#include <QColor>
+#include <QPalette>
+
+namespace stallscope {
+
+struct HeatmapPalette
+{
+    QColor background; // no data
+    QColor computing; // outside any collective
+    QColor inside; // inside a collective
+    QColor stalled;
+    QColor failed;
+    QColor text;
+    QColor grid;
+    QColor cursor;
+
+    static HeatmapPalette fromPalette(const QPalette& p);
+    QRgb color(const HeatCell& c) const;
+};
+
+} // namespace stallscope

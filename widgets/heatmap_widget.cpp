@@ -1,0 +1,437 @@
+// SPDX-License-Identifier: MIT
+#include "heatmap_widget.h"
+
+#include "time_format.h"
+#include "view_state.h"
+
+#include <QHelpEvent>
+#include <QKeyEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QToolTip>
+#include <QWheelEvent>
+
+#include <cmath>
+
+namespace stallscope {
+
+namespace {
+
+constexpr int kAxisHeight = 34; // time labels and incident markers above the rows
+constexpr int kLegendHeight = 22;
+constexpr int kGutter = 56; // rank labels on the left
+
+// A "nice" tick step (1, 2, 5 × 10^k ns, or minutes/hours) giving at least `minPx` between ticks.
+TimeNs tickStep(double nsPerPx, int minPx)
+{
+    static const TimeNs steps[] = { 1, 2, 5, 10, 20, 50, 100, 200, 500, 1'000, 2'000, 5'000, 10'000, 20'000, 50'000,
+        100'000, 200'000, 500'000, kNsPerMs, 2 * kNsPerMs, 5 * kNsPerMs, 10 * kNsPerMs, 20 * kNsPerMs, 50 * kNsPerMs,
+        100 * kNsPerMs, 200 * kNsPerMs, 500 * kNsPerMs, kNsPerSec, 2 * kNsPerSec, 5 * kNsPerSec, 10 * kNsPerSec,
+        30 * kNsPerSec, 60 * kNsPerSec, 120 * kNsPerSec, 300 * kNsPerSec, 600 * kNsPerSec, 1200 * kNsPerSec,
+        1800 * kNsPerSec, 3600 * kNsPerSec, 7200 * kNsPerSec };
+    for (auto s : steps) {
+        if (double(s) / nsPerPx >= minPx) {
+            return s;
+        }
+    }
+    return 7200 * kNsPerSec;
+}
+
+QString tickLabel(TimeNs t, TimeNs origin, TimeNs step)
+{
+    std::string s = formatSince(t, origin); // "+00:05:00.123"
+    if (step >= kNsPerSec) {
+        s = s.substr(0, 9);
+    } else if (step < kNsPerMs) {
+        const TimeNs us = ((t - origin) % kNsPerSec) / 1000;
+        char buf[16];
+        std::snprintf(buf, sizeof buf, "%06lld", static_cast<long long>(us));
+        s = s.substr(0, 9) + "." + buf;
+    }
+    return QString::fromStdString(s);
+}
+
+} // namespace
+
+HeatmapWidget::HeatmapWidget(ViewState* state, QWidget* parent)
+    : QWidget(parent)
+    , m_state(state)
+    , m_palette(HeatmapPalette::fromPalette(palette()))
+{
+    setMouseTracking(true);
+    setFocusPolicy(Qt::StrongFocus);
+    setMinimumSize(320, 200);
+    connect(m_state, &ViewState::timeWindowChanged, this, qOverload<>(&QWidget::update));
+    connect(m_state, &ViewState::cursorChanged, this, qOverload<>(&QWidget::update));
+    connect(m_state, &ViewState::selectionChanged, this, qOverload<>(&QWidget::update));
+}
+
+void HeatmapWidget::setModel(std::shared_ptr<const HeatmapModel> model, std::shared_ptr<const AnalysisResult> analysis)
+{
+    m_model = std::move(model);
+    m_analysis = std::move(analysis);
+    m_rows = m_model ? m_model->rowOrder(m_order) : std::vector<std::uint32_t> {};
+    m_key = {};
+    update();
+}
+
+void HeatmapWidget::setRowOrder(RowOrder order)
+{
+    m_order = order;
+    if (m_model) {
+        m_rows = m_model->rowOrder(order);
+    }
+    update();
+}
+
+QRect HeatmapWidget::plotRect() const
+{
+    return QRect(
+        kGutter, kAxisHeight, std::max(1, width() - kGutter - 8), std::max(1, height() - kAxisHeight - kLegendHeight));
+}
+
+TimeAxisMapping HeatmapWidget::mapping() const
+{
+    return TimeAxisMapping { m_state->window(), plotRect().width() };
+}
+
+std::optional<std::uint32_t> HeatmapWidget::rankAt(QPoint pos) const
+{
+    const QRect r = plotRect();
+    if (!m_model || !r.contains(pos) || m_rows.empty()) {
+        return std::nullopt;
+    }
+    const auto row = static_cast<std::size_t>(double(pos.y() - r.top()) / double(r.height()) * double(m_rows.size()));
+    return m_rows[std::min(row, m_rows.size() - 1)];
+}
+
+QString HeatmapWidget::tooltipAt(QPoint pos) const
+{
+    const auto rank = rankAt(pos);
+    if (!rank) {
+        return {};
+    }
+    const auto& snap = m_model->snapshot();
+    const auto map = mapping();
+    const int x = pos.x() - plotRect().left();
+    const TimeNs t = map.t(x + 0.5);
+    const auto& ri = snap.ranks[*rank];
+    QString text = QStringLiteral("<b>rank %1</b> — %2, GPU %3, %4<br>%5<br>%6 since job start")
+                       .arg(*rank)
+                       .arg(QString::fromStdString(snap.str(ri.host)))
+                       .arg(ri.localGpu)
+                       .arg(QString::fromStdString(snap.str(ri.hca)))
+                       .arg(QString::fromStdString(formatUtc(t)))
+                       .arg(QString::fromStdString(formatSince(t, snap.job.clockOriginNs)));
+    // The collective this rank is in (or last entered) at t: binary search by enqueue time.
+    const auto& c = snap.collectives[*rank];
+    auto i = std::upper_bound(c.enqueueNs.begin(), c.enqueueNs.end(), t) - c.enqueueNs.begin();
+    if (i > 0) {
+        const auto j = static_cast<std::size_t>(i - 1);
+        const auto& shape = snap.shapes[c.shape[j]];
+        const bool inside = c.startNs[j] != kNoTime && c.startNs[j] <= t && (c.endNs[j] == kNoTime || t < c.endNs[j]);
+        text += QStringLiteral("<br>%1 %2 seq %3 (%4), %5")
+                    .arg(inside ? QStringLiteral("in") : QStringLiteral("after"))
+                    .arg(QString::fromStdString(std::string(toString(shape.op))))
+                    .arg(c.seq[j])
+                    .arg(QString::fromStdString(formatBytes(double(shape.bytes))))
+                    .arg(QString::fromStdString(std::string(toString(c.stateAt(j)))));
+        if (c.startNs[j] != kNoTime && c.endNs[j] != kNoTime) {
+            text += QStringLiteral(", took %1").arg(QString::fromStdString(formatDuration(c.endNs[j] - c.startNs[j])));
+        }
+    }
+    const auto cell = m_model->cellAt(map, *rank, x);
+    if (cell.stalled > 0) {
+        text += QStringLiteral("<br><b>stalled</b> (job-wide stall)");
+    }
+    if (cell.failed > 0) {
+        text += QStringLiteral("<br><b>failed or timed out</b>");
+    }
+    return text;
+}
+
+void HeatmapWidget::ensureRaster(QSize plotPx, qreal dpr)
+{
+    const Key key { m_model.get(), m_state->window(), plotPx, dpr, m_order, m_palette.stalled.rgb(),
+        m_palette.computing.rgb() };
+    if (key == m_key && !m_raster.isNull()) {
+        return;
+    }
+    m_key = key;
+    m_raster = QImage(plotPx, QImage::Format_RGB32);
+    if (!m_model) {
+        m_raster.fill(m_palette.background);
+        return;
+    }
+    std::vector<HeatCell> cells;
+    m_model->rasterize(TimeAxisMapping { m_state->window(), plotPx.width() }, plotPx.height(), m_rows, cells);
+    for (int y = 0; y < plotPx.height(); ++y) {
+        auto* line = reinterpret_cast<QRgb*>(m_raster.scanLine(y));
+        const auto* src = cells.data() + std::size_t(y) * std::size_t(plotPx.width());
+        for (int x = 0; x < plotPx.width(); ++x) {
+            line[x] = m_palette.color(src[x]);
+        }
+    }
+    m_raster.setDevicePixelRatio(dpr);
+}
+
+void HeatmapWidget::paintEvent(QPaintEvent*)
+{
+    QPainter p(this);
+    paintInto(p, size(), devicePixelRatioF());
+}
+
+QImage HeatmapWidget::renderImage(QSize size, qreal dpr)
+{
+    const QSize old = this->size();
+    resize(size);
+    QImage img(size * dpr, QImage::Format_ARGB32_Premultiplied);
+    img.setDevicePixelRatio(dpr);
+    img.fill(m_palette.background);
+    {
+        QPainter p(&img);
+        paintInto(p, size, dpr);
+    }
+    resize(old);
+    return img;
+}
+
+void HeatmapWidget::paintInto(QPainter& p, QSize size, qreal dpr)
+{
+    p.fillRect(QRect(QPoint(0, 0), size), m_palette.background);
+    const QRect plot = plotRect();
+    if (!m_model) {
+        p.setPen(m_palette.text);
+        p.drawText(QRect(QPoint(0, 0), size), Qt::AlignCenter, tr("Open a bundle to see every rank over time."));
+        return;
+    }
+    const QSize plotPx(
+        std::max(1, int(std::lround(plot.width() * dpr))), std::max(1, int(std::lround(plot.height() * dpr))));
+    ensureRaster(plotPx, dpr);
+    p.drawImage(plot.topLeft(), m_raster);
+    const auto map = mapping();
+    drawAxis(p, plot, map);
+    drawOverlays(p, plot, map);
+    drawLegend(p, QRect(plot.left(), plot.bottom() + 4, plot.width(), kLegendHeight - 4));
+}
+
+void HeatmapWidget::drawAxis(QPainter& p, const QRect& plot, const TimeAxisMapping& map) const
+{
+    const auto& snap = m_model->snapshot();
+    p.setPen(m_palette.text);
+    QFont f = font();
+    f.setPointSizeF(f.pointSizeF() * 0.85);
+    p.setFont(f);
+    const TimeNs step = tickStep(map.nsPerPx(), 110);
+    const TimeNs origin = snap.job.clockOriginNs;
+    TimeNs t = origin + ((map.visible.start - origin) / step) * step;
+    for (; t <= map.visible.end; t += step) {
+        const double x = plot.left() + map.x(t);
+        if (x < plot.left() || x > plot.right()) {
+            continue;
+        }
+        p.setPen(m_palette.grid);
+        p.drawLine(QPointF(x, plot.top() - 5), QPointF(x, plot.top()));
+        p.setPen(m_palette.text);
+        p.drawText(QRectF(x - 60, 14, 120, 16), Qt::AlignHCenter | Qt::AlignBottom, tickLabel(t, origin, step));
+    }
+    p.drawText(QRect(6, 1, plot.right(), 14), Qt::AlignLeft | Qt::AlignTop,
+        tr("%1 — %2 ranks — %3 .. %4 UTC (window %5)")
+            .arg(QString::fromStdString(snap.job.name))
+            .arg(snap.job.worldSize)
+            .arg(QString::fromStdString(formatUtc(map.visible.start).substr(0, 23)))
+            .arg(QString::fromStdString(formatUtc(map.visible.end).substr(11, 12)))
+            .arg(QString::fromStdString(formatDuration(map.visible.delta()))));
+    // Rank labels in the gutter.
+    const int rows = static_cast<int>(m_rows.size());
+    const int labelEvery = std::max(1, rows * 14 / std::max(1, plot.height()) + 1);
+    const int stepRows = rows <= 16 ? 1 : (rows / std::max(1, plot.height() / 40));
+    for (int i = 0; i < rows; i += std::max(stepRows, labelEvery)) {
+        const double y = plot.top() + (i + 0.5) * plot.height() / double(rows);
+        p.drawText(QRectF(0, y - 7, kGutter - 6, 14), Qt::AlignRight | Qt::AlignVCenter, QString::number(m_rows[i]));
+    }
+}
+
+void HeatmapWidget::drawOverlays(QPainter& p, const QRect& plot, const TimeAxisMapping& map) const
+{
+    p.save();
+    p.setClipRect(plot.adjusted(0, -kAxisHeight, 0, 0));
+    // Incident markers: a bracket above the rows, numbered as in the incident list.
+    if (m_analysis) {
+        for (const auto& inc : m_analysis->incidents) {
+            const double x0 = plot.left() + map.x(inc.startNs);
+            const double x1 = std::max(x0 + 3, plot.left() + map.x(inc.endNs));
+            if (x1 < plot.left() || x0 > plot.right()) {
+                continue;
+            }
+            const bool selected = inc.number == m_state->selectedIncident();
+            p.fillRect(QRectF(x0, plot.top() - 5, x1 - x0, 4), m_palette.stalled);
+            p.setPen(selected ? m_palette.cursor : m_palette.stalled);
+            p.drawText(QRectF(x0 - 20, plot.top() - 19, 40 + (x1 - x0), 13), Qt::AlignHCenter,
+                QStringLiteral("#%1").arg(inc.number));
+            if (selected) {
+                p.setPen(QPen(m_palette.cursor, 1, Qt::DashLine));
+                p.drawRect(QRectF(x0 - 1, plot.top(), x1 - x0 + 2, plot.height() - 1));
+            }
+        }
+    }
+    // Selected rank.
+    if (auto r = m_state->selectedRank(); r && !m_rows.empty()) {
+        const auto it = std::find(m_rows.begin(), m_rows.end(), *r);
+        const double h = plot.height() / double(m_rows.size());
+        const double y = plot.top() + double(it - m_rows.begin()) * h;
+        p.setPen(QPen(m_palette.cursor, 1));
+        p.drawRect(QRectF(plot.left(), y, plot.width() - 1, std::max(h, 2.0)));
+    }
+    // Cursor.
+    if (m_state->cursor() != kNoTime) {
+        const double x = plot.left() + map.x(m_state->cursor());
+        if (x >= plot.left() && x <= plot.right()) {
+            p.setPen(QPen(m_palette.cursor, 1));
+            p.drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom()));
+        }
+    }
+    // Shift-drag selection.
+    if (m_selecting) {
+        QColor fill = m_palette.cursor;
+        fill.setAlpha(50);
+        const int x0 = std::clamp(m_pressPos.x(), plot.left(), plot.right());
+        const int x1 = std::clamp(m_selectEnd.x(), plot.left(), plot.right());
+        p.fillRect(QRect(QPoint(std::min(x0, x1), plot.top()), QPoint(std::max(x0, x1), plot.bottom())), fill);
+    }
+    p.restore();
+}
+
+void HeatmapWidget::drawLegend(QPainter& p, const QRect& area) const
+{
+    const std::pair<QColor, QString> items[] = {
+        { m_palette.computing, tr("computing") },
+        { m_palette.inside, tr("inside a collective") },
+        { m_palette.stalled, tr("stalled (job-wide)") },
+        { m_palette.failed, tr("failed / timed out") },
+    };
+    int x = area.left();
+    for (const auto& [color, label] : items) {
+        p.fillRect(QRect(x, area.top() + 3, 12, 12), color);
+        p.setPen(m_palette.grid);
+        p.drawRect(QRect(x, area.top() + 3, 12, 12));
+        p.setPen(m_palette.text);
+        const int w = p.fontMetrics().horizontalAdvance(label);
+        p.drawText(QRect(x + 16, area.top(), w + 4, 18), Qt::AlignVCenter, label);
+        x += 16 + w + 18;
+    }
+}
+
+void HeatmapWidget::wheelEvent(QWheelEvent* event)
+{
+    if (!m_model) {
+        return;
+    }
+    const double steps = event->angleDelta().y() / 120.0;
+    const TimeNs at = mapping().t(event->position().x() - plotRect().left());
+    m_state->zoomAround(at, std::pow(0.8, steps));
+    event->accept();
+}
+
+void HeatmapWidget::mousePressEvent(QMouseEvent* event)
+{
+    m_pressPos = event->pos();
+    m_pressWindow = m_state->window();
+    m_selecting = event->modifiers() & Qt::ShiftModifier;
+    m_selectEnd = event->pos();
+    m_dragging = false;
+}
+
+void HeatmapWidget::mouseMoveEvent(QMouseEvent* event)
+{
+    if (m_model && plotRect().contains(event->pos())) {
+        m_state->setCursor(mapping().t(event->pos().x() - plotRect().left() + 0.5));
+    }
+    if (!(event->buttons() & Qt::LeftButton)) {
+        return;
+    }
+    if (m_selecting) {
+        m_selectEnd = event->pos();
+        update();
+        return;
+    }
+    const int dx = event->pos().x() - m_pressPos.x();
+    if (std::abs(dx) > 3 || m_dragging) {
+        m_dragging = true;
+        const double nsPerPx = double(m_pressWindow.delta()) / double(plotRect().width());
+        const TimeNs shift = static_cast<TimeNs>(-dx * nsPerPx);
+        m_state->setWindow({ m_pressWindow.start + shift, m_pressWindow.end + shift }, false);
+    }
+}
+
+void HeatmapWidget::mouseReleaseEvent(QMouseEvent* event)
+{
+    if (m_selecting) {
+        m_selecting = false;
+        const auto map = mapping();
+        const TimeNs a = map.t(m_pressPos.x() - plotRect().left());
+        const TimeNs b = map.t(event->pos().x() - plotRect().left());
+        if (std::abs(event->pos().x() - m_pressPos.x()) > 3) {
+            m_state->zoomIn(TimeRange { a, b }.normalized());
+        }
+        update();
+        return;
+    }
+    if (!m_dragging && event->button() == Qt::LeftButton) {
+        m_state->selectRank(rankAt(event->pos()));
+    }
+    m_dragging = false;
+}
+
+void HeatmapWidget::keyPressEvent(QKeyEvent* event)
+{
+    const TimeNs w = m_state->window().delta();
+    switch (event->key()) {
+    case Qt::Key_Left:
+        m_state->pan(-w / 10);
+        break;
+    case Qt::Key_Right:
+        m_state->pan(w / 10);
+        break;
+    case Qt::Key_Up:
+        m_state->zoomAround(m_state->window().start + w / 2, 0.8);
+        break;
+    case Qt::Key_Down:
+        m_state->zoomAround(m_state->window().start + w / 2, 1.25);
+        break;
+    default:
+        QWidget::keyPressEvent(event);
+    }
+}
+
+void HeatmapWidget::leaveEvent(QEvent*)
+{
+    update();
+}
+
+void HeatmapWidget::changeEvent(QEvent* event)
+{
+    if (event->type() == QEvent::PaletteChange) {
+        m_palette = HeatmapPalette::fromPalette(palette());
+        m_key = {};
+        update();
+    }
+    QWidget::changeEvent(event);
+}
+
+bool HeatmapWidget::event(QEvent* event)
+{
+    if (event->type() == QEvent::ToolTip) {
+        auto* help = static_cast<QHelpEvent*>(event);
+        const QString text = tooltipAt(help->pos());
+        if (text.isEmpty()) {
+            QToolTip::hideText();
+        } else {
+            QToolTip::showText(help->globalPos(), text, this);
+        }
+        return true;
+    }
+    return QWidget::event(event);
+}
+
+} // namespace stallscope

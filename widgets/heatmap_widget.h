@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The rank×time heatmap: one row per rank (aggregated when there are more ranks than pixels), time across,
+// coloured by state. Observes the ViewState (window, cursor, selection) and one immutable HeatmapModel;
+// keeps no zoom of its own. The raster is cached per (model, window, size, dpr, order, palette).
+
+#include "analysis.h"
+#include "heatmap_model.h"
+#include "heatmap_palette.h"
+
+#include <QImage>
+#include <QWidget>
+
+#include <memory>
+#include <optional>
+
+namespace stallscope {
+
+class ViewState;
+
+class HeatmapWidget : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit HeatmapWidget(ViewState* state, QWidget* parent = nullptr);
+
+    void setModel(std::shared_ptr<const HeatmapModel> model, std::shared_ptr<const AnalysisResult> analysis);
+    void setRowOrder(RowOrder order);
+    RowOrder rowOrder() const { return m_order; }
+
+    // Geometry shared with tests and the render path.
+    QRect plotRect() const;
+    TimeAxisMapping mapping() const;
+    // Rank under a widget position, if any.
+    std::optional<std::uint32_t> rankAt(QPoint pos) const;
+    QString tooltipAt(QPoint pos) const;
+    // Renders the whole widget into an image (offscreen, deterministic).
+    QImage renderImage(QSize size, qreal dpr = 1.0);
+
+    QSize sizeHint() const override { return { 1000, 600 }; }
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    void wheelEvent(QWheelEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void mouseReleaseEvent(QMouseEvent* event) override;
+    void keyPressEvent(QKeyEvent* event) override;
+    void leaveEvent(QEvent* event) override;
+    void changeEvent(QEvent* event) override;
+    bool event(QEvent* event) override;
+
+private:
+    void paintInto(QPainter& p, QSize size, qreal dpr);
+    void ensureRaster(QSize plotPx, qreal dpr);
+    void drawAxis(QPainter& p, const QRect& plot, const TimeAxisMapping& map) const;
+    void drawOverlays(QPainter& p, const QRect& plot, const TimeAxisMapping& map) const;
+    void drawLegend(QPainter& p, const QRect& area) const;
+
+    ViewState* m_state;
+    std::shared_ptr<const HeatmapModel> m_model;
+    std::shared_ptr<const AnalysisResult> m_analysis;
+    RowOrder m_order = RowOrder::Rank;
+    std::vector<std::uint32_t> m_rows;
+    HeatmapPalette m_palette;
+    QImage m_raster;
+    struct Key
+    {
+        const void* model = nullptr;
+        TimeRange window;
+        QSize size;
+        qreal dpr = 0;
+        RowOrder order = RowOrder::Rank;
+        QRgb stalled = 0;
+        QRgb computing = 0;
+        bool operator==(const Key&) const = default;
+    } m_key;
+    QPoint m_pressPos;
+    TimeRange m_pressWindow;
+    bool m_dragging = false;
+    bool m_selecting = false;
+    QPoint m_selectEnd;
+};
+
+} // namespace stallscope

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: MIT
+#include "incidents_panel.h"
+
+#include "analysis.h"
+#include "time_format.h"
+#include "view_state.h"
+
+#include <QFontDatabase>
+#include <QHeaderView>
+#include <QPlainTextEdit>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+namespace stallscope {
+
+IncidentsPanel::IncidentsPanel(ViewState* state, QWidget* parent)
+    : QWidget(parent)
+    , m_state(state)
+    , m_table(new QTableWidget(this))
+    , m_detail(new QPlainTextEdit(this))
+{
+    auto* split = new QSplitter(Qt::Horizontal, this);
+    split->addWidget(m_table);
+    split->addWidget(m_detail);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 4);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(split);
+    m_table->setColumnCount(7);
+    m_table->setHorizontalHeaderLabels({ tr("#"), tr("Start (UTC)"), tr("Duration"), tr("Ranks"), tr("Kind"),
+        tr("Culprit link / suspect"), tr("GPU-s lost") });
+    m_table->verticalHeader()->hide();
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->horizontalHeader()->setStretchLastSection(false);
+    m_table->horizontalHeader()->setSectionResizeMode(5, QHeaderView::Stretch);
+    m_detail->setReadOnly(true);
+    m_detail->setLineWrapMode(QPlainTextEdit::NoWrap);
+    m_detail->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    connect(m_table, &QTableWidget::itemSelectionChanged, this, [this] {
+        const auto rows = m_table->selectionModel()->selectedRows();
+        if (!rows.isEmpty()) {
+            m_state->selectIncident(rows.first().row() + 1);
+        }
+    });
+    connect(m_state, &ViewState::incidentSelected, this, &IncidentsPanel::showIncident);
+}
+
+void IncidentsPanel::setAnalysis(
+    std::shared_ptr<const JobSnapshot> snap, std::shared_ptr<const AnalysisResult> analysis)
+{
+    m_snap = std::move(snap);
+    m_analysis = std::move(analysis);
+    m_table->setRowCount(0);
+    m_detail->clear();
+    if (!m_analysis) {
+        return;
+    }
+    m_table->setRowCount(static_cast<int>(m_analysis->incidents.size()));
+    for (const auto& inc : m_analysis->incidents) {
+        const int row = inc.number - 1;
+        QString culprit;
+        if (inc.culprit) {
+            culprit = QString::fromStdString(inc.culprit->a.node + " p" + std::to_string(inc.culprit->a.port) + " ↔ "
+                + inc.culprit->b.node + " p" + std::to_string(inc.culprit->b.port) + " (" + inc.culprit->confidence
+                + ")");
+        } else if (!inc.suspectRanks.empty()) {
+            culprit = tr("no link; rank %1").arg(inc.suspectRanks.front());
+        } else {
+            culprit = tr("no link implicated");
+        }
+        const QStringList cells
+            = { QString::number(inc.number), QString::fromStdString(formatUtc(inc.startNs).substr(0, 23)),
+                  QString::fromStdString(formatDuration(inc.endNs - inc.startNs)), QString::number(inc.ranksAffected),
+                  QString::fromStdString(std::string(toString(inc.kind))), culprit,
+                  QString::fromStdString(formatCount(std::uint64_t(inc.policy.totalGpuSeconds + 0.5))) };
+        for (int c = 0; c < cells.size(); ++c) {
+            auto* item = new QTableWidgetItem(cells[c]);
+            if (c == 0 || c == 3 || c == 6) {
+                item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+            }
+            m_table->setItem(row, c, item);
+        }
+    }
+    m_table->resizeColumnsToContents();
+    m_detail->setPlainText(m_analysis->incidents.empty()
+            ? tr("No job-wide stall, hang or straggler found.")
+            : tr("%1 incident(s). Select one to zoom every view to it and see its evidence, the timeout-policy "
+                 "verdict and what it cost.")
+                  .arg(m_analysis->incidents.size()));
+}
+
+int IncidentsPanel::rowCount() const
+{
+    return m_table->rowCount();
+}
+
+QString IncidentsPanel::detailText() const
+{
+    return m_detail->toPlainText();
+}
+
+void IncidentsPanel::showIncident(int number)
+{
+    if (!m_analysis || number < 1 || number > static_cast<int>(m_analysis->incidents.size())) {
+        return;
+    }
+    if (m_table->currentRow() != number - 1) {
+        m_table->selectRow(number - 1);
+    }
+    m_detail->setPlainText(QString::fromStdString(incidentText(*m_snap, m_analysis->incidents[number - 1])));
+}
+
+} // namespace stallscope
