@@ -9,7 +9,8 @@ namespace stallscope::cli {
 
 std::string mainUsage()
 {
-    return "Usage: stallscope [BUNDLE]              open the GUI (optionally with a bundle folder)\n"
+    return "Usage: stallscope [BUNDLE] [--theme light|dark] [--incident N]\n"
+           "                                        open the GUI (optionally with a bundle, zoomed to incident N)\n"
            "       stallscope COMMAND [OPTIONS]     run a command without a display\n"
            "\n"
            "Commands:\n"

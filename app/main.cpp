@@ -3,6 +3,7 @@
 #include "cli_options.h"
 #include "commands.h"
 #include "main_window.h"
+#include "theme.h"
 
 #include <QApplication>
 #include <QCoreApplication>
@@ -15,8 +16,8 @@ namespace {
 int runGui(int argc, char** argv, const std::vector<std::string>& args)
 {
     using namespace stallscope::cli;
-    const auto parsed
-        = parseArgs(args, { { "quit-after", true, "" }, { "screenshot", true, "" }, { "incident", true, "" } });
+    const auto parsed = parseArgs(args,
+        { { "quit-after", true, "" }, { "screenshot", true, "" }, { "incident", true, "" }, { "theme", true, "" } });
     if (parsed.help) {
         std::cout << mainUsage();
         return kExitOk;
@@ -30,6 +31,12 @@ int runGui(int argc, char** argv, const std::vector<std::string>& args)
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("Stallscope"));
     QApplication::setOrganizationName(QStringLiteral("Stallscope"));
+    if (auto theme = parsed.options.find("theme"); theme != parsed.options.end()) {
+        if (!stallscope::applyTheme(QString::fromStdString(theme->second.back()))) {
+            std::cerr << "stallscope: --theme: expected light or dark\n";
+            return kExitUsage;
+        }
+    }
     stallscope::MainWindow window;
     window.show();
     if (auto inc = parsed.options.find("incident"); inc != parsed.options.end()) {

@@ -8,7 +8,7 @@ STALLSCOPE_PACKAGES=(
     cmake ninja-build ccache g++ pkg-config
     qt6-base-dev qt6-svg-dev libqcustomplot-dev libgl-dev
     nlohmann-json3-dev catch2 libbenchmark-dev
-    xvfb xauth
+    xvfb xauth imagemagick
 )
 
 stallscope_install_deps() {

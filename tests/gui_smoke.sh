@@ -1,12 +1,23 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Smoke test: the real stallscope binary in a real X server (xvfb-run) opens a simulated bundle, takes a
-# screenshot of its window and quits with 0.
+# Smoke test: the real stallscope binary in a real X server (xvfb-run) opens a simulated bundle, zooms to
+# the first incident, saves a screenshot of its window and quits with 0. The screenshot must show the
+# stall: a large share of the heatmap in the stall colour (Okabe–Ito vermillion, #d55e00).
 set -euo pipefail
 BIN="$1"
 WORK="$2"
 rm -rf "$WORK" && mkdir -p "$WORK"
 "$BIN" simulate --preset small --duration 60s --fault flap:host-leaf:rank=3:at=20s:for=2s --out "$WORK/bundle" >/dev/null
-xvfb-run -a -s "-screen 0 1280x800x24" "$BIN" "$WORK/bundle" --quit-after 60000 --screenshot "$WORK/window.png"
-test -s "$WORK/window.png"
-echo "window screenshot: $WORK/window.png"
+CONVERT=/usr/bin/convert # the real ImageMagick, not a stand-in earlier on PATH
+[ -x "$CONVERT" ] || CONVERT=convert
+export XDG_CONFIG_HOME="$WORK/config" # no settings from earlier runs
+for theme in light dark; do
+    xvfb-run -a -s "-screen 0 1400x900x24" "$BIN" "$WORK/bundle" --incident 1 --theme "$theme" \
+        --quit-after 60000 --screenshot "$WORK/window-$theme.png"
+    test -s "$WORK/window-$theme.png"
+    share=$("$CONVERT" "$WORK/window-$theme.png" -fuzz 0 -fill black -opaque white \
+        -fuzz 8% -fill white -opaque "#d55e00" -fuzz 0 -fill black +opaque white \
+        -colorspace gray -format "%[fx:mean]" info:)
+    echo "window-$theme.png: stall colour covers ${share} of the window"
+    awk -v s="$share" 'BEGIN { exit !(s > 0.10) }' || { echo "the stall band is not visible" >&2; exit 1; }
+done

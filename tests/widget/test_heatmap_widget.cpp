@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: MIT
+// The heatmap widget offscreen: zoom around the pointer, one cursor for all views, tooltips, and the
+// rendered image showing a full-height stall band at the flap (#4).
+#include "analysis.h"
+#include "heatmap_widget.h"
+#include "test_support.h"
+#include "theme.h"
+#include "view_state.h"
+
+#include <catch2/catch.hpp>
+
+#include <QApplication>
+#include <QTest>
+#include <QWheelEvent>
+
+using namespace stallscope;
+using namespace stallscope::test;
+
+namespace {
+
+struct Fixture
+{
+    SimResult sim = simulateOrFail(tinyConfig());
+    std::shared_ptr<const AnalysisResult> analysis = std::make_shared<AnalysisResult>(analyze(*sim.snapshot));
+    std::shared_ptr<const HeatmapModel> model;
+    ViewState state;
+    Fixture()
+    {
+        std::vector<TimeRange> stalls;
+        for (const auto& inc : analysis->incidents) {
+            stalls.push_back({ inc.startNs, inc.endNs });
+        }
+        NullProgress none;
+        model = HeatmapModel::build(sim.snapshot, stalls, none);
+        state.setSpan(sim.snapshot->job.span);
+    }
+};
+
+// Columns of the plot where at least `share` of the rows have the stall colour.
+std::vector<int> stallColumns(const QImage& img, const QRect& plot, QRgb stall, double share)
+{
+    std::vector<int> cols;
+    for (int x = plot.left(); x <= plot.right(); ++x) {
+        int n = 0;
+        for (int y = plot.top(); y <= plot.bottom(); ++y) {
+            const QRgb c = img.pixel(x, y);
+            n += std::abs(qRed(c) - qRed(stall)) < 40 && std::abs(qGreen(c) - qGreen(stall)) < 40
+                && std::abs(qBlue(c) - qBlue(stall)) < 40;
+        }
+        if (n >= share * plot.height()) {
+            cols.push_back(x);
+        }
+    }
+    return cols;
+}
+
+} // namespace
+
+TEST_CASE("wheel zoom keeps the time under the pointer", "[widget]")
+{
+    Fixture f;
+    HeatmapWidget w(&f.state);
+    w.setModel(f.model, f.analysis);
+    w.resize(900, 400);
+    const auto before = f.state.window();
+    const QPoint pos(w.plotRect().left() + 300, 200);
+    const TimeNs atBefore = w.mapping().t(300);
+    QWheelEvent wheel(
+        pos, w.mapToGlobal(pos), QPoint(), QPoint(0, 120), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+    QApplication::sendEvent(&w, &wheel);
+    const auto after = f.state.window();
+    CHECK(after.delta() == Approx(double(before.delta()) * 0.8).epsilon(0.001));
+    CHECK(std::llabs(w.mapping().t(300) - atBefore) <= TimeNs(w.mapping().nsPerPx()));
+}
+
+TEST_CASE("the cursor is shared by every view", "[widget]")
+{
+    Fixture f;
+    HeatmapWidget a(&f.state), b(&f.state);
+    a.setModel(f.model, f.analysis);
+    b.setModel(f.model, f.analysis);
+    a.resize(800, 300);
+    b.resize(600, 300);
+    QMouseEvent move(QEvent::MouseMove, QPointF(a.plotRect().left() + 200, 100), QPointF(), Qt::NoButton, Qt::NoButton,
+        Qt::NoModifier);
+    QApplication::sendEvent(&a, &move);
+    const TimeNs t = f.state.cursor();
+    REQUIRE(t != kNoTime);
+    CHECK(std::llabs(t - a.mapping().t(200.5)) <= 1);
+    // View b draws the same cursor at the same relative position of its own (narrower) axis.
+    const double relA = a.mapping().x(t) / double(a.plotRect().width());
+    const double relB = b.mapping().x(t) / double(b.plotRect().width());
+    CHECK(relB == Approx(relA).margin(0.002));
+}
+
+TEST_CASE("the tooltip names rank, host, time and collective", "[widget]")
+{
+    Fixture f;
+    HeatmapWidget w(&f.state);
+    w.setModel(f.model, f.analysis);
+    w.resize(900, 400);
+    const auto& inc = f.analysis->incidents.at(0);
+    f.state.setWindow({ inc.startNs - kNsPerSec, inc.endNs + kNsPerSec });
+    const int x = int(w.mapping().x(inc.startNs + (inc.endNs - inc.startNs) / 2));
+    const QString tip = w.tooltipAt(QPoint(w.plotRect().left() + x, w.plotRect().top() + 1));
+    CHECK(tip.contains(QStringLiteral("rank 0")));
+    CHECK(tip.contains(QStringLiteral("gpu-a000")));
+    CHECK(tip.contains(QStringLiteral("all_reduce")));
+    CHECK(tip.contains(QStringLiteral("stalled")));
+    CHECK(tip.contains(QStringLiteral("UTC")));
+}
+
+TEST_CASE("the rendered heatmap shows a full-height stall band at the flap, light and dark", "[widget]")
+{
+    Fixture f;
+    for (const bool dark : { false, true }) {
+        HeatmapWidget w(&f.state);
+        w.setPalette(themePalette(dark));
+        w.setModel(f.model, f.analysis);
+        w.resize(1200, 600);
+        const QImage img = w.renderImage(QSize(1200, 600));
+        const QRect plot = w.plotRect();
+        const auto stall = HeatmapPalette::fromPalette(themePalette(dark)).color(HeatCell { 255, 255, 0, 255 });
+        const auto cols = stallColumns(img, plot, stall, 0.98);
+        REQUIRE_FALSE(cols.empty());
+        // Every full-height stall column lies on the incident, and the incident has one.
+        const auto& inc = f.analysis->incidents.at(0);
+        const auto map = w.mapping();
+        for (int x : cols) {
+            const TimeNs t0 = map.t(x - plot.left());
+            const TimeNs t1 = map.t(x - plot.left() + 1);
+            CHECK(t1 >= inc.startNs);
+            CHECK(t0 <= inc.endNs);
+        }
+        // Nowhere else: no column away from the incident is mostly stalled.
+        CHECK(stallColumns(img, plot, stall, 0.2).size() == cols.size());
+    }
+}
