@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "main_window.h"
 
+#include "counter_plot_widget.h"
 #include "heatmap_widget.h"
 #include "incidents_panel.h"
 #include "load_job.h"
@@ -23,6 +24,7 @@
 #include <QMimeData>
 #include <QProgressDialog>
 #include <QSettings>
+#include <QSplitter>
 #include <QStatusBar>
 #include <QTimer>
 #include <QtConcurrent/QtConcurrentRun>
@@ -37,6 +39,7 @@ MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent)
     , m_state(new ViewState(this))
     , m_heatmap(new HeatmapWidget(m_state, this))
+    , m_counters(new CounterPlotWidget(m_state, this))
     , m_incidents(new IncidentsPanel(m_state, this))
     , m_summary(new SummaryView(this))
     , m_warnings(new QListWidget(this))
@@ -46,7 +49,12 @@ MainWindow::MainWindow(QWidget* parent)
 {
     setWindowTitle(tr("Stallscope"));
     setWindowIcon(QIcon(QStringLiteral(":/stallscope/stallscope.svg")));
-    setCentralWidget(m_heatmap);
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(m_heatmap);
+    split->addWidget(m_counters);
+    split->setStretchFactor(0, 5);
+    split->setStretchFactor(1, 4);
+    setCentralWidget(split);
     setAcceptDrops(true);
     createDocks();
     createMenus();
@@ -59,6 +67,10 @@ MainWindow::MainWindow(QWidget* parent)
             const auto& inc = m_opened->analysis->incidents[std::size_t(n - 1)];
             const TimeNs pad = std::max<TimeNs>((inc.endNs - inc.startNs) / 2, 2 * kNsPerSec);
             m_state->zoomIn({ inc.startNs - pad, inc.endNs + pad });
+            if (inc.culprit) {
+                m_state->clearLinks();
+                m_state->selectLink(inc.culprit->link); // its counters appear under the heatmap
+            }
         }
     });
     m_progressTimer->setInterval(100);
@@ -98,7 +110,7 @@ void MainWindow::createDocks()
     tabifyDockWidget(incidents, summary);
     tabifyDockWidget(summary, warnings);
     incidents->raise();
-    resizeDocks({ findChild<QDockWidget*>(QStringLiteral("incidents")) }, { 280 }, Qt::Vertical);
+    resizeDocks({ findChild<QDockWidget*>(QStringLiteral("incidents")) }, { 220 }, Qt::Vertical);
 }
 
 void MainWindow::createMenus()
@@ -193,6 +205,8 @@ void MainWindow::onLoaded()
     m_opened = opened;
     m_state->setSpan(opened->snapshot->job.span);
     m_heatmap->setModel(opened->heatmap, opened->analysis);
+    m_state->clearLinks();
+    m_counters->setSnapshot(opened->snapshot);
     m_incidents->setAnalysis(opened->snapshot, opened->analysis);
     m_summary->setSummary(summarize(opened->path, opened->loaded));
     m_warnings->clear();
@@ -216,6 +230,7 @@ void MainWindow::closeBundle()
 {
     m_opened.reset();
     m_heatmap->setModel(nullptr, nullptr);
+    m_counters->setSnapshot(nullptr);
     m_incidents->setAnalysis(nullptr, nullptr);
     m_summary->setMessage(tr("No bundle open."));
     m_warnings->clear();

@@ -18,6 +18,7 @@ class QTimer;
 
 namespace stallscope {
 
+class CounterPlotWidget;
 class HeatmapWidget;
 class IncidentsPanel;
 class SharedProgress;
@@ -55,6 +56,7 @@ private:
 
     ViewState* m_state;
     HeatmapWidget* m_heatmap;
+    CounterPlotWidget* m_counters;
     IncidentsPanel* m_incidents;
     SummaryView* m_summary;
     QListWidget* m_warnings;

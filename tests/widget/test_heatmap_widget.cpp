@@ -2,6 +2,8 @@
 // The heatmap widget offscreen: zoom around the pointer, one cursor for all views, tooltips, and the
 // rendered image showing a full-height stall band at the flap (#4).
 #include "analysis.h"
+#include "counter_plot_data.h"
+#include "counter_plot_widget.h"
 #include "heatmap_widget.h"
 #include "test_support.h"
 #include "theme.h"
@@ -135,4 +137,59 @@ TEST_CASE("the rendered heatmap shows a full-height stall band at the flap, ligh
         // Nowhere else: no column away from the incident is mostly stalled.
         CHECK(stallColumns(img, plot, stall, 0.2).size() == cols.size());
     }
+}
+
+TEST_CASE("selecting a link plots its counters with the down interval", "[widget]")
+{
+    Fixture f;
+    CounterPlotWidget plot(&f.state);
+    plot.setSnapshot(f.sim.snapshot);
+    CHECK(plot.plottedLinks() == 0);
+    const auto& inc = f.analysis->incidents.at(0);
+    REQUIRE(inc.culprit.has_value());
+    f.state.selectLink(inc.culprit->link);
+    CHECK(plot.plottedLinks() == 1);
+    f.state.setWindow({ inc.startNs - 10 * kNsPerSec, inc.endNs + 10 * kNsPerSec });
+    const QImage img = plot.renderImage(QSize(900, 360));
+    // The shaded down interval (vermillion at ~35 % over the base colour) is visible.
+    int shaded = 0;
+    for (int y = 0; y < img.height(); y += 2) {
+        for (int x = 0; x < img.width(); x += 2) {
+            const QRgb c = img.pixel(x, y);
+            shaded += qRed(c) > qBlue(c) + 40 && qRed(c) > 180;
+        }
+    }
+    CHECK(shaded > 200);
+    const auto downs = linkDownIntervals(*f.sim.snapshot, inc.culprit->link);
+    REQUIRE(downs.size() == 1);
+    CHECK(std::llabs(downs[0].delta() - 2 * kNsPerSec) < 10 * kNsPerMs);
+    // Rates across a window: traffic is zero inside the stall and positive outside.
+    const auto& l = f.sim.snapshot->topology.link(inc.culprit->link);
+    const auto* s = findSeries(
+        *f.sim.snapshot, f.sim.snapshot->topology.node(l.a.node).guid, l.a.port, CounterKind::PortXmitData);
+    REQUIRE(s != nullptr);
+    const auto pts = counterRate(*s, { inc.startNs - 10 * kNsPerSec, inc.endNs + 10 * kNsPerSec }, 800, 4.0, 0);
+    REQUIRE(pts.keys.size() > 10);
+    CHECK(*std::max_element(pts.values.begin(), pts.values.end()) > 1e8);
+    CHECK(*std::min_element(pts.values.begin(), pts.values.end()) == 0);
+}
+
+TEST_CASE("decimation keeps a one-sample spike at any zoom", "[widget]")
+{
+    std::vector<TimeNs> t;
+    std::vector<std::uint64_t> v;
+    std::uint64_t total = 0;
+    for (int i = 0; i < 100000; ++i) {
+        t.push_back(TimeNs(i) * kNsPerSec);
+        total += i == 54321 ? 1000000 : 10;
+        v.push_back(total);
+    }
+    CounterSeries s;
+    s.bits = 64;
+    s.storageBytes = 8;
+    s.timesNs = t;
+    s.values = v.data();
+    const auto pts = counterRate(s, { 0, t.back() }, 500, 1.0, 0);
+    CHECK(pts.keys.size() <= 2 * 500 + 2);
+    CHECK(*std::max_element(pts.values.begin(), pts.values.end()) == Approx(1000000.0));
 }

@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: MIT
+// qcustomplot_include.h must come first: it lifts QT_NO_FOREACH before any Qt header sees it.
+#include "qcustomplot_include.h"
+
+#include "counter_plot_widget.h"
+
+#include "counter_plot_data.h"
+#include "job_snapshot.h"
+#include "view_state.h"
+
+#include <QLabel>
+#include <QVBoxLayout>
+
+namespace stallscope {
+
+namespace {
+
+constexpr std::size_t kMaxLinks = 3; // plots stay readable; older selections drop off
+
+struct Track
+{
+    CounterKind kind;
+    double scale; // raw unit → plotted unit
+    const char* label;
+};
+
+// Per link: traffic, errors, congestion. Both ends in each.
+const Track kTracks[] = {
+    { CounterKind::PortXmitData, 4.0 / 1e9, "GB/s" },
+    { CounterKind::LinkDowned, 1.0, "downed/s" },
+    { CounterKind::PortXmitWait, 1e-6, "wait M/s" },
+};
+
+QString nodeName(const JobSnapshot& s, const PortRef& p)
+{
+    return QString::fromStdString(s.str(s.topology.node(p.node).description)) + QStringLiteral(" p")
+        + QString::number(p.port);
+}
+
+} // namespace
+
+CounterPlotWidget::CounterPlotWidget(ViewState* state, QWidget* parent)
+    : QWidget(parent)
+    , m_state(state)
+    , m_plot(new QCustomPlot(this))
+    , m_hint(new QLabel(this))
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_hint);
+    layout->addWidget(m_plot, 1);
+    m_hint->setText(tr("Select an incident or a link to plot its counters."));
+    m_hint->setContentsMargins(6, 2, 6, 2);
+    m_plot->setNoAntialiasingOnDrag(true);
+    connect(m_state, &ViewState::timeWindowChanged, this, &CounterPlotWidget::refresh);
+    connect(m_state, &ViewState::selectionChanged, this, &CounterPlotWidget::rebuild);
+    connect(m_state, &ViewState::cursorChanged, this, [this] { m_plot->replot(QCustomPlot::rpQueuedReplot); });
+    setMinimumHeight(160);
+}
+
+CounterPlotWidget::~CounterPlotWidget() = default;
+
+void CounterPlotWidget::setSnapshot(std::shared_ptr<const JobSnapshot> snap)
+{
+    m_snap = std::move(snap);
+    rebuild();
+}
+
+void CounterPlotWidget::rebuild()
+{
+    std::vector<std::uint32_t> links;
+    if (m_snap) {
+        for (const auto l : m_state->selectedLinks()) {
+            links.push_back(index(l));
+        }
+    }
+    if (links.size() > kMaxLinks) {
+        links.erase(links.begin(), links.end() - kMaxLinks);
+    }
+    if (links == m_links && m_plot->plotLayout()->elementCount() > 0 && !links.empty()) {
+        refresh();
+        return;
+    }
+    m_links = links;
+    m_plot->clearItems();
+    m_plot->clearGraphs();
+    m_plot->plotLayout()->clear();
+    m_hint->setVisible(m_links.empty());
+    const QPalette pal = palette();
+    const QColor text = pal.color(QPalette::WindowText);
+    const QColor endA(0x00, 0x72, 0xb2), endB(0xe6, 0x9f, 0x00); // Okabe–Ito blue and orange
+    int row = 0;
+    auto ticker = QSharedPointer<QCPAxisTickerTime>::create();
+    ticker->setTimeFormat(QStringLiteral("%h:%m:%s"));
+    for (const auto li : m_links) {
+        const auto& link = m_snap->topology.link(static_cast<LinkId>(li));
+        auto* title = new QCPTextElement(
+            m_plot, nodeName(*m_snap, link.a) + QStringLiteral("  ↔  ") + nodeName(*m_snap, link.b));
+        title->setTextColor(text);
+        QFont titleFont = font();
+        titleFont.setBold(true);
+        title->setFont(titleFont);
+        m_plot->plotLayout()->addElement(row++, 0, title);
+        for (const auto& track : kTracks) {
+            auto* rect = new QCPAxisRect(m_plot);
+            rect->setMinimumSize(QSize(100, 56));
+            rect->setMinimumMargins(QMargins(64, 4, 8, 4));
+            m_plot->plotLayout()->addElement(row++, 0, rect);
+            auto* x = rect->axis(QCPAxis::atBottom);
+            auto* y = rect->axis(QCPAxis::atLeft);
+            x->setTicker(ticker);
+            x->setTickLabels(&track == &kTracks[std::size(kTracks) - 1]);
+            y->setLabel(QString::fromLatin1(track.label));
+            for (auto* axis : { x, y }) {
+                axis->setBasePen(QPen(text));
+                axis->setTickPen(QPen(text));
+                axis->setSubTickPen(QPen(text));
+                axis->setTickLabelColor(text);
+                axis->setLabelColor(text);
+            }
+            y->setNumberFormat(QStringLiteral("gb"));
+            y->ticker()->setTickCount(2); // small multiples: two labels per track stay readable
+            for (int end = 0; end < 2; ++end) {
+                auto* g = m_plot->addGraph(x, y);
+                g->setPen(QPen(end == 0 ? endA : endB, 1.2));
+                g->setName(end == 0 ? nodeName(*m_snap, link.a) : nodeName(*m_snap, link.b));
+                g->setProperty("link", li);
+                g->setProperty("end", end);
+                g->setProperty("kind", int(track.kind));
+                g->setProperty("scale", track.scale);
+                g->setLineStyle(QCPGraph::lsStepRight);
+            }
+            for (const auto& down : linkDownIntervals(*m_snap, static_cast<LinkId>(li))) {
+                auto* shade = new QCPItemRect(m_plot);
+                shade->setClipAxisRect(rect);
+                shade->topLeft->setAxes(x, y);
+                shade->bottomRight->setAxes(x, y);
+                shade->topLeft->setTypeY(QCPItemPosition::ptAxisRectRatio);
+                shade->bottomRight->setTypeY(QCPItemPosition::ptAxisRectRatio);
+                shade->topLeft->setAxisRect(rect);
+                shade->bottomRight->setAxisRect(rect);
+                const double origin = double(m_snap->job.clockOriginNs);
+                shade->topLeft->setCoords((double(down.start) - origin) / 1e9, 0);
+                shade->bottomRight->setCoords((double(down.end) - origin) / 1e9, 1);
+                shade->setPen(Qt::NoPen);
+                shade->setBrush(QColor(0xd5, 0x5e, 0x00, 90)); // the link was down
+            }
+        }
+    }
+    m_plot->setBackground(pal.color(QPalette::Base));
+    refresh();
+}
+
+void CounterPlotWidget::refresh()
+{
+    if (!m_snap || m_links.empty()) {
+        m_plot->replot(QCustomPlot::rpQueuedReplot);
+        return;
+    }
+    const TimeRange w = m_state->window();
+    const double origin = double(m_snap->job.clockOriginNs);
+    const int columns = std::max(100, m_plot->width());
+    for (int i = 0; i < m_plot->graphCount(); ++i) {
+        auto* g = m_plot->graph(i);
+        const auto li = g->property("link").toUInt();
+        const auto& link = m_snap->topology.link(static_cast<LinkId>(li));
+        const auto& end = g->property("end").toInt() == 0 ? link.a : link.b;
+        const auto* s = findSeries(*m_snap, m_snap->topology.node(end.node).guid, end.port,
+            static_cast<CounterKind>(g->property("kind").toInt()));
+        if (!s) {
+            g->data()->clear();
+            continue;
+        }
+        const auto pts = counterRate(*s, w, columns, g->property("scale").toDouble(), m_snap->job.clockOriginNs);
+        g->setData(QVector<double>(pts.keys.begin(), pts.keys.end()),
+            QVector<double>(pts.values.begin(), pts.values.end()), true);
+    }
+    for (auto* rect : m_plot->axisRects()) {
+        rect->axis(QCPAxis::atBottom)->setRange((double(w.start) - origin) / 1e9, (double(w.end) - origin) / 1e9);
+        bool found = false;
+        auto range = QCPRange(0, 1);
+        for (auto* g : rect->graphs()) {
+            bool ok = false;
+            const auto r = g->getValueRange(ok);
+            if (ok) {
+                range = found ? QCPRange(std::min(range.lower, r.lower), std::max(range.upper, r.upper)) : r;
+                found = true;
+            }
+        }
+        rect->axis(QCPAxis::atLeft)->setRange(0, std::max(range.upper * 1.1, 1e-9));
+    }
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+QImage CounterPlotWidget::renderImage(QSize size)
+{
+    resize(size);
+    refresh();
+    return m_plot->toPixmap(size.width(), size.height() - (m_hint->isVisible() ? m_hint->height() : 0)).toImage();
+}
+
+void CounterPlotWidget::changeEvent(QEvent* event)
+{
+    if (event->type() == QEvent::PaletteChange) {
+        auto links = m_links;
+        m_links.clear(); // force a rebuild with the new colours
+        rebuild();
+    }
+    QWidget::changeEvent(event);
+}
+
+} // namespace stallscope

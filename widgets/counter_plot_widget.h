@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Stacked small multiples of link counters sharing the heatmap's time axis (the ViewState window): traffic
+// in bytes/s at both ends, error counter increases, port_xmit_wait growth, with the link's down intervals
+// shaded. One wrapper keeps QCustomPlot behind this class.
+
+#include <QWidget>
+
+#include <memory>
+#include <vector>
+
+class QCustomPlot;
+class QLabel;
+
+namespace stallscope {
+
+struct JobSnapshot;
+class ViewState;
+
+class CounterPlotWidget : public QWidget
+{
+    Q_OBJECT
+public:
+    CounterPlotWidget(ViewState* state, QWidget* parent = nullptr);
+    ~CounterPlotWidget() override;
+    void setSnapshot(std::shared_ptr<const JobSnapshot> snap);
+    int plottedLinks() const { return static_cast<int>(m_links.size()); }
+    QImage renderImage(QSize size);
+
+protected:
+    void changeEvent(QEvent* event) override;
+
+private:
+    void rebuild(); // new links: new axis rects and graphs
+    void refresh(); // new window: new decimated data, replot
+
+    ViewState* m_state;
+    QCustomPlot* m_plot;
+    QLabel* m_hint;
+    std::shared_ptr<const JobSnapshot> m_snap;
+    std::vector<std::uint32_t> m_links;
+};
+
+} // namespace stallscope
