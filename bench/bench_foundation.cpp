@@ -10,6 +10,7 @@
 #include "analysis.h"
 #include "bundle_reader.h"
 #include "bundle_writer.h"
+#include "heatmap_model.h"
 #include "mapped_file.h"
 #include "sim_config.h"
 #include "simulator.h"
@@ -17,6 +18,9 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -164,6 +168,60 @@ void BM_AnalyzeScaling(benchmark::State& state)
     state.SetItemsProcessed(static_cast<std::int64_t>(sim->snapshot->collectiveCount() * state.iterations()));
 }
 BENCHMARK(BM_AnalyzeScaling)->Arg(15)->Arg(30)->Arg(60)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(2);
+
+// Heatmap frames on bench-hour at 1600 x 1024: zoom from the whole hour to a 1 ms window around the stall
+// and pan, rasterizing every frame (the widget's cache misses on every step). Reports median and p99.
+void BM_HeatmapFrames(benchmark::State& state)
+{
+    auto loaded = loadBundle(benchBundle());
+    if (!loaded) {
+        state.SkipWithError(loaded.error().format().c_str());
+        return;
+    }
+    const auto& snap = loaded->snapshot;
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto analysis = analyze(*snap);
+    std::vector<TimeRange> stalls;
+    for (const auto& inc : analysis.incidents) {
+        stalls.push_back({ inc.startNs, inc.endNs });
+    }
+    NullProgress none;
+    const auto model = HeatmapModel::build(snap, stalls, none);
+    const double buildSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const TimeNs focus = stalls.empty() ? snap->job.span.start + snap->job.span.delta() / 2 : stalls[0].start;
+    const auto order = model->rowOrder(RowOrder::Rank);
+    std::vector<double> frameMs;
+    std::vector<HeatCell> cells;
+    for (auto _ : state) {
+        frameMs.clear();
+        TimeRange w = snap->job.span;
+        for (int i = 0; i < 120; ++i) {
+            const auto f0 = std::chrono::steady_clock::now();
+            model->rasterize(TimeAxisMapping { w, 1600 }, 1024, order, cells);
+            frameMs.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - f0).count());
+            if (std::getenv("STALLSCOPE_BENCH_VERBOSE")) {
+                std::fprintf(stderr, "%lld %.1f\n", (long long)w.delta(), frameMs.back());
+            }
+            // Zoom 0.85x around the stall until 1 ms wide, then pan by a tenth of the window.
+            if (w.delta() > kNsPerMs) {
+                const TimeNs width = std::max<TimeNs>(kNsPerMs, TimeNs(double(w.delta()) * 0.85));
+                const double frac = double(focus - w.start) / double(w.delta());
+                w.start = focus - TimeNs(frac * double(width));
+                w.end = w.start + width;
+            } else {
+                w.start += w.delta() / 10;
+                w.end += w.delta() / 10;
+            }
+        }
+    }
+    std::sort(frameMs.begin(), frameMs.end());
+    state.counters["median_ms"] = frameMs[frameMs.size() / 2];
+    state.counters["p99_ms"] = frameMs[std::min(frameMs.size() - 1, std::size_t(std::ceil(frameMs.size() * 0.99)) - 1)];
+    state.counters["max_ms"] = frameMs.back();
+    state.counters["analysis_and_levels_s"] = buildSeconds;
+    state.counters["levels_over_snapshot"] = double(model->memoryBytes()) / double(loaded->bytesOnDisk);
+}
+BENCHMARK(BM_HeatmapFrames)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
 
 } // namespace
 

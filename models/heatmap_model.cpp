@@ -10,7 +10,7 @@ namespace stallscope {
 
 namespace {
 
-constexpr std::size_t kMaxBaseBuckets = 16384; // level-0 buckets per rank
+constexpr std::size_t kMaxBaseBuckets = 32768; // level-0 buckets per rank: ~16 % of a bench-hour snapshot
 enum Channel { kInside = 0, kStalled = 1, kFailed = 2 };
 
 // Adds [a, b) to channel `ch` of `acc` (3 floats per bucket, in units of whole buckets).
@@ -65,10 +65,12 @@ void accumulate(const RankCollectives& c, const std::vector<TimeRange>& stalls, 
             continue;
         }
         addInterval(acc, n, origin, bucketNs, a, b, kInside);
-        auto s = std::lower_bound(
-            stalls.begin(), stalls.end(), a, [](const TimeRange& r, TimeNs t) { return r.end <= t; });
-        for (; s != stalls.end() && s->start < b; ++s) {
-            addInterval(acc, n, origin, bucketNs, std::max(a, s->start), std::min(b, s->end), kStalled);
+        if (!stalls.empty() && a < stalls.back().end && b > stalls.front().start) {
+            auto s = std::lower_bound(
+                stalls.begin(), stalls.end(), a, [](const TimeRange& r, TimeNs t) { return r.end <= t; });
+            for (; s != stalls.end() && s->start < b; ++s) {
+                addInterval(acc, n, origin, bucketNs, std::max(a, s->start), std::min(b, s->end), kStalled);
+            }
         }
         if ((st == CollectiveState::Failed || st == CollectiveState::TimedOut) && c.endNs[i] != kNoTime) {
             addInterval(acc, n, origin, bucketNs, c.endNs[i], spanEnd, kFailed);
@@ -76,9 +78,10 @@ void accumulate(const RankCollectives& c, const std::vector<TimeRange>& stalls, 
     }
 }
 
+// Shares are >= 0 by construction; clamp the top only (edge rounding can exceed 1 slightly).
 std::uint8_t quantize(float share)
 {
-    return static_cast<std::uint8_t>(std::lround(std::clamp(share, 0.0f, 1.0f) * 255.0f));
+    return static_cast<std::uint8_t>(std::min(share, 1.0f) * 255.0f + 0.5f);
 }
 
 HeatCell merge(const HeatCell& x, const HeatCell& y)
@@ -195,49 +198,76 @@ std::vector<std::uint32_t> HeatmapModel::rowOrder(RowOrder order) const
     return rows;
 }
 
-void HeatmapModel::rasterizeRank(
-    const TimeAxisMapping& map, std::uint32_t rank, std::vector<float>& scratch, HeatCell* out) const
+HeatmapModel::FramePlan HeatmapModel::plan(const TimeAxisMapping& map) const
 {
+    FramePlan p;
     const auto W = static_cast<std::size_t>(std::max(1, map.widthPx));
-    const double nsPerPx = map.nsPerPx();
     const auto& s = *m_snap;
-    if (nsPerPx < double(m_baseNs)) {
-        // Finer than the pyramid: straight from the records in the window.
-        scratch.assign(3 * W, 0.0f);
-        accumulate(s.collectives[rank], m_stalls, s.job.span.end, map.visible.start, nsPerPx, W, scratch.data());
-        for (std::size_t x = 0; x < W; ++x) {
-            const TimeNs t = map.t(double(x));
-            const bool present = t >= s.job.span.start && t < s.job.span.end;
-            out[x] = { quantize(scratch[3 * x]), quantize(scratch[3 * x + 1]), quantize(scratch[3 * x + 2]),
-                static_cast<std::uint8_t>(present ? 255 : 0) };
-        }
-        return;
+    p.present.resize(W);
+    for (std::size_t x = 0; x < W; ++x) {
+        const TimeNs t = map.t(double(x));
+        p.present[x] = t >= s.job.span.start && t < s.job.span.end ? 255 : 0;
     }
-    std::size_t level = 0;
-    while (level + 1 < m_levels.size() && double(m_baseNs << (level + 1)) <= nsPerPx) {
-        ++level;
+    const double nsPerPx = map.nsPerPx();
+    // Level 0 still serves when one of its buckets spans up to 2 columns (a little blocky, never wrong);
+    // finer than that, the records are rasterized directly.
+    if (nsPerPx < double(m_baseNs) / 2) {
+        p.fromRecords = true;
+        return p;
     }
-    const TimeNs bucket = m_baseNs << level;
-    const auto n = m_bucketsAt[level];
-    const HeatCell* row = m_levels[level].data() + std::size_t(rank) * n;
+    while (p.level + 1 < m_levels.size() && double(m_baseNs << (p.level + 1)) <= nsPerPx) {
+        ++p.level;
+    }
+    const TimeNs bucket = m_baseNs << p.level;
+    const auto n = static_cast<TimeNs>(m_bucketsAt[p.level]);
+    p.first.resize(W);
+    p.last.resize(W);
     for (std::size_t x = 0; x < W; ++x) {
         const TimeNs t0 = map.t(double(x)) - m_originNs;
         const TimeNs t1 = map.t(double(x + 1)) - m_originNs;
-        if (t1 <= 0 || t0 >= TimeNs(n) * bucket) {
+        if (t1 <= 0 || t0 >= n * bucket) {
+            p.first[x] = p.last[x] = 0;
+            continue;
+        }
+        p.first[x] = static_cast<std::uint32_t>(std::max<TimeNs>(t0, 0) / bucket);
+        p.last[x] = static_cast<std::uint32_t>(std::min<TimeNs>(n, (t1 + bucket - 1) / bucket));
+    }
+    return p;
+}
+
+void HeatmapModel::rasterizeRank(const TimeAxisMapping& map, const FramePlan& plan, std::uint32_t rank,
+    std::vector<float>& scratch, HeatCell* out) const
+{
+    const auto W = static_cast<std::size_t>(std::max(1, map.widthPx));
+    const auto& s = *m_snap;
+    if (plan.fromRecords) {
+        // Finer than the pyramid: straight from the records in the window.
+        scratch.assign(3 * W, 0.0f);
+        accumulate(s.collectives[rank], m_stalls, s.job.span.end, map.visible.start, map.nsPerPx(), W, scratch.data());
+        for (std::size_t x = 0; x < W; ++x) {
+            out[x] = { quantize(scratch[3 * x]), quantize(scratch[3 * x + 1]), quantize(scratch[3 * x + 2]),
+                plan.present[x] };
+        }
+        return;
+    }
+    const auto n = m_bucketsAt[plan.level];
+    const HeatCell* row = m_levels[plan.level].data() + std::size_t(rank) * n;
+    for (std::size_t x = 0; x < W; ++x) {
+        const auto i0 = plan.first[x];
+        const auto i1 = plan.last[x];
+        if (i1 <= i0) {
             out[x] = {};
             continue;
         }
-        const auto i0 = static_cast<std::size_t>(std::max<TimeNs>(t0, 0) / bucket);
-        const auto i1 = std::min(n, static_cast<std::size_t>((t1 + bucket - 1) / bucket));
         unsigned inside = 0;
         HeatCell c {};
-        for (std::size_t i = i0; i < i1; ++i) {
+        for (auto i = i0; i < i1; ++i) {
             inside += row[i].inside;
             c.stalled = std::max(c.stalled, row[i].stalled);
             c.failed = std::max(c.failed, row[i].failed);
             c.present = std::max(c.present, row[i].present);
         }
-        c.inside = static_cast<std::uint8_t>(i1 > i0 ? inside / (i1 - i0) : 0);
+        c.inside = static_cast<std::uint8_t>(inside / (i1 - i0));
         out[x] = c;
     }
 }
@@ -252,32 +282,54 @@ void HeatmapModel::rasterize(
     if (R == 0) {
         return;
     }
-    std::vector<float> scratch;
-    std::vector<HeatCell> rankRow(W);
-    std::vector<unsigned> insideSum(W);
-    for (std::size_t y = 0; y < H; ++y) {
-        // Ranks [r0, r1) land on pixel row y.
-        std::size_t r0 = y * R / H;
-        std::size_t r1 = std::max(r0 + 1, (y + 1) * R / H);
-        if (y > 0 && r0 == (y - 1) * R / H && R < H) {
-            std::copy(out.begin() + static_cast<std::ptrdiff_t>((y - 1) * W),
-                out.begin() + static_cast<std::ptrdiff_t>(y * W), out.begin() + static_cast<std::ptrdiff_t>(y * W));
-            continue; // more pixel rows than ranks: repeat the rank's row
-        }
-        HeatCell* dst = out.data() + y * W;
-        std::fill(insideSum.begin(), insideSum.end(), 0u);
-        for (std::size_t r = r0; r < r1; ++r) {
-            rasterizeRank(map, order[r], scratch, rankRow.data());
+    const FramePlan framePlan = plan(map);
+    // Pixel rows are independent: split them over the cores. Pixel row y shows ranks [r0, r1) of `order`
+    // (several ranks per row when ranks outnumber pixels: stalled/failed max, inside averaged).
+    auto work = [&](std::size_t yBegin, std::size_t yEnd) {
+        std::vector<float> scratch;
+        std::vector<HeatCell> rankRow(W);
+        std::vector<unsigned> insideSum(W);
+        std::size_t lastRank = R; // more pixel rows than ranks: reuse the rank's row
+        for (std::size_t y = yBegin; y < yEnd; ++y) {
+            const std::size_t r0 = std::min(R - 1, y * R / H);
+            const std::size_t r1 = std::min(R, std::max(r0 + 1, (y + 1) * R / H));
+            HeatCell* dst = out.data() + y * W;
+            if (r1 == r0 + 1 && r0 == lastRank) {
+                std::copy(rankRow.begin(), rankRow.end(), dst);
+                continue;
+            }
+            std::fill(insideSum.begin(), insideSum.end(), 0u);
+            for (std::size_t r = r0; r < r1; ++r) {
+                rasterizeRank(map, framePlan, order[r], scratch, rankRow.data());
+                for (std::size_t x = 0; x < W; ++x) {
+                    insideSum[x] += rankRow[x].inside;
+                    dst[x].stalled = std::max(dst[x].stalled, rankRow[x].stalled);
+                    dst[x].failed = std::max(dst[x].failed, rankRow[x].failed);
+                    dst[x].present = std::max(dst[x].present, rankRow[x].present);
+                }
+            }
+            const auto count = static_cast<unsigned>(r1 - r0);
             for (std::size_t x = 0; x < W; ++x) {
-                insideSum[x] += rankRow[x].inside;
-                dst[x].stalled = std::max(dst[x].stalled, rankRow[x].stalled);
-                dst[x].failed = std::max(dst[x].failed, rankRow[x].failed);
-                dst[x].present = std::max(dst[x].present, rankRow[x].present);
+                dst[x].inside = static_cast<std::uint8_t>(insideSum[x] / count);
+            }
+            lastRank = r1 == r0 + 1 ? r0 : R;
+            if (lastRank != R) {
+                std::copy(dst, dst + W, rankRow.begin());
             }
         }
-        for (std::size_t x = 0; x < W; ++x) {
-            dst[x].inside = static_cast<std::uint8_t>(insideSum[x] / (r1 - r0));
-        }
+    };
+    const unsigned threads = std::max(1u, std::min(4u, std::thread::hardware_concurrency()));
+    if (threads == 1 || H < 64) {
+        work(0, H);
+        return;
+    }
+    std::vector<std::thread> pool;
+    for (unsigned i = 1; i < threads; ++i) {
+        pool.emplace_back(work, H * i / threads, H * (i + 1) / threads);
+    }
+    work(0, H / threads);
+    for (auto& t : pool) {
+        t.join();
     }
 }
 
@@ -285,7 +337,7 @@ HeatCell HeatmapModel::cellAt(const TimeAxisMapping& map, std::uint32_t rank, in
 {
     std::vector<float> scratch;
     std::vector<HeatCell> row(static_cast<std::size_t>(std::max(1, map.widthPx)));
-    rasterizeRank(map, rank, scratch, row.data());
+    rasterizeRank(map, plan(map), rank, scratch, row.data());
     return x >= 0 && x < map.widthPx ? row[static_cast<std::size_t>(x)] : HeatCell {};
 }
 

@@ -54,8 +54,17 @@ public:
     std::uint64_t memoryBytes() const;
 
 private:
-    void rasterizeRank(
-        const TimeAxisMapping& map, std::uint32_t rank, std::vector<float>& scratch, HeatCell* out) const;
+    // Per-frame plan shared by every rank: which level, and the bucket range of each pixel column.
+    struct FramePlan
+    {
+        bool fromRecords = false;
+        std::size_t level = 0;
+        std::vector<std::uint32_t> first, last; // bucket range [first, last) per column
+        std::vector<std::uint8_t> present;
+    };
+    FramePlan plan(const TimeAxisMapping& map) const;
+    void rasterizeRank(const TimeAxisMapping& map, const FramePlan& plan, std::uint32_t rank,
+        std::vector<float>& scratch, HeatCell* out) const;
 
     SnapshotPtr m_snap;
     std::vector<TimeRange> m_stalls;
