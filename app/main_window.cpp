@@ -8,6 +8,7 @@
 #include "snapshot_summary.h"
 #include "summary_view.h"
 #include "time_format.h"
+#include "topology_widget.h"
 #include "view_state.h"
 
 #include <QActionGroup>
@@ -40,6 +41,7 @@ MainWindow::MainWindow(QWidget* parent)
     , m_state(new ViewState(this))
     , m_heatmap(new HeatmapWidget(m_state, this))
     , m_counters(new CounterPlotWidget(m_state, this))
+    , m_topology(new TopologyWidget(m_state, this))
     , m_incidents(new IncidentsPanel(m_state, this))
     , m_summary(new SummaryView(this))
     , m_warnings(new QListWidget(this))
@@ -71,6 +73,11 @@ MainWindow::MainWindow(QWidget* parent)
                 m_state->clearLinks();
                 m_state->selectLink(inc.culprit->link); // its counters appear under the heatmap
             }
+            // Put the cursor where the story is: inside the outage when known, else just after the stall began.
+            const auto& c = inc.culprit;
+            m_state->setCursor(c && c->downNs != kNoTime && c->upNs != kNoTime
+                    ? c->downNs + (c->upNs - c->downNs) / 2
+                    : inc.startNs + (inc.endNs - inc.startNs) / 10);
         }
     });
     m_progressTimer->setInterval(100);
@@ -107,6 +114,7 @@ void MainWindow::createDocks()
     auto* incidents = dock(m_incidents, tr("Incidents"), QStringLiteral("incidents"), Qt::BottomDockWidgetArea);
     auto* summary = dock(m_summary, tr("Bundle"), QStringLiteral("summary"), Qt::BottomDockWidgetArea);
     auto* warnings = dock(m_warnings, tr("Warnings"), QStringLiteral("warnings"), Qt::BottomDockWidgetArea);
+    dock(m_topology, tr("Fabric"), QStringLiteral("fabric"), Qt::RightDockWidgetArea);
     tabifyDockWidget(incidents, summary);
     tabifyDockWidget(summary, warnings);
     incidents->raise();
@@ -207,6 +215,7 @@ void MainWindow::onLoaded()
     m_heatmap->setModel(opened->heatmap, opened->analysis);
     m_state->clearLinks();
     m_counters->setSnapshot(opened->snapshot);
+    m_topology->setData(opened->snapshot, opened->analysis);
     m_incidents->setAnalysis(opened->snapshot, opened->analysis);
     m_summary->setSummary(summarize(opened->path, opened->loaded));
     m_warnings->clear();
@@ -231,6 +240,7 @@ void MainWindow::closeBundle()
     m_opened.reset();
     m_heatmap->setModel(nullptr, nullptr);
     m_counters->setSnapshot(nullptr);
+    m_topology->setData(nullptr, nullptr);
     m_incidents->setAnalysis(nullptr, nullptr);
     m_summary->setMessage(tr("No bundle open."));
     m_warnings->clear();

@@ -23,6 +23,7 @@ class HeatmapWidget;
 class IncidentsPanel;
 class SharedProgress;
 class SummaryView;
+class TopologyWidget;
 class ViewState;
 struct OpenedBundle;
 struct JobSnapshot;
@@ -57,6 +58,7 @@ private:
     ViewState* m_state;
     HeatmapWidget* m_heatmap;
     CounterPlotWidget* m_counters;
+    TopologyWidget* m_topology;
     IncidentsPanel* m_incidents;
     SummaryView* m_summary;
     QListWidget* m_warnings;

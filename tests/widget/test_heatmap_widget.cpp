@@ -7,6 +7,7 @@
 #include "heatmap_widget.h"
 #include "test_support.h"
 #include "theme.h"
+#include "topology_widget.h"
 #include "view_state.h"
 
 #include <catch2/catch.hpp>
@@ -192,4 +193,35 @@ TEST_CASE("decimation keeps a one-sample spike at any zoom", "[widget]")
     const auto pts = counterRate(s, { 0, t.back() }, 500, 1.0, 0);
     CHECK(pts.keys.size() <= 2 * 500 + 2);
     CHECK(*std::max_element(pts.values.begin(), pts.values.end()) == Approx(1000000.0));
+}
+
+TEST_CASE("selecting the incident marks the culprit link in the topology view", "[widget]")
+{
+    Fixture f;
+    TopologyWidget topo(&f.state);
+    topo.setData(f.sim.snapshot, f.analysis);
+    CHECK_FALSE(topo.markedLink().has_value());
+    f.state.selectIncident(1);
+    REQUIRE(topo.markedLink().has_value());
+    const auto truthLink = f.sim.outages.at(0).link;
+    CHECK(*topo.markedLink() == truthLink);
+    // Link states at moments of the story.
+    LinkStates states(f.sim.snapshot);
+    const auto& o = f.sim.outages.at(0);
+    CHECK(states.stateAt(truthLink, o.downNs + kNsPerSec) == LinkHealth::Down);
+    CHECK(states.stateAt(truthLink, o.downNs - 30 * kNsPerSec) != LinkHealth::Down);
+    const auto other = f.sim.snapshot->topology.linkAt({ *f.sim.snapshot->ranks[0].hcaNode, 1 });
+    REQUIRE(other.has_value());
+    CHECK(states.stateAt(*other, o.downNs + kNsPerSec) != LinkHealth::Down);
+    // The rendered view shows the marked link in the "down" colour when the cursor sits in the outage.
+    f.state.setCursor(o.downNs + kNsPerSec);
+    const QImage img = topo.renderImage(QSize(700, 420));
+    int down = 0;
+    for (int y = 0; y < img.height(); ++y) {
+        for (int x = 0; x < img.width(); ++x) {
+            const QRgb c = img.pixel(x, y);
+            down += std::abs(qRed(c) - 0xd5) < 20 && std::abs(qGreen(c) - 0x5e) < 25 && qBlue(c) < 40;
+        }
+    }
+    CHECK(down > 100);
 }

@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: MIT
+#include "topology_widget.h"
+
+#include "analysis.h"
+#include "heatmap_palette.h"
+#include "time_format.h"
+#include "view_state.h"
+
+#include <QHelpEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QToolTip>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace stallscope {
+
+namespace {
+
+QColor healthColor(LinkHealth h, const QPalette& pal)
+{
+    const bool dark = pal.color(QPalette::Window).lightness() < 128;
+    switch (h) {
+    case LinkHealth::Down:
+        return QColor(0xd5, 0x5e, 0x00); // vermillion, as the heatmap's stall
+    case LinkHealth::Erroring:
+        return QColor(0xe6, 0x9f, 0x00); // orange
+    case LinkHealth::Congested:
+        return QColor(0xcc, 0x79, 0xa7); // reddish purple
+    case LinkHealth::Idle:
+        return dark ? QColor(0x60, 0x63, 0x6a) : QColor(0xc0, 0xc3, 0xc8);
+    case LinkHealth::Normal:
+        return dark ? QColor(0x3d, 0x8e, 0xc9) : QColor(0x00, 0x72, 0xb2); // blue
+    }
+    return Qt::gray;
+}
+
+double distanceToSegment(QPointF p, QPointF a, QPointF b)
+{
+    const QPointF d = b - a;
+    const double len2 = d.x() * d.x() + d.y() * d.y();
+    const double t = len2 > 0 ? std::clamp(QPointF::dotProduct(p - a, d) / len2, 0.0, 1.0) : 0.0;
+    const QPointF q = a + t * d;
+    return std::hypot(p.x() - q.x(), p.y() - q.y());
+}
+
+} // namespace
+
+TopologyWidget::TopologyWidget(ViewState* state, QWidget* parent)
+    : QWidget(parent)
+    , m_state(state)
+{
+    setMouseTracking(true);
+    setMinimumSize(260, 180);
+    connect(m_state, &ViewState::cursorChanged, this, qOverload<>(&QWidget::update));
+    connect(m_state, &ViewState::selectionChanged, this, qOverload<>(&QWidget::update));
+    connect(m_state, &ViewState::timeWindowChanged, this, qOverload<>(&QWidget::update));
+}
+
+void TopologyWidget::setData(std::shared_ptr<const JobSnapshot> snap, std::shared_ptr<const AnalysisResult> analysis)
+{
+    m_snap = std::move(snap);
+    m_analysis = std::move(analysis);
+    m_spines.clear();
+    m_leaves.clear();
+    m_hosts.clear();
+    m_hostOfNode.clear();
+    m_ranksOfHost.clear();
+    m_states.reset();
+    if (m_snap) {
+        const auto& topo = m_snap->topology;
+        std::map<std::uint32_t, int> hostIndex;
+        m_hostOfNode.assign(topo.nodes().size(), -1);
+        for (std::uint32_t i = 0; i < topo.nodes().size(); ++i) {
+            const auto& n = topo.nodes()[i];
+            if (n.kind == NodeKind::Switch) {
+                (n.tier >= 2 ? m_spines : m_leaves).push_back(static_cast<NodeId>(i));
+                continue;
+            }
+            auto [it, fresh] = hostIndex.try_emplace(index(n.host), static_cast<int>(m_hosts.size()));
+            if (fresh) {
+                m_hosts.push_back(n.host);
+            }
+            m_hostOfNode[i] = it->second;
+        }
+        m_ranksOfHost.resize(m_hosts.size());
+        for (std::uint32_t r = 0; r < m_snap->ranks.size(); ++r) {
+            if (auto node = m_snap->ranks[r].hcaNode; node && m_hostOfNode[index(*node)] >= 0) {
+                m_ranksOfHost[std::size_t(m_hostOfNode[index(*node)])].push_back(r);
+            }
+        }
+        m_states = std::make_unique<LinkStates>(m_snap);
+    }
+    update();
+}
+
+std::optional<LinkId> TopologyWidget::markedLink() const
+{
+    const int n = m_state->selectedIncident();
+    if (!m_analysis || n < 1 || n > int(m_analysis->incidents.size())) {
+        return std::nullopt;
+    }
+    const auto& inc = m_analysis->incidents[std::size_t(n - 1)];
+    return inc.culprit ? std::optional<LinkId>(inc.culprit->link) : std::nullopt;
+}
+
+TimeNs TopologyWidget::now() const
+{
+    if (m_state->cursor() != kNoTime) {
+        return m_state->cursor();
+    }
+    return m_state->window().start + m_state->window().delta() / 2;
+}
+
+TopologyWidget::Layout TopologyWidget::layout(QSizeF size) const
+{
+    Layout l;
+    const auto& topo = m_snap->topology;
+    l.nodePos.assign(topo.nodes().size(), QPointF());
+    const double w = size.width(), h = size.height();
+    const double margin = 16;
+    auto spread = [&](const std::vector<NodeId>& nodes, double y) {
+        for (std::size_t i = 0; i < nodes.size(); ++i) {
+            l.nodePos[index(nodes[i])] = QPointF(margin + (w - 2 * margin) * (i + 0.5) / double(nodes.size()), y);
+        }
+    };
+    spread(m_spines, 30);
+    spread(m_leaves, h * 0.42);
+    l.hostTop = h * 0.78;
+    const double hostW = (w - 2 * margin) / double(std::max<std::size_t>(1, m_hosts.size()));
+    for (std::size_t i = 0; i < m_hosts.size(); ++i) {
+        l.hostBox.emplace_back(margin + i * hostW, l.hostTop, std::max(1.0, hostW - (hostW > 4 ? 1 : 0)), 18);
+    }
+    for (std::uint32_t i = 0; i < topo.nodes().size(); ++i) {
+        if (m_hostOfNode[i] >= 0) {
+            const auto& box = l.hostBox[std::size_t(m_hostOfNode[i])];
+            l.nodePos[i] = QPointF(box.center().x(), box.top());
+        }
+    }
+    return l;
+}
+
+void TopologyWidget::paintEvent(QPaintEvent*)
+{
+    QPainter p(this);
+    paintInto(p, size());
+}
+
+QImage TopologyWidget::renderImage(QSize size)
+{
+    QImage img(size, QImage::Format_ARGB32_Premultiplied);
+    QPainter p(&img);
+    paintInto(p, size);
+    return img;
+}
+
+void TopologyWidget::paintInto(QPainter& p, QSizeF size)
+{
+    const QPalette pal = palette();
+    p.fillRect(QRectF(QPointF(0, 0), size), pal.color(QPalette::Base));
+    if (!m_snap || m_snap->topology.nodes().empty()) {
+        p.setPen(pal.color(QPalette::Text));
+        p.drawText(QRectF(QPointF(0, 0), size), Qt::AlignCenter, tr("No fabric topology in this bundle."));
+        return;
+    }
+    p.setRenderHint(QPainter::Antialiasing, true);
+    const auto l = layout(size);
+    const auto& topo = m_snap->topology;
+    const TimeNs t = now();
+    const auto marked = markedLink();
+    std::vector<std::uint32_t> selectedHosts;
+    if (auto r = m_state->selectedRank(); r && m_snap->ranks[*r].hcaNode) {
+        selectedHosts.push_back(std::uint32_t(m_hostOfNode[index(*m_snap->ranks[*r].hcaNode)]));
+    }
+    // Host links bundled: one faint fan per leaf; then every link that is not normal, or is marked.
+    QColor fan = healthColor(LinkHealth::Normal, pal);
+    fan.setAlpha(35);
+    p.setPen(Qt::NoPen);
+    p.setBrush(fan);
+    for (const auto leaf : m_leaves) {
+        const QPointF a = l.nodePos[index(leaf)];
+        QPolygonF poly(
+            { a + QPointF(-3, 0), a + QPointF(3, 0), QPointF(size.width() - 16, l.hostTop), QPointF(16, l.hostTop) });
+        p.drawPolygon(poly);
+    }
+    for (std::uint32_t i = 0; i < topo.links().size(); ++i) {
+        const auto id = static_cast<LinkId>(i);
+        const auto& link = topo.links()[i];
+        const bool hostLink
+            = topo.node(link.a.node).kind == NodeKind::Hca || topo.node(link.b.node).kind == NodeKind::Hca;
+        const auto health = m_states->stateAt(id, t);
+        const bool isMarked = marked && *marked == id;
+        if (hostLink && health == LinkHealth::Normal && !isMarked) {
+            continue;
+        }
+        if (hostLink && health == LinkHealth::Idle && !isMarked) {
+            continue; // a stalled job idles every host link: the fan says enough
+        }
+        QPen pen(healthColor(health, pal), isMarked ? 4.0 : (hostLink ? 1.5 : 2.0));
+        p.setPen(pen);
+        p.drawLine(l.nodePos[index(link.a.node)], l.nodePos[index(link.b.node)]);
+        if (isMarked) {
+            p.setPen(QPen(pal.color(QPalette::Text), 1.0, Qt::DashLine));
+            p.setBrush(Qt::NoBrush);
+            const QPointF mid = (l.nodePos[index(link.a.node)] + l.nodePos[index(link.b.node)]) / 2;
+            p.drawEllipse(mid, 9, 9);
+            p.setPen(pal.color(QPalette::Text));
+            p.drawText(QRectF(mid.x() + 12, mid.y() - 9, 260, 18), Qt::AlignLeft | Qt::AlignVCenter,
+                tr("culprit: %1 ↔ %2")
+                    .arg(QString::fromStdString(m_snap->str(topo.node(link.a.node).description)),
+                        QString::fromStdString(m_snap->str(topo.node(link.b.node).description))));
+        }
+    }
+    // Switches and hosts.
+    p.setRenderHint(QPainter::Antialiasing, false);
+    const QColor text = pal.color(QPalette::Text);
+    QFont small = font();
+    small.setPointSizeF(small.pointSizeF() * 0.8);
+    p.setFont(small);
+    auto drawSwitch = [&](NodeId id) {
+        const QPointF c = l.nodePos[index(id)];
+        const QRectF box(c.x() - 26, c.y() - 9, 52, 18);
+        p.setPen(text);
+        p.setBrush(pal.color(QPalette::Button));
+        p.drawRect(box);
+        p.drawText(box, Qt::AlignCenter, QString::fromStdString(m_snap->str(topo.node(id).description)));
+    };
+    for (const auto id : m_spines) {
+        drawSwitch(id);
+    }
+    for (const auto id : m_leaves) {
+        drawSwitch(id);
+    }
+    for (std::size_t i = 0; i < m_hosts.size(); ++i) {
+        const bool sel = std::find(selectedHosts.begin(), selectedHosts.end(), i) != selectedHosts.end();
+        p.setPen(Qt::NoPen);
+        p.setBrush(sel ? QColor(0xf0, 0xe4, 0x42) : pal.color(QPalette::Mid));
+        p.drawRect(l.hostBox[i]);
+    }
+    p.setPen(text);
+    const std::size_t every = std::max<std::size_t>(1, m_hosts.size() / 8);
+    for (std::size_t i = 0; i < m_hosts.size(); i += every) {
+        p.drawText(QRectF(l.hostBox[i].left(), l.hostTop + 20, 90, 14), Qt::AlignLeft,
+            QString::fromStdString(m_snap->str(m_hosts[i])));
+    }
+    // Legend and time.
+    double x = 8;
+    const double y = size.height() - 18;
+    for (const auto h :
+        { LinkHealth::Normal, LinkHealth::Idle, LinkHealth::Congested, LinkHealth::Erroring, LinkHealth::Down }) {
+        p.fillRect(QRectF(x, y + 3, 14, 4), healthColor(h, pal));
+        const QString label = QString::fromStdString(std::string(toString(h)));
+        p.drawText(QRectF(x + 18, y - 2, 80, 14), Qt::AlignLeft | Qt::AlignVCenter, label);
+        x += 26 + p.fontMetrics().horizontalAdvance(label);
+    }
+    p.drawText(QRectF(0, y - 2, size.width() - 8, 14), Qt::AlignRight | Qt::AlignVCenter,
+        tr("links at %1").arg(QString::fromStdString(formatSince(t, m_snap->job.clockOriginNs))));
+}
+
+std::optional<LinkId> TopologyWidget::linkAt(QPointF pos) const
+{
+    if (!m_snap) {
+        return std::nullopt;
+    }
+    const auto l = layout(size());
+    const auto& topo = m_snap->topology;
+    std::optional<LinkId> best;
+    double bestD = 5.0;
+    for (std::uint32_t i = 0; i < topo.links().size(); ++i) {
+        const auto& link = topo.links()[i];
+        const double d = distanceToSegment(pos, l.nodePos[index(link.a.node)], l.nodePos[index(link.b.node)]);
+        const bool hostLink = topo.node(link.a.node).kind == NodeKind::Hca;
+        if (!hostLink && d < bestD) {
+            bestD = d;
+            best = static_cast<LinkId>(i);
+        }
+    }
+    return best;
+}
+
+int TopologyWidget::hostAt(QPointF pos) const
+{
+    if (!m_snap) {
+        return -1;
+    }
+    const auto l = layout(size());
+    for (std::size_t i = 0; i < l.hostBox.size(); ++i) {
+        if (l.hostBox[i].adjusted(0, -2, 0, 2).contains(pos)) {
+            return static_cast<int>(i);
+        }
+    }
+    return -1;
+}
+
+void TopologyWidget::mousePressEvent(QMouseEvent* event)
+{
+    if (const int h = hostAt(event->position()); h >= 0 && !m_ranksOfHost[std::size_t(h)].empty()) {
+        m_state->selectRank(m_ranksOfHost[std::size_t(h)].front());
+        return;
+    }
+    if (auto link = linkAt(event->position())) {
+        m_state->selectLink(*link);
+    }
+}
+
+bool TopologyWidget::event(QEvent* event)
+{
+    if (event->type() == QEvent::ToolTip && m_snap) {
+        auto* help = static_cast<QHelpEvent*>(event);
+        QString text;
+        if (const int h = hostAt(help->pos()); h >= 0) {
+            const auto& ranks = m_ranksOfHost[std::size_t(h)];
+            text = tr("<b>%1</b>: %2 HCAs, ranks %3–%4")
+                       .arg(QString::fromStdString(m_snap->str(m_hosts[std::size_t(h)])))
+                       .arg(ranks.size())
+                       .arg(ranks.empty() ? 0 : ranks.front())
+                       .arg(ranks.empty() ? 0 : ranks.back());
+        } else if (auto link = linkAt(help->pos())) {
+            const auto& l = m_snap->topology.link(*link);
+            text = tr("%1 p%2 ↔ %3 p%4: %5")
+                       .arg(QString::fromStdString(m_snap->str(m_snap->topology.node(l.a.node).description)))
+                       .arg(l.a.port)
+                       .arg(QString::fromStdString(m_snap->str(m_snap->topology.node(l.b.node).description)))
+                       .arg(l.b.port)
+                       .arg(QString::fromStdString(std::string(toString(m_states->stateAt(*link, now())))));
+        }
+        text.isEmpty() ? QToolTip::hideText() : QToolTip::showText(help->globalPos(), text, this);
+        return true;
+    }
+    return QWidget::event(event);
+}
+
+} // namespace stallscope

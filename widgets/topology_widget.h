@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The fabric, tiers top to bottom: spines, leaves, hosts (each host box stands for its HCAs). Links are
+// coloured by their state at the ViewState cursor (down, erroring, congested, idle, normal); host links are
+// bundled per leaf and drawn one by one only when they are not normal or are marked. The culprit link of
+// the selected incident is marked. Clicking a host selects its first rank; clicking an uplink plots it.
+
+#include "link_state.h"
+
+#include <QWidget>
+
+#include <memory>
+#include <optional>
+
+namespace stallscope {
+
+struct AnalysisResult;
+class ViewState;
+
+class TopologyWidget : public QWidget
+{
+    Q_OBJECT
+public:
+    TopologyWidget(ViewState* state, QWidget* parent = nullptr);
+    void setData(std::shared_ptr<const JobSnapshot> snap, std::shared_ptr<const AnalysisResult> analysis);
+    std::optional<LinkId> markedLink() const; // the selected incident's culprit
+    QImage renderImage(QSize size);
+    QSize sizeHint() const override { return { 520, 360 }; }
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    bool event(QEvent* event) override;
+
+private:
+    struct Layout
+    {
+        std::vector<QPointF> nodePos; // per topology node (HCAs sit at their host's box)
+        std::vector<QRectF> hostBox; // per host (index into m_hosts)
+        double hostTop = 0;
+    };
+    Layout layout(QSizeF size) const;
+    void paintInto(QPainter& p, QSizeF size);
+    std::optional<LinkId> linkAt(QPointF pos) const;
+    int hostAt(QPointF pos) const;
+    TimeNs now() const;
+
+    ViewState* m_state;
+    std::shared_ptr<const JobSnapshot> m_snap;
+    std::shared_ptr<const AnalysisResult> m_analysis;
+    std::unique_ptr<LinkStates> m_states;
+    std::vector<NodeId> m_spines, m_leaves;
+    std::vector<StringId> m_hosts; // host names in order
+    std::vector<int> m_hostOfNode; // topology node → host index (-1 for switches)
+    std::vector<std::vector<std::uint32_t>> m_ranksOfHost;
+};
+
+} // namespace stallscope
