@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "load_job.h"
 
+#include <future>
+
 namespace stallscope {
 
 void SharedProgress::report(std::string_view stage, std::uint64_t done, std::uint64_t total)
@@ -36,6 +38,12 @@ OpenedBundle openBundle(const std::string& path, SharedProgress& progress)
         out.error = "cancelled";
         return out;
     }
+    // The heatmap levels do not depend on the analysis (stall windows are an overlay): build them on the
+    // second core while the analysis runs on this one.
+    auto levels = std::async(std::launch::async, [snap = out.snapshot] {
+        NullProgress quiet; // the analysis reports progress meanwhile; this takes about as long
+        return HeatmapModel::build(snap, {}, quiet);
+    });
     progress.report("Analysing", 0, 1);
     auto analysis = std::make_shared<AnalysisResult>(analyze(*out.snapshot, AnalysisOptions {}, progress));
     std::vector<TimeRange> stalls;
@@ -45,11 +53,11 @@ OpenedBundle openBundle(const std::string& path, SharedProgress& progress)
         }
     }
     out.analysis = std::move(analysis);
+    progress.report("Building heatmap levels", 0, 1);
+    out.heatmap = levels.get()->withStalls(std::move(stalls));
     if (progress.cancelled()) {
         out.error = "cancelled";
-        return out;
     }
-    out.heatmap = HeatmapModel::build(out.snapshot, std::move(stalls), progress);
     return out;
 }
 

@@ -23,6 +23,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <future>
 #include <iostream>
 
 using namespace stallscope;
@@ -179,14 +180,22 @@ void BM_HeatmapFrames(benchmark::State& state)
         return;
     }
     const auto& snap = loaded->snapshot;
+    // As the app opens a bundle: heatmap levels on one core while the analysis runs on the other.
     const auto t0 = std::chrono::steady_clock::now();
+    auto levels = std::async(std::launch::async, [snap] {
+        NullProgress quiet;
+        return HeatmapModel::build(snap, {}, quiet);
+    });
     const auto analysis = analyze(*snap);
     std::vector<TimeRange> stalls;
     for (const auto& inc : analysis.incidents) {
         stalls.push_back({ inc.startNs, inc.endNs });
     }
-    NullProgress none;
-    const auto model = HeatmapModel::build(snap, stalls, none);
+    const auto model = levels.get()->withStalls(stalls);
+    {
+        std::vector<HeatCell> first;
+        model->rasterize(TimeAxisMapping { snap->job.span, 1600 }, 1024, model->rowOrder(RowOrder::Rank), first);
+    }
     const double buildSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const TimeNs focus = stalls.empty() ? snap->job.span.start + snap->job.span.delta() / 2 : stalls[0].start;
     const auto order = model->rowOrder(RowOrder::Rank);
@@ -218,7 +227,8 @@ void BM_HeatmapFrames(benchmark::State& state)
     state.counters["median_ms"] = frameMs[frameMs.size() / 2];
     state.counters["p99_ms"] = frameMs[std::min(frameMs.size() - 1, std::size_t(std::ceil(frameMs.size() * 0.99)) - 1)];
     state.counters["max_ms"] = frameMs.back();
-    state.counters["analysis_and_levels_s"] = buildSeconds;
+    state.counters["after_load_to_first_frame_s"] = buildSeconds;
+    state.counters["load_s"] = loaded->loadSeconds;
     state.counters["levels_over_snapshot"] = double(model->memoryBytes()) / double(loaded->bytesOnDisk);
 }
 BENCHMARK(BM_HeatmapFrames)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);

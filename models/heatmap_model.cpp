@@ -11,35 +11,32 @@ namespace stallscope {
 namespace {
 
 constexpr std::size_t kMaxBaseBuckets = 32768; // level-0 buckets per rank: ~16 % of a bench-hour snapshot
-enum Channel { kInside = 0, kStalled = 1, kFailed = 2 };
+enum Channel { kInside = 0, kFailed = 1 };
+constexpr int kChannels = 2;
 
-// Adds [a, b) to channel `ch` of `acc` (3 floats per bucket, in units of whole buckets).
+// Adds [a, b) to channel `ch` of `acc` (kChannels floats per bucket, in units of whole buckets).
 void addInterval(float* acc, std::size_t n, TimeNs origin, double bucketNs, TimeNs a, TimeNs b, int ch)
 {
-    const double end = double(n);
-    double fa = double(a - origin) / bucketNs;
-    double fb = double(b - origin) / bucketNs;
-    fa = std::max(fa, 0.0);
-    fb = std::min(fb, end);
+    double fa = std::max(double(a - origin) / bucketNs, 0.0);
+    double fb = std::min(double(b - origin) / bucketNs, double(n));
     if (fb <= fa) {
         return;
     }
     const auto i0 = static_cast<std::size_t>(fa);
     const auto i1 = std::min(static_cast<std::size_t>(fb), n - 1);
     if (i0 == i1) {
-        acc[3 * i0 + ch] += float(fb - fa);
+        acc[kChannels * i0 + ch] += float(fb - fa);
         return;
     }
-    acc[3 * i0 + ch] += float(double(i0 + 1) - fa);
+    acc[kChannels * i0 + ch] += float(double(i0 + 1) - fa);
     for (std::size_t i = i0 + 1; i < i1; ++i) {
-        acc[3 * i + ch] += 1.0f;
+        acc[kChannels * i + ch] += 1.0f;
     }
-    acc[3 * i1 + ch] += float(fb - double(i1));
+    acc[kChannels * i1 + ch] += float(fb - double(i1));
 }
 
 // Accumulates rank `c`'s records into n buckets of bucketNs from origin.
-void accumulate(const RankCollectives& c, const std::vector<TimeRange>& stalls, TimeNs spanEnd, TimeNs origin,
-    double bucketNs, std::size_t n, float* acc)
+void accumulate(const RankCollectives& c, TimeNs spanEnd, TimeNs origin, double bucketNs, std::size_t n, float* acc)
 {
     const TimeNs windowEnd = origin + static_cast<TimeNs>(bucketNs * double(n));
     // First record enqueued at or after the window; then back up over records that may still be running
@@ -65,20 +62,12 @@ void accumulate(const RankCollectives& c, const std::vector<TimeRange>& stalls, 
             continue;
         }
         addInterval(acc, n, origin, bucketNs, a, b, kInside);
-        if (!stalls.empty() && a < stalls.back().end && b > stalls.front().start) {
-            auto s = std::lower_bound(
-                stalls.begin(), stalls.end(), a, [](const TimeRange& r, TimeNs t) { return r.end <= t; });
-            for (; s != stalls.end() && s->start < b; ++s) {
-                addInterval(acc, n, origin, bucketNs, std::max(a, s->start), std::min(b, s->end), kStalled);
-            }
-        }
         if ((st == CollectiveState::Failed || st == CollectiveState::TimedOut) && c.endNs[i] != kNoTime) {
             addInterval(acc, n, origin, bucketNs, c.endNs[i], spanEnd, kFailed);
         }
     }
 }
 
-// Shares are >= 0 by construction; clamp the top only (edge rounding can exceed 1 slightly).
 std::uint8_t quantize(float share)
 {
     return static_cast<std::uint8_t>(std::min(share, 1.0f) * 255.0f + 0.5f);
@@ -106,24 +95,24 @@ std::shared_ptr<const HeatmapModel> HeatmapModel::build(
     while (std::size_t(span / m->m_baseNs) > kMaxBaseBuckets) {
         m->m_baseNs *= 2;
     }
+    auto levels = std::make_shared<Levels>();
     const std::size_t n0 = static_cast<std::size_t>((span + m->m_baseNs - 1) / m->m_baseNs);
     const std::uint32_t ranks = static_cast<std::uint32_t>(s.collectives.size());
-    m->m_bucketsAt.push_back(n0);
-    m->m_levels.emplace_back(std::size_t(ranks) * n0);
+    levels->bucketsAt.push_back(n0);
+    levels->cells.emplace_back(std::size_t(ranks) * n0);
     // Level 0 from the records, ranks split across the machine's cores.
     const unsigned threads = std::max(1u, std::min(4u, std::thread::hardware_concurrency()));
     auto work = [&](unsigned part) {
-        std::vector<float> acc(3 * n0);
+        std::vector<float> acc(kChannels * n0);
         for (std::uint32_t r = part; r < ranks; r += threads) {
             if (part == 0) {
                 progress.report("Building heatmap levels", r, ranks);
             }
             std::fill(acc.begin(), acc.end(), 0.0f);
-            accumulate(
-                s.collectives[r], m->m_stalls, s.job.span.end, m->m_originNs, double(m->m_baseNs), n0, acc.data());
-            auto* row = m->m_levels[0].data() + std::size_t(r) * n0;
+            accumulate(s.collectives[r], s.job.span.end, m->m_originNs, double(m->m_baseNs), n0, acc.data());
+            auto* row = levels->cells[0].data() + std::size_t(r) * n0;
             for (std::size_t i = 0; i < n0; ++i) {
-                row[i] = { quantize(acc[3 * i]), quantize(acc[3 * i + 1]), quantize(acc[3 * i + 2]), 255 };
+                row[i] = { quantize(acc[kChannels * i]), 0, quantize(acc[kChannels * i + 1]), 255 };
             }
         }
     };
@@ -136,11 +125,11 @@ std::shared_ptr<const HeatmapModel> HeatmapModel::build(
         t.join();
     }
     // Coarser levels by pairs until a rank fits in a few hundred buckets.
-    while (m->m_bucketsAt.back() > 256) {
-        const auto prev = m->m_bucketsAt.back();
+    while (levels->bucketsAt.back() > 256) {
+        const auto prev = levels->bucketsAt.back();
         const auto next = (prev + 1) / 2;
         std::vector<HeatCell> level(std::size_t(ranks) * next);
-        const auto& src = m->m_levels.back();
+        const auto& src = levels->cells.back();
         for (std::uint32_t r = 0; r < ranks; ++r) {
             for (std::size_t i = 0; i < next; ++i) {
                 const auto& x = src[std::size_t(r) * prev + 2 * i];
@@ -148,16 +137,25 @@ std::shared_ptr<const HeatmapModel> HeatmapModel::build(
                     = 2 * i + 1 < prev ? merge(x, src[std::size_t(r) * prev + 2 * i + 1]) : x;
             }
         }
-        m->m_bucketsAt.push_back(next);
-        m->m_levels.push_back(std::move(level));
+        levels->bucketsAt.push_back(next);
+        levels->cells.push_back(std::move(level));
     }
+    m->m_levels = std::move(levels);
+    return m;
+}
+
+std::shared_ptr<const HeatmapModel> HeatmapModel::withStalls(std::vector<TimeRange> stalls) const
+{
+    auto m = std::make_shared<HeatmapModel>(*this); // copies pointers and scalars; the levels are shared
+    std::sort(stalls.begin(), stalls.end(), [](auto& a, auto& b) { return a.start < b.start; });
+    m->m_stalls = std::move(stalls);
     return m;
 }
 
 std::uint64_t HeatmapModel::memoryBytes() const
 {
     std::uint64_t bytes = 0;
-    for (const auto& l : m_levels) {
+    for (const auto& l : m_levels->cells) {
         bytes += l.capacity() * sizeof(HeatCell);
     }
     return bytes;
@@ -204,9 +202,25 @@ HeatmapModel::FramePlan HeatmapModel::plan(const TimeAxisMapping& map) const
     const auto W = static_cast<std::size_t>(std::max(1, map.widthPx));
     const auto& s = *m_snap;
     p.present.resize(W);
+    p.stallShare.assign(W, 0);
+    auto stall = std::lower_bound(
+        m_stalls.begin(), m_stalls.end(), map.visible.start, [](const TimeRange& r, TimeNs t) { return r.end <= t; });
     for (std::size_t x = 0; x < W; ++x) {
         const TimeNs t = map.t(double(x));
+        const TimeNs t1 = map.t(double(x + 1));
         p.present[x] = t >= s.job.span.start && t < s.job.span.end ? 255 : 0;
+        while (stall != m_stalls.end() && stall->end <= t) {
+            ++stall;
+        }
+        TimeNs covered = 0;
+        for (auto it = stall; it != m_stalls.end() && it->start < t1; ++it) {
+            covered += std::max<TimeNs>(0, std::min(t1, it->end) - std::max(t, it->start));
+        }
+        if (covered > 0) {
+            // Never round a stall away: at least 1/255 when it touches the column.
+            p.stallShare[x]
+                = std::max<std::uint8_t>(1, quantize(float(double(covered) / double(std::max<TimeNs>(1, t1 - t)))));
+        }
     }
     const double nsPerPx = map.nsPerPx();
     // Level 0 still serves when one of its buckets spans up to 2 columns (a little blocky, never wrong);
@@ -215,11 +229,11 @@ HeatmapModel::FramePlan HeatmapModel::plan(const TimeAxisMapping& map) const
         p.fromRecords = true;
         return p;
     }
-    while (p.level + 1 < m_levels.size() && double(m_baseNs << (p.level + 1)) <= nsPerPx) {
+    while (p.level + 1 < m_levels->cells.size() && double(m_baseNs << (p.level + 1)) <= nsPerPx) {
         ++p.level;
     }
     const TimeNs bucket = m_baseNs << p.level;
-    const auto n = static_cast<TimeNs>(m_bucketsAt[p.level]);
+    const auto n = static_cast<TimeNs>(m_levels->bucketsAt[p.level]);
     p.first.resize(W);
     p.last.resize(W);
     for (std::size_t x = 0; x < W; ++x) {
@@ -242,16 +256,17 @@ void HeatmapModel::rasterizeRank(const TimeAxisMapping& map, const FramePlan& pl
     const auto& s = *m_snap;
     if (plan.fromRecords) {
         // Finer than the pyramid: straight from the records in the window.
-        scratch.assign(3 * W, 0.0f);
-        accumulate(s.collectives[rank], m_stalls, s.job.span.end, map.visible.start, map.nsPerPx(), W, scratch.data());
+        scratch.assign(kChannels * W, 0.0f);
+        accumulate(s.collectives[rank], s.job.span.end, map.visible.start, map.nsPerPx(), W, scratch.data());
         for (std::size_t x = 0; x < W; ++x) {
-            out[x] = { quantize(scratch[3 * x]), quantize(scratch[3 * x + 1]), quantize(scratch[3 * x + 2]),
+            const auto inside = quantize(scratch[kChannels * x]);
+            out[x] = { inside, std::min(inside, plan.stallShare[x]), quantize(scratch[kChannels * x + 1]),
                 plan.present[x] };
         }
         return;
     }
-    const auto n = m_bucketsAt[plan.level];
-    const HeatCell* row = m_levels[plan.level].data() + std::size_t(rank) * n;
+    const auto n = m_levels->bucketsAt[plan.level];
+    const HeatCell* row = m_levels->cells[plan.level].data() + std::size_t(rank) * n;
     for (std::size_t x = 0; x < W; ++x) {
         const auto i0 = plan.first[x];
         const auto i1 = plan.last[x];
@@ -263,11 +278,13 @@ void HeatmapModel::rasterizeRank(const TimeAxisMapping& map, const FramePlan& pl
         HeatCell c {};
         for (auto i = i0; i < i1; ++i) {
             inside += row[i].inside;
-            c.stalled = std::max(c.stalled, row[i].stalled);
             c.failed = std::max(c.failed, row[i].failed);
             c.present = std::max(c.present, row[i].present);
         }
         c.inside = static_cast<std::uint8_t>(inside / (i1 - i0));
+        // Inside a collective during a job-wide stall. Folded: a stall touching the column shows even when
+        // the averaged inside share is small, because any inside time there overlaps it.
+        c.stalled = std::min<std::uint8_t>(std::max<std::uint8_t>(c.inside, inside > 0 ? 1 : 0), plan.stallShare[x]);
         out[x] = c;
     }
 }

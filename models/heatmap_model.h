@@ -2,7 +2,9 @@
 #pragma once
 
 // What the rank×time heatmap shows, computed without any GUI type: per rank and time bucket, the share of
-// time spent inside a collective, inside a STALLED collective (an incident window), and failed/dead.
+// time spent inside a collective and failed/dead. The STALLED share is an overlay: the stall windows (job-wide,
+// from the analysis) are applied per pixel column at rasterization, so the levels can be built while the
+// analysis still runs and a new analysis costs nothing (withStalls()).
 // A pyramid of power-of-two buckets (per rank) serves coarse zoom; finer zoom rasterizes straight from the
 // records (binary search of the visible window). Activity narrower than a cell is folded into it: stalled
 // and failed shares are max-aggregated so a one-pixel stall never vanishes, inside shares are averaged.
@@ -31,9 +33,11 @@ enum class RowOrder { Rank, Host, Rail, FirstStuck };
 class HeatmapModel
 {
 public:
-    // `stalls`: time windows of job-wide stalls (incident windows), sorted by start.
+    // `stalls`: time windows of job-wide stalls (incident windows).
     static std::shared_ptr<const HeatmapModel> build(
         SnapshotPtr snap, std::vector<TimeRange> stalls, Progress& progress);
+    // The same levels with other stall windows (cheap: the levels are shared).
+    std::shared_ptr<const HeatmapModel> withStalls(std::vector<TimeRange> stalls) const;
 
     const JobSnapshot& snapshot() const { return *m_snap; }
     std::uint32_t rows() const { return static_cast<std::uint32_t>(m_snap->collectives.size()); }
@@ -50,7 +54,7 @@ public:
     HeatCell cellAt(const TimeAxisMapping& map, std::uint32_t rank, int x) const;
 
     TimeNs baseBucketNs() const { return m_baseNs; }
-    int levels() const { return static_cast<int>(m_levels.size()); }
+    int levels() const { return static_cast<int>(m_levels->cells.size()); }
     std::uint64_t memoryBytes() const;
 
 private:
@@ -61,17 +65,22 @@ private:
         std::size_t level = 0;
         std::vector<std::uint32_t> first, last; // bucket range [first, last) per column
         std::vector<std::uint8_t> present;
+        std::vector<std::uint8_t> stallShare; // share of each column inside a stall window, 0..255
     };
     FramePlan plan(const TimeAxisMapping& map) const;
     void rasterizeRank(const TimeAxisMapping& map, const FramePlan& plan, std::uint32_t rank,
         std::vector<float>& scratch, HeatCell* out) const;
 
+    struct Levels
+    {
+        std::vector<std::size_t> bucketsAt; // buckets per rank at each level
+        std::vector<std::vector<HeatCell>> cells; // [level][rank * bucketsAt + i]; .stalled unused
+    };
     SnapshotPtr m_snap;
-    std::vector<TimeRange> m_stalls;
+    std::vector<TimeRange> m_stalls; // sorted by start
     TimeNs m_originNs = 0;
     TimeNs m_baseNs = 1;
-    std::vector<std::size_t> m_bucketsAt; // buckets per rank at each level
-    std::vector<std::vector<HeatCell>> m_levels; // [level][rank * bucketsAt + i]
+    std::shared_ptr<const Levels> m_levels;
 };
 
 } // namespace stallscope
