@@ -4,6 +4,7 @@
 #include "counter_plot_widget.h"
 #include "heatmap_widget.h"
 #include "incidents_panel.h"
+#include "link_list_panel.h"
 #include "load_job.h"
 #include "snapshot_summary.h"
 #include "summary_view.h"
@@ -42,6 +43,7 @@ MainWindow::MainWindow(QWidget* parent)
     , m_heatmap(new HeatmapWidget(m_state, this))
     , m_counters(new CounterPlotWidget(m_state, this))
     , m_topology(new TopologyWidget(m_state, this))
+    , m_linkList(new LinkListPanel(m_state, this))
     , m_incidents(new IncidentsPanel(m_state, this))
     , m_summary(new SummaryView(this))
     , m_warnings(new QListWidget(this))
@@ -64,6 +66,10 @@ MainWindow::MainWindow(QWidget* parent)
     statusBar()->showMessage(tr("Ready — File › Open bundle (Ctrl+O), or drop a bundle folder here"));
     connect(m_watcher, &QFutureWatcherBase::finished, this, &MainWindow::onLoaded);
     connect(m_state, &ViewState::cursorChanged, this, &MainWindow::updateStatus);
+    connect(m_heatmap, &HeatmapWidget::hoveredRankChanged, this, [this](int rank) {
+        m_hoveredRank = rank;
+        updateStatus();
+    });
     connect(m_state, &ViewState::incidentSelected, this, [this](int n) {
         if (m_opened && m_opened->analysis && n >= 1 && n <= int(m_opened->analysis->incidents.size())) {
             const auto& inc = m_opened->analysis->incidents[std::size_t(n - 1)];
@@ -114,7 +120,10 @@ void MainWindow::createDocks()
     auto* incidents = dock(m_incidents, tr("Incidents"), QStringLiteral("incidents"), Qt::BottomDockWidgetArea);
     auto* summary = dock(m_summary, tr("Bundle"), QStringLiteral("summary"), Qt::BottomDockWidgetArea);
     auto* warnings = dock(m_warnings, tr("Warnings"), QStringLiteral("warnings"), Qt::BottomDockWidgetArea);
-    dock(m_topology, tr("Fabric"), QStringLiteral("fabric"), Qt::RightDockWidgetArea);
+    auto* fabric = dock(m_topology, tr("Fabric"), QStringLiteral("fabric"), Qt::RightDockWidgetArea);
+    auto* links = dock(m_linkList, tr("Links"), QStringLiteral("links"), Qt::RightDockWidgetArea);
+    tabifyDockWidget(fabric, links);
+    fabric->raise();
     tabifyDockWidget(incidents, summary);
     tabifyDockWidget(summary, warnings);
     incidents->raise();
@@ -216,6 +225,7 @@ void MainWindow::onLoaded()
     m_state->clearLinks();
     m_counters->setSnapshot(opened->snapshot);
     m_topology->setData(opened->snapshot, opened->analysis);
+    m_linkList->setSnapshot(opened->snapshot);
     m_incidents->setAnalysis(opened->snapshot, opened->analysis);
     m_summary->setSummary(summarize(opened->path, opened->loaded));
     m_warnings->clear();
@@ -241,6 +251,7 @@ void MainWindow::closeBundle()
     m_heatmap->setModel(nullptr, nullptr);
     m_counters->setSnapshot(nullptr);
     m_topology->setData(nullptr, nullptr);
+    m_linkList->setSnapshot(nullptr);
     m_incidents->setAnalysis(nullptr, nullptr);
     m_summary->setMessage(tr("No bundle open."));
     m_warnings->clear();

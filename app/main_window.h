@@ -21,6 +21,7 @@ namespace stallscope {
 class CounterPlotWidget;
 class HeatmapWidget;
 class IncidentsPanel;
+class LinkListPanel;
 class SharedProgress;
 class SummaryView;
 class TopologyWidget;
@@ -59,6 +60,7 @@ private:
     HeatmapWidget* m_heatmap;
     CounterPlotWidget* m_counters;
     TopologyWidget* m_topology;
+    LinkListPanel* m_linkList;
     IncidentsPanel* m_incidents;
     SummaryView* m_summary;
     QListWidget* m_warnings;
@@ -68,6 +70,7 @@ private:
     std::shared_ptr<SharedProgress> m_progress;
     QProgressDialog* m_progressDialog = nullptr;
     QTimer* m_progressTimer;
+    int m_hoveredRank = -1;
     std::shared_ptr<OpenedBundle> m_opened; // the current bundle: immutable snapshot, analysis, heatmap
 };
 

@@ -72,7 +72,7 @@ void HeatmapWidget::setModel(std::shared_ptr<const HeatmapModel> model, std::sha
     m_analysis = std::move(analysis);
     m_rows = m_model ? m_model->rowOrder(m_order) : std::vector<std::uint32_t> {};
     m_key = {};
-    update();
+    setVisibleRows(0, 0);
 }
 
 void HeatmapWidget::setRowOrder(RowOrder order)
@@ -81,6 +81,17 @@ void HeatmapWidget::setRowOrder(RowOrder order)
     if (m_model) {
         m_rows = m_model->rowOrder(order);
     }
+    setVisibleRows(m_rowFirst, m_rowCount);
+}
+
+void HeatmapWidget::setVisibleRows(std::size_t first, std::size_t count)
+{
+    const std::size_t n = m_rows.size();
+    count = count == 0 || count >= n ? n : std::max<std::size_t>(count, 4);
+    first = std::min(first, n - std::min(n, count));
+    m_rowFirst = count == n ? 0 : first;
+    m_rowCount = count == n ? 0 : count;
+    m_shown.assign(m_rows.begin() + std::ptrdiff_t(m_rowFirst), m_rows.begin() + std::ptrdiff_t(m_rowFirst + count));
     update();
 }
 
@@ -98,11 +109,11 @@ TimeAxisMapping HeatmapWidget::mapping() const
 std::optional<std::uint32_t> HeatmapWidget::rankAt(QPoint pos) const
 {
     const QRect r = plotRect();
-    if (!m_model || !r.contains(pos) || m_rows.empty()) {
+    if (!m_model || !r.contains(pos) || m_shown.empty()) {
         return std::nullopt;
     }
-    const auto row = static_cast<std::size_t>(double(pos.y() - r.top()) / double(r.height()) * double(m_rows.size()));
-    return m_rows[std::min(row, m_rows.size() - 1)];
+    const auto row = static_cast<std::size_t>(double(pos.y() - r.top()) / double(r.height()) * double(m_shown.size()));
+    return m_shown[std::min(row, m_shown.size() - 1)];
 }
 
 QString HeatmapWidget::tooltipAt(QPoint pos) const
@@ -164,7 +175,7 @@ void HeatmapWidget::ensureRaster(QSize plotPx, qreal dpr)
         return;
     }
     std::vector<HeatCell> cells;
-    m_model->rasterize(TimeAxisMapping { m_state->window(), plotPx.width() }, plotPx.height(), m_rows, cells);
+    m_model->rasterize(TimeAxisMapping { m_state->window(), plotPx.width() }, plotPx.height(), m_shown, cells);
     for (int y = 0; y < plotPx.height(); ++y) {
         auto* line = reinterpret_cast<QRgb*>(m_raster.scanLine(y));
         const auto* src = cells.data() + std::size_t(y) * std::size_t(plotPx.width());
@@ -243,12 +254,13 @@ void HeatmapWidget::drawAxis(QPainter& p, const QRect& plot, const TimeAxisMappi
             .arg(QString::fromStdString(formatUtc(map.visible.end).substr(11, 12)))
             .arg(QString::fromStdString(formatDuration(map.visible.delta()))));
     // Rank labels in the gutter.
-    const int rows = static_cast<int>(m_rows.size());
+    const int rows = static_cast<int>(m_shown.size());
     const int labelEvery = std::max(1, rows * 14 / std::max(1, plot.height()) + 1);
     const int stepRows = rows <= 16 ? 1 : (rows / std::max(1, plot.height() / 40));
     for (int i = 0; i < rows; i += std::max(stepRows, labelEvery)) {
         const double y = plot.top() + (i + 0.5) * plot.height() / double(rows);
-        p.drawText(QRectF(0, y - 7, kGutter - 6, 14), Qt::AlignRight | Qt::AlignVCenter, QString::number(m_rows[i]));
+        p.drawText(QRectF(0, y - 7, kGutter - 6, 14), Qt::AlignRight | Qt::AlignVCenter,
+            QString::number(m_shown[std::size_t(i)]));
     }
 }
 
@@ -276,10 +288,11 @@ void HeatmapWidget::drawOverlays(QPainter& p, const QRect& plot, const TimeAxisM
         }
     }
     // Selected rank.
-    if (auto r = m_state->selectedRank(); r && !m_rows.empty()) {
-        const auto it = std::find(m_rows.begin(), m_rows.end(), *r);
-        const double h = plot.height() / double(m_rows.size());
-        const double y = plot.top() + double(it - m_rows.begin()) * h;
+    if (auto r = m_state->selectedRank();
+        r && !m_shown.empty() && std::find(m_shown.begin(), m_shown.end(), *r) != m_shown.end()) {
+        const auto it = std::find(m_shown.begin(), m_shown.end(), *r);
+        const double h = plot.height() / double(m_shown.size());
+        const double y = plot.top() + double(it - m_shown.begin()) * h;
         p.setPen(QPen(m_palette.cursor, 1));
         p.drawRect(QRectF(plot.left(), y, plot.width() - 1, std::max(h, 2.0)));
     }
@@ -328,6 +341,17 @@ void HeatmapWidget::wheelEvent(QWheelEvent* event)
         return;
     }
     const double steps = event->angleDelta().y() / 120.0;
+    if (event->modifiers() & Qt::ControlModifier) {
+        // Vertical zoom around the row under the pointer: rows separate again when there is room.
+        const QRect r = plotRect();
+        const double frac = std::clamp((event->position().y() - r.top()) / double(r.height()), 0.0, 1.0);
+        const std::size_t shown = m_shown.size();
+        const auto count = static_cast<std::size_t>(std::max(4.0, double(shown) * std::pow(0.8, steps)));
+        const double anchor = double(m_rowFirst) + frac * double(shown);
+        setVisibleRows(static_cast<std::size_t>(std::max(0.0, anchor - frac * double(count))), count);
+        event->accept();
+        return;
+    }
     const TimeNs at = mapping().t(event->position().x() - plotRect().left());
     m_state->zoomAround(at, std::pow(0.8, steps));
     event->accept();
@@ -344,6 +368,12 @@ void HeatmapWidget::mousePressEvent(QMouseEvent* event)
 
 void HeatmapWidget::mouseMoveEvent(QMouseEvent* event)
 {
+    const auto rank = rankAt(event->pos());
+    const int hovered = rank ? static_cast<int>(*rank) : -1;
+    if (hovered != m_hovered) {
+        m_hovered = hovered;
+        emit hoveredRankChanged(hovered);
+    }
     if (m_model && plotRect().contains(event->pos())) {
         m_state->setCursor(mapping().t(event->pos().x() - plotRect().left() + 0.5));
     }

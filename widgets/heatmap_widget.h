@@ -39,6 +39,12 @@ public:
     QImage renderImage(QSize size, qreal dpr = 1.0);
 
     QSize sizeHint() const override { return { 1000, 600 }; }
+    // Vertical zoom: which rows of the current order are shown (all by default). Ctrl+wheel changes it.
+    void setVisibleRows(std::size_t first, std::size_t count);
+    std::pair<std::size_t, std::size_t> visibleRows() const { return { m_rowFirst, m_rowCount }; }
+
+signals:
+    void hoveredRankChanged(int rank); // -1 when the pointer is not over a rank
 
 protected:
     void paintEvent(QPaintEvent* event) override;
@@ -62,7 +68,11 @@ private:
     std::shared_ptr<const HeatmapModel> m_model;
     std::shared_ptr<const AnalysisResult> m_analysis;
     RowOrder m_order = RowOrder::Rank;
-    std::vector<std::uint32_t> m_rows;
+    std::vector<std::uint32_t> m_rows; // all ranks in the chosen order
+    std::vector<std::uint32_t> m_shown; // the visible slice of m_rows
+    std::size_t m_rowFirst = 0;
+    std::size_t m_rowCount = 0; // 0 = all
+    int m_hovered = -1;
     HeatmapPalette m_palette;
     QImage m_raster;
     struct Key
@@ -72,6 +82,8 @@ private:
         QSize size;
         qreal dpr = 0;
         RowOrder order = RowOrder::Rank;
+        std::size_t rowFirst = 0;
+        std::size_t rowCount = 0;
         QRgb stalled = 0;
         QRgb computing = 0;
         bool operator==(const Key&) const = default;

@@ -5,6 +5,7 @@
 #include "counter_plot_data.h"
 #include "counter_plot_widget.h"
 #include "heatmap_widget.h"
+#include "link_list_panel.h"
 #include "test_support.h"
 #include "theme.h"
 #include "topology_widget.h"
@@ -224,4 +225,30 @@ TEST_CASE("selecting the incident marks the culprit link in the topology view", 
         }
     }
     CHECK(down > 100);
+}
+
+TEST_CASE("ctrl+wheel zooms the rows; the link list filters and plots", "[widget]")
+{
+    Fixture f;
+    HeatmapWidget w(&f.state);
+    w.setModel(f.model, f.analysis);
+    w.resize(900, 400);
+    CHECK(w.visibleRows().second == 0); // all rows
+    const QPoint pos(w.plotRect().left() + 100, w.plotRect().top() + 10);
+    const auto window = f.state.window();
+    QWheelEvent wheel(
+        pos, w.mapToGlobal(pos), QPoint(), QPoint(0, 360), Qt::NoButton, Qt::ControlModifier, Qt::NoScrollPhase, false);
+    QApplication::sendEvent(&w, &wheel);
+    CHECK(w.visibleRows().second > 0);
+    CHECK(w.visibleRows().second < 64);
+    CHECK(f.state.window() == window); // the time window is untouched
+    CHECK(w.rankAt(pos).has_value());
+
+    LinkListPanel links(&f.state);
+    links.setSnapshot(f.sim.snapshot);
+    CHECK(links.visibleCount() == int(f.sim.snapshot->topology.links().size()));
+    links.setFilter(QStringLiteral("gpu-a004 mlx5_5"));
+    CHECK(links.visibleCount() == 1);
+    links.setFilter(QStringLiteral("spine-02 leaf-r1"));
+    CHECK(links.visibleCount() == 1);
 }
