@@ -7,12 +7,16 @@ set -euo pipefail
 BIN="$1"
 WORK="$2"
 rm -rf "$WORK" && mkdir -p "$WORK"
-"$BIN" simulate --preset small --duration 60s --fault flap:host-leaf:rank=3:at=20s:for=2s --out "$WORK/bundle" >/dev/null
+# The demo scenario (hourly-flap, 1,024 ranks, 70 min), generated once per build folder by this binary.
+BUNDLE="$(dirname "$WORK")/gui-smoke-hourly-flap"
+if [ ! -f "$BUNDLE/truth.json" ] || [ "$BIN" -nt "$BUNDLE/truth.json" ]; then
+    "$BIN" simulate --preset hourly-flap --seed 1 --out "$BUNDLE" >/dev/null
+fi
 CONVERT=/usr/bin/convert # the real ImageMagick, not a stand-in earlier on PATH
 [ -x "$CONVERT" ] || CONVERT=convert
 export XDG_CONFIG_HOME="$WORK/config" # no settings from earlier runs
 for theme in light dark; do
-    xvfb-run -a -s "-screen 0 1400x900x24" "$BIN" "$WORK/bundle" --incident 1 --theme "$theme" \
+    xvfb-run -a -s "-screen 0 1400x900x24" "$BIN" "$BUNDLE" --incident 1 --theme "$theme" \
         --quit-after 60000 --screenshot "$WORK/window-$theme.png"
     test -s "$WORK/window-$theme.png"
     share=$("$CONVERT" "$WORK/window-$theme.png" -fuzz 0 -fill black -opaque white \

@@ -4,6 +4,7 @@
 #include "analysis.h"
 #include "counter_plot_data.h"
 #include "counter_plot_widget.h"
+#include "heatmap_palette.h"
 #include "heatmap_widget.h"
 #include "link_list_panel.h"
 #include "test_support.h"
@@ -251,4 +252,46 @@ TEST_CASE("ctrl+wheel zooms the rows; the link list filters and plots", "[widget
     CHECK(links.visibleCount() == 1);
     links.setFilter(QStringLiteral("spine-02 leaf-r1"));
     CHECK(links.visibleCount() == 1);
+}
+
+TEST_CASE("hourly-flap at 1,024 ranks: a full-height stall band at each flap and nowhere else", "[widget][slow]")
+{
+    NullProgress none;
+    auto sim = simulate(*presetConfig("hourly-flap"), none);
+    REQUIRE(sim.ok());
+    const auto analysis = std::make_shared<AnalysisResult>(analyze(*sim->snapshot));
+    REQUIRE(analysis->incidents.size() == 2);
+    std::vector<TimeRange> stalls;
+    for (const auto& inc : analysis->incidents) {
+        stalls.push_back({ inc.startNs, inc.endNs });
+    }
+    const auto model = HeatmapModel::build(sim->snapshot, stalls, none);
+    ViewState state;
+    state.setSpan(sim->snapshot->job.span);
+    HeatmapWidget w(&state);
+    w.setModel(model, analysis);
+    w.resize(1600, 1100); // 1,024 ranks fit: about one pixel row each
+    const QImage img = w.renderImage(QSize(1600, 1100));
+    const QRect plot = w.plotRect();
+    const auto stall = HeatmapPalette::fromPalette(w.palette()).color(HeatCell { 255, 255, 0, 255 });
+    const auto cols = stallColumns(img, plot, stall, 0.99);
+    const auto map = w.mapping();
+    for (const auto& inc : analysis->incidents) {
+        INFO("incident " << inc.number);
+        const bool found = std::any_of(cols.begin(), cols.end(),
+            [&](int x) { return map.t(x - plot.left() + 1) >= inc.startNs && map.t(x - plot.left()) <= inc.endNs; });
+        CHECK(found);
+    }
+    for (int x : cols) {
+        const TimeNs t0 = map.t(x - plot.left()), t1 = map.t(x - plot.left() + 1);
+        CHECK(std::any_of(analysis->incidents.begin(), analysis->incidents.end(),
+            [&](const Incident& inc) { return t1 >= inc.startNs && t0 <= inc.endNs; }));
+    }
+    // Zoomed to incident 1, the band fills the incident's columns top to bottom.
+    const auto& inc = analysis->incidents[0];
+    state.setWindow({ inc.startNs - 3 * kNsPerSec, inc.endNs + 3 * kNsPerSec });
+    const QImage zoomed = w.renderImage(QSize(1600, 1100));
+    const auto zoomedCols = stallColumns(zoomed, w.plotRect(), stall, 0.99);
+    const double expected = double(inc.endNs - inc.startNs) / w.mapping().nsPerPx();
+    CHECK(double(zoomedCols.size()) == Approx(expected).margin(3));
 }
