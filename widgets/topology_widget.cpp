@@ -219,19 +219,23 @@ void TopologyWidget::paintInto(QPainter& p, QSizeF size)
     QFont small = font();
     small.setPointSizeF(small.pointSizeF() * 0.8);
     p.setFont(small);
-    auto drawSwitch = [&](NodeId id) {
+    auto drawSwitch = [&](NodeId id, double boxW) {
         const QPointF c = l.nodePos[index(id)];
-        const QRectF box(c.x() - 26, c.y() - 9, 52, 18);
+        const QRectF box(c.x() - boxW / 2, c.y() - 9, boxW, 18);
         p.setPen(text);
         p.setBrush(pal.color(QPalette::Button));
         p.drawRect(box);
-        p.drawText(box, Qt::AlignCenter, QString::fromStdString(m_snap->str(topo.node(id).description)));
+        const QString name = QString::fromStdString(m_snap->str(topo.node(id).description));
+        p.drawText(box, Qt::AlignCenter, p.fontMetrics().elidedText(name, Qt::ElideMiddle, int(boxW) - 2));
+    };
+    const auto boxWidth = [&](std::size_t count) {
+        return std::clamp((size.width() - 32) / double(std::max<std::size_t>(1, count)) - 4, 8.0, 60.0);
     };
     for (const auto id : m_spines) {
-        drawSwitch(id);
+        drawSwitch(id, boxWidth(m_spines.size()));
     }
     for (const auto id : m_leaves) {
-        drawSwitch(id);
+        drawSwitch(id, boxWidth(m_leaves.size()));
     }
     for (std::size_t i = 0; i < m_hosts.size(); ++i) {
         const bool sel = std::find(selectedHosts.begin(), selectedHosts.end(), i) != selectedHosts.end();
@@ -240,7 +244,8 @@ void TopologyWidget::paintInto(QPainter& p, QSizeF size)
         p.drawRect(l.hostBox[i]);
     }
     p.setPen(text);
-    const std::size_t every = std::max<std::size_t>(1, m_hosts.size() / 8);
+    const auto labelW = double(p.fontMetrics().horizontalAdvance(QStringLiteral("gpu-a000 ")));
+    const std::size_t every = std::max<std::size_t>(1, std::size_t(std::ceil(labelW * double(m_hosts.size()) / std::max(1.0, size.width() - 32))));
     for (std::size_t i = 0; i < m_hosts.size(); i += every) {
         p.drawText(QRectF(l.hostBox[i].left(), l.hostTop + 20, 90, 14), Qt::AlignLeft,
             QString::fromStdString(m_snap->str(m_hosts[i])));
@@ -255,7 +260,7 @@ void TopologyWidget::paintInto(QPainter& p, QSizeF size)
         p.drawText(QRectF(x + 18, y - 2, 80, 14), Qt::AlignLeft | Qt::AlignVCenter, label);
         x += 26 + p.fontMetrics().horizontalAdvance(label);
     }
-    p.drawText(QRectF(0, y - 2, size.width() - 8, 14), Qt::AlignRight | Qt::AlignVCenter,
+    p.drawText(QRectF(8, y - 20, size.width() - 16, 14), Qt::AlignLeft | Qt::AlignVCenter,
         tr("links at %1").arg(QString::fromStdString(formatSince(t, m_snap->job.clockOriginNs))));
 }
 
