@@ -89,8 +89,20 @@ MainWindow::MainWindow(QWidget* parent)
     m_progressTimer->setInterval(100);
     connect(m_progressTimer, &QTimer::timeout, this, [this] {
         if (m_progressDialog && m_progress) {
-            m_progressDialog->setLabelText(QString::fromStdString(m_progress->stage()));
-            m_progressDialog->setValue(int(m_progress->fraction() * 1000));
+            // Stage, share of the stage done, and time left for the stage at its current rate.
+            const double f = m_progress->fraction();
+            const auto stage = QString::fromStdString(m_progress->stage());
+            if (stage != m_progressStage) {
+                m_progressStage = stage;
+                m_stageTimer.start();
+            }
+            QString label = stage;
+            const double elapsed = m_stageTimer.elapsed() / 1000.0;
+            if (f > 0.05 && f < 1.0 && elapsed > 0.5) {
+                label += tr(" — about %1 s left").arg(int(elapsed * (1.0 - f) / f + 0.5));
+            }
+            m_progressDialog->setLabelText(label);
+            m_progressDialog->setValue(int(f * 1000));
         }
     });
     QSettings settings;

@@ -4,6 +4,7 @@
 // The main window: composes the heatmap, the incidents panel and docks, owns the one ViewState, wires the
 // menus, and opens bundles off the GUI thread with a progress dialog.
 
+#include <QElapsedTimer>
 #include <QFutureWatcher>
 #include <QMainWindow>
 
@@ -70,6 +71,8 @@ private:
     std::shared_ptr<SharedProgress> m_progress;
     QProgressDialog* m_progressDialog = nullptr;
     QTimer* m_progressTimer;
+    QString m_progressStage;
+    QElapsedTimer m_stageTimer;
     int m_hoveredRank = -1;
     std::shared_ptr<OpenedBundle> m_opened; // the current bundle: immutable snapshot, analysis, heatmap
 };
