@@ -17,6 +17,7 @@ std::string mainUsage()
            "  simulate   generate a simulated incident bundle (with truth.json)\n"
            "  info       print what a bundle holds and how long it took to load\n"
            "  analyze    find stalls, hangs and stragglers; name the link or rank; price each incident\n"
+           "  render     the composed postmortem image of an incident or window (PNG, SVG, PDF), headless\n"
            "\n"
            "Run 'stallscope COMMAND --help' for a command's options.\n"
            "Exit codes: 0 ok, 1 bad input, 2 usage error.\n";

@@ -3,6 +3,7 @@
 #include "cli_options.h"
 #include "commands.h"
 #include "main_window.h"
+#include "render_command.h"
 #include "theme.h"
 
 #include <QApplication>
@@ -73,6 +74,14 @@ int runGui(int argc, char** argv, const std::vector<std::string>& args)
 int main(int argc, char** argv)
 {
     std::vector<std::string> args(argv + 1, argv + argc);
+    if (!args.empty() && args[0] == "render") {
+        // Painting without a display: the offscreen platform, unless the caller chose one.
+        if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) {
+            qputenv("QT_QPA_PLATFORM", "offscreen");
+        }
+        QApplication app(argc, argv);
+        return stallscope::cli::runRender({ args.begin() + 1, args.end() }, std::cout, std::cerr);
+    }
     if (!args.empty() && stallscope::cli::isSubcommand(args[0])) {
         QCoreApplication core(argc, argv); // subcommands never touch widget code
         return stallscope::cli::runSubcommand(args, std::cout, std::cerr);

@@ -199,6 +199,14 @@ QImage CounterPlotWidget::renderImage(QSize size)
     return m_plot->toPixmap(size.width(), size.height() - (m_hint->isVisible() ? m_hint->height() : 0)).toImage();
 }
 
+void CounterPlotWidget::paintInto(QPainter& p, QSize size)
+{
+    resize(size);
+    m_plot->resize(size);
+    refresh();
+    p.drawPixmap(0, 0, m_plot->toPixmap(size.width(), size.height()));
+}
+
 void CounterPlotWidget::changeEvent(QEvent* event)
 {
     if (event->type() == QEvent::PaletteChange) {

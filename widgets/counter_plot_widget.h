@@ -12,6 +12,7 @@
 
 class QCustomPlot;
 class QLabel;
+class QPainter;
 
 namespace stallscope {
 
@@ -27,6 +28,7 @@ public:
     void setSnapshot(std::shared_ptr<const JobSnapshot> snap);
     int plottedLinks() const { return static_cast<int>(m_links.size()); }
     QImage renderImage(QSize size);
+    void paintInto(QPainter& p, QSize size); // the plots only (no hint line), at `size`
 
 protected:
     void changeEvent(QEvent* event) override;

@@ -37,6 +37,9 @@ public:
     QString tooltipAt(QPoint pos) const;
     // Renders the whole widget into an image (offscreen, deterministic).
     QImage renderImage(QSize size, qreal dpr = 1.0);
+    // Paints the whole view at `size` (the widget must have that size: plotRect() follows it). Used by
+    // renderImage and by the postmortem renderer (PNG, SVG, PDF).
+    void paintInto(QPainter& p, QSize size, qreal dpr);
 
     QSize sizeHint() const override { return { 1000, 600 }; }
     // Vertical zoom: which rows of the current order are shown (all by default). Ctrl+wheel changes it.
@@ -58,7 +61,6 @@ protected:
     bool event(QEvent* event) override;
 
 private:
-    void paintInto(QPainter& p, QSize size, qreal dpr);
     void ensureRaster(QSize plotPx, qreal dpr);
     void drawAxis(QPainter& p, const QRect& plot, const TimeAxisMapping& map) const;
     void drawOverlays(QPainter& p, const QRect& plot, const TimeAxisMapping& map) const;

@@ -245,7 +245,8 @@ void TopologyWidget::paintInto(QPainter& p, QSizeF size)
     }
     p.setPen(text);
     const auto labelW = double(p.fontMetrics().horizontalAdvance(QStringLiteral("gpu-a000 ")));
-    const std::size_t every = std::max<std::size_t>(1, std::size_t(std::ceil(labelW * double(m_hosts.size()) / std::max(1.0, size.width() - 32))));
+    const std::size_t every = std::max<std::size_t>(
+        1, std::size_t(std::ceil(labelW * double(m_hosts.size()) / std::max(1.0, size.width() - 32))));
     for (std::size_t i = 0; i < m_hosts.size(); i += every) {
         p.drawText(QRectF(l.hostBox[i].left(), l.hostTop + 20, 90, 14), Qt::AlignLeft,
             QString::fromStdString(m_snap->str(m_hosts[i])));

@@ -26,6 +26,7 @@ public:
     void setData(std::shared_ptr<const JobSnapshot> snap, std::shared_ptr<const AnalysisResult> analysis);
     std::optional<LinkId> markedLink() const; // the selected incident's culprit
     QImage renderImage(QSize size);
+    void paintInto(QPainter& p, QSizeF size);
     QSize sizeHint() const override { return { 520, 360 }; }
 
 protected:
@@ -41,7 +42,6 @@ private:
         double hostTop = 0;
     };
     Layout layout(QSizeF size) const;
-    void paintInto(QPainter& p, QSizeF size);
     std::optional<LinkId> linkAt(QPointF pos) const;
     int hostAt(QPointF pos) const;
     TimeNs now() const;

@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <QImage>
 #include <QProcess>
 #include <QStringList>
 
@@ -153,4 +154,44 @@ TEST_CASE("analyze: text, JSON and exit codes through the real binary", "[cli]")
     CHECK_THAT(r.err, Catch::Contains("manifest.json:2"));
     CHECK(runBinary({ "analyze" }).code == 2);
     CHECK(runBinary({ "analyze", out, "--stall-factor", "0.5" }).code == 2);
+}
+
+TEST_CASE("render: deterministic PNG with the stall band and the culprit, SVG and PDF", "[cli][render]")
+{
+    TempDir tmp;
+    const auto bundle = tmp.str("b");
+    REQUIRE(runBinary(
+                { "simulate", "--duration", "2m", "--fault", "flap:host-leaf:rank=12:at=60s:for=2s", "--out", bundle })
+                .code
+        == 0);
+    auto r = runBinary({ "render", bundle, "--incident", "1", "--out", tmp.str("a.png"), "--size", "1200x800" });
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    REQUIRE(
+        runBinary({ "render", bundle, "--incident", "1", "--out", tmp.str("b.png"), "--size", "1200x800" }).code == 0);
+    CHECK(readFile(tmp.path() / "a.png") == readFile(tmp.path() / "b.png")); // same inputs, same bytes
+    QImage img(QString::fromStdString(tmp.str("a.png")));
+    REQUIRE(img.size() == QSize(1200, 800));
+    // The stall band: many pixels in the stall colour (#d55e00).
+    int stall = 0;
+    for (int y = 0; y < img.height(); y += 2) {
+        for (int x = 0; x < img.width(); x += 2) {
+            const QRgb c = img.pixel(x, y);
+            stall += std::abs(qRed(c) - 0xd5) < 12 && std::abs(qGreen(c) - 0x5e) < 12 && qBlue(c) < 20;
+        }
+    }
+    CHECK(stall > 10000);
+
+    REQUIRE(runBinary({ "render", bundle, "--incident", "1", "--out", tmp.str("a.svg"), "--theme", "dark" }).code == 0);
+    const auto svg = readFile(tmp.path() / "a.svg");
+    CHECK(svg.find("<svg") != std::string::npos);
+    CHECK(svg.find("</svg>") != std::string::npos);
+    REQUIRE(
+        runBinary({ "render", bundle, "--window", "50s..70s", "--out", tmp.str("a.pdf"), "--views", "heatmap" }).code
+        == 0);
+    CHECK(readFile(tmp.path() / "a.pdf").rfind("%PDF", 0) == 0);
+
+    CHECK(runBinary({ "render", bundle, "--incident", "9", "--out", tmp.str("x.png") }).code == 1);
+    CHECK(runBinary({ "render", bundle, "--out", tmp.str("x.png") }).code == 2);
+    CHECK(runBinary({ "render", bundle, "--incident", "1", "--out", tmp.str("x.gif") }).code == 1);
 }

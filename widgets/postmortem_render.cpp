@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: MIT
+#include "postmortem_render.h"
+
+#include "counter_plot_widget.h"
+#include "heatmap_widget.h"
+#include "theme.h"
+#include "time_format.h"
+#include "topology_widget.h"
+#include "view_state.h"
+
+#include <QFileInfo>
+#include <QImage>
+#include <QPdfWriter>
+#include <QSvgGenerator>
+
+namespace stallscope {
+
+namespace {
+
+constexpr int kTitleHeight = 44;
+constexpr int kCaptionLines = 7;
+
+QString q(const std::string& s)
+{
+    return QString::fromStdString(s);
+}
+
+QString titleText(const RenderInputs& in, const RenderRequest& req, const Incident* inc)
+{
+    const auto& snap = *in.snapshot;
+    QString t = q(snap.job.name) + QStringLiteral(" — %1 ranks").arg(snap.job.worldSize);
+    if (inc) {
+        t += QStringLiteral(" — incident #%1: %2, %3 UTC, %4 stall")
+                 .arg(inc->number)
+                 .arg(q(std::string(toString(inc->kind))))
+                 .arg(q(formatUtc(inc->startNs).substr(0, 23)))
+                 .arg(q(formatDuration(inc->endNs - inc->startNs)));
+    } else {
+        t += QStringLiteral(" — %1 .. %2 UTC")
+                 .arg(q(formatUtc(req.window.start)), q(formatUtc(req.window.end).substr(11)));
+    }
+    return t;
+}
+
+QStringList captionLines(const RenderInputs& in, const Incident* inc)
+{
+    QStringList lines;
+    if (!inc) {
+        lines << QStringLiteral("%1 incident(s) in the bundle").arg(in.analysis ? in.analysis->incidents.size() : 0);
+        return lines;
+    }
+    lines << q(inc->summary);
+    if (inc->culprit) {
+        const auto& c = *inc->culprit;
+        lines << QStringLiteral("culprit: %1 (%2) port %3  <->  %4 (%5) port %6, %7 confidence")
+                     .arg(q(c.a.node), q(formatGuid(c.a.guid)))
+                     .arg(c.a.port)
+                     .arg(q(c.b.node), q(formatGuid(c.b.guid)))
+                     .arg(c.b.port)
+                     .arg(q(c.confidence));
+        int shown = 0;
+        for (const auto& e : c.evidence) {
+            if (e.weight >= 4 && shown < 3) {
+                lines << QStringLiteral("  %1  %2").arg(q(formatUtc(e.timeNs).substr(11, 12)), q(e.what));
+                ++shown;
+            }
+        }
+    }
+    const auto& p = inc->policy;
+    QString policy;
+    if (p.outageNs != kNoTime) {
+        policy = QStringLiteral("outage %1 vs retry budget %2: %3. ")
+                     .arg(q(formatDuration(p.outageNs)), q(formatDuration(p.retryBudgetNs)),
+                         p.underBudget ? QStringLiteral("under budget, the collective stretched")
+                                       : QStringLiteral("over budget, the job crashed"));
+    }
+    lines << policy
+            + QStringLiteral("Cost %1 GPU-h; if it recurs hourly %2 GPU-h per day.")
+                  .arg(p.totalGpuSeconds / 3600, 0, 'f', 2)
+                  .arg(p.costPerDayIfHourlyGpuHours, 0, 'f', 1);
+    return lines;
+}
+
+} // namespace
+
+TimeRange incidentWindow(const Incident& inc)
+{
+    const TimeNs pad = std::max<TimeNs>((inc.endNs - inc.startNs) / 2, 2 * kNsPerSec);
+    return { inc.startNs - pad, inc.endNs + pad };
+}
+
+void renderComposite(QPainter& p, const RenderInputs& in, const RenderRequest& req)
+{
+    const QPalette pal = themePalette(req.dark);
+    const QSize size = req.size;
+    p.fillRect(QRect(QPoint(0, 0), size), pal.color(QPalette::Window));
+    const Incident* inc = nullptr;
+    if (req.incident > 0 && in.analysis && req.incident <= int(in.analysis->incidents.size())) {
+        inc = &in.analysis->incidents[std::size_t(req.incident - 1)];
+    }
+    ViewState state;
+    state.setSpan(in.snapshot->job.span);
+    state.setWindow(inc ? incidentWindow(*inc) : req.window);
+    if (inc) {
+        state.selectIncident(inc->number);
+        if (inc->culprit) {
+            state.selectLink(inc->culprit->link);
+            const auto& c = *inc->culprit;
+            state.setCursor(
+                c.downNs != kNoTime && c.upNs != kNoTime ? c.downNs + (c.upNs - c.downNs) / 2 : inc->startNs);
+        }
+    }
+    // Title.
+    QFont titleFont = p.font();
+    titleFont.setPixelSize(18);
+    titleFont.setBold(true);
+    p.setFont(titleFont);
+    p.setPen(pal.color(QPalette::WindowText));
+    p.drawText(
+        QRect(12, 0, size.width() - 24, kTitleHeight), Qt::AlignVCenter | Qt::AlignLeft, titleText(in, req, inc));
+    QFont body = p.font();
+    body.setPixelSize(13);
+    body.setBold(false);
+    p.setFont(body);
+    // Areas.
+    const int captionH = kCaptionLines * 18 + 10;
+    const QRect content(0, kTitleHeight, size.width(), size.height() - kTitleHeight - captionH);
+    const int rightW = req.topology ? std::max(280, content.width() * 3 / 10) : 0;
+    const QRect left(content.left(), content.top(), content.width() - rightW, content.height());
+    const bool plots = req.counters && inc && inc->culprit;
+    const int heatH = req.heatmap ? (plots ? left.height() * 62 / 100 : left.height()) : 0;
+    if (req.heatmap) {
+        HeatmapWidget w(&state);
+        w.setPalette(pal);
+        w.setModel(in.heatmap, in.analysis);
+        w.resize(left.width(), heatH);
+        p.save();
+        p.translate(left.topLeft());
+        p.setClipRect(QRect(QPoint(0, 0), w.size()));
+        w.paintInto(p, w.size(), 1.0);
+        p.restore();
+    }
+    if (plots) {
+        CounterPlotWidget w(&state);
+        w.setPalette(pal);
+        w.setSnapshot(in.snapshot);
+        p.save();
+        p.translate(left.left(), left.top() + heatH);
+        w.paintInto(p, QSize(left.width(), left.height() - heatH));
+        p.restore();
+    }
+    if (req.topology) {
+        TopologyWidget w(&state);
+        w.setPalette(pal);
+        w.setData(in.snapshot, in.analysis);
+        w.resize(rightW, content.height());
+        p.save();
+        p.translate(content.right() - rightW + 1, content.top());
+        p.setClipRect(QRect(QPoint(0, 0), w.size()));
+        w.paintInto(p, QSizeF(w.size()));
+        p.restore();
+    }
+    // Caption.
+    p.setPen(pal.color(QPalette::WindowText));
+    QFont mono(QStringLiteral("monospace"));
+    mono.setStyleHint(QFont::Monospace);
+    mono.setPixelSize(13);
+    p.setFont(mono);
+    int y = size.height() - captionH + 6;
+    for (const auto& line : captionLines(in, inc)) {
+        p.drawText(QRect(12, y, size.width() - 24, 18), Qt::AlignLeft | Qt::AlignVCenter,
+            p.fontMetrics().elidedText(line, Qt::ElideRight, size.width() - 24));
+        y += 18;
+    }
+}
+
+std::string renderToFile(const std::string& path, const RenderInputs& in, const RenderRequest& req)
+{
+    const QString file = QString::fromStdString(path);
+    const QString ext = QFileInfo(file).suffix().toLower();
+    if (ext == QStringLiteral("png")) {
+        QImage img(req.size, QImage::Format_RGB32);
+        {
+            QPainter p(&img);
+            renderComposite(p, in, req);
+        }
+        const QString tmp = file + QStringLiteral(".tmp");
+        if (!img.save(tmp, "PNG") || (!QFile::remove(file) && QFile::exists(file)) || !QFile::rename(tmp, file)) {
+            QFile::remove(tmp);
+            return path + ": cannot write the PNG";
+        }
+        return {};
+    }
+    if (ext == QStringLiteral("svg")) {
+        QSvgGenerator svg;
+        svg.setFileName(file);
+        svg.setSize(req.size);
+        svg.setViewBox(QRect(QPoint(0, 0), req.size));
+        svg.setTitle(QStringLiteral("Stallscope render"));
+        QPainter p;
+        if (!p.begin(&svg)) {
+            return path + ": cannot write the SVG";
+        }
+        renderComposite(p, in, req);
+        p.end();
+        return {};
+    }
+    if (ext == QStringLiteral("pdf")) {
+        QPdfWriter pdf(file);
+        pdf.setPageSize(QPageSize(QSizeF(req.size), QPageSize::Point));
+        pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
+        pdf.setResolution(72);
+        pdf.setTitle(QStringLiteral("Stallscope render"));
+        pdf.setCreator(QStringLiteral("Stallscope"));
+        QPainter p;
+        if (!p.begin(&pdf)) {
+            return path + ": cannot write the PDF";
+        }
+        renderComposite(p, in, req);
+        p.end();
+        return {};
+    }
+    return path + ": unknown image type (expected .png, .svg or .pdf)";
+}
+
+} // namespace stallscope

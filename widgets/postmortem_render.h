@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The composed postmortem layout the window shows, painted on any QPainter (PNG, SVG, PDF): a title with
+// job and incident, the heatmap with its UTC time axis and legend, the culprit's counters, the topology
+// with the culprit marked, and a caption with the evidence and the cost. Deterministic for the same inputs
+// and size.
+
+#include "analysis.h"
+#include "heatmap_model.h"
+
+#include <QPainter>
+#include <QSize>
+
+#include <memory>
+#include <string>
+
+namespace stallscope {
+
+struct RenderInputs
+{
+    std::shared_ptr<const JobSnapshot> snapshot;
+    std::shared_ptr<const AnalysisResult> analysis;
+    std::shared_ptr<const HeatmapModel> heatmap;
+};
+
+struct RenderRequest
+{
+    int incident = 0; // 0 = none: use `window`
+    TimeRange window; // used when incident == 0
+    QSize size { 1600, 1000 };
+    bool dark = false;
+    bool heatmap = true;
+    bool counters = true;
+    bool topology = true;
+};
+
+// Time window shown for an incident: the stall with margins on both sides.
+TimeRange incidentWindow(const Incident& inc);
+
+void renderComposite(QPainter& p, const RenderInputs& in, const RenderRequest& req);
+
+// Renders to `path` by extension (.png, .svg, .pdf). Returns an empty string or the reason it failed.
+std::string renderToFile(const std::string& path, const RenderInputs& in, const RenderRequest& req);
+
+} // namespace stallscope
