@@ -17,6 +17,7 @@ std::string mainUsage()
            "  simulate   generate a simulated incident bundle (with truth.json)\n"
            "  info       print what a bundle holds and how long it took to load\n"
            "  analyze    find stalls, hangs and stragglers; name the link or rank; price each incident\n"
+           "  export-trace  Chrome trace JSON for Perfetto (ranks, collectives, link counters, events)\n"
            "  render     the composed postmortem image of an incident or window (PNG, SVG, PDF), headless\n"
            "\n"
            "Run 'stallscope COMMAND --help' for a command's options.\n"
@@ -31,6 +32,9 @@ int runSubcommand(const std::vector<std::string>& args, std::ostream& out, std::
     const std::vector<std::string> rest(args.begin() + 1, args.end());
     if (args[0] == "simulate") {
         return runSimulate(rest, out, err);
+    }
+    if (args[0] == "export-trace") {
+        return runExportTrace(rest, out, err);
     }
     if (args[0] == "analyze") {
         return runAnalyze(rest, out, err);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "sim_config.h"
 
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -59,24 +60,41 @@ std::vector<std::string> presetNames()
 
 std::optional<TimeNs> parseDuration(const std::string& text)
 {
+    // One or more number+unit parts: "2s", "500ms", "1.5h", "1m30s", "1h05m"; a bare number is seconds.
+    static const std::map<std::string, double> units = { { "", 1e9 }, { "s", 1e9 }, { "ms", 1e6 }, { "us", 1e3 },
+        { "ns", 1.0 }, { "m", 60e9 }, { "min", 60e9 }, { "h", 3600e9 } };
     if (text.empty()) {
         return std::nullopt;
     }
+    double total = 0;
     std::size_t pos = 0;
-    double value = 0;
-    try {
-        value = std::stod(text, &pos);
-    } catch (...) {
+    while (pos < text.size()) {
+        std::size_t used = 0;
+        double value = 0;
+        if (!std::isdigit(static_cast<unsigned char>(text[pos])) && text[pos] != '.') {
+            return std::nullopt;
+        }
+        try {
+            value = std::stod(text.substr(pos), &used);
+        } catch (...) {
+            return std::nullopt;
+        }
+        pos += used;
+        std::size_t end = pos;
+        while (end < text.size() && std::isalpha(static_cast<unsigned char>(text[end]))) {
+            ++end;
+        }
+        auto it = units.find(text.substr(pos, end - pos));
+        if (it == units.end() || !std::isfinite(value) || value < 0 || (it->first.empty() && end < text.size())) {
+            return std::nullopt;
+        }
+        total += value * it->second;
+        pos = end;
+    }
+    if (total > 9.2e18) {
         return std::nullopt;
     }
-    const std::string unit = text.substr(pos);
-    static const std::map<std::string, double> units = { { "", 1e9 }, { "s", 1e9 }, { "ms", 1e6 }, { "us", 1e3 },
-        { "ns", 1.0 }, { "m", 60e9 }, { "min", 60e9 }, { "h", 3600e9 } };
-    auto it = units.find(unit);
-    if (it == units.end() || !std::isfinite(value) || value < 0 || value * it->second > 9.2e18) {
-        return std::nullopt;
-    }
-    return static_cast<TimeNs>(std::llround(value * it->second));
+    return static_cast<TimeNs>(std::llround(total));
 }
 
 namespace {

@@ -11,6 +11,8 @@
 #include <QProcess>
 #include <QStringList>
 
+#include <map>
+#include <set>
 #include <sstream>
 
 using namespace stallscope;
@@ -194,4 +196,37 @@ TEST_CASE("render: deterministic PNG with the stall band and the culprit, SVG an
     CHECK(runBinary({ "render", bundle, "--incident", "9", "--out", tmp.str("x.png") }).code == 1);
     CHECK(runBinary({ "render", bundle, "--out", tmp.str("x.png") }).code == 2);
     CHECK(runBinary({ "render", bundle, "--incident", "1", "--out", tmp.str("x.gif") }).code == 1);
+}
+
+TEST_CASE("export-trace writes Chrome trace JSON with the expected events", "[cli]")
+{
+    TempDir tmp;
+    const auto bundle = tmp.str("b");
+    REQUIRE(runBinary(
+                { "simulate", "--duration", "2m", "--fault", "flap:host-leaf:rank=12:at=60s:for=2s", "--out", bundle })
+                .code
+        == 0);
+    auto r = runBinary(
+        { "export-trace", bundle, "--out", tmp.str("t.json"), "--window", "50s..70s", "--ranks", "0-3,12" });
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    const auto j = nlohmann::json::parse(readFile(tmp.path() / "t.json"));
+    std::map<std::string, int> byPhase;
+    std::set<int> tids;
+    for (const auto& e : j["traceEvents"]) {
+        ++byPhase[e["ph"].get<std::string>()];
+        if (e["ph"] == "X") {
+            tids.insert(e["tid"].get<int>());
+            CHECK(e["dur"].get<double>() > 0);
+        }
+    }
+    CHECK(tids == std::set<int> { 0, 1, 2, 3, 12 });
+    // ~5 collectives per step per rank over 20 s (4.3 s of which stalled in one collective), 5 ranks.
+    CHECK(byPhase["X"] >= 5 * 14 * 5);
+    CHECK(byPhase["X"] <= 5 * 22 * 5);
+    CHECK(byPhase["i"] == 4); // down and up at both ends of the flapped link
+    CHECK(byPhase["C"] > 0); // the culprit's counters
+    CHECK(byPhase["M"] == 2 + 2 * 5); // process names, thread names and sort indices
+    CHECK(runBinary({ "export-trace", bundle, "--out", tmp.str("x.json"), "--ranks", "0-999" }).code == 2);
+    CHECK(runBinary({ "export-trace", bundle }).code == 2);
 }

@@ -92,6 +92,9 @@ TEST_CASE("durations and formatting", "[core]")
     CHECK(parseDuration("500ms") == 500 * kNsPerMs);
     CHECK(parseDuration("1.5h") == 5400 * kNsPerSec);
     CHECK(parseDuration("90") == 90 * kNsPerSec);
+    CHECK(parseDuration("1m30s") == 90 * kNsPerSec);
+    CHECK(parseDuration("1h05m") == 3900 * kNsPerSec);
+    CHECK_FALSE(parseDuration("5x").has_value());
     CHECK_FALSE(parseDuration("2 parsecs").has_value());
     CHECK_FALSE(parseDuration("-1s").has_value());
     CHECK(formatUtc(1'793'491'200LL * kNsPerSec + 5 * kNsPerMs) == "2026-11-01 00:00:00.005 UTC");
