@@ -18,6 +18,7 @@ std::string mainUsage()
            "  info       print what a bundle holds and how long it took to load\n"
            "  analyze    find stalls, hangs and stragglers; name the link or rank; price each incident\n"
            "  export-trace  Chrome trace JSON for Perfetto (ranks, collectives, link counters, events)\n"
+           "  report     a self-contained HTML and Markdown incident report with one image per incident\n"
            "  render     the composed postmortem image of an incident or window (PNG, SVG, PDF), headless\n"
            "\n"
            "Run 'stallscope COMMAND --help' for a command's options.\n"

@@ -74,13 +74,15 @@ int runGui(int argc, char** argv, const std::vector<std::string>& args)
 int main(int argc, char** argv)
 {
     std::vector<std::string> args(argv + 1, argv + argc);
-    if (!args.empty() && args[0] == "render") {
+    if (!args.empty() && (args[0] == "render" || args[0] == "report")) {
         // Painting without a display: the offscreen platform, unless the caller chose one.
         if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) {
             qputenv("QT_QPA_PLATFORM", "offscreen");
         }
         QApplication app(argc, argv);
-        return stallscope::cli::runRender({ args.begin() + 1, args.end() }, std::cout, std::cerr);
+        const std::vector<std::string> rest(args.begin() + 1, args.end());
+        return args[0] == "render" ? stallscope::cli::runRender(rest, std::cout, std::cerr)
+                                   : stallscope::cli::runReport(rest, std::cout, std::cerr);
     }
     if (!args.empty() && stallscope::cli::isSubcommand(args[0])) {
         QCoreApplication core(argc, argv); // subcommands never touch widget code

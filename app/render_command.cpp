@@ -5,6 +5,7 @@
 
 #include "load_job.h"
 #include "postmortem_render.h"
+#include "postmortem_report.h"
 #include "sim_config.h"
 
 #include <QString>
@@ -130,6 +131,49 @@ int runRender(const std::vector<std::string>& args, std::ostream& out, std::ostr
         return kExitBadInput;
     }
     out << "Wrote " << last("out") << '\n';
+    return kExitOk;
+}
+
+int runReport(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
+{
+    const std::vector<OptionSpec> specs
+        = { { "out", true, "output folder (required)" }, { "theme", true, "light (default) or dark images" } };
+    const auto a = parseArgs(args, specs);
+    const std::string use = "Usage: stallscope report BUNDLE --out DIR [--theme light|dark]\n"
+                            "Writes report.html and report.md with one rendered image per incident into DIR: summary\n"
+                            "table, evidence, timeout policy, what-if table and why nothing caught it. The report\n"
+                            "references only files in DIR and needs no network.\n"
+                            "Exit codes: 0 ok, 1 bad input or write failure, 2 usage error.\n";
+    if (a.help) {
+        out << use;
+        return kExitOk;
+    }
+    const auto outDir = a.options.count("out") ? a.options.at("out").back() : std::string();
+    const auto theme = a.options.count("theme") ? a.options.at("theme").back() : std::string("light");
+    if (!a.error.empty() || a.positional.size() != 1 || outDir.empty() || (theme != "light" && theme != "dark")) {
+        err << "stallscope report: "
+            << (!a.error.empty()                  ? a.error
+                       : a.positional.size() != 1 ? "expected exactly one BUNDLE"
+                       : outDir.empty()           ? "--out DIR is required"
+                                                  : "--theme: expected light or dark")
+            << "\n"
+            << use;
+        return kExitUsage;
+    }
+    SharedProgress progress;
+    const auto opened = openBundle(a.positional[0], progress);
+    if (!opened.error.empty()) {
+        err << "stallscope report: " << opened.error << '\n';
+        return kExitBadInput;
+    }
+    ReportOptions options;
+    options.dark = theme == "dark";
+    if (auto e = writeReport(outDir, { opened.snapshot, opened.analysis, opened.heatmap }, options); !e.empty()) {
+        err << "stallscope report: " << e << '\n';
+        return kExitBadInput;
+    }
+    out << "Wrote " << outDir << "/report.html and report.md (" << opened.analysis->incidents.size()
+        << " incident(s))\n";
     return kExitOk;
 }
 

@@ -9,6 +9,7 @@
 
 namespace stallscope::cli {
 
+int runReport(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int runRender(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 } // namespace stallscope::cli

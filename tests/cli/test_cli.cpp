@@ -11,6 +11,7 @@
 #include <QProcess>
 #include <QStringList>
 
+#include <filesystem>
 #include <map>
 #include <set>
 #include <sstream>
@@ -229,4 +230,39 @@ TEST_CASE("export-trace writes Chrome trace JSON with the expected events", "[cl
     CHECK(byPhase["M"] == 2 + 2 * 5); // process names, thread names and sort indices
     CHECK(runBinary({ "export-trace", bundle, "--out", tmp.str("x.json"), "--ranks", "0-999" }).code == 2);
     CHECK(runBinary({ "export-trace", bundle }).code == 2);
+}
+
+TEST_CASE("report: HTML and Markdown that reference only files in the folder", "[cli][render]")
+{
+    TempDir tmp;
+    const auto bundle = tmp.str("b");
+    REQUIRE(runBinary(
+                { "simulate", "--duration", "2m", "--fault", "flap:host-leaf:rank=12:at=60s:for=2s", "--out", bundle })
+                .code
+        == 0);
+    const auto dir = tmp.path() / "report";
+    auto r = runBinary({ "report", bundle, "--out", dir.string() });
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    const auto htmlText = readFile(dir / "report.html");
+    const auto md = readFile(dir / "report.md");
+    CHECK(htmlText.find("<!DOCTYPE html>") == 0);
+    CHECK(htmlText.find("gpu-a001 mlx5_4") != std::string::npos);
+    CHECK(htmlText.find("Why nothing caught it") != std::string::npos);
+    CHECK(md.find("| 1 |") != std::string::npos);
+    // Every referenced file exists in the folder; nothing points outside it or to the network.
+    for (const auto* text : { &htmlText, &md }) {
+        CHECK(text->find("http://") == std::string::npos);
+        CHECK(text->find("https://") == std::string::npos);
+    }
+    std::size_t pos = 0, images = 0;
+    while ((pos = htmlText.find("src=\"", pos)) != std::string::npos) {
+        pos += 5;
+        const auto name = htmlText.substr(pos, htmlText.find('"', pos) - pos);
+        CHECK(name.find('/') == std::string::npos);
+        CHECK(std::filesystem::exists(dir / name));
+        ++images;
+    }
+    CHECK(images == 1);
+    CHECK(runBinary({ "report", bundle }).code == 2);
 }

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: MIT
+#include "postmortem_report.h"
+
+#include "bundle_writer.h"
+#include "time_format.h"
+
+#include <filesystem>
+#include <sstream>
+
+namespace stallscope {
+
+namespace {
+
+std::string html(const std::string& s)
+{
+    std::string out;
+    for (char c : s) {
+        switch (c) {
+        case '<':
+            out += "&lt;";
+            break;
+        case '>':
+            out += "&gt;";
+            break;
+        case '&':
+            out += "&amp;";
+            break;
+        case '"':
+            out += "&quot;";
+            break;
+        default:
+            out += c;
+        }
+    }
+    return out;
+}
+
+std::string culprit(const Incident& inc)
+{
+    if (inc.culprit) {
+        return inc.culprit->a.node + " port " + std::to_string(inc.culprit->a.port) + " <-> " + inc.culprit->b.node
+            + " port " + std::to_string(inc.culprit->b.port) + " (" + inc.culprit->confidence + ")";
+    }
+    if (!inc.suspectRanks.empty()) {
+        return "no link implicated; rank " + std::to_string(inc.suspectRanks.front());
+    }
+    return "no link implicated";
+}
+
+std::string fixed(double v, int digits)
+{
+    std::ostringstream o;
+    o.setf(std::ios::fixed);
+    o.precision(digits);
+    o << v;
+    return o.str();
+}
+
+struct Doc
+{
+    std::ostringstream md, h;
+};
+
+void summary(Doc& d, const JobSnapshot& snap, const AnalysisResult& r)
+{
+    d.md << "# Incident report: " << snap.job.name << "\n\n"
+         << snap.job.worldSize << " ranks, " << formatUtc(snap.job.span.start) << " .. " << formatUtc(snap.job.span.end)
+         << ". Timeout policy: NCCL_IB_TIMEOUT=" << snap.policy.ncclIbTimeout
+         << ", NCCL_IB_RETRY_CNT=" << snap.policy.ncclIbRetryCnt << " (retry budget "
+         << formatDuration(snap.policy.retryBudgetNs()) << "), collective timeout "
+         << formatDuration(snap.policy.collectiveTimeoutNs) << ".\n\n";
+    d.h << "<h1>Incident report: " << html(snap.job.name) << "</h1>\n<p>" << snap.job.worldSize << " ranks, "
+        << html(formatUtc(snap.job.span.start)) << " .. " << html(formatUtc(snap.job.span.end)) << ". Timeout policy: "
+        << "<code>NCCL_IB_TIMEOUT=" << snap.policy.ncclIbTimeout
+        << "</code>, <code>NCCL_IB_RETRY_CNT=" << snap.policy.ncclIbRetryCnt << "</code> (retry budget "
+        << html(formatDuration(snap.policy.retryBudgetNs())) << "), collective timeout "
+        << html(formatDuration(snap.policy.collectiveTimeoutNs)) << ".</p>\n";
+    d.md
+        << "| # | start (UTC) | duration | ranks | kind | culprit link / suspect | GPU-s lost | GPU-h/day if hourly |\n"
+        << "|---|---|---|---|---|---|---|---|\n";
+    d.h << "<table><tr><th>#</th><th>start (UTC)</th><th>duration</th><th>ranks</th><th>kind</th>"
+        << "<th>culprit link / suspect</th><th>GPU-s lost</th><th>GPU-h/day if hourly</th></tr>\n";
+    for (const auto& inc : r.incidents) {
+        const std::string cells[] = { std::to_string(inc.number), formatUtc(inc.startNs),
+            formatDuration(inc.endNs - inc.startNs), std::to_string(inc.ranksAffected), std::string(toString(inc.kind)),
+            culprit(inc), formatCount(std::uint64_t(inc.policy.totalGpuSeconds + 0.5)),
+            fixed(inc.policy.costPerDayIfHourlyGpuHours, 1) };
+        d.md << "|";
+        d.h << "<tr>";
+        for (const auto& c : cells) {
+            d.md << ' ' << c << " |";
+            d.h << "<td><a href=\"#incident-" << inc.number << "\">" << html(c) << "</a></td>";
+        }
+        d.md << '\n';
+        d.h << "</tr>\n";
+    }
+    d.h << "</table>\n";
+    if (r.incidents.empty()) {
+        d.md << "\nNo job-wide stall, hang or straggler found.\n";
+        d.h << "<p>No job-wide stall, hang or straggler found.</p>\n";
+    }
+}
+
+void incident(Doc& d, const JobSnapshot& snap, const Incident& inc, const std::string& image)
+{
+    const std::string title = "Incident " + std::to_string(inc.number) + ": " + std::string(toString(inc.kind)) + ", "
+        + formatUtc(inc.startNs) + ", " + formatDuration(inc.endNs - inc.startNs);
+    d.md << "\n## " << title << "\n\n"
+         << inc.summary << "\n\n![incident " << inc.number << "](" << image << ")\n\n```\n"
+         << incidentText(snap, inc) << "```\n";
+    d.h << "<h2 id=\"incident-" << inc.number << "\">" << html(title) << "</h2>\n<p>" << html(inc.summary) << "</p>\n"
+        << "<img src=\"" << image << "\" alt=\"incident " << inc.number << "\">\n<pre>" << html(incidentText(snap, inc))
+        << "</pre>\n";
+}
+
+void whyPassed(Doc& d, const WhyPassed& w)
+{
+    if (!w.applicable) {
+        return;
+    }
+    auto pct = [](double v, int digits) { return v < 0 ? std::string("n/a") : fixed(v, digits) + " %"; };
+    std::ostringstream text;
+    text << "A " << formatDuration(w.checkNs) << " health check every " << formatDuration(w.checkEveryNs)
+         << " overlaps a " << formatDuration(w.outageNs) << " outage "
+         << (w.flapPeriodNs > 0 ? "recurring every " + formatDuration(w.flapPeriodNs)
+                                : std::string("(if it recurs hourly)"))
+         << " with a chance of " << fixed(100 * w.chancePerCheck, 1) << " % per check and "
+         << fixed(100 * w.chancePerDay, 1) << " % per day. A dashboard averaging traffic over 1 minute shows a dip of "
+         << pct(w.dip1MinPercent, 1) << ", over 5 minutes " << pct(w.dip5MinPercent, 1) << "; the raw counters show a "
+         << pct(w.dipRawPercent, 0) << " drop.";
+    d.md << "\n## Why nothing caught it\n\n" << text.str() << "\n";
+    d.h << "<h2>Why nothing caught it</h2>\n<p>" << html(text.str()) << "</p>\n";
+}
+
+const char* kStyle = "body{font-family:sans-serif;max-width:1700px;margin:2em auto;padding:0 1em;color:#1d1f24}"
+                     "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px;text-align:left}"
+                     "th{background:#eef}a{color:inherit;text-decoration:none}img{max-width:100%;border:1px solid #ccc}"
+                     "pre{background:#f6f6f8;padding:1em;overflow-x:auto;font-size:12px}";
+
+} // namespace
+
+std::string writeReport(const std::string& dir, const RenderInputs& in, const ReportOptions& options)
+{
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (!fs::is_directory(dir, ec)) {
+        return dir + ": cannot create the report folder";
+    }
+    const auto& snap = *in.snapshot;
+    const auto& r = *in.analysis;
+    Doc d;
+    d.h << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Incident report: " << html(snap.job.name)
+        << "</title><style>" << kStyle << "</style></head><body>\n";
+    summary(d, snap, r);
+    for (const auto& inc : r.incidents) {
+        const std::string image = "incident-" + std::to_string(inc.number) + ".png";
+        RenderRequest req;
+        req.incident = inc.number;
+        req.size = options.imageSize;
+        req.dark = options.dark;
+        if (auto e = renderToFile((fs::path(dir) / image).string(), in, req); !e.empty()) {
+            return e;
+        }
+        incident(d, snap, inc, image);
+    }
+    whyPassed(d, r.whyPassed);
+    d.md << "\n---\nGenerated by `stallscope report`; regenerate it from the same bundle for the same content.\n";
+    d.h << "<hr><p>Generated by <code>stallscope report</code>; regenerate it from the same bundle for the same "
+           "content.</p>\n</body></html>\n";
+    if (auto e = writeFileAtomic((fs::path(dir) / "report.md").string(), d.md.str()); !e.empty()) {
+        return e;
+    }
+    return writeFileAtomic((fs::path(dir) / "report.html").string(), d.h.str());
+}
+
+} // namespace stallscope
