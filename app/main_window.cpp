@@ -6,6 +6,8 @@
 #include "incidents_panel.h"
 #include "link_list_panel.h"
 #include "load_job.h"
+#include "postmortem_render.h"
+#include "postmortem_report.h"
 #include "snapshot_summary.h"
 #include "summary_view.h"
 #include "time_format.h"
@@ -14,6 +16,7 @@
 
 #include <QActionGroup>
 #include <QApplication>
+#include <QClipboard>
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QDragEnterEvent>
@@ -24,6 +27,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QPainter>
 #include <QProgressDialog>
 #include <QSettings>
 #include <QSplitter>
@@ -154,8 +158,14 @@ void MainWindow::createMenus()
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     file->addAction(tr("&Close"), QKeySequence::Close, this, &MainWindow::closeBundle);
     file->addSeparator();
+    file->addAction(
+        tr("&Export view as PNG / SVG / PDF…"), QKeySequence(Qt::CTRL | Qt::Key_E), this, &MainWindow::exportView);
+    file->addAction(tr("Save &report…"), this, &MainWindow::saveReport);
+    file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::closeAllWindows);
 
+    auto* edit = menuBar()->addMenu(tr("&Edit"));
+    edit->addAction(tr("&Copy image"), QKeySequence::Copy, this, &MainWindow::copyImage);
     auto* view = menuBar()->addMenu(tr("&View"));
     view->addAction(tr("Zoom &In"), QKeySequence(Qt::CTRL | Qt::Key_Equal), this,
         [this] { m_state->zoomAround(m_state->window().start + m_state->window().delta() / 2, 0.5); });
@@ -306,6 +316,64 @@ void MainWindow::rebuildRecentMenu()
         m_recentMenu->addAction(path, this, [this, path] { openBundle(path); });
     }
     m_recentMenu->setEnabled(!recent.isEmpty());
+}
+
+namespace {
+// What the window shows now, as a render request: current window, selected incident, palette.
+RenderRequest currentRequest(const ViewState& state, const QPalette& palette, QSize size)
+{
+    RenderRequest req;
+    req.incident = state.selectedIncident();
+    req.window = state.window();
+    req.size = size;
+    req.dark = palette.color(QPalette::Window).lightness() < 128;
+    return req;
+}
+} // namespace
+
+void MainWindow::exportView()
+{
+    if (!m_opened) {
+        return;
+    }
+    const auto path = QFileDialog::getSaveFileName(this, tr("Export view"), QStringLiteral("stallscope.png"),
+        tr("PNG image (*.png);;SVG image (*.svg);;PDF document (*.pdf)"));
+    if (path.isEmpty()) {
+        return;
+    }
+    const RenderInputs in { m_opened->snapshot, m_opened->analysis, m_opened->heatmap };
+    const auto err = renderToFile(path.toStdString(), in, currentRequest(*m_state, palette(), QSize(1600, 1000)));
+    err.empty() ? statusBar()->showMessage(tr("Exported %1").arg(path))
+                : (void)QMessageBox::warning(this, tr("Export failed"), QString::fromStdString(err));
+}
+
+void MainWindow::copyImage()
+{
+    if (!m_opened) {
+        return;
+    }
+    QImage img(QSize(1600, 1000), QImage::Format_RGB32);
+    {
+        QPainter p(&img);
+        renderComposite(p, { m_opened->snapshot, m_opened->analysis, m_opened->heatmap },
+            currentRequest(*m_state, palette(), img.size()));
+    }
+    QApplication::clipboard()->setImage(img);
+    statusBar()->showMessage(tr("Image copied"));
+}
+
+void MainWindow::saveReport()
+{
+    if (!m_opened) {
+        return;
+    }
+    const auto dir = QFileDialog::getExistingDirectory(this, tr("Save report into folder"));
+    if (dir.isEmpty()) {
+        return;
+    }
+    const auto err = writeReport(dir.toStdString(), { m_opened->snapshot, m_opened->analysis, m_opened->heatmap });
+    err.empty() ? statusBar()->showMessage(tr("Report saved in %1").arg(dir))
+                : (void)QMessageBox::warning(this, tr("Report failed"), QString::fromStdString(err));
 }
 
 void MainWindow::closeEvent(QCloseEvent* event)

@@ -55,6 +55,9 @@ private:
     void closeBundle();
     void updateStatus();
     void addRecent(const QString& path);
+    void exportView();
+    void copyImage();
+    void saveReport();
     void rebuildRecentMenu();
 
     ViewState* m_state;

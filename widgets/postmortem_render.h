@@ -27,7 +27,7 @@ struct RenderInputs
 struct RenderRequest
 {
     int incident = 0; // 0 = none: use `window`
-    TimeRange window; // used when incident == 0
+    TimeRange window; // the window shown; with an incident, an empty window means "around the incident"
     QSize size { 1600, 1000 };
     bool dark = false;
     bool heatmap = true;
