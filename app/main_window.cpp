@@ -8,11 +8,14 @@
 #include "load_job.h"
 #include "postmortem_render.h"
 #include "postmortem_report.h"
+#include "review_session.h"
 #include "snapshot_summary.h"
 #include "summary_view.h"
 #include "time_format.h"
 #include "topology_widget.h"
 #include "view_state.h"
+
+#include <filesystem>
 
 #include <QActionGroup>
 #include <QApplication>
@@ -22,7 +25,9 @@
 #include <QDragEnterEvent>
 #include <QFileDialog>
 #include <QIcon>
+#include <QInputDialog>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -166,6 +171,7 @@ void MainWindow::createMenus()
 
     auto* edit = menuBar()->addMenu(tr("&Edit"));
     edit->addAction(tr("&Copy image"), QKeySequence::Copy, this, &MainWindow::copyImage);
+    edit->addAction(tr("Add &note at cursor…"), QKeySequence(Qt::CTRL | Qt::Key_M), this, &MainWindow::addNote);
     auto* view = menuBar()->addMenu(tr("&View"));
     view->addAction(tr("Zoom &In"), QKeySequence(Qt::CTRL | Qt::Key_Equal), this,
         [this] { m_state->zoomAround(m_state->window().start + m_state->window().delta() / 2, 0.5); });
@@ -206,6 +212,10 @@ void MainWindow::createMenus()
 
 void MainWindow::openBundle(const QString& path)
 {
+    if (path.endsWith(QStringLiteral(".stallscope"))) {
+        openSession(path);
+        return;
+    }
     if (m_watcher->isRunning()) {
         statusBar()->showMessage(tr("Still opening another bundle"));
         return;
@@ -259,6 +269,7 @@ void MainWindow::onLoaded()
                                  .arg(QString::fromStdString(opened->path))
                                  .arg(opened->analysis->incidents.size()));
     addRecent(QString::fromStdString(opened->path));
+    applyPendingSession();
     emit loadFinished(true);
 }
 
@@ -342,7 +353,9 @@ void MainWindow::exportView()
         return;
     }
     const RenderInputs in { m_opened->snapshot, m_opened->analysis, m_opened->heatmap };
-    const auto err = renderToFile(path.toStdString(), in, currentRequest(*m_state, palette(), QSize(1600, 1000)));
+    auto req = currentRequest(*m_state, palette(), QSize(1600, 1000));
+    req.annotations = m_state->annotations();
+    const auto err = renderToFile(path.toStdString(), in, req);
     err.empty() ? statusBar()->showMessage(tr("Exported %1").arg(path))
                 : (void)QMessageBox::warning(this, tr("Export failed"), QString::fromStdString(err));
 }
@@ -355,8 +368,9 @@ void MainWindow::copyImage()
     QImage img(QSize(1600, 1000), QImage::Format_RGB32);
     {
         QPainter p(&img);
-        renderComposite(p, { m_opened->snapshot, m_opened->analysis, m_opened->heatmap },
-            currentRequest(*m_state, palette(), img.size()));
+        auto req = currentRequest(*m_state, palette(), img.size());
+        req.annotations = m_state->annotations();
+        renderComposite(p, { m_opened->snapshot, m_opened->analysis, m_opened->heatmap }, req);
     }
     QApplication::clipboard()->setImage(img);
     statusBar()->showMessage(tr("Image copied"));
@@ -371,9 +385,117 @@ void MainWindow::saveReport()
     if (dir.isEmpty()) {
         return;
     }
-    const auto err = writeReport(dir.toStdString(), { m_opened->snapshot, m_opened->analysis, m_opened->heatmap });
+    ReportOptions options;
+    options.annotations = m_state->annotations();
+    const auto err
+        = writeReport(dir.toStdString(), { m_opened->snapshot, m_opened->analysis, m_opened->heatmap }, options);
     err.empty() ? statusBar()->showMessage(tr("Report saved in %1").arg(dir))
                 : (void)QMessageBox::warning(this, tr("Report failed"), QString::fromStdString(err));
+}
+
+namespace {
+const char* kOrders[] = { "rank", "host", "rail", "first-stuck" };
+
+LinkRefByPorts linkRef(const JobSnapshot& s, LinkId id)
+{
+    const auto& l = s.topology.link(id);
+    return { s.topology.node(l.a.node).guid, l.a.port, s.topology.node(l.b.node).guid, l.b.port };
+}
+} // namespace
+
+void MainWindow::openSession(const QString& path)
+{
+    auto session = loadSession(path.toStdString());
+    if (!session) {
+        QMessageBox::warning(this, tr("Could not open the session"), QString::fromStdString(session.error().format()));
+        emit loadFinished(false);
+        return;
+    }
+    m_sessionPath = path;
+    m_pendingSession = std::make_unique<ReviewSession>(session.value());
+    openBundle(QString::fromStdString(resolveBundlePath(path.toStdString(), session.value())));
+}
+
+void MainWindow::applyPendingSession()
+{
+    if (!m_pendingSession || !m_opened) {
+        return;
+    }
+    const auto s = std::move(*m_pendingSession);
+    m_pendingSession.reset();
+    for (int i = 0; i < 4; ++i) {
+        if (s.rowOrder == kOrders[i]) {
+            m_heatmap->setRowOrder(static_cast<RowOrder>(i));
+        }
+    }
+    m_state->clearLinks();
+    if (s.selectedIncident > 0) {
+        m_state->selectIncident(s.selectedIncident); // zooms to it and plots its culprit; the window follows below
+    }
+    const auto& snap = *m_opened->snapshot;
+    for (const auto& ref : s.plottedLinks) {
+        for (std::uint32_t i = 0; i < snap.topology.links().size(); ++i) {
+            if (linkRef(snap, static_cast<LinkId>(i)) == ref) {
+                m_state->selectLink(static_cast<LinkId>(i));
+            }
+        }
+    }
+    if (!s.window.isEmpty()) {
+        m_state->setWindow(s.window);
+    }
+    m_state->setAnnotations(s.annotations);
+    if (!s.layout.empty()) {
+        restoreState(QByteArray::fromBase64(QByteArray::fromStdString(s.layout)));
+    }
+    statusBar()->showMessage(tr("Session %1: %2 note(s)").arg(m_sessionPath).arg(s.annotations.size()));
+}
+
+void MainWindow::saveSession()
+{
+    if (!m_opened) {
+        return;
+    }
+    const auto path = QFileDialog::getSaveFileName(this, tr("Save review session"),
+        m_sessionPath.isEmpty() ? QStringLiteral("review.stallscope") : m_sessionPath,
+        tr("Review sessions (*.stallscope)"));
+    if (path.isEmpty()) {
+        return;
+    }
+    ReviewSession s;
+    s.bundlePath = std::filesystem::absolute(m_opened->path).string();
+    s.window = m_state->window();
+    s.rowOrder = kOrders[static_cast<int>(m_heatmap->rowOrder())];
+    s.selectedIncident = m_state->selectedIncident();
+    for (const auto l : m_state->selectedLinks()) {
+        s.plottedLinks.push_back(linkRef(*m_opened->snapshot, l));
+    }
+    s.layout = saveState().toBase64().toStdString();
+    s.annotations = m_state->annotations();
+    if (const auto err = stallscope::saveSession(path.toStdString(), s); !err.empty()) {
+        QMessageBox::warning(
+            this, tr("Could not save the session"), QString::fromStdString(err)); // the old file is intact
+        return;
+    }
+    m_sessionPath = path;
+    statusBar()->showMessage(tr("Session saved: %1").arg(path));
+}
+
+void MainWindow::addNote()
+{
+    if (!m_opened || m_state->cursor() == kNoTime) {
+        return;
+    }
+    bool ok = false;
+    const auto text = QInputDialog::getText(this, tr("Add note"),
+        tr("Note at %1:").arg(QString::fromStdString(formatUtc(m_state->cursor()))), QLineEdit::Normal, QString(), &ok);
+    if (!ok || text.trimmed().isEmpty()) {
+        return;
+    }
+    Annotation a;
+    a.startNs = a.endNs = m_state->cursor();
+    a.rank = m_state->selectedRank();
+    a.text = text.trimmed().toStdString();
+    m_state->addAnnotation(std::move(a));
 }
 
 void MainWindow::closeEvent(QCloseEvent* event)

@@ -29,6 +29,7 @@ class TopologyWidget;
 class ViewState;
 struct OpenedBundle;
 struct JobSnapshot;
+struct ReviewSession;
 
 class MainWindow : public QMainWindow
 {
@@ -58,6 +59,10 @@ private:
     void exportView();
     void copyImage();
     void saveReport();
+    void saveSession();
+    void openSession(const QString& path);
+    void addNote();
+    void applyPendingSession();
     void rebuildRecentMenu();
 
     ViewState* m_state;
@@ -77,6 +82,8 @@ private:
     QString m_progressStage;
     QElapsedTimer m_stageTimer;
     int m_hoveredRank = -1;
+    std::unique_ptr<ReviewSession> m_pendingSession; // applied once its bundle has loaded
+    QString m_sessionPath;
     std::shared_ptr<OpenedBundle> m_opened; // the current bundle: immutable snapshot, analysis, heatmap
 };
 

@@ -6,6 +6,7 @@
 #include "load_job.h"
 #include "postmortem_render.h"
 #include "postmortem_report.h"
+#include "review_session.h"
 #include "sim_config.h"
 
 #include <QString>
@@ -23,6 +24,7 @@ const std::vector<OptionSpec> kSpecs = {
     { "size", true, "image size WxH in pixels (default 1600x1000)" },
     { "views", true, "comma-separated subset of heatmap,counters,topology (default all)" },
     { "theme", true, "light (default) or dark" },
+    { "session", true, "a .stallscope review session whose notes to draw" },
 };
 
 std::string usage()
@@ -125,6 +127,14 @@ int runRender(const std::vector<std::string>& args, std::ostream& out, std::ostr
         }
         req.window = { *from, *to };
     }
+    if (!last("session").empty()) {
+        auto session = loadSession(last("session"));
+        if (!session) {
+            err << "stallscope render: " << session.error().format() << '\n';
+            return kExitBadInput;
+        }
+        req.annotations = session->annotations;
+    }
     const RenderInputs in { opened.snapshot, opened.analysis, opened.heatmap };
     if (auto e = renderToFile(last("out"), in, req); !e.empty()) {
         err << "stallscope render: " << e << '\n';
@@ -139,11 +149,12 @@ int runReport(const std::vector<std::string>& args, std::ostream& out, std::ostr
     const std::vector<OptionSpec> specs
         = { { "out", true, "output folder (required)" }, { "theme", true, "light (default) or dark images" } };
     const auto a = parseArgs(args, specs);
-    const std::string use = "Usage: stallscope report BUNDLE --out DIR [--theme light|dark]\n"
-                            "Writes report.html and report.md with one rendered image per incident into DIR: summary\n"
-                            "table, evidence, timeout policy, what-if table and why nothing caught it. The report\n"
-                            "references only files in DIR and needs no network.\n"
-                            "Exit codes: 0 ok, 1 bad input or write failure, 2 usage error.\n";
+    const std::string use
+        = "Usage: stallscope report BUNDLE --out DIR [--theme light|dark] [--session FILE.stallscope]\n"
+          "Writes report.html and report.md with one rendered image per incident into DIR: summary\n"
+          "table, evidence, timeout policy, what-if table and why nothing caught it. The report\n"
+          "references only files in DIR and needs no network.\n"
+          "Exit codes: 0 ok, 1 bad input or write failure, 2 usage error.\n";
     if (a.help) {
         out << use;
         return kExitOk;
@@ -168,6 +179,14 @@ int runReport(const std::vector<std::string>& args, std::ostream& out, std::ostr
     }
     ReportOptions options;
     options.dark = theme == "dark";
+    if (a.options.count("session")) {
+        auto session = loadSession(a.options.at("session").back());
+        if (!session) {
+            err << "stallscope report: " << session.error().format() << '\n';
+            return kExitBadInput;
+        }
+        options.annotations = session->annotations;
+    }
     if (auto e = writeReport(outDir, { opened.snapshot, opened.analysis, opened.heatmap }, options); !e.empty()) {
         err << "stallscope report: " << e << '\n';
         return kExitBadInput;

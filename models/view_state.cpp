@@ -124,4 +124,16 @@ void ViewState::clearLinks()
     }
 }
 
+void ViewState::setAnnotations(std::vector<Annotation> annotations)
+{
+    m_annotations = std::move(annotations);
+    emit annotationsChanged();
+}
+
+void ViewState::addAnnotation(Annotation annotation)
+{
+    m_annotations.push_back(std::move(annotation));
+    emit annotationsChanged();
+}
+
 } // namespace stallscope

@@ -4,6 +4,7 @@
 // The one view state every view subscribes to: time window, cursor, zoom history and selection. No view
 // keeps its own zoom. Lives on the GUI thread; Qt Core only, so the core library stays widget-free.
 
+#include "review_session.h"
 #include "types.h"
 
 #include <QObject>
@@ -47,6 +48,10 @@ public:
     void selectLink(LinkId link); // adds it (a counter plot appears for it)
     void clearLinks();
 
+    const std::vector<Annotation>& annotations() const { return m_annotations; }
+    void setAnnotations(std::vector<Annotation> annotations);
+    void addAnnotation(Annotation annotation);
+
     static constexpr TimeNs kMinWindowNs = 1000; // 1 µs
 
 signals:
@@ -55,6 +60,7 @@ signals:
     void selectionChanged();
     void incidentSelected(int number);
     void historyChanged();
+    void annotationsChanged();
 
 private:
     TimeRange clamp(TimeRange w) const;
@@ -66,6 +72,7 @@ private:
     std::optional<std::uint32_t> m_rank;
     int m_incident = 0;
     std::vector<LinkId> m_links;
+    std::vector<Annotation> m_annotations;
 };
 
 } // namespace stallscope

@@ -25,3 +25,16 @@ for theme in light dark; do
     echo "window-$theme.png: stall colour covers ${share} of the window"
     awk -v s="$share" 'BEGIN { exit !(s > 0.10) }' || { echo "the stall band is not visible" >&2; exit 1; }
 done
+
+# A review session opens its bundle, restores the window and shows its notes.
+cat > "$WORK/review.stallscope" <<JSON
+{"format": "stallscope-session", "version": 1, "bundle": "$BUNDLE",
+ "window": {"start_ns": 1793491495000000000, "end_ns": 1793491510000000000}, "row_order": "rail",
+ "selected_incident": 1, "plotted_links": [], "layout": "",
+ "annotations": [{"start_ns": 1793491500030000000, "end_ns": 1793491502030000000, "rank": null, "link": null,
+                  "text": "leaf-r3 port 18 down (opensm)"}]}
+JSON
+xvfb-run -a -s "-screen 0 1400x900x24" "$BIN" "$WORK/review.stallscope" --quit-after 60000 --screenshot "$WORK/session.png"
+test -s "$WORK/session.png"
+echo "session.png written"
+

@@ -64,6 +64,7 @@ HeatmapWidget::HeatmapWidget(ViewState* state, QWidget* parent)
     connect(m_state, &ViewState::timeWindowChanged, this, qOverload<>(&QWidget::update));
     connect(m_state, &ViewState::cursorChanged, this, qOverload<>(&QWidget::update));
     connect(m_state, &ViewState::selectionChanged, this, qOverload<>(&QWidget::update));
+    connect(m_state, &ViewState::annotationsChanged, this, qOverload<>(&QWidget::update));
 }
 
 void HeatmapWidget::setModel(std::shared_ptr<const HeatmapModel> model, std::shared_ptr<const AnalysisResult> analysis)
@@ -284,6 +285,36 @@ void HeatmapWidget::drawOverlays(QPainter& p, const QRect& plot, const TimeAxisM
             if (selected) {
                 p.setPen(QPen(m_palette.cursor, 1, Qt::DashLine));
                 p.drawRect(QRectF(x0 - 1, plot.top(), x1 - x0 + 2, plot.height() - 1));
+            }
+        }
+    }
+    // Annotations: a band for a time range, a dashed line for a point, the note's text on top.
+    for (const auto& a : m_state->annotations()) {
+        const double x0 = plot.left() + map.x(a.startNs);
+        const double x1 = plot.left() + map.x(std::max(a.endNs, a.startNs));
+        if (x1 < plot.left() || x0 > plot.right()) {
+            continue;
+        }
+        QColor note = m_palette.cursor;
+        if (x1 - x0 >= 2) {
+            note.setAlpha(40);
+            p.fillRect(QRectF(x0, plot.top(), x1 - x0, plot.height()), note);
+            note.setAlpha(255);
+        }
+        p.setPen(QPen(note, 1, Qt::DashLine));
+        p.drawLine(QPointF(x0, plot.top()), QPointF(x0, plot.bottom()));
+        const QString text = QString::fromStdString(a.text);
+        const QRectF box(x0 + 3, plot.top() + 2, p.fontMetrics().horizontalAdvance(text) + 8, 16);
+        p.fillRect(box, m_palette.background);
+        p.setPen(m_palette.text);
+        p.drawText(box, Qt::AlignCenter, text);
+        if (a.rank && !m_shown.empty()) {
+            const auto it = std::find(m_shown.begin(), m_shown.end(), *a.rank);
+            if (it != m_shown.end()) {
+                const double y
+                    = plot.top() + (double(it - m_shown.begin()) + 0.5) * plot.height() / double(m_shown.size());
+                p.setBrush(m_palette.cursor);
+                p.drawEllipse(QPointF(x0, y), 3, 3);
             }
         }
     }

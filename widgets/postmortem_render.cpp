@@ -101,6 +101,7 @@ void renderComposite(QPainter& p, const RenderInputs& in, const RenderRequest& r
     ViewState state;
     state.setSpan(in.snapshot->job.span);
     state.setWindow(inc && req.window.isEmpty() ? incidentWindow(*inc) : req.window);
+    state.setAnnotations(req.annotations);
     if (inc) {
         state.selectIncident(inc->number);
         if (inc->culprit) {

@@ -8,6 +8,7 @@
 
 #include "analysis.h"
 #include "heatmap_model.h"
+#include "review_session.h"
 
 #include <QPainter>
 #include <QSize>
@@ -33,6 +34,7 @@ struct RenderRequest
     bool heatmap = true;
     bool counters = true;
     bool topology = true;
+    std::vector<Annotation> annotations; // drawn in the heatmap, listed in reports
 };
 
 // Time window shown for an incident: the stall with margins on both sides.

@@ -14,6 +14,7 @@ struct ReportOptions
 {
     bool dark = false;
     QSize imageSize { 1600, 1000 };
+    std::vector<Annotation> annotations; // the reviewer's notes: in every image and listed in the report
 };
 
 // Writes the report into `dir` (created if needed). Each file is written to a temporary name and renamed.
