@@ -75,6 +75,9 @@ MainWindow::MainWindow(QWidget* parent)
     statusBar()->showMessage(tr("Ready — File › Open bundle (Ctrl+O), or drop a bundle folder here"));
     connect(m_watcher, &QFutureWatcherBase::finished, this, &MainWindow::onLoaded);
     connect(m_state, &ViewState::cursorChanged, this, &MainWindow::updateStatus);
+    connect(m_heatmap, &HeatmapWidget::exportRequested, this, &MainWindow::exportView);
+    connect(m_counters, &CounterPlotWidget::exportRequested, this, &MainWindow::exportView);
+    connect(m_topology, &TopologyWidget::exportRequested, this, &MainWindow::exportView);
     connect(m_heatmap, &HeatmapWidget::hoveredRankChanged, this, [this](int rank) {
         m_hoveredRank = rank;
         updateStatus();

@@ -8,7 +8,9 @@
 #include "job_snapshot.h"
 #include "view_state.h"
 
+#include <QContextMenuEvent>
 #include <QLabel>
+#include <QMenu>
 #include <QVBoxLayout>
 
 namespace stallscope {
@@ -54,6 +56,10 @@ CounterPlotWidget::CounterPlotWidget(ViewState* state, QWidget* parent)
     m_plot->setNoAntialiasingOnDrag(true);
     connect(m_state, &ViewState::timeWindowChanged, this, &CounterPlotWidget::refresh);
     connect(m_state, &ViewState::selectionChanged, this, &CounterPlotWidget::rebuild);
+    connect(m_state, &ViewState::annotationsChanged, this, [this] {
+        m_links.clear(); // notes are items: rebuild them
+        rebuild();
+    });
     connect(m_state, &ViewState::cursorChanged, this, [this] { m_plot->replot(QCustomPlot::rpQueuedReplot); });
     setMinimumHeight(160);
 }
@@ -147,6 +153,22 @@ void CounterPlotWidget::rebuild()
             }
         }
     }
+    // Reviewer's notes: a dashed line at each note's time in every track.
+    for (auto* rect : m_plot->axisRects()) {
+        for (const auto& a : m_state->annotations()) {
+            auto* line = new QCPItemStraightLine(m_plot);
+            line->setClipAxisRect(rect);
+            for (auto* pos : { line->point1, line->point2 }) {
+                pos->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+                pos->setAxisRect(rect);
+                pos->setTypeY(QCPItemPosition::ptAxisRectRatio);
+            }
+            const double x = double(a.startNs - m_snap->job.clockOriginNs) / 1e9;
+            line->point1->setCoords(x, 0);
+            line->point2->setCoords(x, 1);
+            line->setPen(QPen(text, 1, Qt::DashLine));
+        }
+    }
     m_plot->setBackground(pal.color(QPalette::Base));
     refresh();
 }
@@ -215,6 +237,13 @@ void CounterPlotWidget::changeEvent(QEvent* event)
         rebuild();
     }
     QWidget::changeEvent(event);
+}
+
+void CounterPlotWidget::contextMenuEvent(QContextMenuEvent* event)
+{
+    QMenu menu(this);
+    menu.addAction(tr("Export…"), this, &CounterPlotWidget::exportRequested);
+    menu.exec(event->globalPos());
 }
 
 } // namespace stallscope

@@ -30,7 +30,11 @@ public:
     QImage renderImage(QSize size);
     void paintInto(QPainter& p, QSize size); // the plots only (no hint line), at `size`
 
+signals:
+    void exportRequested(); // "Export…" from the view's context menu
+
 protected:
+    void contextMenuEvent(QContextMenuEvent* event) override;
     void changeEvent(QEvent* event) override;
 
 private:

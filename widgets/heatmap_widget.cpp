@@ -4,8 +4,10 @@
 #include "time_format.h"
 #include "view_state.h"
 
+#include <QContextMenuEvent>
 #include <QHelpEvent>
 #include <QKeyEvent>
+#include <QMenu>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QToolTip>
@@ -493,6 +495,13 @@ bool HeatmapWidget::event(QEvent* event)
         return true;
     }
     return QWidget::event(event);
+}
+
+void HeatmapWidget::contextMenuEvent(QContextMenuEvent* event)
+{
+    QMenu menu(this);
+    menu.addAction(tr("Export…"), this, &HeatmapWidget::exportRequested);
+    menu.exec(event->globalPos());
 }
 
 } // namespace stallscope

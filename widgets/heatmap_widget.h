@@ -47,9 +47,11 @@ public:
     std::pair<std::size_t, std::size_t> visibleRows() const { return { m_rowFirst, m_rowCount }; }
 
 signals:
+    void exportRequested(); // "Export…" from the view's context menu
     void hoveredRankChanged(int rank); // -1 when the pointer is not over a rank
 
 protected:
+    void contextMenuEvent(QContextMenuEvent* event) override;
     void paintEvent(QPaintEvent* event) override;
     void wheelEvent(QWheelEvent* event) override;
     void mousePressEvent(QMouseEvent* event) override;

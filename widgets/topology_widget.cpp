@@ -6,7 +6,9 @@
 #include "time_format.h"
 #include "view_state.h"
 
+#include <QContextMenuEvent>
 #include <QHelpEvent>
+#include <QMenu>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QToolTip>
@@ -336,6 +338,13 @@ bool TopologyWidget::event(QEvent* event)
         return true;
     }
     return QWidget::event(event);
+}
+
+void TopologyWidget::contextMenuEvent(QContextMenuEvent* event)
+{
+    QMenu menu(this);
+    menu.addAction(tr("Export…"), this, &TopologyWidget::exportRequested);
+    menu.exec(event->globalPos());
 }
 
 } // namespace stallscope

@@ -29,7 +29,11 @@ public:
     void paintInto(QPainter& p, QSizeF size);
     QSize sizeHint() const override { return { 520, 360 }; }
 
+signals:
+    void exportRequested(); // "Export…" from the view's context menu
+
 protected:
+    void contextMenuEvent(QContextMenuEvent* event) override;
     void paintEvent(QPaintEvent* event) override;
     void mousePressEvent(QMouseEvent* event) override;
     bool event(QEvent* event) override;

@@ -10,6 +10,7 @@
 #include <QImage>
 #include <QProcess>
 #include <QStringList>
+#include <QSvgRenderer>
 
 #include <filesystem>
 #include <map>
@@ -184,15 +185,29 @@ TEST_CASE("render: deterministic PNG with the stall band and the culprit, SVG an
         }
     }
     CHECK(stall > 10000);
+    // The culprit link is marked in the topology (right-hand 30 %): a vermillion line there.
+    int marked = 0;
+    for (int y = 60; y < img.height() - 140; ++y) {
+        for (int x = img.width() * 7 / 10 + 4; x < img.width(); ++x) {
+            const QRgb c = img.pixel(x, y);
+            marked += std::abs(qRed(c) - 0xd5) < 30 && std::abs(qGreen(c) - 0x5e) < 30 && qBlue(c) < 50;
+        }
+    }
+    CHECK(marked > 100);
 
     REQUIRE(runBinary({ "render", bundle, "--incident", "1", "--out", tmp.str("a.svg"), "--theme", "dark" }).code == 0);
     const auto svg = readFile(tmp.path() / "a.svg");
     CHECK(svg.find("<svg") != std::string::npos);
-    CHECK(svg.find("</svg>") != std::string::npos);
+    QSvgRenderer svgBack(QString::fromStdString(tmp.str("a.svg")));
+    CHECK(svgBack.isValid()); // parses back
+    CHECK(svgBack.viewBox() == QRect(0, 0, 1600, 1000));
     REQUIRE(
         runBinary({ "render", bundle, "--window", "50s..70s", "--out", tmp.str("a.pdf"), "--views", "heatmap" }).code
         == 0);
-    CHECK(readFile(tmp.path() / "a.pdf").rfind("%PDF", 0) == 0);
+    const auto pdf = readFile(tmp.path() / "a.pdf");
+    CHECK(pdf.rfind("%PDF", 0) == 0);
+    CHECK(pdf.find("%%EOF") != std::string::npos);
+    CHECK(pdf.find("/Type /Page") != std::string::npos);
 
     CHECK(runBinary({ "render", bundle, "--incident", "9", "--out", tmp.str("x.png") }).code == 1);
     CHECK(runBinary({ "render", bundle, "--out", tmp.str("x.png") }).code == 2);
