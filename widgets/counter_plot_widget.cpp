@@ -33,6 +33,14 @@ const Track kTracks[] = {
     { CounterKind::PortXmitWait, 1e-6, "wait M/s" },
 };
 
+// Plot keys are seconds since midnight UTC of the job's first day: the time ticker then reads as UTC
+// wall-clock time, like the heatmap's axis.
+TimeNs dayStart(const JobSnapshot& s)
+{
+    const TimeNs day = 86400 * kNsPerSec;
+    return s.job.span.start - ((s.job.span.start % day) + day) % day;
+}
+
 QString nodeName(const JobSnapshot& s, const PortRef& p)
 {
     return QString::fromStdString(s.str(s.topology.node(p.node).description)) + QStringLiteral(" p")
@@ -145,7 +153,7 @@ void CounterPlotWidget::rebuild()
                 shade->bottomRight->setTypeY(QCPItemPosition::ptAxisRectRatio);
                 shade->topLeft->setAxisRect(rect);
                 shade->bottomRight->setAxisRect(rect);
-                const double origin = double(m_snap->job.clockOriginNs);
+                const double origin = double(dayStart(*m_snap));
                 shade->topLeft->setCoords((double(down.start) - origin) / 1e9, 0);
                 shade->bottomRight->setCoords((double(down.end) - origin) / 1e9, 1);
                 shade->setPen(Qt::NoPen);
@@ -163,7 +171,7 @@ void CounterPlotWidget::rebuild()
                 pos->setAxisRect(rect);
                 pos->setTypeY(QCPItemPosition::ptAxisRectRatio);
             }
-            const double x = double(a.startNs - m_snap->job.clockOriginNs) / 1e9;
+            const double x = double(a.startNs - dayStart(*m_snap)) / 1e9;
             line->point1->setCoords(x, 0);
             line->point2->setCoords(x, 1);
             line->setPen(QPen(text, 1, Qt::DashLine));
@@ -180,7 +188,7 @@ void CounterPlotWidget::refresh()
         return;
     }
     const TimeRange w = m_state->window();
-    const double origin = double(m_snap->job.clockOriginNs);
+    const double origin = double(dayStart(*m_snap));
     const int columns = std::max(100, m_plot->width());
     for (int i = 0; i < m_plot->graphCount(); ++i) {
         auto* g = m_plot->graph(i);
@@ -193,7 +201,7 @@ void CounterPlotWidget::refresh()
             g->data()->clear();
             continue;
         }
-        const auto pts = counterRate(*s, w, columns, g->property("scale").toDouble(), m_snap->job.clockOriginNs);
+        const auto pts = counterRate(*s, w, columns, g->property("scale").toDouble(), dayStart(*m_snap));
         g->setData(QVector<double>(pts.keys.begin(), pts.keys.end()),
             QVector<double>(pts.values.begin(), pts.values.end()), true);
     }

@@ -39,16 +39,18 @@ TimeNs tickStep(double nsPerPx, int minPx)
     return 7200 * kNsPerSec;
 }
 
-QString tickLabel(TimeNs t, TimeNs origin, TimeNs step)
+// Tick labels are UTC wall-clock time (postmortems quote UTC); milliseconds or microseconds when the
+// step needs them. The header line gives the time since job start of the window.
+QString tickLabel(TimeNs t, TimeNs step)
 {
-    std::string s = formatSince(t, origin); // "+00:05:00.123"
+    std::string s = formatUtc(t).substr(11, 12); // "00:05:00.123"
     if (step >= kNsPerSec) {
-        s = s.substr(0, 9);
+        s = s.substr(0, 8);
     } else if (step < kNsPerMs) {
-        const TimeNs us = ((t - origin) % kNsPerSec) / 1000;
         char buf[16];
-        std::snprintf(buf, sizeof buf, "%06lld", static_cast<long long>(us));
-        s = s.substr(0, 9) + "." + buf;
+        std::snprintf(
+            buf, sizeof buf, "%06lld", static_cast<long long>((t % kNsPerSec + kNsPerSec) % kNsPerSec / 1000));
+        s = s.substr(0, 8) + "." + buf;
     }
     return QString::fromStdString(s);
 }
@@ -247,15 +249,20 @@ void HeatmapWidget::drawAxis(QPainter& p, const QRect& plot, const TimeAxisMappi
         p.setPen(m_palette.grid);
         p.drawLine(QPointF(x, plot.top() - 5), QPointF(x, plot.top()));
         p.setPen(m_palette.text);
-        p.drawText(QRectF(x - 60, 14, 120, 16), Qt::AlignHCenter | Qt::AlignBottom, tickLabel(t, origin, step));
+        p.drawText(QRectF(x - 60, 14, 120, 16), Qt::AlignHCenter | Qt::AlignBottom, tickLabel(t, step));
     }
     p.drawText(QRect(6, 1, plot.right(), 14), Qt::AlignLeft | Qt::AlignTop,
-        tr("%1 — %2 ranks — %3 .. %4 UTC (window %5)")
+        tr("%1 — %2 ranks, rows by %3 — %4 .. %5 UTC (window %6, from %7 since job start)")
             .arg(QString::fromStdString(snap.job.name))
             .arg(snap.job.worldSize)
+            .arg(m_order == RowOrder::Rank      ? tr("rank")
+                    : m_order == RowOrder::Host ? tr("host")
+                    : m_order == RowOrder::Rail ? tr("rail / leaf")
+                                                : tr("first stuck"))
             .arg(QString::fromStdString(formatUtc(map.visible.start).substr(0, 23)))
             .arg(QString::fromStdString(formatUtc(map.visible.end).substr(11, 12)))
-            .arg(QString::fromStdString(formatDuration(map.visible.delta()))));
+            .arg(QString::fromStdString(formatDuration(map.visible.delta())))
+            .arg(QString::fromStdString(formatSince(map.visible.start, snap.job.clockOriginNs))));
     // Rank labels in the gutter.
     const int rows = static_cast<int>(m_shown.size());
     const int labelEvery = std::max(1, rows * 14 / std::max(1, plot.height()) + 1);
