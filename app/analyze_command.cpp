@@ -24,25 +24,17 @@ std::string usage()
     std::string s = "Usage: stallscope analyze BUNDLE [--json] [OPTIONS]\n"
                     "Finds every job-wide stall, hang and straggler, names the link (or rank) behind each with its\n"
                     "evidence, and prices each incident against the timeout policy.\n\nOptions:\n";
-    for (const auto& o : kSpecs) {
-        std::string name = "  --" + o.name + (o.takesValue ? " V" : "");
-        name.resize(26, ' ');
-        s += name + o.help + '\n';
-    }
+    s += formatOptions(kSpecs);
     return s + "\nExit codes: 0 the analysis ran (with or without incidents), 1 bad input, 2 usage error.\n";
 }
 
 std::string applyOptions(const ParsedArgs& a, AnalysisOptions& o)
 {
-    auto last = [&](const char* name) -> const std::string* {
-        auto it = a.options.find(name);
-        return it == a.options.end() ? nullptr : &it->second.back();
-    };
     try {
-        if (auto v = last("quorum")) {
+        if (auto v = a.find("quorum")) {
             o.quorum = std::stod(*v);
         }
-        if (auto v = last("stall-factor")) {
+        if (auto v = a.find("stall-factor")) {
             o.stallFactor = std::stod(*v);
         }
     } catch (...) {
@@ -53,7 +45,7 @@ std::string applyOptions(const ParsedArgs& a, AnalysisOptions& o)
     }
     for (auto [name, field] :
         { std::pair { "health-check", &o.healthCheckNs }, std::pair { "health-check-every", &o.healthCheckEveryNs } }) {
-        if (auto v = last(name)) {
+        if (auto v = a.find(name)) {
             auto d = parseDuration(*v);
             if (!d || *d <= 0) {
                 return std::string("--") + name + ": expected a duration like 60s or 6h";

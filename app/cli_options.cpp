@@ -11,6 +11,21 @@ const std::vector<std::string>& subcommands()
     return names;
 }
 
+std::string formatOptions(const std::vector<OptionSpec>& specs)
+{
+    std::size_t width = 0;
+    for (const auto& o : specs) {
+        width = std::max(width, o.name.size() + (o.takesValue ? 2 : 0));
+    }
+    std::string s;
+    for (const auto& o : specs) {
+        std::string name = "  --" + o.name + (o.takesValue ? " V" : "");
+        name.resize(width + 6, ' ');
+        s += name + o.help + '\n';
+    }
+    return s;
+}
+
 bool isSubcommand(const std::string& word)
 {
     const auto& names = subcommands();

@@ -19,6 +19,20 @@ struct ParsedArgs
     std::vector<std::string> positional;
     bool help = false;
     std::string error; // non-empty on a usage error
+
+    // The last value given for an option, or "" (flags: present → "").
+    std::string last(const std::string& name) const
+    {
+        auto it = options.find(name);
+        return it == options.end() ? std::string() : it->second.back();
+    }
+    bool has(const std::string& name) const { return options.count(name) > 0; }
+    // The last value given for an option, or nullptr when it was not given.
+    const std::string* find(const std::string& name) const
+    {
+        auto it = options.find(name);
+        return it == options.end() ? nullptr : &it->second.back();
+    }
 };
 
 struct OptionSpec
@@ -30,6 +44,9 @@ struct OptionSpec
 
 // Parses GNU-style arguments: `--name value`, `--name=value`, `--flag`, `-h`, `--` ends options.
 ParsedArgs parseArgs(const std::vector<std::string>& args, const std::vector<OptionSpec>& specs);
+
+// The "Options:" block of a usage text: one line per option, help aligned in a column.
+std::string formatOptions(const std::vector<OptionSpec>& specs);
 
 const std::vector<std::string>& subcommands();
 bool isSubcommand(const std::string& word);

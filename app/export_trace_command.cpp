@@ -28,11 +28,7 @@ std::string usage()
         = "Usage: stallscope export-trace BUNDLE --out FILE.json [--window START..END] [--ranks LIST] [--all-links]\n"
           "Writes Chrome trace event JSON that Perfetto opens: one track per rank with collectives as slices,\n"
           "link counters as counter tracks, link events as instant events.\n\nOptions:\n";
-    for (const auto& o : kSpecs) {
-        std::string name = "  --" + o.name + (o.takesValue ? " V" : "");
-        name.resize(18, ' ');
-        s += name + o.help + '\n';
-    }
+    s += formatOptions(kSpecs);
     return s + "\nExit codes: 0 ok, 1 bad input or write failure, 2 usage error.\n";
 }
 } // namespace
@@ -44,11 +40,7 @@ int runExportTrace(const std::vector<std::string>& args, std::ostream& out, std:
         out << usage();
         return kExitOk;
     }
-    auto last = [&](const char* name) {
-        auto it = a.options.find(name);
-        return it == a.options.end() ? std::string() : it->second.back();
-    };
-    if (!a.error.empty() || a.positional.size() != 1 || last("out").empty()) {
+    if (!a.error.empty() || a.positional.size() != 1 || a.last("out").empty()) {
         err << "stallscope export-trace: "
             << (!a.error.empty()                  ? a.error
                        : a.positional.size() != 1 ? "expected exactly one BUNDLE"
@@ -65,15 +57,15 @@ int runExportTrace(const std::vector<std::string>& args, std::ostream& out, std:
     const auto& snap = *loaded->snapshot;
     TraceExportOptions options;
     options.allLinks = a.options.count("all-links") > 0;
-    if (!last("window").empty()) {
-        options.window = parseTimeWindow(last("window"), snap.job.clockOriginNs);
+    if (!a.last("window").empty()) {
+        options.window = parseTimeWindow(a.last("window"), snap.job.clockOriginNs);
         if (!options.window) {
             err << "stallscope export-trace: --window: expected START..END, e.g. 4m..6m\n";
             return kExitUsage;
         }
     }
-    if (!last("ranks").empty()) {
-        auto ranks = parseRankList(last("ranks"), snap.job.worldSize);
+    if (!a.last("ranks").empty()) {
+        auto ranks = parseRankList(a.last("ranks"), snap.job.worldSize);
         if (!ranks) {
             err << "stallscope export-trace: --ranks: expected a list like 0-15,139 within 0.."
                 << snap.job.worldSize - 1 << '\n';
@@ -83,7 +75,7 @@ int runExportTrace(const std::vector<std::string>& args, std::ostream& out, std:
     }
     const auto analysis = analyze(snap);
     // Stream to a temporary file beside the target, then rename: a failed export never leaves half a file.
-    const std::string path = last("out");
+    const std::string path = a.last("out");
     const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
     TraceExportCounts counts;
     {

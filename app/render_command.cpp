@@ -34,11 +34,7 @@ std::string usage()
                     "Renders the window's composed layout without a display: title, heatmap with UTC time axis and\n"
                     "legend, the culprit's counters, the topology with the culprit marked, and a caption with the\n"
                     "evidence and the cost. The same inputs give the same PNG bytes.\n\nOptions:\n";
-    for (const auto& o : kSpecs) {
-        std::string name = "  --" + o.name + (o.takesValue ? " V" : "");
-        name.resize(22, ' ');
-        s += name + o.help + '\n';
-    }
+    s += formatOptions(kSpecs);
     return s + "\nExit codes: 0 ok, 1 bad input or write failure, 2 usage error.\n";
 }
 
@@ -61,36 +57,32 @@ int runRender(const std::vector<std::string>& args, std::ostream& out, std::ostr
         out << usage();
         return kExitOk;
     }
-    auto last = [&](const char* name) -> std::string {
-        auto it = a.options.find(name);
-        return it == a.options.end() ? std::string() : it->second.back();
-    };
     std::string bad = a.error;
     if (bad.empty() && a.positional.size() != 1) {
         bad = "expected exactly one BUNDLE";
     }
-    if (bad.empty() && last("out").empty()) {
+    if (bad.empty() && a.last("out").empty()) {
         bad = "--out FILE is required";
     }
-    if (bad.empty() && last("incident").empty() == last("window").empty()) {
+    if (bad.empty() && a.last("incident").empty() == a.last("window").empty()) {
         bad = "give exactly one of --incident N and --window START..END";
     }
     RenderRequest req;
-    if (bad.empty() && !last("size").empty()) {
+    if (bad.empty() && !a.last("size").empty()) {
         int w = 0, h = 0;
-        if (std::sscanf(last("size").c_str(), "%dx%d", &w, &h) != 2 || w < 320 || h < 240 || w > 8000 || h > 8000) {
+        if (std::sscanf(a.last("size").c_str(), "%dx%d", &w, &h) != 2 || w < 320 || h < 240 || w > 8000 || h > 8000) {
             bad = "--size: expected WxH between 320x240 and 8000x8000";
         }
         req.size = QSize(w, h);
     }
-    if (bad.empty() && !last("theme").empty()) {
-        if (last("theme") != "light" && last("theme") != "dark") {
+    if (bad.empty() && !a.last("theme").empty()) {
+        if (a.last("theme") != "light" && a.last("theme") != "dark") {
             bad = "--theme: expected light or dark";
         }
-        req.dark = last("theme") == "dark";
+        req.dark = a.last("theme") == "dark";
     }
-    if (bad.empty() && !last("views").empty()) {
-        const std::string v = "," + last("views") + ",";
+    if (bad.empty() && !a.last("views").empty()) {
+        const std::string v = "," + a.last("views") + ",";
         req.heatmap = v.find(",heatmap,") != std::string::npos;
         req.counters = v.find(",counters,") != std::string::npos;
         req.topology = v.find(",topology,") != std::string::npos;
@@ -108,15 +100,16 @@ int runRender(const std::vector<std::string>& args, std::ostream& out, std::ostr
         err << "stallscope render: " << opened.error << '\n';
         return kExitBadInput;
     }
-    if (!last("incident").empty()) {
-        req.incident = std::atoi(last("incident").c_str());
+    if (!a.last("incident").empty()) {
+        req.incident = std::atoi(a.last("incident").c_str());
         const int n = static_cast<int>(opened.analysis->incidents.size());
         if (req.incident < 1 || req.incident > n) {
-            err << "stallscope render: --incident " << last("incident") << ": the bundle has " << n << " incident(s)\n";
+            err << "stallscope render: --incident " << a.last("incident") << ": the bundle has " << n
+                << " incident(s)\n";
             return kExitBadInput;
         }
     } else {
-        const auto w = last("window");
+        const auto w = a.last("window");
         const auto dots = w.find("..");
         const TimeNs origin = opened.snapshot->job.clockOriginNs;
         auto from = dots == std::string::npos ? std::nullopt : parseWhen(w.substr(0, dots), origin);
@@ -127,8 +120,8 @@ int runRender(const std::vector<std::string>& args, std::ostream& out, std::ostr
         }
         req.window = { *from, *to };
     }
-    if (!last("session").empty()) {
-        auto session = loadSession(last("session"));
+    if (!a.last("session").empty()) {
+        auto session = loadSession(a.last("session"));
         if (!session) {
             err << "stallscope render: " << session.error().format() << '\n';
             return kExitBadInput;
@@ -136,11 +129,11 @@ int runRender(const std::vector<std::string>& args, std::ostream& out, std::ostr
         req.annotations = session->annotations;
     }
     const RenderInputs in { opened.snapshot, opened.analysis, opened.heatmap };
-    if (auto e = renderToFile(last("out"), in, req); !e.empty()) {
+    if (auto e = renderToFile(a.last("out"), in, req); !e.empty()) {
         err << "stallscope render: " << e << '\n';
         return kExitBadInput;
     }
-    out << "Wrote " << last("out") << '\n';
+    out << "Wrote " << a.last("out") << '\n';
     return kExitOk;
 }
 

@@ -51,11 +51,7 @@ std::string usage()
     std::string s = "Usage: stallscope simulate --preset NAME [--seed N] --out DIR [OPTIONS]\n"
                     "Writes a Stallscope bundle and truth.json (every injected fault and the stalls it caused).\n\n"
                     "Options:\n";
-    for (const auto& o : kSpecs) {
-        std::string name = "  --" + o.name + (o.takesValue ? " V" : "");
-        name.resize(26, ' ');
-        s += name + o.help + '\n';
-    }
+    s += formatOptions(kSpecs);
     s += "\nFaults (--fault):\n"
          "  flap:host-leaf:rank=R:at=5m:for=2s[:every=1h]      the HCA link of rank R goes down\n"
          "  flap:leaf-spine:leaf=L:spine=S:at=5m:for=2s[:ar=on|off][:every=1h]\n"
@@ -74,12 +70,8 @@ template <typename T> bool parseNumber(const std::string& s, T& out)
 // Applies the flags to the preset's config; returns an error message or "".
 std::string applyFlags(const ParsedArgs& a, SimConfig& c)
 {
-    auto last = [&](const char* name) -> const std::string* {
-        auto it = a.options.find(name);
-        return it == a.options.end() ? nullptr : &it->second.back();
-    };
     auto num = [&](const char* name, auto& field) -> std::string {
-        if (auto v = last(name)) {
+        if (auto v = a.find(name)) {
             std::remove_reference_t<decltype(field)> x {};
             if (!parseNumber(*v, x)) {
                 return std::string("--") + name + ": expected a number, got \"" + *v + "\"";
@@ -89,7 +81,7 @@ std::string applyFlags(const ParsedArgs& a, SimConfig& c)
         return {};
     };
     auto dur = [&](const char* name, TimeNs& field) -> std::string {
-        if (auto v = last(name)) {
+        if (auto v = a.find(name)) {
             auto d = parseDuration(*v);
             if (!d) {
                 return std::string("--") + name + ": expected a duration like 2s, 500ms, 10m, got \"" + *v + "\"";
@@ -111,14 +103,14 @@ std::string applyFlags(const ParsedArgs& a, SimConfig& c)
         }
     }
     c.dataCounterBits = static_cast<std::uint8_t>(dataBits);
-    if (auto v = last("jitter")) {
+    if (auto v = a.find("jitter")) {
         try {
             c.jitter = std::stod(*v);
         } catch (...) {
             return "--jitter: expected a number";
         }
     }
-    if (auto v = last("bus-bandwidth")) {
+    if (auto v = a.find("bus-bandwidth")) {
         try {
             c.busBandwidthBytesPerSec = std::stod(*v);
         } catch (...) {
@@ -128,20 +120,20 @@ std::string applyFlags(const ParsedArgs& a, SimConfig& c)
             return "--bus-bandwidth: expected 1e6 .. 1e13 bytes per second";
         }
     }
-    if (auto v = last("start")) {
+    if (auto v = a.find("start")) {
         std::int64_t secs = 0;
         if (!parseNumber(*v, secs) || secs < 0 || secs > 4'000'000'000LL) {
             return "--start: expected Unix-epoch seconds";
         }
         c.startNs = secs * kNsPerSec;
     }
-    if (auto v = last("link-events")) {
+    if (auto v = a.find("link-events")) {
         if (*v != "on" && *v != "off") {
             return "--link-events: expected on or off";
         }
         c.linkEvents = *v == "on";
     }
-    if (auto v = last("job-name")) {
+    if (auto v = a.find("job-name")) {
         c.jobName = *v;
     }
     c.fsdp = c.fsdp || a.options.count("fsdp");
