@@ -199,6 +199,16 @@ void MainWindow::createMenus()
         a->setChecked(o == RowOrder::Rank);
         group->addAction(a);
     }
+    auto* colour = view->addMenu(tr("&Colour by"));
+    auto* colourGroup = new QActionGroup(this);
+    const std::pair<QString, HeatmapMetric> metrics[] = { { tr("&State (stalls stand out)"), HeatmapMetric::State },
+        { tr("&Time in collectives"), HeatmapMetric::TimeInCollectives } };
+    for (const auto& [label, m] : metrics) {
+        auto* a = colour->addAction(label, this, [this, m = m] { m_heatmap->setMetric(m); });
+        a->setCheckable(true);
+        a->setChecked(m == HeatmapMetric::State);
+        colourGroup->addAction(a);
+    }
     view->addSeparator();
     auto* full = view->addAction(tr("&Full Screen"), QKeySequence::FullScreen, this,
         [this] { isFullScreen() ? showNormal() : showFullScreen(); });

@@ -95,8 +95,15 @@ void ViewState::setCursor(TimeNs t)
 
 void ViewState::selectRank(std::optional<std::uint32_t> rank)
 {
-    if (rank != m_rank) {
-        m_rank = rank;
+    selectRanks(rank ? std::vector<std::uint32_t> { *rank } : std::vector<std::uint32_t> {});
+}
+
+void ViewState::selectRanks(std::vector<std::uint32_t> ranks)
+{
+    std::sort(ranks.begin(), ranks.end());
+    ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+    if (ranks != m_ranks) {
+        m_ranks = std::move(ranks);
         emit selectionChanged();
     }
 }

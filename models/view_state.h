@@ -40,8 +40,14 @@ public:
 
     void setCursor(TimeNs t);
 
-    std::optional<std::uint32_t> selectedRank() const { return m_rank; }
+    // The selected ranks (one rank from the heatmap, all ranks of a host from the topology), sorted.
+    const std::vector<std::uint32_t>& selectedRanks() const { return m_ranks; }
+    std::optional<std::uint32_t> selectedRank() const
+    {
+        return m_ranks.empty() ? std::nullopt : std::optional<std::uint32_t>(m_ranks.front());
+    }
     void selectRank(std::optional<std::uint32_t> rank);
+    void selectRanks(std::vector<std::uint32_t> ranks);
     int selectedIncident() const { return m_incident; } // 0 = none
     void selectIncident(int number);
     std::vector<LinkId> selectedLinks() const { return m_links; }
@@ -69,7 +75,7 @@ private:
     TimeRange m_window { 0, 1 };
     TimeNs m_cursor = kNoTime;
     std::vector<TimeRange> m_back, m_forward;
-    std::optional<std::uint32_t> m_rank;
+    std::vector<std::uint32_t> m_ranks;
     int m_incident = 0;
     std::vector<LinkId> m_links;
     std::vector<Annotation> m_annotations;

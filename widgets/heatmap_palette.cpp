@@ -44,4 +44,15 @@ QRgb HeatmapPalette::color(const HeatCell& c) const
     return mix(computing, inside, c.inside);
 }
 
+QRgb HeatmapPalette::rampColor(std::uint8_t share)
+{
+    // Viridis at 9 stops, linearly interpolated (perceptually uniform, colour-blind safe, prints in grey).
+    static const QColor stops[] = { QColor(0x44, 0x01, 0x54), QColor(0x47, 0x2d, 0x7b), QColor(0x3b, 0x52, 0x8b),
+        QColor(0x2c, 0x72, 0x8e), QColor(0x21, 0x91, 0x8c), QColor(0x28, 0xae, 0x80), QColor(0x5e, 0xc9, 0x62),
+        QColor(0xad, 0xdc, 0x30), QColor(0xfd, 0xe7, 0x25) };
+    const double x = share / 255.0 * 8.0;
+    const int i = std::min(7, int(x));
+    return mix(stops[i], stops[i + 1], int((x - i) * 255));
+}
+
 } // namespace stallscope

@@ -25,6 +25,8 @@ struct HeatmapPalette
 
     static HeatmapPalette fromPalette(const QPalette& p);
     QRgb color(const HeatCell& c) const;
+    // "Time in collectives": a perceptually uniform sequential ramp (viridis) over the inside share.
+    static QRgb rampColor(std::uint8_t share);
 };
 
 } // namespace stallscope

@@ -89,6 +89,12 @@ void HeatmapWidget::setRowOrder(RowOrder order)
     setVisibleRows(m_rowFirst, m_rowCount);
 }
 
+void HeatmapWidget::setMetric(HeatmapMetric metric)
+{
+    m_metric = metric;
+    update();
+}
+
 void HeatmapWidget::setVisibleRows(std::size_t first, std::size_t count)
 {
     const std::size_t n = m_rows.size();
@@ -168,8 +174,17 @@ QString HeatmapWidget::tooltipAt(QPoint pos) const
 
 void HeatmapWidget::ensureRaster(QSize plotPx, qreal dpr)
 {
-    const Key key { m_model.get(), m_state->window(), plotPx, dpr, m_order, m_palette.stalled.rgb(),
-        m_palette.computing.rgb() };
+    Key key;
+    key.model = m_model.get();
+    key.window = m_state->window();
+    key.size = plotPx;
+    key.dpr = dpr;
+    key.order = m_order;
+    key.rowFirst = m_rowFirst;
+    key.rowCount = m_rowCount;
+    key.metric = m_metric;
+    key.stalled = m_palette.stalled.rgb();
+    key.computing = m_palette.computing.rgb();
     if (key == m_key && !m_raster.isNull()) {
         return;
     }
@@ -184,8 +199,14 @@ void HeatmapWidget::ensureRaster(QSize plotPx, qreal dpr)
     for (int y = 0; y < plotPx.height(); ++y) {
         auto* line = reinterpret_cast<QRgb*>(m_raster.scanLine(y));
         const auto* src = cells.data() + std::size_t(y) * std::size_t(plotPx.width());
-        for (int x = 0; x < plotPx.width(); ++x) {
-            line[x] = m_palette.color(src[x]);
+        if (m_metric == HeatmapMetric::State) {
+            for (int x = 0; x < plotPx.width(); ++x) {
+                line[x] = m_palette.color(src[x]);
+            }
+        } else {
+            for (int x = 0; x < plotPx.width(); ++x) {
+                line[x] = src[x].present ? HeatmapPalette::rampColor(src[x].inside) : m_palette.background.rgb();
+            }
         }
     }
     m_raster.setDevicePixelRatio(dpr);
@@ -328,13 +349,26 @@ void HeatmapWidget::drawOverlays(QPainter& p, const QRect& plot, const TimeAxisM
         }
     }
     // Selected rank.
-    if (auto r = m_state->selectedRank();
-        r && !m_shown.empty() && std::find(m_shown.begin(), m_shown.end(), *r) != m_shown.end()) {
-        const auto it = std::find(m_shown.begin(), m_shown.end(), *r);
+    // Selected ranks: one outline per run of adjacent rows.
+    if (!m_state->selectedRanks().empty() && !m_shown.empty()) {
+        const auto& sel = m_state->selectedRanks();
         const double h = plot.height() / double(m_shown.size());
-        const double y = plot.top() + double(it - m_shown.begin()) * h;
         p.setPen(QPen(m_palette.cursor, 1));
-        p.drawRect(QRectF(plot.left(), y, plot.width() - 1, std::max(h, 2.0)));
+        p.setBrush(Qt::NoBrush);
+        std::size_t i = 0;
+        while (i < m_shown.size()) {
+            if (!std::binary_search(sel.begin(), sel.end(), m_shown[i])) {
+                ++i;
+                continue;
+            }
+            std::size_t j = i;
+            while (j < m_shown.size() && std::binary_search(sel.begin(), sel.end(), m_shown[j])) {
+                ++j;
+            }
+            p.drawRect(
+                QRectF(plot.left(), plot.top() + double(i) * h, plot.width() - 1, std::max(double(j - i) * h, 2.0)));
+            i = j;
+        }
     }
     // Cursor.
     if (m_state->cursor() != kNoTime) {
@@ -357,6 +391,18 @@ void HeatmapWidget::drawOverlays(QPainter& p, const QRect& plot, const TimeAxisM
 
 void HeatmapWidget::drawLegend(QPainter& p, const QRect& area) const
 {
+    if (m_metric == HeatmapMetric::TimeInCollectives) {
+        p.setPen(m_palette.text);
+        const QString left = tr("share of each cell's time inside collectives: 0 %");
+        const int w = p.fontMetrics().horizontalAdvance(left);
+        p.drawText(QRect(area.left(), area.top(), w + 4, 18), Qt::AlignVCenter, left);
+        for (int i = 0; i < 160; ++i) {
+            p.fillRect(QRect(area.left() + w + 8 + i, area.top() + 3, 1, 12),
+                HeatmapPalette::rampColor(std::uint8_t(i * 255 / 159)));
+        }
+        p.drawText(QRect(area.left() + w + 172, area.top(), 60, 18), Qt::AlignVCenter, tr("100 %"));
+        return;
+    }
     const std::pair<QColor, QString> items[] = {
         { m_palette.computing, tr("computing") },
         { m_palette.inside, tr("inside a collective") },

@@ -19,6 +19,8 @@ namespace stallscope {
 
 class ViewState;
 
+enum class HeatmapMetric { State, TimeInCollectives };
+
 class HeatmapWidget : public QWidget
 {
     Q_OBJECT
@@ -28,6 +30,8 @@ public:
     void setModel(std::shared_ptr<const HeatmapModel> model, std::shared_ptr<const AnalysisResult> analysis);
     void setRowOrder(RowOrder order);
     RowOrder rowOrder() const { return m_order; }
+    void setMetric(HeatmapMetric metric);
+    HeatmapMetric metric() const { return m_metric; }
 
     // Geometry shared with tests and the render path.
     QRect plotRect() const;
@@ -72,6 +76,7 @@ private:
     std::shared_ptr<const HeatmapModel> m_model;
     std::shared_ptr<const AnalysisResult> m_analysis;
     RowOrder m_order = RowOrder::Rank;
+    HeatmapMetric m_metric = HeatmapMetric::State;
     std::vector<std::uint32_t> m_rows; // all ranks in the chosen order
     std::vector<std::uint32_t> m_shown; // the visible slice of m_rows
     std::size_t m_rowFirst = 0;
@@ -88,6 +93,7 @@ private:
         RowOrder order = RowOrder::Rank;
         std::size_t rowFirst = 0;
         std::size_t rowCount = 0;
+        HeatmapMetric metric = HeatmapMetric::State;
         QRgb stalled = 0;
         QRgb computing = 0;
         bool operator==(const Key&) const = default;

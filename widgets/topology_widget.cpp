@@ -173,8 +173,10 @@ void TopologyWidget::paintInto(QPainter& p, QSizeF size)
     const TimeNs t = now();
     const auto marked = markedLink();
     std::vector<std::uint32_t> selectedHosts;
-    if (auto r = m_state->selectedRank(); r && m_snap->ranks[*r].hcaNode) {
-        selectedHosts.push_back(std::uint32_t(m_hostOfNode[index(*m_snap->ranks[*r].hcaNode)]));
+    for (const auto r : m_state->selectedRanks()) {
+        if (r < m_snap->ranks.size() && m_snap->ranks[r].hcaNode) {
+            selectedHosts.push_back(std::uint32_t(m_hostOfNode[index(*m_snap->ranks[r].hcaNode)]));
+        }
     }
     // Host links bundled: one faint fan per leaf; then every link that is not normal, or is marked.
     QColor fan = healthColor(LinkHealth::Normal, pal);
@@ -305,7 +307,7 @@ int TopologyWidget::hostAt(QPointF pos) const
 void TopologyWidget::mousePressEvent(QMouseEvent* event)
 {
     if (const int h = hostAt(event->position()); h >= 0 && !m_ranksOfHost[std::size_t(h)].empty()) {
-        m_state->selectRank(m_ranksOfHost[std::size_t(h)].front());
+        m_state->selectRanks(m_ranksOfHost[std::size_t(h)]); // the host's ranks light up in the heatmap
         return;
     }
     if (auto link = linkAt(event->position())) {

@@ -295,3 +295,29 @@ TEST_CASE("hourly-flap at 1,024 ranks: a full-height stall band at each flap and
     const double expected = double(inc.endNs - inc.startNs) / w.mapping().nsPerPx();
     CHECK(double(zoomedCols.size()) == Approx(expected).margin(3));
 }
+
+TEST_CASE("colour by time in collectives; a host selected in the topology lights up its ranks", "[widget]")
+{
+    Fixture f;
+    HeatmapWidget w(&f.state);
+    w.setModel(f.model, f.analysis);
+    w.resize(900, 500);
+    const auto& inc = f.analysis->incidents.at(0);
+    f.state.setWindow({ inc.startNs - 2 * kNsPerSec, inc.endNs + 2 * kNsPerSec });
+    const QImage state = w.renderImage(QSize(900, 500));
+    w.setMetric(HeatmapMetric::TimeInCollectives);
+    const QImage ramp = w.renderImage(QSize(900, 500));
+    CHECK(state != ramp);
+    // Inside the stall every rank sits in the collective: the ramp's top colour (viridis yellow).
+    const int x = w.plotRect().left() + int(w.mapping().x(inc.startNs + (inc.endNs - inc.startNs) / 2));
+    const QRgb c = ramp.pixel(x, w.plotRect().center().y());
+    CHECK(c == HeatmapPalette::rampColor(255));
+
+    TopologyWidget topo(&f.state);
+    topo.setData(f.sim.snapshot, f.analysis);
+    topo.resize(700, 420);
+    // Click the first host box: its 8 ranks are selected.
+    const double hostW = (700 - 32) / 8.0;
+    QTest::mouseClick(&topo, Qt::LeftButton, Qt::NoModifier, QPoint(16 + int(hostW / 2), int(420 * 0.78) + 9));
+    CHECK(f.state.selectedRanks() == std::vector<std::uint32_t> { 0, 1, 2, 3, 4, 5, 6, 7 });
+}
