@@ -74,6 +74,14 @@ MainWindow::MainWindow(QWidget* parent)
     statusBar()->addPermanentWidget(m_cursorLabel);
     statusBar()->showMessage(tr("Ready — File › Open bundle (Ctrl+O), or drop a bundle folder here"));
     connect(m_watcher, &QFutureWatcherBase::finished, this, &MainWindow::onLoaded);
+    connect(&m_latenessJob, &QFutureWatcherBase::finished, this, [this] {
+        auto model = m_latenessJob.result();
+        if (m_opened && model && &model->snapshot() == m_opened->snapshot.get()) { // still the same bundle
+            m_opened->heatmap = model;
+            m_heatmap->setModel(model, m_opened->analysis);
+            statusBar()->showMessage(tr("Lateness ready"));
+        }
+    });
     connect(m_state, &ViewState::cursorChanged, this, &MainWindow::updateStatus);
     connect(m_heatmap, &HeatmapWidget::exportRequested, this, &MainWindow::exportView);
     connect(m_counters, &CounterPlotWidget::exportRequested, this, &MainWindow::exportView);
@@ -126,6 +134,7 @@ MainWindow::MainWindow(QWidget* parent)
 
 MainWindow::~MainWindow()
 {
+    m_latenessJob.waitForFinished();
     if (m_progress) {
         m_progress->cancel();
     }
@@ -202,9 +211,15 @@ void MainWindow::createMenus()
     auto* colour = view->addMenu(tr("&Colour by"));
     auto* colourGroup = new QActionGroup(this);
     const std::pair<QString, HeatmapMetric> metrics[] = { { tr("&State (stalls stand out)"), HeatmapMetric::State },
-        { tr("&Time in collectives"), HeatmapMetric::TimeInCollectives } };
+        { tr("&Time in collectives"), HeatmapMetric::TimeInCollectives },
+        { tr("&Lateness against the mean arrival"), HeatmapMetric::Lateness } };
     for (const auto& [label, m] : metrics) {
-        auto* a = colour->addAction(label, this, [this, m = m] { m_heatmap->setMetric(m); });
+        auto* a = colour->addAction(label, this, [this, m = m] {
+            m_heatmap->setMetric(m);
+            if (m == HeatmapMetric::Lateness) {
+                ensureLateness();
+            }
+        });
         a->setCheckable(true);
         a->setChecked(m == HeatmapMetric::State);
         colourGroup->addAction(a);
@@ -284,6 +299,16 @@ void MainWindow::onLoaded()
     addRecent(QString::fromStdString(opened->path));
     applyPendingSession();
     emit loadFinished(true);
+}
+
+void MainWindow::ensureLateness()
+{
+    if (!m_opened || m_opened->heatmap->hasLateness() || m_latenessJob.isRunning()) {
+        return;
+    }
+    statusBar()->showMessage(tr("Computing lateness…"));
+    auto opened = m_opened; // the job holds its own references: never a raw `this`
+    m_latenessJob.setFuture(QtConcurrent::run([opened] { return opened->heatmap->withLateness(*opened->analysis); }));
 }
 
 void MainWindow::selectIncident(int number)

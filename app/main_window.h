@@ -30,6 +30,7 @@ class ViewState;
 struct OpenedBundle;
 struct JobSnapshot;
 struct ReviewSession;
+class HeatmapModel;
 
 class MainWindow : public QMainWindow
 {
@@ -63,6 +64,7 @@ private:
     void openSession(const QString& path);
     void addNote();
     void applyPendingSession();
+    void ensureLateness();
     void rebuildRecentMenu();
 
     ViewState* m_state;
@@ -84,7 +86,9 @@ private:
     int m_hoveredRank = -1;
     std::unique_ptr<ReviewSession> m_pendingSession; // applied once its bundle has loaded
     QString m_sessionPath;
-    std::shared_ptr<OpenedBundle> m_opened; // the current bundle: immutable snapshot, analysis, heatmap
+    std::shared_ptr<OpenedBundle> m_opened;
+    QFutureWatcher<std::shared_ptr<const HeatmapModel>>
+        m_latenessJob; // the current bundle: immutable snapshot, analysis, heatmap
 };
 
 } // namespace stallscope

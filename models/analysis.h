@@ -50,6 +50,9 @@ struct CollectiveMatch
     TimeNs firstFailureNs = kNoTime; // earliest end time of a failed record
     std::uint32_t firstFailedRank = 0;
     TimeNs lastGiveUpNs = kNoTime; // latest end of a failed or timed-out record
+    TimeNs meanArrivalNs = kNoTime; // mean arrival over the ranks that entered (the heatmap's lateness)
+    std::int64_t arrivalOffsetSumNs = 0; // internal: sum of (arrival - firstSeenArrivalNs)
+    TimeNs firstSeenArrivalNs = kNoTime; // internal: the first arrival added, the sum's base
 };
 
 enum class IncidentKind { LinkFlap, DeadRank, Straggler, Hang, Unknown };

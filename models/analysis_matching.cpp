@@ -22,6 +22,10 @@ void addRecord(CollectiveMatch& m, const RankCollectives& c, std::size_t i, std:
 {
     const TimeNs arrival = c.startNs[i] != kNoTime ? c.startNs[i] : c.enqueueNs[i];
     ++m.entered;
+    if (m.firstSeenArrivalNs == kNoTime) {
+        m.firstSeenArrivalNs = arrival;
+    }
+    m.arrivalOffsetSumNs += arrival - m.firstSeenArrivalNs; // offsets stay small: no overflow at 1e6 ranks
     if (m.firstArrivalNs == kNoTime || arrival < m.firstArrivalNs) {
         m.firstArrivalNs = arrival;
         m.firstArriver = rank;
@@ -99,6 +103,9 @@ std::vector<CollectiveMatch> matchCollectives(const JobSnapshot& snap, Progress&
         }
     }
     std::erase_if(table, [](const CollectiveMatch& m) { return m.entered == 0; });
+    for (auto& m : table) {
+        m.meanArrivalNs = m.firstSeenArrivalNs + m.arrivalOffsetSumNs / static_cast<std::int64_t>(m.entered);
+    }
     return table;
 }
 

@@ -76,7 +76,7 @@ std::uint8_t quantize(float share)
 HeatCell merge(const HeatCell& x, const HeatCell& y)
 {
     return { static_cast<std::uint8_t>((x.inside + y.inside + 1) / 2), std::max(x.stalled, y.stalled),
-        std::max(x.failed, y.failed), std::max(x.present, y.present) };
+        std::max(x.failed, y.failed), std::max(x.present, y.present), std::max(x.late, y.late) };
 }
 
 } // namespace
@@ -144,6 +144,88 @@ std::shared_ptr<const HeatmapModel> HeatmapModel::build(
     return m;
 }
 
+std::uint8_t quantizeLateness(TimeNs latenessNs)
+{
+    if (latenessNs <= 0) {
+        return 0;
+    }
+    const double ms = double(latenessNs) / 1e6;
+    return static_cast<std::uint8_t>(std::clamp(std::log2(ms + 1.0) / std::log2(1001.0) * 255.0, 1.0, 255.0));
+}
+
+std::shared_ptr<const HeatmapModel> HeatmapModel::withLateness(const AnalysisResult& analysis) const
+{
+    const auto& s = *m_snap;
+    // (group, seq) → mean arrival: matches are sorted by (group, seq); index each group's seq range.
+    std::vector<std::pair<std::size_t, std::size_t>> groupRange(s.groups.size(), { 0, 0 });
+    const auto& matches = analysis.collectives;
+    for (std::size_t i = 0; i < matches.size(); ++i) {
+        auto& r = groupRange[matches[i].group];
+        if (r.second == 0) {
+            r.first = i;
+        }
+        r.second = i + 1;
+    }
+    auto meanArrival = [&](std::uint16_t group, std::uint32_t seq) -> TimeNs {
+        const auto [b, e] = groupRange[group];
+        auto it = std::lower_bound(matches.begin() + std::ptrdiff_t(b), matches.begin() + std::ptrdiff_t(e), seq,
+            [](const CollectiveMatch& m, std::uint32_t v) { return m.seq < v; });
+        return it != matches.begin() + std::ptrdiff_t(e) && it->seq == seq ? it->meanArrivalNs : kNoTime;
+    };
+    auto levels = std::make_shared<Levels>();
+    const std::size_t n0 = m_levels->bucketsAt[0];
+    const auto ranks = static_cast<std::uint32_t>(s.collectives.size());
+    levels->bucketsAt.push_back(n0);
+    levels->cells.emplace_back(std::size_t(ranks) * n0);
+    auto work = [&](unsigned part, unsigned parts) {
+        for (std::uint32_t r = part; r < ranks; r += parts) {
+            const auto& c = s.collectives[r];
+            auto* row = levels->cells[0].data() + std::size_t(r) * n0;
+            for (std::size_t i = 0; i < c.size(); ++i) {
+                if (c.stateAt(i) == CollectiveState::Scheduled && c.startNs[i] == kNoTime) {
+                    continue;
+                }
+                const TimeNs arrival = c.startNs[i] != kNoTime ? c.startNs[i] : c.enqueueNs[i];
+                const TimeNs mean = meanArrival(s.shapes[c.shape[i]].group, c.seq[i]);
+                const TimeNs at = arrival - m_originNs;
+                if (mean == kNoTime || at < 0 || std::size_t(at / m_baseNs) >= n0) {
+                    continue;
+                }
+                auto& cell = row[std::size_t(at / m_baseNs)];
+                cell.late = std::max(cell.late, quantizeLateness(arrival - mean));
+                cell.present = 255;
+            }
+        }
+    };
+    const unsigned threads = std::max(1u, std::min(4u, std::thread::hardware_concurrency()));
+    std::vector<std::thread> pool;
+    for (unsigned p = 1; p < threads; ++p) {
+        pool.emplace_back(work, p, threads);
+    }
+    work(0, threads);
+    for (auto& t : pool) {
+        t.join();
+    }
+    while (levels->bucketsAt.size() < m_levels->bucketsAt.size()) {
+        const auto prev = levels->bucketsAt.back();
+        const auto next = m_levels->bucketsAt[levels->bucketsAt.size()];
+        std::vector<HeatCell> level(std::size_t(ranks) * next);
+        const auto& src = levels->cells.back();
+        for (std::uint32_t r = 0; r < ranks; ++r) {
+            for (std::size_t i = 0; i < next; ++i) {
+                const auto& x = src[std::size_t(r) * prev + 2 * i];
+                level[std::size_t(r) * next + i]
+                    = 2 * i + 1 < prev ? merge(x, src[std::size_t(r) * prev + 2 * i + 1]) : x;
+            }
+        }
+        levels->bucketsAt.push_back(next);
+        levels->cells.push_back(std::move(level));
+    }
+    auto m = std::make_shared<HeatmapModel>(*this);
+    m->m_lateLevels = std::move(levels);
+    return m;
+}
+
 std::shared_ptr<const HeatmapModel> HeatmapModel::withStalls(std::vector<TimeRange> stalls) const
 {
     auto m = std::make_shared<HeatmapModel>(*this); // copies pointers and scalars; the levels are shared
@@ -155,8 +237,10 @@ std::shared_ptr<const HeatmapModel> HeatmapModel::withStalls(std::vector<TimeRan
 std::uint64_t HeatmapModel::memoryBytes() const
 {
     std::uint64_t bytes = 0;
-    for (const auto& l : m_levels->cells) {
-        bytes += l.capacity() * sizeof(HeatCell);
+    for (const auto* levels : { m_levels.get(), m_lateLevels.get() }) {
+        for (const auto& l : levels ? levels->cells : std::vector<std::vector<HeatCell>> {}) {
+            bytes += l.capacity() * sizeof(HeatCell);
+        }
     }
     return bytes;
 }
@@ -282,6 +366,12 @@ void HeatmapModel::rasterizeRank(const TimeAxisMapping& map, const FramePlan& pl
             c.present = std::max(c.present, row[i].present);
         }
         c.inside = static_cast<std::uint8_t>(inside / (i1 - i0));
+        if (m_lateLevels) {
+            const HeatCell* lrow = m_lateLevels->cells[plan.level].data() + std::size_t(rank) * n;
+            for (auto i = i0; i < i1; ++i) {
+                c.late = std::max(c.late, lrow[i].late);
+            }
+        }
         // Inside a collective during a job-wide stall. Folded: a stall touching the column shows even when
         // the averaged inside share is small, because any inside time there overlaps it.
         c.stalled = std::min<std::uint8_t>(std::max<std::uint8_t>(c.inside, inside > 0 ? 1 : 0), plan.stallShare[x]);
@@ -323,6 +413,7 @@ void HeatmapModel::rasterize(
                     dst[x].stalled = std::max(dst[x].stalled, rankRow[x].stalled);
                     dst[x].failed = std::max(dst[x].failed, rankRow[x].failed);
                     dst[x].present = std::max(dst[x].present, rankRow[x].present);
+                    dst[x].late = std::max(dst[x].late, rankRow[x].late);
                 }
             }
             const auto count = static_cast<unsigned>(r1 - r0);

@@ -10,6 +10,7 @@
 // and failed shares are max-aggregated so a one-pixel stall never vanishes, inside shares are averaged.
 // Immutable after build(); rasterize() may run on any thread.
 
+#include "analysis.h"
 #include "job_snapshot.h"
 #include "progress.h"
 #include "time_axis_mapping.h"
@@ -26,7 +27,11 @@ struct HeatCell
     std::uint8_t stalled = 0; // share inside a collective during a job-wide stall, 0..255
     std::uint8_t failed = 0; // share after the rank failed or timed out, 0..255
     std::uint8_t present = 0; // 255 when the cell has data at all
+    std::uint8_t late = 0; // how late the rank arrived (max in the cell), log scale: 0 = on time, 255 = >= 1 s
 };
+
+// Lateness in ns → the cell's log-scale byte (1 ms ≈ 26, 10 ms ≈ 89, 100 ms ≈ 171, 1 s = 255).
+std::uint8_t quantizeLateness(TimeNs latenessNs);
 
 enum class RowOrder { Rank, Host, Rail, FirstStuck };
 
@@ -38,6 +43,10 @@ public:
         SnapshotPtr snap, std::vector<TimeRange> stalls, Progress& progress);
     // The same levels with other stall windows (cheap: the levels are shared).
     std::shared_ptr<const HeatmapModel> withStalls(std::vector<TimeRange> stalls) const;
+    // Adds lateness levels (each rank's arrival minus the collective's mean arrival, max per bucket), built
+    // from the analysis' matched collectives. O(records); run it off the GUI thread.
+    std::shared_ptr<const HeatmapModel> withLateness(const AnalysisResult& analysis) const;
+    bool hasLateness() const { return m_lateLevels != nullptr; }
 
     const JobSnapshot& snapshot() const { return *m_snap; }
     std::uint32_t rows() const { return static_cast<std::uint32_t>(m_snap->collectives.size()); }
@@ -81,6 +90,7 @@ private:
     TimeNs m_originNs = 0;
     TimeNs m_baseNs = 1;
     std::shared_ptr<const Levels> m_levels;
+    std::shared_ptr<const Levels> m_lateLevels; // same buckets; .late holds the lateness (optional)
 };
 
 } // namespace stallscope

@@ -203,9 +203,13 @@ void HeatmapWidget::ensureRaster(QSize plotPx, qreal dpr)
             for (int x = 0; x < plotPx.width(); ++x) {
                 line[x] = m_palette.color(src[x]);
             }
-        } else {
+        } else if (m_metric == HeatmapMetric::TimeInCollectives) {
             for (int x = 0; x < plotPx.width(); ++x) {
                 line[x] = src[x].present ? HeatmapPalette::rampColor(src[x].inside) : m_palette.background.rgb();
+            }
+        } else {
+            for (int x = 0; x < plotPx.width(); ++x) {
+                line[x] = src[x].present ? HeatmapPalette::rampColor(src[x].late) : m_palette.background.rgb();
             }
         }
     }
@@ -391,16 +395,21 @@ void HeatmapWidget::drawOverlays(QPainter& p, const QRect& plot, const TimeAxisM
 
 void HeatmapWidget::drawLegend(QPainter& p, const QRect& area) const
 {
-    if (m_metric == HeatmapMetric::TimeInCollectives) {
+    if (m_metric != HeatmapMetric::State) {
         p.setPen(m_palette.text);
-        const QString left = tr("share of each cell's time inside collectives: 0 %");
+        const bool late = m_metric == HeatmapMetric::Lateness;
+        const QString left = late
+            ? (m_model && m_model->hasLateness() ? tr("arrival after the collective's mean arrival: 0")
+                                                 : tr("computing lateness… 0"))
+            : tr("share of each cell's time inside collectives: 0 %");
         const int w = p.fontMetrics().horizontalAdvance(left);
         p.drawText(QRect(area.left(), area.top(), w + 4, 18), Qt::AlignVCenter, left);
         for (int i = 0; i < 160; ++i) {
             p.fillRect(QRect(area.left() + w + 8 + i, area.top() + 3, 1, 12),
                 HeatmapPalette::rampColor(std::uint8_t(i * 255 / 159)));
         }
-        p.drawText(QRect(area.left() + w + 172, area.top(), 60, 18), Qt::AlignVCenter, tr("100 %"));
+        p.drawText(QRect(area.left() + w + 172, area.top(), 160, 18), Qt::AlignVCenter,
+            late ? tr("≥ 1 s (log scale)") : tr("100 %"));
         return;
     }
     const std::pair<QColor, QString> items[] = {

@@ -19,7 +19,7 @@ namespace stallscope {
 
 class ViewState;
 
-enum class HeatmapMetric { State, TimeInCollectives };
+enum class HeatmapMetric { State, TimeInCollectives, Lateness };
 
 class HeatmapWidget : public QWidget
 {

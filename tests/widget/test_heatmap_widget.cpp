@@ -18,6 +18,8 @@
 #include <QTest>
 #include <QWheelEvent>
 
+#include <numeric>
+
 using namespace stallscope;
 using namespace stallscope::test;
 
@@ -320,4 +322,38 @@ TEST_CASE("colour by time in collectives; a host selected in the topology lights
     const double hostW = (700 - 32) / 8.0;
     QTest::mouseClick(&topo, Qt::LeftButton, Qt::NoModifier, QPoint(16 + int(hostW / 2), int(420 * 0.78) + 9));
     CHECK(f.state.selectedRanks() == std::vector<std::uint32_t> { 0, 1, 2, 3, 4, 5, 6, 7 });
+}
+
+TEST_CASE("lateness colouring finds the straggler", "[widget]")
+{
+    auto c = tinyConfig();
+    c.faults = { parseFaultSpec("slow-rank:rank=9:at=10s:factor=1.5").value() };
+    const auto sim = simulateOrFail(c);
+    const auto analysis = std::make_shared<AnalysisResult>(analyze(*sim.snapshot));
+    NullProgress none;
+    const auto base = HeatmapModel::build(sim.snapshot, {}, none);
+    CHECK_FALSE(base->hasLateness());
+    const auto model = base->withLateness(*analysis);
+    REQUIRE(model->hasLateness());
+    CHECK(model->memoryBytes() > base->memoryBytes());
+    const TimeAxisMapping map {
+        { sim.snapshot->job.span.start + 30 * kNsPerSec, sim.snapshot->job.span.start + 90 * kNsPerSec }, 400
+    };
+    std::vector<HeatCell> cells;
+    std::vector<std::uint32_t> order(64);
+    std::iota(order.begin(), order.end(), 0u);
+    model->rasterize(map, 64, order, cells);
+    auto rowMaxLate = [&](int row) {
+        int m = 0;
+        for (int x = 0; x < 400; ++x) {
+            m = std::max<int>(m, cells[std::size_t(row) * 400 + std::size_t(x)].late);
+        }
+        return m;
+    };
+    CHECK(rowMaxLate(9) >= quantizeLateness(200 * kNsPerMs)); // ~0.45 s late at the last bucket
+    for (int r : { 0, 8, 10, 63 }) {
+        CHECK(rowMaxLate(r) < quantizeLateness(60 * kNsPerMs)); // jitter and skew only
+    }
+    CHECK(quantizeLateness(0) == 0);
+    CHECK(quantizeLateness(kNsPerSec) == 255);
 }
