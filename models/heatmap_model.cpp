@@ -73,10 +73,10 @@ std::uint8_t quantize(float share)
     return static_cast<std::uint8_t>(std::min(share, 1.0f) * 255.0f + 0.5f);
 }
 
-HeatCell merge(const HeatCell& x, const HeatCell& y)
+LevelCell merge(const LevelCell& x, const LevelCell& y)
 {
-    return { static_cast<std::uint8_t>((x.inside + y.inside + 1) / 2), std::max(x.stalled, y.stalled),
-        std::max(x.failed, y.failed), std::max(x.present, y.present), std::max(x.late, y.late) };
+    return { static_cast<std::uint8_t>((x.inside + y.inside + 1) / 2), std::max(x.late, y.late),
+        std::max(x.failed, y.failed), std::max(x.present, y.present) };
 }
 
 } // namespace
@@ -128,7 +128,7 @@ std::shared_ptr<const HeatmapModel> HeatmapModel::build(
     while (levels->bucketsAt.back() > 256) {
         const auto prev = levels->bucketsAt.back();
         const auto next = (prev + 1) / 2;
-        std::vector<HeatCell> level(std::size_t(ranks) * next);
+        std::vector<LevelCell> level(std::size_t(ranks) * next);
         const auto& src = levels->cells.back();
         for (std::uint32_t r = 0; r < ranks; ++r) {
             for (std::size_t i = 0; i < next; ++i) {
@@ -209,7 +209,7 @@ std::shared_ptr<const HeatmapModel> HeatmapModel::withLateness(const AnalysisRes
     while (levels->bucketsAt.size() < m_levels->bucketsAt.size()) {
         const auto prev = levels->bucketsAt.back();
         const auto next = m_levels->bucketsAt[levels->bucketsAt.size()];
-        std::vector<HeatCell> level(std::size_t(ranks) * next);
+        std::vector<LevelCell> level(std::size_t(ranks) * next);
         const auto& src = levels->cells.back();
         for (std::uint32_t r = 0; r < ranks; ++r) {
             for (std::size_t i = 0; i < next; ++i) {
@@ -238,8 +238,8 @@ std::uint64_t HeatmapModel::memoryBytes() const
 {
     std::uint64_t bytes = 0;
     for (const auto* levels : { m_levels.get(), m_lateLevels.get() }) {
-        for (const auto& l : levels ? levels->cells : std::vector<std::vector<HeatCell>> {}) {
-            bytes += l.capacity() * sizeof(HeatCell);
+        for (const auto& l : levels ? levels->cells : std::vector<std::vector<LevelCell>> {}) {
+            bytes += l.capacity() * sizeof(LevelCell);
         }
     }
     return bytes;
@@ -350,7 +350,7 @@ void HeatmapModel::rasterizeRank(const TimeAxisMapping& map, const FramePlan& pl
         return;
     }
     const auto n = m_levels->bucketsAt[plan.level];
-    const HeatCell* row = m_levels->cells[plan.level].data() + std::size_t(rank) * n;
+    const LevelCell* row = m_levels->cells[plan.level].data() + std::size_t(rank) * n;
     for (std::size_t x = 0; x < W; ++x) {
         const auto i0 = plan.first[x];
         const auto i1 = plan.last[x];
@@ -367,7 +367,7 @@ void HeatmapModel::rasterizeRank(const TimeAxisMapping& map, const FramePlan& pl
         }
         c.inside = static_cast<std::uint8_t>(inside / (i1 - i0));
         if (m_lateLevels) {
-            const HeatCell* lrow = m_lateLevels->cells[plan.level].data() + std::size_t(rank) * n;
+            const LevelCell* lrow = m_lateLevels->cells[plan.level].data() + std::size_t(rank) * n;
             for (auto i = i0; i < i1; ++i) {
                 c.late = std::max(c.late, lrow[i].late);
             }

@@ -30,6 +30,16 @@ struct HeatCell
     std::uint8_t late = 0; // how late the rank arrived (max in the cell), log scale: 0 = on time, 255 = >= 1 s
 };
 
+// A stored pyramid cell: 4 bytes (the stall share is an overlay applied per column at rasterization).
+struct LevelCell
+{
+    std::uint8_t inside = 0;
+    std::uint8_t late = 0; // lateness levels only
+    std::uint8_t failed = 0;
+    std::uint8_t present = 0;
+};
+static_assert(sizeof(LevelCell) == 4);
+
 // Lateness in ns → the cell's log-scale byte (1 ms ≈ 26, 10 ms ≈ 89, 100 ms ≈ 171, 1 s = 255).
 std::uint8_t quantizeLateness(TimeNs latenessNs);
 
@@ -83,7 +93,7 @@ private:
     struct Levels
     {
         std::vector<std::size_t> bucketsAt; // buckets per rank at each level
-        std::vector<std::vector<HeatCell>> cells; // [level][rank * bucketsAt + i]; .stalled unused
+        std::vector<std::vector<LevelCell>> cells; // [level][rank * bucketsAt + i]
     };
     SnapshotPtr m_snap;
     std::vector<TimeRange> m_stalls; // sorted by start
