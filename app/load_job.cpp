@@ -22,7 +22,7 @@ std::string SharedProgress::stage() const
     return m_stage;
 }
 
-OpenedBundle openBundle(const std::string& path, SharedProgress& progress)
+OpenedBundle openBundle(const std::string& path, SharedProgress& progress, const StageCallback& onStage)
 {
     OpenedBundle out;
     out.path = path;
@@ -38,11 +38,20 @@ OpenedBundle openBundle(const std::string& path, SharedProgress& progress)
         out.error = "cancelled";
         return out;
     }
+    if (onStage) {
+        onStage(out); // stage 1: the snapshot alone
+    }
     // The heatmap levels do not depend on the analysis (stall windows are an overlay): build them on the
     // second core while the analysis runs on this one.
-    auto levels = std::async(std::launch::async, [snap = out.snapshot] {
+    auto levels = std::async(std::launch::async, [partial = out, &onStage] {
         NullProgress quiet; // the analysis reports progress meanwhile; this takes about as long
-        return HeatmapModel::build(snap, {}, quiet);
+        auto model = HeatmapModel::build(partial.snapshot, {}, quiet);
+        if (onStage) {
+            auto stage2 = partial;
+            stage2.heatmap = model;
+            onStage(stage2); // stage 2: the heatmap, before the analysis has named any stall
+        }
+        return model;
     });
     progress.report("Analysing", 0, 1);
     auto analysis = std::make_shared<AnalysisResult>(analyze(*out.snapshot, AnalysisOptions {}, progress));

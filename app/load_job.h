@@ -10,6 +10,7 @@
 #include "heatmap_model.h"
 
 #include <atomic>
+#include <functional>
 #include <mutex>
 #include <string>
 
@@ -42,7 +43,12 @@ struct OpenedBundle
     LoadedBundle loaded; // figures for the summary (snapshot pointer shared with `snapshot`)
 };
 
+// Partial results as they become ready, so the window is useful in stages: first the snapshot (summary,
+// topology, counters), then the heatmap levels (no stall overlay yet), then everything (the return value).
+// Called on worker threads: the callee must hand the copy over to its own thread.
+using StageCallback = std::function<void(const OpenedBundle& partial)>;
+
 // Runs on a worker thread.
-OpenedBundle openBundle(const std::string& path, SharedProgress& progress);
+OpenedBundle openBundle(const std::string& path, SharedProgress& progress, const StageCallback& onStage = {});
 
 } // namespace stallscope

@@ -33,6 +33,7 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QPainter>
+#include <QPointer>
 #include <QProgressDialog>
 #include <QSettings>
 #include <QSplitter>
@@ -250,7 +251,7 @@ void MainWindow::openBundle(const QString& path)
     }
     m_progress = std::make_shared<SharedProgress>();
     m_progressDialog = new QProgressDialog(tr("Opening %1").arg(path), tr("Cancel"), 0, 1000, this);
-    m_progressDialog->setWindowModality(Qt::WindowModal);
+    m_progressDialog->setWindowModality(Qt::NonModal); // the window stays usable as stages arrive
     m_progressDialog->setMinimumDuration(300);
     m_progressDialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(m_progressDialog, &QProgressDialog::canceled, this, [p = m_progress] { p->cancel(); });
@@ -258,8 +259,49 @@ void MainWindow::openBundle(const QString& path)
     statusBar()->showMessage(tr("Opening %1").arg(path));
     const std::string p = path.toStdString();
     auto progress = m_progress; // the job keeps its own reference: never a raw `this`
+    const quint64 generation = ++m_loadGeneration;
+    QPointer<MainWindow> self(this);
+    StageCallback stage = [self, generation](const OpenedBundle& partial) {
+        auto copy = std::make_shared<OpenedBundle>(partial);
+        QMetaObject::invokeMethod(
+            qApp,
+            [self, generation, copy] {
+                if (self && self->m_loadGeneration == generation) {
+                    self->onStage(copy);
+                }
+            },
+            Qt::QueuedConnection);
+    };
     m_watcher->setFuture(QtConcurrent::run(
-        [p, progress] { return std::make_shared<OpenedBundle>(stallscope::openBundle(p, *progress)); }));
+        [p, progress, stage] { return std::make_shared<OpenedBundle>(stallscope::openBundle(p, *progress, stage)); }));
+}
+
+void MainWindow::showSnapshot(const OpenedBundle& opened)
+{
+    m_state->setSpan(opened.snapshot->job.span);
+    m_state->clearLinks();
+    m_counters->setSnapshot(opened.snapshot);
+    m_topology->setData(opened.snapshot, opened.analysis);
+    m_linkList->setSnapshot(opened.snapshot);
+    m_summary->setSummary(summarize(opened.path, opened.loaded));
+    m_warnings->clear();
+    for (const auto& w : opened.warnings) {
+        m_warnings->addItem(QString::fromStdString(w.format()));
+    }
+    setWindowTitle(tr("%1 — Stallscope").arg(QString::fromStdString(opened.snapshot->job.name)));
+}
+
+void MainWindow::onStage(std::shared_ptr<OpenedBundle> partial)
+{
+    if (!partial->heatmap) {
+        showSnapshot(*partial); // stage 1: metadata, topology, counters
+        m_heatmap->setModel(nullptr, nullptr);
+        statusBar()->showMessage(
+            tr("Loaded %1; building the heatmap and analysing…").arg(QString::fromStdString(partial->path)));
+        return;
+    }
+    m_heatmap->setModel(partial->heatmap, nullptr); // stage 2: the heatmap, stalls not yet marked
+    statusBar()->showMessage(tr("Heatmap ready; analysing…"));
 }
 
 void MainWindow::onLoaded()
@@ -273,26 +315,20 @@ void MainWindow::onLoaded()
     if (!opened->error.empty()) {
         const auto msg = QString::fromStdString(opened->error);
         statusBar()->showMessage(tr("Could not open: %1").arg(msg));
+        if (opened->snapshot) {
+            closeBundle(); // stage 1 had shown part of it: leave no half state behind
+        }
         if (opened->error != "cancelled" && isVisible()) {
             QMessageBox::warning(this, tr("Could not open the bundle"), msg);
         }
         emit loadFinished(false);
         return;
     }
+    // Stage 1 (queued before this) already showed the snapshot: add what the analysis knows.
     m_opened = opened;
-    m_state->setSpan(opened->snapshot->job.span);
-    m_heatmap->setModel(opened->heatmap, opened->analysis);
-    m_state->clearLinks();
-    m_counters->setSnapshot(opened->snapshot);
     m_topology->setData(opened->snapshot, opened->analysis);
-    m_linkList->setSnapshot(opened->snapshot);
+    m_heatmap->setModel(opened->heatmap, opened->analysis);
     m_incidents->setAnalysis(opened->snapshot, opened->analysis);
-    m_summary->setSummary(summarize(opened->path, opened->loaded));
-    m_warnings->clear();
-    for (const auto& w : opened->warnings) {
-        m_warnings->addItem(QString::fromStdString(w.format()));
-    }
-    setWindowTitle(tr("%1 — Stallscope").arg(QString::fromStdString(opened->snapshot->job.name)));
     statusBar()->showMessage(tr("Opened %1: %2 incident(s)")
                                  .arg(QString::fromStdString(opened->path))
                                  .arg(opened->analysis->incidents.size()));

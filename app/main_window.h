@@ -54,6 +54,8 @@ private:
     void createMenus();
     void createDocks();
     void onLoaded();
+    void onStage(std::shared_ptr<OpenedBundle> partial); // GUI thread
+    void showSnapshot(const OpenedBundle& opened);
     void closeBundle();
     void updateStatus();
     void addRecent(const QString& path);
@@ -79,6 +81,7 @@ private:
     QMenu* m_recentMenu = nullptr;
     QFutureWatcher<std::shared_ptr<OpenedBundle>>* m_watcher;
     std::shared_ptr<SharedProgress> m_progress;
+    quint64 m_loadGeneration = 0; // stage results of an older load are dropped
     QProgressDialog* m_progressDialog = nullptr;
     QTimer* m_progressTimer;
     QString m_progressStage;
