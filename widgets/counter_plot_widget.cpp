@@ -13,6 +13,8 @@
 #include <QMenu>
 #include <QVBoxLayout>
 
+#include <optional>
+
 namespace stallscope {
 
 namespace {
@@ -24,12 +26,13 @@ struct Track
     CounterKind kind;
     double scale; // raw unit → plotted unit
     const char* label;
+    std::optional<CounterKind> second = std::nullopt; // drawn dashed in the same track
 };
 
 // Per link: traffic, errors, congestion. Both ends in each.
 const Track kTracks[] = {
     { CounterKind::PortXmitData, 4.0 / 1e9, "GB/s" },
-    { CounterKind::LinkDowned, 1.0, "downed/s" },
+    { CounterKind::LinkDowned, 1.0, "errors/s", CounterKind::SymbolError }, // link_downed solid, symbol_error dashed
     { CounterKind::PortXmitWait, 1e-6, "wait M/s" },
 };
 
@@ -135,14 +138,19 @@ void CounterPlotWidget::rebuild()
             y->setNumberFormat(QStringLiteral("gb"));
             y->ticker()->setTickCount(2); // small multiples: two labels per track stay readable
             for (int end = 0; end < 2; ++end) {
-                auto* g = m_plot->addGraph(x, y);
-                g->setPen(QPen(end == 0 ? endA : endB, 1.2));
-                g->setName(end == 0 ? nodeName(*m_snap, link.a) : nodeName(*m_snap, link.b));
-                g->setProperty("link", li);
-                g->setProperty("end", end);
-                g->setProperty("kind", int(track.kind));
-                g->setProperty("scale", track.scale);
-                g->setLineStyle(QCPGraph::lsStepRight);
+                for (const auto kind : { std::optional<CounterKind>(track.kind), track.second }) {
+                    if (!kind) {
+                        continue;
+                    }
+                    auto* g = m_plot->addGraph(x, y);
+                    g->setPen(QPen(end == 0 ? endA : endB, 1.2, *kind == track.kind ? Qt::SolidLine : Qt::DashLine));
+                    g->setName(end == 0 ? nodeName(*m_snap, link.a) : nodeName(*m_snap, link.b));
+                    g->setProperty("link", li);
+                    g->setProperty("end", end);
+                    g->setProperty("kind", int(*kind));
+                    g->setProperty("scale", track.scale);
+                    g->setLineStyle(QCPGraph::lsStepRight);
+                }
             }
             for (const auto& down : linkDownIntervals(*m_snap, static_cast<LinkId>(li))) {
                 auto* shade = new QCPItemRect(m_plot);

@@ -71,6 +71,7 @@ void TopologyWidget::setData(std::shared_ptr<const JobSnapshot> snap, std::share
     m_hostOfNode.clear();
     m_ranksOfHost.clear();
     m_states.reset();
+    m_expandedHost = -1;
     if (m_snap) {
         const auto& topo = m_snap->topology;
         std::map<std::uint32_t, int> hostIndex;
@@ -130,7 +131,7 @@ TopologyWidget::Layout TopologyWidget::layout(QSizeF size) const
     };
     spread(m_spines, 30);
     spread(m_leaves, h * 0.42);
-    l.hostTop = h * 0.78;
+    l.hostTop = h * (m_expandedHost >= 0 ? 0.62 : 0.78); // room for the HCA row when a host is expanded
     const double hostW = (w - 2 * margin) / double(std::max<std::size_t>(1, m_hosts.size()));
     for (std::size_t i = 0; i < m_hosts.size(); ++i) {
         l.hostBox.emplace_back(margin + i * hostW, l.hostTop, std::max(1.0, hostW - (hostW > 4 ? 1 : 0)), 18);
@@ -255,6 +256,34 @@ void TopologyWidget::paintInto(QPainter& p, QSizeF size)
         p.drawText(QRectF(l.hostBox[i].left(), l.hostTop + 20, 90, 14), Qt::AlignLeft,
             QString::fromStdString(m_snap->str(m_hosts[i])));
     }
+    // An expanded host: its HCAs one by one under the host row, each linked to its leaf, coloured by state.
+    if (m_expandedHost >= 0 && std::size_t(m_expandedHost) < m_ranksOfHost.size()) {
+        const auto& ranks = m_ranksOfHost[std::size_t(m_expandedHost)];
+        p.setRenderHint(QPainter::Antialiasing, true);
+        for (std::size_t i = 0; i < ranks.size(); ++i) {
+            const QRectF box = hcaBox(l, i, ranks.size());
+            const auto& ri = m_snap->ranks[ranks[i]];
+            if (ri.hcaNode) {
+                if (auto link = topo.linkAt({ *ri.hcaNode, ri.hcaPort })) {
+                    const auto& lk = topo.link(*link);
+                    const auto leaf = topo.node(lk.a.node).kind == NodeKind::Switch ? lk.a.node : lk.b.node;
+                    p.setPen(
+                        QPen(healthColor(m_states->stateAt(*link, t), pal), marked && *marked == *link ? 3.0 : 1.5));
+                    p.drawLine(QPointF(box.center().x(), box.top()), l.nodePos[index(leaf)]);
+                }
+            }
+            const bool sel
+                = std::binary_search(m_state->selectedRanks().begin(), m_state->selectedRanks().end(), ranks[i]);
+            p.setPen(text);
+            p.setBrush(sel ? QColor(0xf0, 0xe4, 0x42) : pal.color(QPalette::Button));
+            p.drawRect(box);
+            p.drawText(box, Qt::AlignCenter, QString::fromStdString(m_snap->str(ri.hca)));
+        }
+        p.setRenderHint(QPainter::Antialiasing, false);
+        p.drawText(QRectF(8, l.hostTop + 80, size.width() - 16, 14), Qt::AlignLeft,
+            tr("%1 expanded (double-click to collapse)")
+                .arg(QString::fromStdString(m_snap->str(m_hosts[std::size_t(m_expandedHost)]))));
+    }
     // Legend and time.
     double x = 8;
     const double y = size.height() - 18;
@@ -304,8 +333,53 @@ int TopologyWidget::hostAt(QPointF pos) const
     return -1;
 }
 
+QRectF TopologyWidget::hcaBox(const Layout& l, std::size_t i, std::size_t count) const
+{
+    const double w = std::min(70.0, (width() - 32.0) / double(std::max<std::size_t>(1, count)) - 4);
+    const double total = double(count) * (w + 4);
+    const double left = std::max(16.0, (width() - total) / 2);
+    return QRectF(left + double(i) * (w + 4), l.hostTop + 56, w, 18);
+}
+
+int TopologyWidget::hcaAt(QPointF pos) const
+{
+    if (!m_snap || m_expandedHost < 0) {
+        return -1;
+    }
+    const auto l = layout(size());
+    const auto& ranks = m_ranksOfHost[std::size_t(m_expandedHost)];
+    for (std::size_t i = 0; i < ranks.size(); ++i) {
+        if (hcaBox(l, i, ranks.size()).contains(pos)) {
+            return static_cast<int>(ranks[i]);
+        }
+    }
+    return -1;
+}
+
+void TopologyWidget::setExpandedHost(int host)
+{
+    m_expandedHost = host;
+    update();
+}
+
+void TopologyWidget::mouseDoubleClickEvent(QMouseEvent* event)
+{
+    const int h = hostAt(event->position());
+    setExpandedHost(h >= 0 && h != m_expandedHost ? h : -1);
+}
+
 void TopologyWidget::mousePressEvent(QMouseEvent* event)
 {
+    if (const int r = hcaAt(event->position()); r >= 0) {
+        m_state->selectRank(static_cast<std::uint32_t>(r)); // one HCA: its rank, and its link's counters
+        const auto& ri = m_snap->ranks[std::size_t(r)];
+        if (ri.hcaNode) {
+            if (auto link = m_snap->topology.linkAt({ *ri.hcaNode, ri.hcaPort })) {
+                m_state->selectLink(*link);
+            }
+        }
+        return;
+    }
     if (const int h = hostAt(event->position()); h >= 0 && !m_ranksOfHost[std::size_t(h)].empty()) {
         m_state->selectRanks(m_ranksOfHost[std::size_t(h)]); // the host's ranks light up in the heatmap
         return;

@@ -36,6 +36,7 @@ protected:
     void contextMenuEvent(QContextMenuEvent* event) override;
     void paintEvent(QPaintEvent* event) override;
     void mousePressEvent(QMouseEvent* event) override;
+    void mouseDoubleClickEvent(QMouseEvent* event) override; // expands / collapses a host
     bool event(QEvent* event) override;
 
 private:
@@ -48,6 +49,14 @@ private:
     Layout layout(QSizeF size) const;
     std::optional<LinkId> linkAt(QPointF pos) const;
     int hostAt(QPointF pos) const;
+    int hcaAt(QPointF pos) const; // rank of the expanded host's HCA box under pos, or -1
+    QRectF hcaBox(const Layout& l, std::size_t i, std::size_t count) const;
+
+public:
+    void setExpandedHost(int host); // -1 collapses
+    int expandedHost() const { return m_expandedHost; }
+
+private:
     TimeNs now() const;
 
     ViewState* m_state;
@@ -58,6 +67,7 @@ private:
     std::vector<StringId> m_hosts; // host names in order
     std::vector<int> m_hostOfNode; // topology node → host index (-1 for switches)
     std::vector<std::vector<std::uint32_t>> m_ranksOfHost;
+    int m_expandedHost = -1; // host whose HCAs are drawn one by one
 };
 
 } // namespace stallscope

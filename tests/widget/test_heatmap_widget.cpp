@@ -357,3 +357,30 @@ TEST_CASE("lateness colouring finds the straggler", "[widget]")
     CHECK(quantizeLateness(0) == 0);
     CHECK(quantizeLateness(kNsPerSec) == 255);
 }
+
+TEST_CASE("a host expands into its HCAs; clicking one selects its rank", "[widget]")
+{
+    Fixture f;
+    TopologyWidget topo(&f.state);
+    topo.setData(f.sim.snapshot, f.analysis);
+    topo.resize(700, 420);
+    const double hostW = (700 - 32) / 8.0;
+    const QPoint host4(16 + int(hostW * 4.5), int(420 * 0.78) + 9); // gpu-a004
+    QTest::mouseDClick(&topo, Qt::LeftButton, Qt::NoModifier, host4);
+    CHECK(topo.expandedHost() == 4);
+    // The HCA row sits under the hosts: 8 boxes centred; click the 6th (mlx5_5 = rank 37, the flapped one).
+    const double boxW = std::min(70.0, (700 - 32.0) / 8 - 4);
+    const double left = std::max(16.0, (700 - 8 * (boxW + 4)) / 2);
+    QTest::mouseClick(
+        &topo, Qt::LeftButton, Qt::NoModifier, QPoint(int(left + 5 * (boxW + 4) + boxW / 2), int(420 * 0.62) + 65));
+    CHECK(f.state.selectedRanks() == std::vector<std::uint32_t> { 37 });
+    REQUIRE(f.state.selectedLinks().size() == 1);
+    CHECK(f.state.selectedLinks()[0] == f.sim.outages.at(0).link); // rank 37's HCA link: the flapped one
+    const QImage img = topo.renderImage(QSize(700, 420));
+    CHECK_FALSE(img.isNull());
+    if (const char* dir = std::getenv("STALLSCOPE_TEST_IMAGES")) {
+        img.save(QString::fromLocal8Bit(dir) + QStringLiteral("/topology-expanded.png"));
+    }
+    QTest::mouseDClick(&topo, Qt::LeftButton, Qt::NoModifier, QPoint(host4.x(), int(420 * 0.62) + 9));
+    CHECK(topo.expandedHost() == -1);
+}
