@@ -17,6 +17,7 @@ std::string mainUsage()
            "  simulate   generate a simulated incident bundle (with truth.json)\n"
            "  info       print what a bundle holds and how long it took to load\n"
            "  analyze    find stalls, hangs and stragglers; name the link or rank; price each incident\n"
+           "  collect    sample this host's InfiniBand port counters into CSV (run it as a service)\n"
            "  export-trace  Chrome trace JSON for Perfetto (ranks, collectives, link counters, events)\n"
            "  report     a self-contained HTML and Markdown incident report with one image per incident\n"
            "  render     the composed postmortem image of an incident or window (PNG, SVG, PDF), headless\n"
@@ -33,6 +34,9 @@ int runSubcommand(const std::vector<std::string>& args, std::ostream& out, std::
     const std::vector<std::string> rest(args.begin() + 1, args.end());
     if (args[0] == "simulate") {
         return runSimulate(rest, out, err);
+    }
+    if (args[0] == "collect") {
+        return runCollect(rest, out, err);
     }
     if (args[0] == "export-trace") {
         return runExportTrace(rest, out, err);

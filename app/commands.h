@@ -13,6 +13,7 @@ namespace stallscope::cli {
 int runSimulate(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int runAnalyze(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int runExportTrace(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int runCollect(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int runInfo(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 // Dispatches `stallscope COMMAND ...`; returns -1 when args[0] is not a subcommand.
