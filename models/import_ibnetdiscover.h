@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Reads `ibnetdiscover` output (plain, and `-p` ports report) into a Topology: switches and CAs with their
+// node descriptions and GUIDs, links with both ends' ports, width and speed. Each link appears once (the
+// file lists it from both ends). Switch tiers are inferred: a switch with a CA neighbour is a leaf (1),
+// the others are spines (2). CA node descriptions "<host> <hca>" give host and HCA names.
+// A down link is simply absent from the file (formats.md §5a): diff two snapshots to find it.
+
+#include "job_snapshot.h"
+#include "result.h"
+
+#include <string>
+#include <vector>
+
+namespace stallscope {
+
+struct ImportedTopology
+{
+    Topology topology;
+    std::vector<LoadIssue> warnings;
+};
+
+// `strings` interns the names (the snapshot's pool). Errors name the file and line.
+Result<ImportedTopology> parseIbnetdiscover(const std::string& file, const std::string& text, StringPool& strings);
+
+} // namespace stallscope
