@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT
+#include "import_flight_recorder.h"
+#include "test_support.h"
+
+#include <catch2/catch.hpp>
+
+using namespace stallscope;
+using namespace stallscope::test;
+
+TEST_CASE("Flight Recorder JSON dumps become collective records", "[core][import]")
+{
+    const std::string path = std::string(STALLSCOPE_TEST_DATA_DIR) + "/flight_recorder/nccl_trace_rank_3";
+    auto r = parseFlightRecorderJson(path, readFile(path));
+    INFO((r ? "" : r.error().format()));
+    REQUIRE(r.ok());
+    const auto& d = r.value();
+    CHECK(d.rank == 3u);
+    CHECK(d.version == "2.10");
+    REQUIRE(d.groups.size() == 2);
+    CHECK(d.groups.at("0").ranks == std::vector<std::uint32_t> { 0, 1, 2, 3 });
+    CHECK(d.groups.at("1").ranks == std::vector<std::uint32_t> { 2, 3 }); // "[2,3]" without spaces
+    CHECK(d.p2pSkipped == 1);
+    REQUIRE(d.entries.size() == 3);
+    const auto& ar = d.entries[0];
+    CHECK(ar.op == CollectiveOp::AllReduce);
+    CHECK(ar.seq == 1841);
+    CHECK(ar.bytes == 262144000ULL * 2); // BFloat16
+    CHECK(ar.state == CollectiveState::Completed);
+    CHECK(ar.endNs - ar.startNs == 40'999'000);
+    const auto& ag = d.entries[1];
+    CHECK(ag.op == CollectiveOp::AllGather);
+    CHECK(ag.bytes == 1024ULL * 1024 * 4);
+    CHECK(ag.state == CollectiveState::TimedOut); // retired but not completed
+    CHECK(ag.endNs == kNoTime); // 0 means "not observed"
+    const auto& rs = d.entries[2];
+    CHECK(rs.pg == "1");
+    CHECK(rs.op == CollectiveOp::ReduceScatter);
+    CHECK(rs.state == CollectiveState::Scheduled);
+    CHECK(rs.startNs == kNoTime);
+}
+
+TEST_CASE("Flight Recorder names and bad dumps", "[core][import]")
+{
+    CHECK(opFromProfilingName("nccl:all_reduce") == CollectiveOp::AllReduce);
+    CHECK(opFromProfilingName("xccl:broadcast") == CollectiveOp::Broadcast);
+    CHECK(opFromProfilingName("nccl:coalesced") == CollectiveOp::Other);
+    CHECK(rankFromFileName("/tmp/comm_lib_trace_rank_1023") == 1023u);
+    CHECK_FALSE(rankFromFileName("/tmp/trace.json").has_value());
+    CHECK(dtypeBytes("Float") == 4);
+    CHECK(dtypeBytes("Quaternion") == 0);
+    auto r = parseFlightRecorderJson("nccl_trace_rank_0", "{\"entries\": []}");
+    REQUIRE_FALSE(r.ok());
+    CHECK_THAT(r.error().format(), Catch::Contains("nccl_trace_rank_0") && Catch::Contains("version"));
+    r = parseFlightRecorderJson(
+        "nccl_trace_rank_0", "{\"version\": \"2.10\", \"entries\": [{\"collective_seq_id\": \"x\"}]}");
+    REQUIRE_FALSE(r.ok());
+    CHECK_THAT(r.error().format(), Catch::Contains("unexpected content"));
+    r = parseFlightRecorderJson("nccl_trace_rank_0", "{\"version\": \"2.");
+    REQUIRE_FALSE(r.ok());
+    CHECK_THAT(r.error().format(), Catch::Contains("invalid JSON"));
+}
