@@ -79,7 +79,41 @@ LevelCell merge(const LevelCell& x, const LevelCell& y)
         std::max(x.failed, y.failed), std::max(x.present, y.present) };
 }
 
+// Runs fn(part, parts) on up to 4 threads (the caller's included); ranks are split by part.
+template <typename Fn> void parallelParts(Fn fn)
+{
+    const unsigned parts = std::max(1u, std::min(4u, std::thread::hardware_concurrency()));
+    std::vector<std::thread> pool;
+    for (unsigned p = 1; p < parts; ++p) {
+        pool.emplace_back(fn, p, parts);
+    }
+    fn(0u, parts);
+    for (auto& t : pool) {
+        t.join();
+    }
+}
+
 } // namespace
+
+// Coarser levels by pairs (mean inside, max of the rest) until a rank fits in a few hundred buckets.
+void HeatmapModel::addCoarserLevels(Levels& levels, std::uint32_t ranks)
+{
+    while (levels.bucketsAt.back() > 256) {
+        const auto prev = levels.bucketsAt.back();
+        const auto next = (prev + 1) / 2;
+        std::vector<LevelCell> level(std::size_t(ranks) * next);
+        const auto& src = levels.cells.back();
+        for (std::uint32_t r = 0; r < ranks; ++r) {
+            for (std::size_t i = 0; i < next; ++i) {
+                const auto& x = src[std::size_t(r) * prev + 2 * i];
+                level[std::size_t(r) * next + i]
+                    = 2 * i + 1 < prev ? merge(x, src[std::size_t(r) * prev + 2 * i + 1]) : x;
+            }
+        }
+        levels.bucketsAt.push_back(next);
+        levels.cells.push_back(std::move(level));
+    }
+}
 
 std::shared_ptr<const HeatmapModel> HeatmapModel::build(
     SnapshotPtr snap, std::vector<TimeRange> stalls, Progress& progress)
@@ -101,10 +135,9 @@ std::shared_ptr<const HeatmapModel> HeatmapModel::build(
     levels->bucketsAt.push_back(n0);
     levels->cells.emplace_back(std::size_t(ranks) * n0);
     // Level 0 from the records, ranks split across the machine's cores.
-    const unsigned threads = std::max(1u, std::min(4u, std::thread::hardware_concurrency()));
-    auto work = [&](unsigned part) {
+    parallelParts([&](unsigned part, unsigned parts) {
         std::vector<float> acc(kChannels * n0);
-        for (std::uint32_t r = part; r < ranks; r += threads) {
+        for (std::uint32_t r = part; r < ranks; r += parts) {
             if (part == 0) {
                 progress.report("Building heatmap levels", r, ranks);
             }
@@ -115,31 +148,8 @@ std::shared_ptr<const HeatmapModel> HeatmapModel::build(
                 row[i] = { quantize(acc[kChannels * i]), 0, quantize(acc[kChannels * i + 1]), 255 };
             }
         }
-    };
-    std::vector<std::thread> pool;
-    for (unsigned p = 1; p < threads; ++p) {
-        pool.emplace_back(work, p);
-    }
-    work(0);
-    for (auto& t : pool) {
-        t.join();
-    }
-    // Coarser levels by pairs until a rank fits in a few hundred buckets.
-    while (levels->bucketsAt.back() > 256) {
-        const auto prev = levels->bucketsAt.back();
-        const auto next = (prev + 1) / 2;
-        std::vector<LevelCell> level(std::size_t(ranks) * next);
-        const auto& src = levels->cells.back();
-        for (std::uint32_t r = 0; r < ranks; ++r) {
-            for (std::size_t i = 0; i < next; ++i) {
-                const auto& x = src[std::size_t(r) * prev + 2 * i];
-                level[std::size_t(r) * next + i]
-                    = 2 * i + 1 < prev ? merge(x, src[std::size_t(r) * prev + 2 * i + 1]) : x;
-            }
-        }
-        levels->bucketsAt.push_back(next);
-        levels->cells.push_back(std::move(level));
-    }
+    });
+    addCoarserLevels(*levels, ranks);
     m->m_levels = std::move(levels);
     return m;
 }
@@ -177,7 +187,7 @@ std::shared_ptr<const HeatmapModel> HeatmapModel::withLateness(const AnalysisRes
     const auto ranks = static_cast<std::uint32_t>(s.collectives.size());
     levels->bucketsAt.push_back(n0);
     levels->cells.emplace_back(std::size_t(ranks) * n0);
-    auto work = [&](unsigned part, unsigned parts) {
+    parallelParts([&](unsigned part, unsigned parts) {
         for (std::uint32_t r = part; r < ranks; r += parts) {
             const auto& c = s.collectives[r];
             auto* row = levels->cells[0].data() + std::size_t(r) * n0;
@@ -196,31 +206,8 @@ std::shared_ptr<const HeatmapModel> HeatmapModel::withLateness(const AnalysisRes
                 cell.present = 255;
             }
         }
-    };
-    const unsigned threads = std::max(1u, std::min(4u, std::thread::hardware_concurrency()));
-    std::vector<std::thread> pool;
-    for (unsigned p = 1; p < threads; ++p) {
-        pool.emplace_back(work, p, threads);
-    }
-    work(0, threads);
-    for (auto& t : pool) {
-        t.join();
-    }
-    while (levels->bucketsAt.size() < m_levels->bucketsAt.size()) {
-        const auto prev = levels->bucketsAt.back();
-        const auto next = m_levels->bucketsAt[levels->bucketsAt.size()];
-        std::vector<LevelCell> level(std::size_t(ranks) * next);
-        const auto& src = levels->cells.back();
-        for (std::uint32_t r = 0; r < ranks; ++r) {
-            for (std::size_t i = 0; i < next; ++i) {
-                const auto& x = src[std::size_t(r) * prev + 2 * i];
-                level[std::size_t(r) * next + i]
-                    = 2 * i + 1 < prev ? merge(x, src[std::size_t(r) * prev + 2 * i + 1]) : x;
-            }
-        }
-        levels->bucketsAt.push_back(next);
-        levels->cells.push_back(std::move(level));
-    }
+    });
+    addCoarserLevels(*levels, ranks); // the same bucket sequence as m_levels
     auto m = std::make_shared<HeatmapModel>(*this);
     m->m_lateLevels = std::move(levels);
     return m;

@@ -101,6 +101,8 @@ private:
     TimeNs m_baseNs = 1;
     std::shared_ptr<const Levels> m_levels;
     std::shared_ptr<const Levels> m_lateLevels; // same buckets; .late holds the lateness (optional)
+
+    static void addCoarserLevels(Levels& levels, std::uint32_t ranks);
 };
 
 } // namespace stallscope
