@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: MIT
+#include "import_rank_log.h"
+
+#include <ctime>
+#include <regex>
+#include <sstream>
+
+namespace stallscope {
+
+namespace {
+
+TimeNs civil(int year, int month, int day, int h, int m, int s, TimeNs fracNs, const LogClock& clock)
+{
+    std::tm tm {};
+    tm.tm_year = year - 1900;
+    tm.tm_mon = month - 1;
+    tm.tm_mday = day;
+    tm.tm_hour = h;
+    tm.tm_min = m;
+    tm.tm_sec = s;
+    return TimeNs(timegm(&tm)) * kNsPerSec + fracNs - clock.utcOffsetNs;
+}
+
+// "162555850" (9 digits) or "162555" (6) → ns
+TimeNs fraction(const std::string& digits)
+{
+    std::string d = digits.substr(0, 9);
+    d.resize(9, '0');
+    return std::stoll(d);
+}
+
+std::string stripLauncherPrefix(const std::string& line)
+{
+    static const std::regex prefix(R"(^(?:\[default\d+\]:|\d+: |\(\w+ pid=\d+\) ))");
+    return std::regex_replace(line, prefix, "", std::regex_constants::format_first_only);
+}
+
+} // namespace
+
+Result<RankLogFacts> parseRankLog(const std::string& file, const std::string& text, const LogClock& clock)
+{
+    static const std::regex rankRe(R"(\[rank(\d+)\])");
+    static const std::regex c10Time(R"(\[[IWEF](\d{2})(\d{2}) (\d{2}):(\d{2}):(\d{2})\.(\d+) )");
+    static const std::regex ncclPrefix(
+        R"(^(?:\[(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})\] )?([\w.\-]+):(\d+):(\d+) \[(\d+)\] )");
+    static const std::regex using_(R"(NET/IB : Using (.*))");
+    static const std::regex usingItem(R"(\[(\d+)\]([\w\-]+):(\d+)/(IB|RoCE))");
+    static const std::regex completion(R"(Got completion from peer (\S+) with (?:error |status=)(?:\w+\()?(\d+))");
+    static const std::regex hcaTail(R"( hca (\S+))");
+    static const std::regex asyncEvent(
+        R"(NET/IB ?: ?(?:([\w\-]+):(\d+) )?Got (?:async event|async error event|non-fatal async event) ?: ?(port error|port active))");
+    static const std::regex watchdog(
+        R"(Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(\d+), OpType=(\w+))");
+    RankLogFacts f;
+    std::istringstream in(text);
+    std::string raw;
+    std::int64_t lineNo = 0;
+    while (std::getline(in, raw)) {
+        ++lineNo;
+        if (!raw.empty() && raw.back() == '\r') {
+            raw.pop_back();
+        }
+        const std::string line = stripLauncherPrefix(raw);
+        std::smatch m;
+        TimeNs when = kNoTime;
+        if (std::regex_search(line, m, rankRe)) {
+            const auto r = static_cast<std::uint32_t>(std::stoul(m[1]));
+            if (f.rank && *f.rank != r) {
+                f.warnings.push_back({ file, lineNo, -1,
+                    "lines of rank " + std::to_string(r) + " in the log of rank " + std::to_string(*f.rank) });
+            } else {
+                f.rank = r;
+            }
+        }
+        if (std::regex_search(line, m, c10Time)) {
+            when = civil(clock.year, std::stoi(m[1]), std::stoi(m[2]), std::stoi(m[3]), std::stoi(m[4]),
+                std::stoi(m[5]), fraction(m[6]), clock);
+        }
+        if (std::regex_search(line, m, ncclPrefix)) {
+            if (m[1].matched) {
+                when = civil(std::stoi(m[1]), std::stoi(m[2]), std::stoi(m[3]), std::stoi(m[4]), std::stoi(m[5]),
+                    std::stoi(m[6]), 0, clock);
+            }
+            if (f.host.empty()) {
+                f.host = m[7];
+                f.cudaDev = std::stoi(m[10]);
+            }
+        }
+        if (std::regex_search(line, m, using_) && f.hcas.empty()) {
+            const std::string list = m[1];
+            for (auto it = std::sregex_iterator(list.begin(), list.end(), usingItem); it != std::sregex_iterator();
+                 ++it) {
+                const auto idx = static_cast<std::size_t>(std::stoul((*it)[1]));
+                if (f.hcas.size() <= idx) {
+                    f.hcas.resize(idx + 1);
+                }
+                f.hcas[idx] = (*it)[2];
+            }
+            continue;
+        }
+        LogEvent e;
+        e.timeNs = when;
+        e.line = lineNo;
+        if (std::regex_search(line, m, completion)) {
+            e.kind = LogEventKind::CompletionError;
+            e.status = std::stoi(m[2]);
+            std::smatch h;
+            if (std::regex_search(line, h, hcaTail)) {
+                e.hca = h[1];
+            }
+            f.events.push_back(e);
+        } else if (std::regex_search(line, m, asyncEvent)) {
+            e.kind = m[3] == "port error" ? LogEventKind::PortError : LogEventKind::PortActive;
+            e.hca = m[1].matched ? m[1].str() : std::string();
+            f.events.push_back(e);
+        } else if (std::regex_search(line, m, watchdog)) {
+            e.kind = LogEventKind::WatchdogTimeout;
+            e.seq = static_cast<std::uint32_t>(std::stoul(m[1]));
+            e.op = m[2];
+            f.events.push_back(e);
+        }
+    }
+    if (!f.rank && f.host.empty() && f.events.empty()) {
+        return LoadIssue { file, 0, -1, "no PyTorch or NCCL log lines found" };
+    }
+    return f;
+}
+
+} // namespace stallscope

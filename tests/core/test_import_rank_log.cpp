@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: MIT
+#include "import_rank_log.h"
+#include "test_support.h"
+#include "time_format.h"
+
+#include <catch2/catch.hpp>
+
+using namespace stallscope;
+using namespace stallscope::test;
+
+namespace {
+std::string data(const std::string& name)
+{
+    return readFile(std::string(STALLSCOPE_TEST_DATA_DIR) + "/" + name);
+}
+} // namespace
+
+TEST_CASE("a rank's log gives its host, HCAs, transport errors and timeouts", "[core][import]")
+{
+    LogClock clock;
+    clock.year = 2025;
+    auto r = parseRankLog("rank2.log", data("logs/rank2.log"), clock);
+    INFO((r ? "" : r.error().format()));
+    REQUIRE(r.ok());
+    const auto& f = r.value();
+    CHECK(f.rank == 2u);
+    CHECK(f.host == "gpu-a017");
+    CHECK(f.cudaDev == 2);
+    CHECK(f.hcas == std::vector<std::string> { "mlx5_0", "mlx5_3", "mlx5_4" });
+    REQUIRE(f.events.size() == 3);
+    CHECK(f.events[0].kind == LogEventKind::PortError);
+    CHECK(f.events[0].hca == "mlx5_3");
+    CHECK(f.events[1].kind == LogEventKind::CompletionError);
+    CHECK(f.events[1].status == 12);
+    CHECK(f.events[1].hca == "mlx5_3");
+    CHECK(formatUtc(f.events[1].timeNs) == "2025-06-01 12:00:31.000 UTC");
+    CHECK(f.events[2].kind == LogEventKind::WatchdogTimeout);
+    CHECK(f.events[2].seq == 1842);
+    CHECK(f.events[2].op == "ALLREDUCE");
+    CHECK(formatUtc(f.events[2].timeNs) == "2025-06-01 12:10:31.004 UTC");
+    CHECK(f.events[2].line == 5);
+}
+
+TEST_CASE("NCCL wordings across versions are all recognised", "[core][import]")
+{
+    auto r = parseRankLog("nccl-variants.log", data("logs/nccl-variants.log"));
+    REQUIRE(r.ok());
+    const auto& f = r.value();
+    CHECK(f.host == "gpu-b003");
+    CHECK(f.hcas == std::vector<std::string> { "mlx5_7" });
+    REQUIRE(f.events.size() == 6);
+    for (int i = 0; i < 3; ++i) {
+        CHECK(f.events[i].kind == LogEventKind::CompletionError);
+        CHECK(f.events[i].status == 12);
+    }
+    CHECK(f.events[2].hca == "mlx5_7");
+    CHECK(f.events[3].kind == LogEventKind::PortError);
+    CHECK(f.events[3].hca.empty()); // NCCL <= 2.19 does not name it
+    CHECK(f.events[4].kind == LogEventKind::PortActive);
+    CHECK(f.events[5].kind == LogEventKind::PortError);
+    CHECK(f.events[5].hca == "mlx5_7");
+}
+
+TEST_CASE("a log without any known line is an error; a second rank is a warning", "[core][import]")
+{
+    auto r = parseRankLog("notes.txt", "hello\nworld\n");
+    REQUIRE_FALSE(r.ok());
+    CHECK_THAT(r.error().format(), Catch::Contains("notes.txt") && Catch::Contains("no PyTorch or NCCL"));
+    r = parseRankLog(
+        "mixed.log", "[rank1]:[I0601 12:00:00.000000000 x.cpp:1] a\n[rank7]:[I0601 12:00:00.000000000 x.cpp:1] b\n");
+    REQUIRE(r.ok());
+    REQUIRE(r->warnings.size() == 1);
+    CHECK_THAT(r->warnings[0].format(), Catch::Contains("mixed.log:2:") && Catch::Contains("rank 7"));
+}
