@@ -4,6 +4,7 @@
 #include "bundle_binary.h"
 #include "bundle_format.h"
 #include "bundle_json.h"
+#include "folder_import.h"
 #include "mapped_file.h"
 
 #include <chrono>
@@ -212,6 +213,9 @@ Result<LoadedBundle> loadImpl(const std::string& dir, Progress& progress)
 Result<LoadedBundle> loadBundle(const std::string& dir, Progress& progress)
 {
     try {
+        if (isRawFolder(dir)) {
+            return loadRawFolder(dir, progress); // a folder of raw files, recognised by content
+        }
         return loadImpl(dir, progress);
     } catch (const std::bad_alloc&) {
         return LoadIssue { dir, 0, -1, "out of memory while loading" };

@@ -22,6 +22,7 @@ struct LoadedBundle
     std::uint64_t collectiveBytes = 0; // memory holding collective columns (mapped file or arena)
     std::uint64_t counterBytes = 0; // memory holding counter columns
     double loadSeconds = 0;
+    std::vector<std::string> recognised; // folders of raw files: "file: what it was read as"
 };
 
 Result<LoadedBundle> loadBundle(const std::string& dir, Progress& progress);

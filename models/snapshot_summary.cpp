@@ -58,6 +58,7 @@ SnapshotSummary summarize(const std::string& path, const LoadedBundle& loaded)
     for (const auto& w : loaded.warnings) {
         s.warnings.push_back(w.format());
     }
+    s.recognised = loaded.recognised;
     return s;
 }
 
@@ -87,6 +88,12 @@ std::string summaryText(const SnapshotSummary& s)
     o << "Memory       " << formatBytes(double(s.residentBytes)) << " resident; bundle "
       << formatBytes(double(s.bytesOnDisk)) << " on disk\n";
     o << "Load time    " << buf << '\n';
+    if (!s.recognised.empty()) {
+        o << "Recognised   " << s.recognised.front() << '\n';
+        for (std::size_t i = 1; i < s.recognised.size(); ++i) {
+            o << "  " << s.recognised[i] << '\n';
+        }
+    }
     o << "Warnings     " << (s.warnings.empty() ? "none" : std::to_string(s.warnings.size())) << '\n';
     for (const auto& w : s.warnings) {
         o << "  " << w << '\n';
@@ -107,7 +114,7 @@ std::string summaryJson(const SnapshotSummary& s)
             { { "nccl_ib_timeout", s.policy.ncclIbTimeout }, { "nccl_ib_retry_cnt", s.policy.ncclIbRetryCnt },
                 { "retry_budget_ns", s.policy.retryBudgetNs() },
                 { "collective_timeout_ns", s.policy.collectiveTimeoutNs } } },
-        { "warnings", s.warnings } };
+        { "warnings", s.warnings }, { "recognised", s.recognised } };
     return j.dump(1) + "\n";
 }
 

@@ -35,6 +35,7 @@ struct SnapshotSummary
     double bytesPerCollective = 0;
     double loadSeconds = 0;
     std::vector<std::string> warnings;
+    std::vector<std::string> recognised;
 };
 
 SnapshotSummary summarize(const std::string& path, const LoadedBundle& loaded);

@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: MIT
+#include "folder_import.h"
+
+#include "import_flight_recorder.h"
+#include "import_ibnetdiscover.h"
+#include "import_rank_log.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+namespace stallscope {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+enum class Kind { FlightRecorderJson, FlightRecorderPickle, RankLog, Ibnetdiscover, CollectorCsv, Unknown };
+
+std::string readAll(const fs::path& p)
+{
+    std::ifstream in(p, std::ios::binary);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+// By content: the first bytes and a few markers (formats.md "Quick identification").
+Kind sniff(const std::string& text)
+{
+    if (text.size() >= 2 && static_cast<unsigned char>(text[0]) == 0x80 && text[1] == 0x02) {
+        return Kind::FlightRecorderPickle;
+    }
+    const auto first = text.find_first_not_of(" \t\r\n");
+    if (first != std::string::npos && text[first] == '{' && text.find("\"entries\"") != std::string::npos
+        && text.find("\"version\"") != std::string::npos) {
+        return Kind::FlightRecorderJson;
+    }
+    if (text.rfind("t_ns,host,device,port", 0) == 0) {
+        return Kind::CollectorCsv;
+    }
+    if (text.find("\nSwitch\t") != std::string::npos || text.rfind("Switch\t", 0) == 0
+        || text.find("# Topology file") != std::string::npos
+        || (text.rfind("SW ", 0) == 0 && text.find(" - ") != std::string::npos)) {
+        return Kind::Ibnetdiscover;
+    }
+    if (text.find("NCCL INFO") != std::string::npos || text.find("NCCL WARN") != std::string::npos
+        || text.find("[rank") != std::string::npos) {
+        return Kind::RankLog;
+    }
+    return Kind::Unknown;
+}
+
+std::vector<std::string> splitCsv(const std::string& line)
+{
+    std::vector<std::string> out;
+    std::stringstream ss(line);
+    std::string cell;
+    while (std::getline(ss, cell, ',')) {
+        out.push_back(cell);
+    }
+    if (!line.empty() && line.back() == ',') {
+        out.emplace_back();
+    }
+    return out;
+}
+
+struct Gathered
+{
+    std::vector<std::pair<std::string, FrDump>> dumps;
+    std::vector<std::pair<std::string, RankLogFacts>> logs;
+    std::optional<ImportedTopology> topology;
+    std::vector<std::pair<std::string, std::string>> csvs; // file, text
+};
+
+// Counters from collector CSV rows: one series per (host, device, port, counter), raw values.
+void addCollectorCounters(const std::string& file, const std::string& text, JobSnapshot& snap, OwnedColumns& owned,
+    std::vector<std::uint32_t>& seriesBlock, std::vector<LoadIssue>& warnings)
+{
+    std::istringstream in(text);
+    std::string line;
+    std::getline(in, line);
+    const auto header = splitCsv(line);
+    struct Acc
+    {
+        std::vector<TimeNs> t;
+        std::vector<std::uint64_t> v;
+    };
+    std::map<std::tuple<std::string, std::string, std::string, std::size_t>, Acc> series;
+    std::int64_t lineNo = 1;
+    while (std::getline(in, line)) {
+        ++lineNo;
+        const auto cells = splitCsv(line);
+        if (cells.size() != header.size()) {
+            warnings.push_back({ file, lineNo, -1,
+                "expected " + std::to_string(header.size()) + " columns, got " + std::to_string(cells.size())
+                    + ": row skipped" });
+            continue;
+        }
+        TimeNs t = 0;
+        try {
+            t = std::stoll(cells[0]);
+        } catch (...) {
+            warnings.push_back({ file, lineNo, -1, "expected a time in ns in the first column: row skipped" });
+            continue;
+        }
+        for (std::size_t c = 5; c < header.size(); ++c) {
+            if (cells[c].empty() || !parseCounterKind(header[c])) {
+                continue;
+            }
+            auto& acc = series[{ cells[1], cells[2], cells[3], c }];
+            acc.t.push_back(t);
+            acc.v.push_back(std::stoull(cells[c]));
+        }
+    }
+    std::map<std::uint64_t, std::uint32_t> portIndex;
+    for (auto& [key, acc] : series) {
+        const auto& [host, device, port, column] = key;
+        const auto kind = *parseCounterKind(header[column]);
+        std::uint64_t guid = 0;
+        for (const auto& n : snap.topology.nodes()) {
+            if (snap.str(n.description) == host + " " + device) {
+                guid = n.guid;
+            }
+        }
+        if (guid == 0) {
+            warnings.push_back(
+                { file, 0, -1, "no topology node named \"" + host + " " + device + "\": its counters are skipped" });
+            continue;
+        }
+        const auto portNo = static_cast<std::uint16_t>(std::stoi(port));
+        auto [pit, fresh]
+            = portIndex.try_emplace(guid * 65536 + portNo, static_cast<std::uint32_t>(snap.counterPorts.size()));
+        if (fresh) {
+            snap.counterPorts.push_back({ guid, portNo, std::nullopt });
+        }
+        CounterSeries s;
+        s.port = pit->second;
+        s.kind = kind;
+        s.bits = semantics(kind).defaultBits;
+        s.storageBytes = 8; // the CSV does not say the width: keep full values
+        std::vector<std::uint8_t> bytes(acc.v.size() * 8);
+        std::memcpy(bytes.data(), acc.v.data(), bytes.size());
+        seriesBlock.push_back(static_cast<std::uint32_t>(owned.counterTimes.size()));
+        owned.counterTimes.push_back(std::move(acc.t));
+        owned.counterValues.push_back(std::move(bytes));
+        snap.counters.push_back(s);
+    }
+}
+
+} // namespace
+
+bool isRawFolder(const std::string& dir)
+{
+    std::error_code ec;
+    return fs::is_directory(dir, ec) && !fs::exists(fs::path(dir) / "manifest.json", ec);
+}
+
+Result<LoadedBundle> loadRawFolder(const std::string& dir, Progress& progress)
+{
+    const auto t0 = std::chrono::steady_clock::now();
+    LoadedBundle out;
+    auto snap = std::make_shared<JobSnapshot>();
+    Gathered g;
+    std::map<std::string, int> recognised;
+    std::error_code ec;
+    std::vector<fs::path> files;
+    for (const auto& e : fs::directory_iterator(dir, ec)) {
+        if (e.is_regular_file(ec)) {
+            files.push_back(e.path());
+            out.bytesOnDisk += e.file_size(ec);
+        }
+    }
+    std::sort(files.begin(), files.end());
+    for (std::size_t i = 0; i < files.size(); ++i) {
+        progress.report("Recognising files", i, files.size());
+        const auto& p = files[i];
+        const auto text = readAll(p);
+        const auto file = p.string();
+        switch (sniff(text)) {
+        case Kind::FlightRecorderJson: {
+            auto d = parseFlightRecorderJson(file, text);
+            if (!d) {
+                return d.error();
+            }
+            if (!d->rank) {
+                out.warnings.push_back({ file, 0, -1, "Flight Recorder dump without a rank in its name: skipped" });
+                break;
+            }
+            out.warnings.insert(out.warnings.end(), d->warnings.begin(), d->warnings.end());
+            out.recognised.push_back(p.filename().string() + ": Flight Recorder JSON dump, rank "
+                + std::to_string(*d->rank) + ", version " + d->version);
+            g.dumps.emplace_back(file, std::move(d.value()));
+            ++recognised["Flight Recorder JSON dump"];
+            break;
+        }
+        case Kind::FlightRecorderPickle:
+            out.warnings.push_back({ file, 0, 0, "Flight Recorder pickle dumps are not read yet (issue #6): skipped" });
+            break;
+        case Kind::RankLog: {
+            auto f = parseRankLog(file, text);
+            if (f && !f->rank) {
+                f->rank = rankFromFileName(fs::path(file).stem().string()); // "rank17.log" when no [rank17] line
+            }
+            if (f) {
+                out.warnings.insert(out.warnings.end(), f->warnings.begin(), f->warnings.end());
+                out.recognised.push_back(p.filename().string() + ": rank log"
+                    + (f->rank ? ", rank " + std::to_string(*f->rank) : std::string())
+                    + (f->host.empty() ? "" : ", host " + f->host));
+                g.logs.emplace_back(file, std::move(f.value()));
+                ++recognised["rank log"];
+            }
+            break;
+        }
+        case Kind::Ibnetdiscover: {
+            auto t = parseIbnetdiscover(file, text, snap->strings);
+            if (!t) {
+                return t.error();
+            }
+            out.warnings.insert(out.warnings.end(), t->warnings.begin(), t->warnings.end());
+            out.recognised.push_back(p.filename().string() + ": ibnetdiscover topology, "
+                + std::to_string(t->topology.nodes().size()) + " nodes, " + std::to_string(t->topology.links().size())
+                + " links");
+            g.topology = std::move(t.value());
+            ++recognised["ibnetdiscover topology"];
+            break;
+        }
+        case Kind::CollectorCsv:
+            out.recognised.push_back(p.filename().string() + ": counters CSV (stallscope collect)");
+            g.csvs.emplace_back(file, text);
+            ++recognised["counters CSV"];
+            break;
+        case Kind::Unknown:
+            out.warnings.push_back({ file, 0, -1, "not a recognised format: skipped" });
+            break;
+        }
+    }
+    if (g.dumps.empty()) {
+        return LoadIssue { dir, 0, -1,
+            "manifest.json is missing and no Flight Recorder dump was found: nothing to open" };
+    }
+    // Ranks and groups.
+    std::uint32_t world = 0;
+    for (const auto& [file, d] : g.dumps) {
+        world = std::max(world, *d.rank + 1);
+        for (const auto& [name, grp] : d.groups) {
+            for (auto r : grp.ranks) {
+                world = std::max(world, r + 1);
+            }
+        }
+    }
+    snap->job.name = fs::path(dir).filename().string();
+    snap->job.worldSize = world;
+    snap->ranks.assign(world, RankInfo {});
+    std::map<std::string, std::uint16_t> groupIndex;
+    for (const auto& [file, d] : g.dumps) {
+        for (const auto& [name, grp] : d.groups) {
+            if (groupIndex.count(name)) {
+                continue;
+            }
+            groupIndex[name] = static_cast<std::uint16_t>(snap->groups.size());
+            ProcessGroup pg { snap->strings.intern(name), snap->strings.intern(grp.desc), grp.ranks };
+            std::sort(pg.ranks.begin(), pg.ranks.end());
+            snap->groups.push_back(std::move(pg));
+        }
+    }
+    // Rank → host → HCA from the logs: the HCA NCCL uses for the rank's CUDA device.
+    for (const auto& [file, f] : g.logs) {
+        if (!f.rank || *f.rank >= world) {
+            continue;
+        }
+        auto& ri = snap->ranks[*f.rank];
+        ri.host = snap->strings.intern(f.host);
+        ri.localGpu = static_cast<std::uint16_t>(f.cudaDev.value_or(0));
+        if (!f.hcas.empty()) {
+            const auto d = static_cast<std::size_t>(f.cudaDev.value_or(0));
+            ri.hca = snap->strings.intern(f.hcas.size() == 1 ? f.hcas[0] : f.hcas[std::min(d, f.hcas.size() - 1)]);
+        }
+    }
+    // Collectives.
+    auto owned = std::make_shared<OwnedColumns>();
+    owned->ranks.resize(world);
+    TimeNs first = std::numeric_limits<TimeNs>::max();
+    for (const auto& [file, d] : g.dumps) {
+        auto& col = owned->ranks[*d.rank];
+        for (const auto& e : d.entries) {
+            auto git = groupIndex.find(e.pg);
+            if (git == groupIndex.end()) {
+                groupIndex[e.pg] = static_cast<std::uint16_t>(snap->groups.size());
+                snap->groups.push_back({ snap->strings.intern(e.pg), {}, {} });
+                git = groupIndex.find(e.pg);
+                out.warnings.push_back({ file, 0, -1, "process group \"" + e.pg + "\" is not in pg_config" });
+            }
+            auto shape = internShape(snap->shapes, { git->second, e.op, e.bytes });
+            if (!shape) {
+                return LoadIssue { file, 0, -1, "more than 65535 distinct (group, op, bytes) shapes" };
+            }
+            col.push(e.enqueueNs, e.startNs, e.endNs, e.seq, *shape, e.state);
+            first = std::min(first, e.enqueueNs);
+        }
+        col.sortByEnqueue();
+    }
+    snap->job.clockOriginNs = first == std::numeric_limits<TimeNs>::max() ? 0 : first;
+    snap->job.span = { snap->job.clockOriginNs, snap->job.clockOriginNs };
+    if (g.topology) {
+        snap->topology = std::move(g.topology->topology);
+    }
+    std::vector<std::uint32_t> seriesBlock;
+    for (const auto& [file, text] : g.csvs) {
+        addCollectorCounters(file, text, *snap, *owned, seriesBlock, out.warnings);
+    }
+    // Port events the ranks saw on their own HCA become link events ("nccl" source).
+    const auto source = snap->strings.intern("nccl");
+    for (const auto& [file, f] : g.logs) {
+        for (const auto& e : f.events) {
+            if ((e.kind != LogEventKind::PortError && e.kind != LogEventKind::PortActive) || e.timeNs == kNoTime) {
+                continue;
+            }
+            const auto hca = e.hca.empty() && !f.hcas.empty() ? f.hcas[0] : e.hca;
+            for (const auto& n : snap->topology.nodes()) {
+                if (snap->str(n.description) == f.host + " " + hca) {
+                    snap->linkEvents.push_back({ e.timeNs, n.guid, 1,
+                        e.kind == LogEventKind::PortError ? LinkState::Down : LinkState::Up, source });
+                }
+            }
+        }
+    }
+    std::stable_sort(
+        snap->linkEvents.begin(), snap->linkEvents.end(), [](auto& a, auto& b) { return a.timeNs < b.timeNs; });
+    attachOwnedColumns(*snap, owned, seriesBlock);
+    resolveJoins(*snap);
+    // The span covers every record and sample.
+    TimeNs lo = snap->job.span.start, hi = snap->job.span.end;
+    for (const auto& c : snap->collectives) {
+        for (std::size_t i = 0; i < c.size(); ++i) {
+            for (auto t : { c.enqueueNs[i], c.startNs[i], c.endNs[i] }) {
+                if (t != kNoTime) {
+                    lo = std::min(lo, t);
+                    hi = std::max(hi, t);
+                }
+            }
+        }
+    }
+    snap->job.span = { lo, hi };
+    std::string summary;
+    for (const auto& [what, n] : recognised) {
+        summary += (summary.empty() ? "" : ", ") + std::to_string(n) + " " + what + (n > 1 ? "s" : "");
+    }
+    out.recognised.insert(out.recognised.begin(), summary);
+    out.collectiveBytes = owned->memoryBytes();
+    out.snapshot = std::move(snap);
+    out.loadSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return out;
+}
+
+} // namespace stallscope

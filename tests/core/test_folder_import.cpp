@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: MIT
+// A folder of raw files opens as it is: recognised by content, joined by rank, host and HCA.
+#include "bundle_reader.h"
+#include "test_support.h"
+
+#include <catch2/catch.hpp>
+
+using namespace stallscope;
+using namespace stallscope::test;
+
+namespace {
+
+std::string dump(int rank, long long t0, bool stuck)
+{
+    auto entry = [&](int seq, long long created, long long started, long long completed, const char* state) {
+        return "{\"pg_id\": 0, \"process_group\": [\"0\", \"default_pg\"], \"collective_seq_id\": "
+            + std::to_string(seq) + ", \"profiling_name\": \"nccl:all_reduce\", \"time_created_ns\": "
+            + std::to_string(created) + ", \"input_sizes\": [[1048576]], \"input_dtypes\": [\"Float\"], \"state\": \""
+            + state + "\", \"time_discovered_started_ns\": " + std::to_string(started)
+            + ", \"time_discovered_completed_ns\": " + std::to_string(completed)
+            + ", \"retired\": true, \"is_p2p\": false}";
+    };
+    std::string entries;
+    for (int s = 1; s <= 3; ++s) {
+        const long long c = t0 + s * 1'000'000'000LL + rank * 1000;
+        entries += entry(s, c, c + 10'000, c + 5'000'000, "completed") + ",";
+    }
+    const long long c = t0 + 4'000'000'000LL;
+    entries += stuck ? entry(4, c, c + 10'000, 0, "started") : entry(4, c, c + 10'000, c + 5'000'000, "completed");
+    return "{\"version\": \"2.10\", \"pg_config\": {\"0\": {\"name\": \"0\", \"desc\": \"default_pg\", \"ranks\": "
+           "\"[0, 1]\"}}, "
+           "\"entries\": ["
+        + entries + "]}";
+}
+
+} // namespace
+
+TEST_CASE("a folder of raw files opens without a manifest or mapping file", "[core][import]")
+{
+    TempDir tmp;
+    const auto dir = tmp.path() / "incident";
+    std::filesystem::create_directories(dir);
+    const long long t0 = 1'748'779'200'000'000'000LL; // 2025-06-01 12:00:00 UTC
+    writeFile(dir / "nccl_trace_rank_0", dump(0, t0, false));
+    writeFile(dir / "nccl_trace_rank_1", dump(1, t0, false));
+    writeFile(dir / "rank0.log", "[default0]:hostA:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB\n");
+    writeFile(dir / "rank1.log", "[default1]:hostB:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB\n");
+    writeFile(dir / "fabric.txt",
+        "# Topology file: generated on Sun Jun  1 12:15:03 2025\n"
+        "Switch\t8 \"S-fc6a1c0300e4f000\"\t\t# \"leaf-1\" enhanced port 0 lid 17 lmc 0\n"
+        "[1]\t\"H-0c42a10300000001\"[1](c42a10300000001) \t\t# \"hostA mlx5_0\" lid 3 4xNDR\n"
+        "[2]\t\"H-0c42a10300000002\"[1](c42a10300000002) \t\t# \"hostB mlx5_0\" lid 4 4xNDR\n"
+        "Ca\t1 \"H-0c42a10300000001\"\t\t# \"hostA mlx5_0\"\n"
+        "[1](c42a10300000001) \t\"S-fc6a1c0300e4f000\"[1]\t\t# lid 3 lmc 0 \"leaf-1\" lid 17 4xNDR\n"
+        "Ca\t1 \"H-0c42a10300000002\"\t\t# \"hostB mlx5_0\"\n"
+        "[1](c42a10300000002) \t\"S-fc6a1c0300e4f000\"[2]\t\t# lid 4 lmc 0 \"leaf-1\" lid 17 4xNDR\n");
+    writeFile(dir / "counters-hostA.csv",
+        "t_ns,host,device,port,state,link_downed,port_xmit_data\n" + std::to_string(t0)
+            + ",hostA,mlx5_0,1,4: ACTIVE,3,100\n" + std::to_string(t0 + 1'000'000'000LL)
+            + ",hostA,mlx5_0,1,4: ACTIVE,4,200\n");
+    writeFile(dir / "README.txt", "collected by the on-call engineer\n");
+
+    auto r = loadBundle(dir.string());
+    INFO((r ? "" : r.error().format()));
+    REQUIRE(r.ok());
+    const auto& s = *r->snapshot;
+    CHECK(s.job.worldSize == 2);
+    CHECK(s.collectiveCount() == 8);
+    CHECK(s.groups.size() == 1);
+    REQUIRE(s.ranks[1].hcaNode.has_value());
+    CHECK(s.str(s.topology.node(*s.ranks[1].hcaNode).description) == "hostB mlx5_0");
+    REQUIRE(s.counters.size() == 2);
+    CHECK(s.counterPorts[0].node.has_value());
+    REQUIRE_FALSE(r->recognised.empty());
+    const auto& summary = r->recognised.front();
+    CHECK_THAT(summary,
+        Catch::Contains("2 Flight Recorder JSON dumps") && Catch::Contains("2 rank logs")
+            && Catch::Contains("1 ibnetdiscover topology") && Catch::Contains("1 counters CSV"));
+    bool skipped = false;
+    for (const auto& w : r->warnings) {
+        skipped = skipped
+            || (w.file.find("README.txt") != std::string::npos && w.message.find("skipped") != std::string::npos);
+    }
+    CHECK(skipped);
+}
+
+TEST_CASE("a folder without dumps says what is missing", "[core][import]")
+{
+    TempDir tmp;
+    writeFile(tmp.path() / "notes.txt", "nothing here\n");
+    auto r = loadBundle(tmp.str());
+    REQUIRE_FALSE(r.ok());
+    CHECK_THAT(r.error().format(), Catch::Contains("manifest.json is missing") && Catch::Contains("Flight Recorder"));
+}
