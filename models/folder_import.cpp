@@ -112,9 +112,22 @@ void addCollectorCounters(const std::string& file, const std::string& text, JobS
             if (cells[c].empty() || !parseCounterKind(header[c])) {
                 continue;
             }
+            std::uint64_t value = 0;
+            try {
+                std::size_t used = 0;
+                value = std::stoull(cells[c], &used);
+                if (used != cells[c].size()) {
+                    throw std::invalid_argument("trailing characters");
+                }
+            } catch (const std::exception&) {
+                warnings.push_back({ file, lineNo, -1,
+                    "column \"" + header[c] + "\": expected a counter value, got \"" + cells[c]
+                        + "\": sample skipped" });
+                continue;
+            }
             auto& acc = series[{ cells[1], cells[2], cells[3], c }];
             acc.t.push_back(t);
-            acc.v.push_back(std::stoull(cells[c]));
+            acc.v.push_back(value);
         }
     }
     std::map<std::uint64_t, std::uint32_t> portIndex;
@@ -132,7 +145,7 @@ void addCollectorCounters(const std::string& file, const std::string& text, JobS
                 { file, 0, -1, "no topology node named \"" + host + " " + device + "\": its counters are skipped" });
             continue;
         }
-        const auto portNo = static_cast<std::uint16_t>(std::stoi(port));
+        const auto portNo = static_cast<std::uint16_t>(std::atoi(port.c_str()));
         auto [pit, fresh]
             = portIndex.try_emplace(guid * 65536 + portNo, static_cast<std::uint32_t>(snap.counterPorts.size()));
         if (fresh) {
