@@ -3,11 +3,13 @@
 
 #include "import_flight_recorder.h"
 #include "import_ibnetdiscover.h"
+#include "import_opensm_log.h"
 #include "import_rank_log.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -19,7 +21,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-enum class Kind { FlightRecorderJson, FlightRecorderPickle, RankLog, Ibnetdiscover, CollectorCsv, Unknown };
+enum class Kind { FlightRecorderJson, FlightRecorderPickle, RankLog, Ibnetdiscover, CollectorCsv, OpensmLog, Unknown };
 
 std::string readAll(const fs::path& p)
 {
@@ -48,6 +50,9 @@ Kind sniff(const std::string& text)
         || (text.rfind("SW ", 0) == 0 && text.find(" - ") != std::string::npos)) {
         return Kind::Ibnetdiscover;
     }
+    if (looksLikeOpensmLog(text)) {
+        return Kind::OpensmLog;
+    }
     if (text.find("NCCL INFO") != std::string::npos || text.find("NCCL WARN") != std::string::npos
         || text.find("[rank") != std::string::npos) {
         return Kind::RankLog;
@@ -75,6 +80,7 @@ struct Gathered
     std::vector<std::pair<std::string, RankLogFacts>> logs;
     std::optional<ImportedTopology> topology;
     std::vector<std::pair<std::string, std::string>> csvs; // file, text
+    std::vector<OpensmLog> opensm;
 };
 
 // Counters from collector CSV rows: one series per (host, device, port, counter), raw values.
@@ -182,6 +188,7 @@ Result<LoadedBundle> loadRawFolder(const std::string& dir, Progress& progress)
     std::map<std::string, int> recognised;
     std::error_code ec;
     std::vector<fs::path> files;
+    std::vector<std::pair<fs::path, std::string>> deferred; // logs: local times without a year
     for (const auto& e : fs::directory_iterator(dir, ec)) {
         if (e.is_regular_file(ec)) {
             files.push_back(e.path());
@@ -214,21 +221,10 @@ Result<LoadedBundle> loadRawFolder(const std::string& dir, Progress& progress)
         case Kind::FlightRecorderPickle:
             out.warnings.push_back({ file, 0, 0, "Flight Recorder pickle dumps are not read yet (issue #6): skipped" });
             break;
-        case Kind::RankLog: {
-            auto f = parseRankLog(file, text);
-            if (f && !f->rank) {
-                f->rank = rankFromFileName(fs::path(file).stem().string()); // "rank17.log" when no [rank17] line
-            }
-            if (f) {
-                out.warnings.insert(out.warnings.end(), f->warnings.begin(), f->warnings.end());
-                out.recognised.push_back(p.filename().string() + ": rank log"
-                    + (f->rank ? ", rank " + std::to_string(*f->rank) : std::string())
-                    + (f->host.empty() ? "" : ", host " + f->host));
-                g.logs.emplace_back(file, std::move(f.value()));
-                ++recognised["rank log"];
-            }
+        case Kind::RankLog:
+        case Kind::OpensmLog:
+            deferred.emplace_back(p, text); // needs the year from the dumps: parsed below
             break;
-        }
         case Kind::Ibnetdiscover: {
             auto t = parseIbnetdiscover(file, text, snap->strings);
             if (!t) {
@@ -255,6 +251,43 @@ Result<LoadedBundle> loadRawFolder(const std::string& dir, Progress& progress)
     if (g.dumps.empty()) {
         return LoadIssue { dir, 0, -1,
             "manifest.json is missing and no Flight Recorder dump was found: nothing to open" };
+    }
+    // Logs carry local times without a year: take the year from the dumps (epoch ns, UTC).
+    LogClock clock;
+    for (const auto& [file, d] : g.dumps) {
+        if (!d.entries.empty()) {
+            const auto secs = static_cast<std::time_t>(d.entries.front().enqueueNs / kNsPerSec);
+            std::tm tm {};
+            gmtime_r(&secs, &tm);
+            clock.year = tm.tm_year + 1900;
+            break;
+        }
+    }
+    for (const auto& [p, text] : deferred) {
+        const auto file = p.string();
+        if (looksLikeOpensmLog(text)) {
+            auto l = parseOpensmLog(file, text, clock);
+            if (l) {
+                out.warnings.insert(out.warnings.end(), l->warnings.begin(), l->warnings.end());
+                out.recognised.push_back(p.filename().string() + ": OpenSM log, " + std::to_string(l->events.size())
+                    + " port removals/discoveries, " + std::to_string(l->linkStateTraps) + " link-state traps");
+                g.opensm.push_back(std::move(l.value()));
+                ++recognised["OpenSM log"];
+            }
+            continue;
+        }
+        auto f = parseRankLog(file, text, clock);
+        if (f && !f->rank) {
+            f->rank = rankFromFileName(p.stem().string()); // "rank17.log" when no [rank17] line
+        }
+        if (f) {
+            out.warnings.insert(out.warnings.end(), f->warnings.begin(), f->warnings.end());
+            out.recognised.push_back(p.filename().string() + ": rank log"
+                + (f->rank ? ", rank " + std::to_string(*f->rank) : std::string())
+                + (f->host.empty() ? "" : ", host " + f->host));
+            g.logs.emplace_back(file, std::move(f.value()));
+            ++recognised["rank log"];
+        }
     }
     // Ranks and groups.
     std::uint32_t world = 0;
@@ -344,6 +377,19 @@ Result<LoadedBundle> loadRawFolder(const std::string& dir, Progress& progress)
     }
     std::stable_sort(
         snap->linkEvents.begin(), snap->linkEvents.end(), [](auto& a, auto& b) { return a.timeNs < b.timeNs; });
+    // The subnet manager removing / rediscovering an HCA port: the link down / up ("opensm" source).
+    const auto opensm = snap->strings.intern("opensm");
+    for (const auto& log : g.opensm) {
+        for (const auto& e : log.events) {
+            for (const auto& n : snap->topology.nodes()) {
+                if (snap->str(n.description) == e.nodeDescription) {
+                    snap->linkEvents.push_back({ e.timeNs, n.guid, 1, e.up ? LinkState::Up : LinkState::Down, opensm });
+                }
+            }
+        }
+    }
+    std::stable_sort(snap->linkEvents.begin(), snap->linkEvents.end(),
+        [](const LinkEvent& a, const LinkEvent& b) { return a.timeNs < b.timeNs; });
     attachOwnedColumns(*snap, owned, seriesBlock);
     resolveJoins(*snap);
     // The span covers every record and sample.

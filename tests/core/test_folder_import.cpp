@@ -59,6 +59,14 @@ TEST_CASE("a folder of raw files opens without a manifest or mapping file", "[co
             + ",hostA,mlx5_0,1,4: ACTIVE,3,100\n" + std::to_string(t0 + 1'000'000'000LL)
             + ",hostA,mlx5_0,1,4: ACTIVE,4,200\n");
     writeFile(dir / "README.txt", "collected by the on-call engineer\n");
+    writeFile(dir / "opensm.log",
+        "Jun 01 12:00:31 000100 [7FFFF700] 0x02 -> log_trap_info: Received Generic Notice type:1 num:128 (Link state "
+        "change) Producer:2 (Switch) from LID:17 TID:0x0000000000000004\n"
+        "Jun 01 12:00:31 123456 [7FFFF700] 0x02 -> drop_mgr_remove_port: Removed port with GUID:0x0c42a10300000002 "
+        "LID range [4, 4] of node:hostB mlx5_0\n"
+        "Jun 01 12:00:33 500000 [7FFFF700] 0x02 -> state_mgr_report_new_ports: Discovered new port with "
+        "GUID:0x0c42a10300000002 LID range [4,4] of node: hostB mlx5_0\n"
+        "Jun 01 12:00:34 000000 [7FFFF700] 0x02 -> SUBNET UP\n");
 
     auto r = loadBundle(dir.string());
     INFO((r ? "" : r.error().format()));
@@ -76,6 +84,13 @@ TEST_CASE("a folder of raw files opens without a manifest or mapping file", "[co
     CHECK_THAT(summary,
         Catch::Contains("2 Flight Recorder JSON dumps") && Catch::Contains("2 rank logs")
             && Catch::Contains("1 ibnetdiscover topology") && Catch::Contains("1 counters CSV"));
+    REQUIRE(s.linkEvents.size() == 2);
+    CHECK(s.linkEvents[0].state == LinkState::Down);
+    CHECK(s.linkEvents[0].guid == 0x0c42a10300000002ULL);
+    CHECK(s.linkEvents[0].timeNs == t0 + 31'123'456'000LL); // local time = UTC here; the year from the dumps
+    CHECK(s.linkEvents[1].state == LinkState::Up);
+    CHECK(s.str(s.linkEvents[1].source) == "opensm");
+    CHECK_THAT(summary, Catch::Contains("1 OpenSM log"));
     bool skipped = false;
     for (const auto& w : r->warnings) {
         skipped = skipped

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: MIT
+#include "import_opensm_log.h"
+
+#include <ctime>
+#include <map>
+#include <regex>
+#include <sstream>
+
+namespace stallscope {
+
+bool looksLikeOpensmLog(const std::string& text)
+{
+    return text.find("drop_mgr_remove_port") != std::string::npos || text.find("log_trap_info") != std::string::npos
+        || text.find("state_mgr_report_new_ports") != std::string::npos || text.find("SUBNET UP") != std::string::npos;
+}
+
+Result<OpensmLog> parseOpensmLog(const std::string& file, const std::string& text, const LogClock& clock)
+{
+    static const std::map<std::string, int> months
+        = { { "Jan", 1 }, { "Feb", 2 }, { "Mar", 3 }, { "Apr", 4 }, { "May", 5 }, { "Jun", 6 }, { "Jul", 7 },
+              { "Aug", 8 }, { "Sep", 9 }, { "Oct", 10 }, { "Nov", 11 }, { "Dec", 12 } };
+    static const std::regex stamp(R"(^(\w{3}) +(\d{1,2}) (\d{2}):(\d{2}):(\d{2}) (\d{6}) )");
+    static const std::regex removed(
+        R"(drop_mgr_remove_port: Removed port with GUID:0x([0-9a-fA-F]+).*of node:\s*(.+?)\s*$)");
+    static const std::regex discovered(
+        R"(state_mgr_report_new_ports: Discovered new port with GUID:0x([0-9a-fA-F]+).*of node:\s*(.+?)\s*$)");
+    OpensmLog log;
+    std::istringstream in(text);
+    std::string line;
+    std::int64_t lineNo = 0;
+    while (std::getline(in, line)) {
+        ++lineNo;
+        if (!line.empty() && line.back() == '\r') {
+            line.pop_back();
+        }
+        if (line.find("Link state change") != std::string::npos && line.find("log_trap_info") != std::string::npos) {
+            ++log.linkStateTraps;
+            continue;
+        }
+        std::smatch m, s;
+        const bool down = std::regex_search(line, m, removed);
+        if (!down && !std::regex_search(line, m, discovered)) {
+            continue;
+        }
+        if (!std::regex_search(line, s, stamp) || !months.count(s[1])) {
+            log.warnings.push_back(
+                { file, lineNo, -1, "expected a time like \"Jun 01 12:00:31 123456\" at the start: line skipped" });
+            continue;
+        }
+        std::tm tm {};
+        tm.tm_year = clock.year - 1900;
+        tm.tm_mon = months.at(s[1]) - 1;
+        tm.tm_mday = std::stoi(s[2]);
+        tm.tm_hour = std::stoi(s[3]);
+        tm.tm_min = std::stoi(s[4]);
+        tm.tm_sec = std::stoi(s[5]);
+        OpensmPortEvent e;
+        e.timeNs = TimeNs(timegm(&tm)) * kNsPerSec + std::stoll(s[6]) * kNsPerUs - clock.utcOffsetNs;
+        e.portGuid = std::stoull(m[1], nullptr, 16);
+        e.nodeDescription = m[2];
+        e.up = !down;
+        e.line = lineNo;
+        log.events.push_back(std::move(e));
+    }
+    if (log.events.empty() && log.linkStateTraps == 0 && !looksLikeOpensmLog(text)) {
+        return LoadIssue { file, 0, -1, "no OpenSM log lines found" };
+    }
+    return log;
+}
+
+} // namespace stallscope
