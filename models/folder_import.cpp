@@ -4,6 +4,7 @@
 #include "import_flight_recorder.h"
 #include "import_ibnetdiscover.h"
 #include "import_opensm_log.h"
+#include "import_prometheus.h"
 #include "import_rank_log.h"
 
 #include <algorithm>
@@ -21,7 +22,16 @@ namespace fs = std::filesystem;
 
 namespace {
 
-enum class Kind { FlightRecorderJson, FlightRecorderPickle, RankLog, Ibnetdiscover, CollectorCsv, OpensmLog, Unknown };
+enum class Kind {
+    FlightRecorderJson,
+    FlightRecorderPickle,
+    RankLog,
+    Ibnetdiscover,
+    CollectorCsv,
+    OpensmLog,
+    PrometheusMatrix,
+    Unknown
+};
 
 std::string readAll(const fs::path& p)
 {
@@ -41,6 +51,9 @@ Kind sniff(const std::string& text)
     if (first != std::string::npos && text[first] == '{' && text.find("\"entries\"") != std::string::npos
         && text.find("\"version\"") != std::string::npos) {
         return Kind::FlightRecorderJson;
+    }
+    if (looksLikePrometheusMatrix(text)) {
+        return Kind::PrometheusMatrix;
     }
     if (text.rfind("t_ns,host,device,port", 0) == 0) {
         return Kind::CollectorCsv;
@@ -81,6 +94,7 @@ struct Gathered
     std::optional<ImportedTopology> topology;
     std::vector<std::pair<std::string, std::string>> csvs; // file, text
     std::vector<OpensmLog> opensm;
+    std::vector<PromSeries> prometheus;
 };
 
 // Counters from collector CSV rows: one series per (host, device, port, counter), raw values.
@@ -243,6 +257,20 @@ Result<LoadedBundle> loadRawFolder(const std::string& dir, Progress& progress)
             g.csvs.emplace_back(file, text);
             ++recognised["counters CSV"];
             break;
+        case Kind::PrometheusMatrix: {
+            auto m = parsePrometheusMatrix(file, text);
+            if (!m) {
+                return m.error();
+            }
+            out.warnings.insert(out.warnings.end(), m->warnings.begin(), m->warnings.end());
+            out.recognised.push_back(p.filename().string() + ": Prometheus query_range matrix, "
+                + std::to_string(m->series.size()) + " InfiniBand counter series");
+            for (auto& ps : m->series) {
+                g.prometheus.push_back(std::move(ps));
+            }
+            ++recognised["Prometheus matrix"];
+            break;
+        }
         case Kind::Unknown:
             out.warnings.push_back({ file, 0, -1, "not a recognised format: skipped" });
             break;
@@ -377,6 +405,41 @@ Result<LoadedBundle> loadRawFolder(const std::string& dir, Progress& progress)
     }
     std::stable_sort(
         snap->linkEvents.begin(), snap->linkEvents.end(), [](auto& a, auto& b) { return a.timeNs < b.timeNs; });
+    // Prometheus series: host + device → the HCA node; one counter series each (values already in model units).
+    for (auto& ps : g.prometheus) {
+        std::optional<std::uint64_t> guid;
+        for (const auto& n : snap->topology.nodes()) {
+            if (snap->str(n.description) == ps.host + " " + ps.device) {
+                guid = n.guid;
+            }
+        }
+        if (!guid) {
+            out.warnings.push_back({ dir, 0, -1,
+                "Prometheus series of \"" + ps.host + " " + ps.device + "\" match no HCA in the topology: skipped" });
+            continue;
+        }
+        std::optional<std::uint32_t> portIndex;
+        for (std::uint32_t i = 0; i < snap->counterPorts.size(); ++i) {
+            if (snap->counterPorts[i].guid == *guid && snap->counterPorts[i].port == ps.port) {
+                portIndex = i;
+            }
+        }
+        if (!portIndex) {
+            portIndex = static_cast<std::uint32_t>(snap->counterPorts.size());
+            snap->counterPorts.push_back({ *guid, ps.port, std::nullopt });
+        }
+        CounterSeries cs;
+        cs.port = *portIndex;
+        cs.kind = ps.kind;
+        cs.bits = semantics(ps.kind).defaultBits;
+        cs.storageBytes = 8;
+        std::vector<std::uint8_t> bytes(ps.values.size() * 8);
+        std::memcpy(bytes.data(), ps.values.data(), bytes.size());
+        seriesBlock.push_back(static_cast<std::uint32_t>(owned->counterTimes.size()));
+        owned->counterTimes.push_back(std::move(ps.timesNs));
+        owned->counterValues.push_back(std::move(bytes));
+        snap->counters.push_back(cs);
+    }
     // The subnet manager removing / rediscovering an HCA port: the link down / up ("opensm" source).
     const auto opensm = snap->strings.intern("opensm");
     for (const auto& log : g.opensm) {

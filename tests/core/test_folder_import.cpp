@@ -59,6 +59,13 @@ TEST_CASE("a folder of raw files opens without a manifest or mapping file", "[co
             + ",hostA,mlx5_0,1,4: ACTIVE,3,100\n" + std::to_string(t0 + 1'000'000'000LL)
             + ",hostA,mlx5_0,1,4: ACTIVE,4,200\n");
     writeFile(dir / "README.txt", "collected by the on-call engineer\n");
+    writeFile(dir / "prom.json",
+        "{\"status\": \"success\", \"data\": {\"resultType\": \"matrix\", \"result\": ["
+        "{\"metric\": {\"__name__\": \"node_infiniband_port_data_transmitted_bytes_total\", \"device\": \"mlx5_0\", "
+        "\"instance\": \"hostB:9100\", \"job\": \"node\", \"port\": \"1\"}, "
+        "\"values\": [[1748779200, \"4000\"], [1748779215.5, \"8000\"], [1748779230, \"NaN\"]]},"
+        "{\"metric\": {\"device\": \"mlx5_0\", \"instance\": \"hostB:9100\", \"port\": \"1\"}, "
+        "\"values\": [[1748779200, \"0.5\"]]}]}}");
     writeFile(dir / "opensm.log",
         "Jun 01 12:00:31 000100 [7FFFF700] 0x02 -> log_trap_info: Received Generic Notice type:1 num:128 (Link state "
         "change) Producer:2 (Switch) from LID:17 TID:0x0000000000000004\n"
@@ -77,8 +84,18 @@ TEST_CASE("a folder of raw files opens without a manifest or mapping file", "[co
     CHECK(s.groups.size() == 1);
     REQUIRE(s.ranks[1].hcaNode.has_value());
     CHECK(s.str(s.topology.node(*s.ranks[1].hcaNode).description) == "hostB mlx5_0");
-    REQUIRE(s.counters.size() == 2);
+    REQUIRE(s.counters.size() == 3); // 2 from the collector CSV (hostA), 1 from Prometheus (hostB)
     CHECK(s.counterPorts[0].node.has_value());
+    const auto& prom = s.counters[2];
+    CHECK(prom.kind == CounterKind::PortXmitData);
+    REQUIRE(prom.size() == 2); // the NaN sample is dropped
+    CHECK(prom.value(0) == 1000); // 4000 bytes = 1000 four-byte words
+    CHECK(prom.timesNs[1] == 1'748'779'215'500'000'000LL);
+    bool rateWarned = false;
+    for (const auto& w : r->warnings) {
+        rateWarned = rateWarned || w.message.find("no __name__") != std::string::npos;
+    }
+    CHECK(rateWarned);
     REQUIRE_FALSE(r->recognised.empty());
     const auto& summary = r->recognised.front();
     CHECK_THAT(summary,
@@ -90,7 +107,7 @@ TEST_CASE("a folder of raw files opens without a manifest or mapping file", "[co
     CHECK(s.linkEvents[0].timeNs == t0 + 31'123'456'000LL); // local time = UTC here; the year from the dumps
     CHECK(s.linkEvents[1].state == LinkState::Up);
     CHECK(s.str(s.linkEvents[1].source) == "opensm");
-    CHECK_THAT(summary, Catch::Contains("1 OpenSM log"));
+    CHECK_THAT(summary, Catch::Contains("1 OpenSM log") && Catch::Contains("1 Prometheus matrix"));
     bool skipped = false;
     for (const auto& w : r->warnings) {
         skipped = skipped
