@@ -15,6 +15,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <unordered_map>
 
 namespace stallscope {
 
@@ -98,8 +99,54 @@ struct Gathered
 };
 
 // Counters from collector CSV rows: one series per (host, device, port, counter), raw values.
-void addCollectorCounters(const std::string& file, const std::string& text, JobSnapshot& snap, OwnedColumns& owned,
-    std::vector<std::uint32_t>& seriesBlock, std::vector<LoadIssue>& warnings)
+// Where imported counter series go: node lookup by description ("<host> <hca>"), one counter port per
+// (GUID, port), series columns owned by the snapshot. Shared by every counter source.
+struct CounterSink
+{
+    JobSnapshot& snap;
+    OwnedColumns& owned;
+    std::vector<std::uint32_t>& seriesBlock;
+    std::unordered_map<std::string, std::uint64_t> guidByDesc;
+    std::map<std::pair<std::uint64_t, std::uint16_t>, std::uint32_t> portIndex;
+
+    CounterSink(JobSnapshot& s, OwnedColumns& o, std::vector<std::uint32_t>& b)
+        : snap(s)
+        , owned(o)
+        , seriesBlock(b)
+    {
+        for (const auto& n : snap.topology.nodes()) {
+            guidByDesc.emplace(snap.str(n.description), n.guid);
+        }
+    }
+    std::optional<std::uint64_t> guidOf(const std::string& desc) const
+    {
+        auto it = guidByDesc.find(desc);
+        return it == guidByDesc.end() ? std::nullopt : std::optional<std::uint64_t>(it->second);
+    }
+    // Raw values at full width (the sources do not say the counter's width).
+    void add(std::uint64_t guid, std::uint16_t port, CounterKind kind, std::vector<TimeNs> times,
+        const std::vector<std::uint64_t>& values)
+    {
+        auto [pit, fresh] = portIndex.try_emplace({ guid, port }, static_cast<std::uint32_t>(snap.counterPorts.size()));
+        if (fresh) {
+            snap.counterPorts.push_back({ guid, port, std::nullopt });
+        }
+        CounterSeries cs;
+        cs.port = pit->second;
+        cs.kind = kind;
+        cs.bits = semantics(kind).defaultBits;
+        cs.storageBytes = 8;
+        std::vector<std::uint8_t> bytes(values.size() * 8);
+        std::memcpy(bytes.data(), values.data(), bytes.size());
+        seriesBlock.push_back(static_cast<std::uint32_t>(owned.counterTimes.size()));
+        owned.counterTimes.push_back(std::move(times));
+        owned.counterValues.push_back(std::move(bytes));
+        snap.counters.push_back(cs);
+    }
+};
+
+void addCollectorCounters(
+    const std::string& file, const std::string& text, CounterSink& sink, std::vector<LoadIssue>& warnings)
 {
     std::istringstream in(text);
     std::string line;
@@ -150,38 +197,16 @@ void addCollectorCounters(const std::string& file, const std::string& text, JobS
             acc.v.push_back(value);
         }
     }
-    std::map<std::uint64_t, std::uint32_t> portIndex;
     for (auto& [key, acc] : series) {
         const auto& [host, device, port, column] = key;
-        const auto kind = *parseCounterKind(header[column]);
-        std::uint64_t guid = 0;
-        for (const auto& n : snap.topology.nodes()) {
-            if (snap.str(n.description) == host + " " + device) {
-                guid = n.guid;
-            }
-        }
-        if (guid == 0) {
+        const auto guid = sink.guidOf(host + " " + device);
+        if (!guid) {
             warnings.push_back(
                 { file, 0, -1, "no topology node named \"" + host + " " + device + "\": its counters are skipped" });
             continue;
         }
-        const auto portNo = static_cast<std::uint16_t>(std::atoi(port.c_str()));
-        auto [pit, fresh]
-            = portIndex.try_emplace(guid * 65536 + portNo, static_cast<std::uint32_t>(snap.counterPorts.size()));
-        if (fresh) {
-            snap.counterPorts.push_back({ guid, portNo, std::nullopt });
-        }
-        CounterSeries s;
-        s.port = pit->second;
-        s.kind = kind;
-        s.bits = semantics(kind).defaultBits;
-        s.storageBytes = 8; // the CSV does not say the width: keep full values
-        std::vector<std::uint8_t> bytes(acc.v.size() * 8);
-        std::memcpy(bytes.data(), acc.v.data(), bytes.size());
-        seriesBlock.push_back(static_cast<std::uint32_t>(owned.counterTimes.size()));
-        owned.counterTimes.push_back(std::move(acc.t));
-        owned.counterValues.push_back(std::move(bytes));
-        snap.counters.push_back(s);
+        sink.add(*guid, static_cast<std::uint16_t>(std::atoi(port.c_str())), *parseCounterKind(header[column]),
+            std::move(acc.t), acc.v);
     }
 }
 
@@ -384,8 +409,9 @@ Result<LoadedBundle> loadRawFolder(const std::string& dir, Progress& progress)
         snap->topology = std::move(g.topology->topology);
     }
     std::vector<std::uint32_t> seriesBlock;
+    CounterSink sink(*snap, *owned, seriesBlock);
     for (const auto& [file, text] : g.csvs) {
-        addCollectorCounters(file, text, *snap, *owned, seriesBlock, out.warnings);
+        addCollectorCounters(file, text, sink, out.warnings);
     }
     // Port events the ranks saw on their own HCA become link events ("nccl" source).
     const auto source = snap->strings.intern("nccl");
@@ -395,59 +421,28 @@ Result<LoadedBundle> loadRawFolder(const std::string& dir, Progress& progress)
                 continue;
             }
             const auto hca = e.hca.empty() && !f.hcas.empty() ? f.hcas[0] : e.hca;
-            for (const auto& n : snap->topology.nodes()) {
-                if (snap->str(n.description) == f.host + " " + hca) {
-                    snap->linkEvents.push_back({ e.timeNs, n.guid, 1,
-                        e.kind == LogEventKind::PortError ? LinkState::Down : LinkState::Up, source });
-                }
+            if (const auto guid = sink.guidOf(f.host + " " + hca)) {
+                snap->linkEvents.push_back({ e.timeNs, *guid, 1,
+                    e.kind == LogEventKind::PortError ? LinkState::Down : LinkState::Up, source });
             }
         }
     }
-    std::stable_sort(
-        snap->linkEvents.begin(), snap->linkEvents.end(), [](auto& a, auto& b) { return a.timeNs < b.timeNs; });
     // Prometheus series: host + device → the HCA node; one counter series each (values already in model units).
     for (auto& ps : g.prometheus) {
-        std::optional<std::uint64_t> guid;
-        for (const auto& n : snap->topology.nodes()) {
-            if (snap->str(n.description) == ps.host + " " + ps.device) {
-                guid = n.guid;
-            }
-        }
+        const auto guid = sink.guidOf(ps.host + " " + ps.device);
         if (!guid) {
             out.warnings.push_back({ dir, 0, -1,
                 "Prometheus series of \"" + ps.host + " " + ps.device + "\" match no HCA in the topology: skipped" });
             continue;
         }
-        std::optional<std::uint32_t> portIndex;
-        for (std::uint32_t i = 0; i < snap->counterPorts.size(); ++i) {
-            if (snap->counterPorts[i].guid == *guid && snap->counterPorts[i].port == ps.port) {
-                portIndex = i;
-            }
-        }
-        if (!portIndex) {
-            portIndex = static_cast<std::uint32_t>(snap->counterPorts.size());
-            snap->counterPorts.push_back({ *guid, ps.port, std::nullopt });
-        }
-        CounterSeries cs;
-        cs.port = *portIndex;
-        cs.kind = ps.kind;
-        cs.bits = semantics(ps.kind).defaultBits;
-        cs.storageBytes = 8;
-        std::vector<std::uint8_t> bytes(ps.values.size() * 8);
-        std::memcpy(bytes.data(), ps.values.data(), bytes.size());
-        seriesBlock.push_back(static_cast<std::uint32_t>(owned->counterTimes.size()));
-        owned->counterTimes.push_back(std::move(ps.timesNs));
-        owned->counterValues.push_back(std::move(bytes));
-        snap->counters.push_back(cs);
+        sink.add(*guid, ps.port, ps.kind, std::move(ps.timesNs), ps.values);
     }
     // The subnet manager removing / rediscovering an HCA port: the link down / up ("opensm" source).
     const auto opensm = snap->strings.intern("opensm");
     for (const auto& log : g.opensm) {
         for (const auto& e : log.events) {
-            for (const auto& n : snap->topology.nodes()) {
-                if (snap->str(n.description) == e.nodeDescription) {
-                    snap->linkEvents.push_back({ e.timeNs, n.guid, 1, e.up ? LinkState::Up : LinkState::Down, opensm });
-                }
+            if (const auto guid = sink.guidOf(e.nodeDescription)) {
+                snap->linkEvents.push_back({ e.timeNs, *guid, 1, e.up ? LinkState::Up : LinkState::Down, opensm });
             }
         }
     }

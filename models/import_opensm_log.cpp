@@ -47,15 +47,9 @@ Result<OpensmLog> parseOpensmLog(const std::string& file, const std::string& tex
                 { file, lineNo, -1, "expected a time like \"Jun 01 12:00:31 123456\" at the start: line skipped" });
             continue;
         }
-        std::tm tm {};
-        tm.tm_year = clock.year - 1900;
-        tm.tm_mon = months.at(s[1]) - 1;
-        tm.tm_mday = std::stoi(s[2]);
-        tm.tm_hour = std::stoi(s[3]);
-        tm.tm_min = std::stoi(s[4]);
-        tm.tm_sec = std::stoi(s[5]);
         OpensmPortEvent e;
-        e.timeNs = TimeNs(timegm(&tm)) * kNsPerSec + std::stoll(s[6]) * kNsPerUs - clock.utcOffsetNs;
+        e.timeNs = logTimeNs(clock, clock.year, months.at(s[1]), std::stoi(s[2]), std::stoi(s[3]), std::stoi(s[4]),
+            std::stoi(s[5]), std::stoll(s[6]) * kNsPerUs);
         e.portGuid = std::stoull(m[1], nullptr, 16);
         e.nodeDescription = m[2];
         e.up = !down;

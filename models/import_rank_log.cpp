@@ -7,9 +7,7 @@
 
 namespace stallscope {
 
-namespace {
-
-TimeNs civil(int year, int month, int day, int h, int m, int s, TimeNs fracNs, const LogClock& clock)
+TimeNs logTimeNs(const LogClock& clock, int year, int month, int day, int h, int m, int s, TimeNs fracNs)
 {
     std::tm tm {};
     tm.tm_year = year - 1900;
@@ -20,6 +18,8 @@ TimeNs civil(int year, int month, int day, int h, int m, int s, TimeNs fracNs, c
     tm.tm_sec = s;
     return TimeNs(timegm(&tm)) * kNsPerSec + fracNs - clock.utcOffsetNs;
 }
+
+namespace {
 
 // "162555850" (9 digits) or "162555" (6) → ns
 TimeNs fraction(const std::string& digits)
@@ -73,13 +73,13 @@ Result<RankLogFacts> parseRankLog(const std::string& file, const std::string& te
             }
         }
         if (std::regex_search(line, m, c10Time)) {
-            when = civil(clock.year, std::stoi(m[1]), std::stoi(m[2]), std::stoi(m[3]), std::stoi(m[4]),
-                std::stoi(m[5]), fraction(m[6]), clock);
+            when = logTimeNs(clock, clock.year, std::stoi(m[1]), std::stoi(m[2]), std::stoi(m[3]), std::stoi(m[4]),
+                std::stoi(m[5]), fraction(m[6]));
         }
         if (std::regex_search(line, m, ncclPrefix)) {
             if (m[1].matched) {
-                when = civil(std::stoi(m[1]), std::stoi(m[2]), std::stoi(m[3]), std::stoi(m[4]), std::stoi(m[5]),
-                    std::stoi(m[6]), 0, clock);
+                when = logTimeNs(clock, std::stoi(m[1]), std::stoi(m[2]), std::stoi(m[3]), std::stoi(m[4]),
+                    std::stoi(m[5]), std::stoi(m[6]), 0);
             }
             if (f.host.empty()) {
                 f.host = m[7];

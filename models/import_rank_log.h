@@ -45,6 +45,9 @@ struct LogClock
     TimeNs utcOffsetNs = 0; // local time − UTC (logs are in local time)
 };
 
+// A log's local civil time → epoch ns on the job clock (UTC), using the clock's offset.
+TimeNs logTimeNs(const LogClock& clock, int year, int month, int day, int h, int m, int s, TimeNs fracNs);
+
 Result<RankLogFacts> parseRankLog(const std::string& file, const std::string& text, const LogClock& clock = {});
 
 } // namespace stallscope
