@@ -45,12 +45,16 @@ std::string readAll(const fs::path& p)
 // By content: the first bytes and a few markers (formats.md "Quick identification").
 Kind sniff(const std::string& text)
 {
-    if (text.size() >= 2 && static_cast<unsigned char>(text[0]) == 0x80 && text[1] == 0x02) {
+    if (text.size() >= 2 && static_cast<unsigned char>(text[0]) == 0x80 && text[1] >= 2 && text[1] <= 5) {
         return Kind::FlightRecorderPickle;
     }
     const auto first = text.find_first_not_of(" \t\r\n");
     if (first != std::string::npos && text[first] == '{' && text.find("\"entries\"") != std::string::npos
         && text.find("\"version\"") != std::string::npos) {
+        return Kind::FlightRecorderJson;
+    }
+    if (first != std::string::npos && text[first] == '{'
+        && text.find("\"collective_seq_id\"") < text.find('\n', first)) { // JSON lines, one entry a line
         return Kind::FlightRecorderJson;
     }
     if (looksLikePrometheusMatrix(text)) {
@@ -241,8 +245,10 @@ Result<LoadedBundle> loadRawFolder(const std::string& dir, Progress& progress)
         const auto text = readAll(p);
         const auto file = p.string();
         switch (sniff(text)) {
-        case Kind::FlightRecorderJson: {
-            auto d = parseFlightRecorderJson(file, text);
+        case Kind::FlightRecorderJson:
+        case Kind::FlightRecorderPickle: {
+            const bool pickle = sniff(text) == Kind::FlightRecorderPickle;
+            auto d = pickle ? parseFlightRecorderPickle(file, text) : parseFlightRecorderJson(file, text);
             if (!d) {
                 return d.error();
             }
@@ -251,15 +257,13 @@ Result<LoadedBundle> loadRawFolder(const std::string& dir, Progress& progress)
                 break;
             }
             out.warnings.insert(out.warnings.end(), d->warnings.begin(), d->warnings.end());
-            out.recognised.push_back(p.filename().string() + ": Flight Recorder JSON dump, rank "
-                + std::to_string(*d->rank) + ", version " + d->version);
+            const std::string what = pickle ? "Flight Recorder pickle dump" : "Flight Recorder JSON dump";
+            out.recognised.push_back(p.filename().string() + ": " + what + ", rank " + std::to_string(*d->rank)
+                + ", version " + d->version + ", " + std::to_string(d->entries.size()) + " collectives");
             g.dumps.emplace_back(file, std::move(d.value()));
-            ++recognised["Flight Recorder JSON dump"];
+            ++recognised[what];
             break;
         }
-        case Kind::FlightRecorderPickle:
-            out.warnings.push_back({ file, 0, 0, "Flight Recorder pickle dumps are not read yet (issue #6): skipped" });
-            break;
         case Kind::RankLog:
         case Kind::OpensmLog:
             deferred.emplace_back(p, text); // needs the year from the dumps: parsed below

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "import_flight_recorder.h"
 
+#include "pickle_reader.h"
+
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
@@ -84,12 +86,109 @@ std::vector<std::uint32_t> parseRanks(const std::string& s)
     return out;
 }
 
+// The fields of one entry that Stallscope uses, as read by any front end (JSON, JSON lines, pickle).
+struct RawEntry
+{
+    bool p2p = false;
+    std::string pg;
+    std::optional<std::int64_t> seq;
+    std::string profilingName;
+    std::optional<std::vector<std::uint64_t>> sizes; // input_sizes[0]
+    std::string dtype; // input_dtypes[0]
+    TimeNs created = kNoTime, started = kNoTime, completed = kNoTime;
+    std::string state = "scheduled";
+    bool retired = false;
+};
+
+// Shared semantics of every front end: p2p skipped, bytes = elements × dtype size, retired-not-completed =
+// timed out, entries without a creation time skipped with a warning.
+void finishEntry(const RawEntry& r, std::size_t index, const std::string& file, FrDump& d)
+{
+    const auto where = "entry " + std::to_string(index);
+    if (r.p2p) {
+        ++d.p2pSkipped;
+        return;
+    }
+    if (!r.seq || *r.seq < 0) {
+        d.warnings.push_back({ file, 0, -1, where + " has no collective_seq_id: skipped" });
+        return;
+    }
+    if (r.created == kNoTime) {
+        d.warnings.push_back({ file, 0, -1, where + " has no time_created_ns: skipped" });
+        return;
+    }
+    FrEntry fe;
+    fe.pg = r.pg;
+    fe.seq = static_cast<std::uint32_t>(*r.seq);
+    fe.op = opFromProfilingName(r.profilingName);
+    if (r.sizes) {
+        std::uint64_t elems = 1;
+        for (auto dim : *r.sizes) {
+            elems *= dim;
+        }
+        const auto width = dtypeBytes(r.dtype);
+        if (width == 0 && !r.dtype.empty()) {
+            d.warnings.push_back({ file, 0, -1, where + ": unknown dtype " + r.dtype + ", bytes counted as elements" });
+        }
+        fe.bytes = elems * (width == 0 ? 1 : width);
+    }
+    fe.enqueueNs = r.created;
+    fe.startNs = r.started;
+    fe.endNs = r.completed;
+    fe.state = r.state == "completed" ? CollectiveState::Completed
+        : r.state == "started"        ? CollectiveState::Started
+                                      : CollectiveState::Scheduled;
+    if (fe.state != CollectiveState::Completed && r.retired) {
+        fe.state = CollectiveState::TimedOut; // retired but not completed = timed out (formats.md §1b)
+    }
+    d.entries.push_back(fe);
+}
+
+RawEntry rawFromJson(const nlohmann::json& e)
+{
+    RawEntry r;
+    r.p2p = e.value("is_p2p", false);
+    const auto pg = e.find("process_group");
+    r.pg = pg != e.end() && pg->is_array() && !pg->empty() ? (*pg)[0].get<std::string>()
+                                                           : std::to_string(e.value("pg_id", 0));
+    const auto seq = e.contains("collective_seq_id") ? e.find("collective_seq_id") : e.find("seq_id");
+    if (seq != e.end() && seq->is_number_integer()) {
+        r.seq = seq->get<std::int64_t>();
+    }
+    r.profilingName = e.value("profiling_name", std::string());
+    const auto sizes = e.find("input_sizes");
+    if (sizes != e.end() && !sizes->is_null() && !sizes->is_array()) {
+        throw std::invalid_argument("input_sizes is not a list of shapes");
+    }
+    if (sizes != e.end() && sizes->is_array() && !sizes->empty()) {
+        r.sizes = (*sizes)[0].get<std::vector<std::uint64_t>>();
+    }
+    const auto dtypes = e.find("input_dtypes");
+    if (dtypes != e.end() && dtypes->is_array() && !dtypes->empty()) {
+        r.dtype = (*dtypes)[0].get<std::string>();
+    }
+    r.created = optTime(e, "time_created_ns");
+    r.started = optTime(e, "time_discovered_started_ns");
+    r.completed = optTime(e, "time_discovered_completed_ns");
+    r.state = e.value("state", std::string("scheduled"));
+    r.retired = e.value("retired", false);
+    return r;
+}
+
 } // namespace
 
 Result<FrDump> parseFlightRecorderJson(const std::string& file, const std::string& text)
 {
     FrDump d;
     d.rank = rankFromFileName(file);
+    const auto first = text.find_first_not_of(" \t\r\n");
+    const auto firstLineEnd = text.find('\n', first == std::string::npos ? 0 : first);
+    const bool jsonLines = first != std::string::npos && firstLineEnd != std::string::npos
+        && text.find_first_not_of(" \t\r\n", firstLineEnd) != std::string::npos && text.compare(first, 1, "{") == 0
+        && text.find("\"collective_seq_id\"") < firstLineEnd && text.find("\"entries\"") == std::string::npos;
+    if (jsonLines) {
+        return parseFlightRecorderJsonLines(file, text);
+    }
     nlohmann::json j;
     try {
         j = nlohmann::json::parse(text);
@@ -99,6 +198,7 @@ Result<FrDump> parseFlightRecorderJson(const std::string& file, const std::strin
     if (!j.is_object() || !j.contains("version")) {
         return LoadIssue { file, 0, -1, "expected a Flight Recorder dump: an object with \"version\"" };
     }
+    std::size_t index = 0;
     try {
         d.version = j["version"].get<std::string>();
         const auto pgConfig = j.value("pg_config", nlohmann::json::object()); // a copy: items() must not dangle
@@ -109,51 +209,169 @@ Result<FrDump> parseFlightRecorderJson(const std::string& file, const std::strin
             d.groups[name] = std::move(group);
         }
         const auto entries = j.value("entries", nlohmann::json::array());
-        for (std::size_t i = 0; i < entries.size(); ++i) {
-            const auto& e = entries[i];
-            if (e.value("is_p2p", false)) {
-                ++d.p2pSkipped;
-                continue;
-            }
-            FrEntry fe;
-            const auto& pg = e.at("process_group");
-            fe.pg = pg.is_array() && !pg.empty() ? pg[0].get<std::string>() : std::to_string(e.value("pg_id", 0));
-            fe.seq = e.at("collective_seq_id").get<std::uint32_t>();
-            fe.op = opFromProfilingName(e.value("profiling_name", std::string()));
-            const auto sizes = e.value("input_sizes", nlohmann::json::array());
-            const auto dtypes = e.value("input_dtypes", nlohmann::json::array());
-            if (!sizes.empty()) {
-                std::uint64_t elems = 1;
-                for (const auto& dim : sizes[0]) {
-                    elems *= dim.get<std::uint64_t>();
-                }
-                const auto width = dtypes.empty() ? 0 : dtypeBytes(dtypes[0].get<std::string>());
-                if (width == 0 && !dtypes.empty()) {
-                    d.warnings.push_back({ file, 0, -1,
-                        "entry " + std::to_string(i) + ": unknown dtype " + dtypes[0].get<std::string>()
-                            + ", bytes counted as elements" });
-                }
-                fe.bytes = elems * (width == 0 ? 1 : width);
-            }
-            fe.enqueueNs = optTime(e, "time_created_ns");
-            fe.startNs = optTime(e, "time_discovered_started_ns");
-            fe.endNs = optTime(e, "time_discovered_completed_ns");
-            const auto state = e.value("state", std::string("scheduled"));
-            fe.state = state == "completed" ? CollectiveState::Completed
-                : state == "started"        ? CollectiveState::Started
-                                            : CollectiveState::Scheduled;
-            if (fe.state != CollectiveState::Completed && e.value("retired", false)) {
-                fe.state = CollectiveState::TimedOut; // retired but not completed = timed out (formats.md §1b)
-            }
-            if (fe.enqueueNs == kNoTime) {
-                d.warnings.push_back(
-                    { file, 0, -1, "entry " + std::to_string(i) + " has no time_created_ns: skipped" });
-                continue;
-            }
-            d.entries.push_back(fe);
+        for (index = 0; index < entries.size(); ++index) {
+            finishEntry(rawFromJson(entries[index]), index, file, d);
         }
     } catch (const std::exception& e) {
-        return LoadIssue { file, 0, -1, std::string("unexpected content in a Flight Recorder dump: ") + e.what() };
+        return LoadIssue { file, 0, -1,
+            "entry " + std::to_string(index) + ": unexpected content in a Flight Recorder dump: " + e.what() };
+    }
+    return d;
+}
+
+Result<FrDump> parseFlightRecorderJsonLines(const std::string& file, const std::string& text)
+{
+    FrDump d;
+    d.rank = rankFromFileName(file);
+    d.version = "json-lines";
+    std::size_t pos = 0, index = 0;
+    std::int64_t lineNo = 0;
+    while (pos < text.size()) {
+        const auto end = std::min(text.find('\n', pos), text.size());
+        const auto line = text.substr(pos, end - pos);
+        pos = end + 1;
+        ++lineNo;
+        if (line.find_first_not_of(" \t\r") == std::string::npos) {
+            continue;
+        }
+        try {
+            const auto e = nlohmann::json::parse(line);
+            if (e.contains("rank") && e["rank"].is_number_integer() && !d.rank) {
+                d.rank = e["rank"].get<std::uint32_t>();
+            }
+            finishEntry(rawFromJson(e), index++, file, d);
+        } catch (const std::exception& e) {
+            d.warnings.push_back({ file, lineNo, -1,
+                std::string("expected one Flight Recorder entry as a JSON object: ") + e.what() + ": line skipped" });
+        }
+    }
+    return d;
+}
+
+namespace {
+
+// Pickle front end: the same fields from the PickleDoc (tuples for process_group, None for missing times).
+class PickleEntries
+{
+public:
+    explicit PickleEntries(const PickleDoc& doc)
+        : m_doc(doc)
+    {
+    }
+    using Id = PickleDoc::Id;
+    using T = PickleDoc::Type;
+
+    std::optional<std::int64_t> integer(Id dict, std::string_view key) const
+    {
+        const auto id = m_doc.get(dict, key);
+        if (!id || (m_doc.type(*id) != T::Int && m_doc.type(*id) != T::Bool)) {
+            return std::nullopt;
+        }
+        return m_doc.node(*id).i;
+    }
+    std::string string(Id dict, std::string_view key, std::string fallback = {}) const
+    {
+        const auto id = m_doc.get(dict, key);
+        return id && m_doc.type(*id) == T::Str ? std::string(m_doc.node(*id).s) : fallback;
+    }
+    std::optional<Id> firstItem(Id dict, std::string_view key) const
+    {
+        const auto id = m_doc.get(dict, key);
+        if (!id) {
+            return std::nullopt;
+        }
+        const auto items = m_doc.items(*id);
+        return items.empty() ? std::nullopt : std::optional<Id>(items[0]);
+    }
+    TimeNs time(Id dict, std::string_view key) const
+    {
+        const auto v = integer(dict, key);
+        return !v || *v == 0 ? kNoTime : *v;
+    }
+
+    RawEntry raw(Id e) const
+    {
+        RawEntry r;
+        r.p2p = integer(e, "is_p2p").value_or(0) != 0;
+        const auto pg = firstItem(e, "process_group");
+        r.pg = pg && m_doc.type(*pg) == T::Str ? std::string(m_doc.node(*pg).s)
+                                               : std::to_string(integer(e, "pg_id").value_or(0));
+        r.seq = integer(e, "collective_seq_id");
+        if (!r.seq) {
+            r.seq = integer(e, "seq_id");
+        }
+        r.profilingName = string(e, "profiling_name");
+        if (const auto sizes = firstItem(e, "input_sizes")) {
+            std::vector<std::uint64_t> dims;
+            for (auto dim : m_doc.items(*sizes)) {
+                dims.push_back(m_doc.type(dim) == T::Int ? static_cast<std::uint64_t>(m_doc.node(dim).i) : 0);
+            }
+            r.sizes = std::move(dims);
+        }
+        if (const auto dt = firstItem(e, "input_dtypes"); dt && m_doc.type(*dt) == T::Str) {
+            r.dtype = std::string(m_doc.node(*dt).s);
+        }
+        r.created = time(e, "time_created_ns");
+        r.started = time(e, "time_discovered_started_ns");
+        r.completed = time(e, "time_discovered_completed_ns");
+        r.state = string(e, "state", "scheduled");
+        r.retired = integer(e, "retired").value_or(0) != 0;
+        return r;
+    }
+
+private:
+    const PickleDoc& m_doc;
+};
+
+} // namespace
+
+Result<FrDump> parseFlightRecorderPickle(const std::string& file, std::string_view bytes)
+{
+    auto doc = parsePickle(file, bytes);
+    if (!doc) {
+        return doc.error();
+    }
+    const PickleDoc& p = doc.value();
+    using T = PickleDoc::Type;
+    if (p.type(p.root()) != T::Dict || !p.get(p.root(), "version")) {
+        return LoadIssue { file, 0, -1, "expected a Flight Recorder dump: a dict with \"version\"" };
+    }
+    FrDump d;
+    d.rank = rankFromFileName(file);
+    const PickleEntries pe(p);
+    d.version = pe.string(p.root(), "version");
+    if (const auto cfg = p.get(p.root(), "pg_config"); cfg && p.type(*cfg) == T::Dict) {
+        const auto kv = p.items(*cfg);
+        for (std::size_t k = 0; k + 1 < kv.size(); k += 2) {
+            if (p.type(kv[k]) != T::Str) {
+                continue;
+            }
+            FrGroup group;
+            group.desc = pe.string(kv[k + 1], "desc");
+            if (const auto ranks = p.get(kv[k + 1], "ranks"); ranks && p.type(*ranks) == T::Str) {
+                group.ranks = parseRanks(std::string(p.node(*ranks).s));
+            } else if (ranks) {
+                for (auto r : p.items(*ranks)) {
+                    if (p.type(r) == T::Int && p.node(r).i >= 0) {
+                        group.ranks.push_back(static_cast<std::uint32_t>(p.node(r).i));
+                    }
+                }
+            }
+            d.groups[std::string(p.node(kv[k]).s)] = std::move(group);
+        }
+    }
+    if (const auto entries = p.get(p.root(), "entries")) {
+        if (p.type(*entries) != T::List) {
+            return LoadIssue { file, 0, -1, "\"entries\" is not a list" };
+        }
+        const auto items = p.items(*entries);
+        for (std::size_t i = 0; i < items.size(); ++i) {
+            if (p.type(items[i]) != T::Dict) {
+                d.warnings.push_back({ file, 0, -1, "entry " + std::to_string(i) + " is not a dict: skipped" });
+                continue;
+            }
+            finishEntry(pe.raw(items[i]), i, file, d);
+        }
     }
     return d;
 }

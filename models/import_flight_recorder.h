@@ -3,7 +3,7 @@
 
 // PyTorch NCCL Flight Recorder dumps, JSON form (formats.md §1): versions 2.3–2.10, states scheduled /
 // started / completed, timing on or off, pg_config and pg_status. One file per rank; the rank comes from the
-// file name (<prefix><rank>). The pickle form is a separate reader (issue #6).
+// file name (<prefix><rank>).
 
 #include "collectives.h"
 #include "result.h"
@@ -11,6 +11,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace stallscope {
@@ -50,6 +51,11 @@ std::size_t dtypeBytes(const std::string& dtype);
 // Trailing digits of a file name ("nccl_trace_rank_17" → 17).
 std::optional<std::uint32_t> rankFromFileName(const std::string& path);
 
+// The JSON form (an object with version, pg_config, entries); JSON lines (one entry per line, as some
+// third-party collectors write) are detected and read by the second function.
 Result<FrDump> parseFlightRecorderJson(const std::string& file, const std::string& text);
+Result<FrDump> parseFlightRecorderJsonLines(const std::string& file, const std::string& text);
+// The default pickle form (protocol 2), through the safe reader of pickle_reader.h.
+Result<FrDump> parseFlightRecorderPickle(const std::string& file, std::string_view bytes);
 
 } // namespace stallscope

@@ -53,8 +53,13 @@ TEST_CASE("Flight Recorder names and bad dumps", "[core][import]")
     CHECK_THAT(r.error().format(), Catch::Contains("nccl_trace_rank_0") && Catch::Contains("version"));
     r = parseFlightRecorderJson(
         "nccl_trace_rank_0", "{\"version\": \"2.10\", \"entries\": [{\"collective_seq_id\": \"x\"}]}");
+    REQUIRE(r.ok()); // a wrong type in one entry skips that entry, with a warning naming it
+    CHECK(r->entries.empty());
+    REQUIRE(r->warnings.size() == 1);
+    CHECK_THAT(r->warnings[0].format(), Catch::Contains("nccl_trace_rank_0") && Catch::Contains("entry 0"));
+    r = parseFlightRecorderJson("nccl_trace_rank_0", "{\"version\": \"2.10\", \"entries\": [{\"input_sizes\": 3}]}");
     REQUIRE_FALSE(r.ok());
-    CHECK_THAT(r.error().format(), Catch::Contains("unexpected content"));
+    CHECK_THAT(r.error().format(), Catch::Contains("unexpected content") && Catch::Contains("entry 0"));
     r = parseFlightRecorderJson("nccl_trace_rank_0", "{\"version\": \"2.");
     REQUIRE_FALSE(r.ok());
     CHECK_THAT(r.error().format(), Catch::Contains("invalid JSON"));

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: MIT
+#include "bundle_reader.h"
+#include "import_flight_recorder.h"
+#include "pickle_reader.h"
+#include "test_support.h"
+
+#include <catch2/catch.hpp>
+
+#include <random>
+
+using namespace stallscope;
+using namespace stallscope::test;
+
+namespace {
+
+std::string pickleFile(const std::string& name)
+{
+    return std::string(STALLSCOPE_TEST_DATA_DIR) + "/flight_recorder/pickle/" + name;
+}
+
+std::string fromHex(const std::string& hex)
+{
+    std::string out;
+    for (std::size_t i = 0; i + 1 < hex.size(); i += 2) {
+        out += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
+    }
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("the pickle reader builds dicts, lists, tuples and scalars and honours the memo", "[core][import][pickle]")
+{
+    // pickle.dumps({"a": [1, -2, 300, 70000, 2**40, -(2**40), 1.5, None, True, False], "b": ("x", "x")}, 2)
+    const std::string bytes
+        = fromHex("80027d71002858010000006171015d7102284b014afeffffff4d2c014a701101008a060000000000018a060000000000ff47"
+                  "3ff80000000000004e888965580100000062710358010000007871046804867105752e");
+    auto r = parsePickle("inline", bytes);
+    INFO((r ? "" : r.error().format()));
+    REQUIRE(r.ok());
+    const auto& d = r.value();
+    using T = PickleDoc::Type;
+    REQUIRE(d.type(d.root()) == T::Dict);
+    const auto a = d.get(d.root(), "a");
+    REQUIRE(a);
+    const auto xs = d.items(*a);
+    REQUIRE(xs.size() == 10);
+    CHECK(d.node(xs[0]).i == 1);
+    CHECK(d.node(xs[1]).i == -2);
+    CHECK(d.node(xs[2]).i == 300);
+    CHECK(d.node(xs[3]).i == 70000);
+    CHECK(d.node(xs[4]).i == (std::int64_t(1) << 40));
+    CHECK(d.node(xs[5]).i == -(std::int64_t(1) << 40));
+    CHECK(d.node(xs[6]).f == 1.5);
+    CHECK(d.type(xs[7]) == T::None);
+    CHECK((d.type(xs[8]) == T::Bool && d.node(xs[8]).i == 1));
+    CHECK((d.type(xs[9]) == T::Bool && d.node(xs[9]).i == 0));
+    const auto b = d.get(d.root(), "b");
+    REQUIRE(b);
+    REQUIRE(d.type(*b) == T::Tuple);
+    REQUIRE(d.items(*b).size() == 2);
+    CHECK(d.items(*b)[0] == d.items(*b)[1]); // BINGET yields the memoized node itself
+    CHECK(d.node(d.items(*b)[1]).s == "x");
+    CHECK_FALSE(d.get(d.root(), "missing"));
+}
+
+TEST_CASE("pickle Flight Recorder dumps read like their JSON form", "[core][import][pickle]")
+{
+    const auto path = pickleFile("nccl_trace_rank_3");
+    const auto bytes = readFile(path);
+    auto p = parseFlightRecorderPickle(path, bytes);
+    INFO((p ? "" : p.error().format()));
+    REQUIRE(p.ok());
+    const auto jsonPath = std::string(STALLSCOPE_TEST_DATA_DIR) + "/flight_recorder/nccl_trace_rank_3";
+    auto j = parseFlightRecorderJson(jsonPath, readFile(jsonPath));
+    REQUIRE(j.ok());
+    CHECK(p->rank == 3u);
+    CHECK(p->version == "2.10");
+    CHECK(p->p2pSkipped == 1);
+    REQUIRE(p->entries.size() == j->entries.size());
+    for (std::size_t i = 0; i < p->entries.size(); ++i) {
+        const auto &a = p->entries[i], &b = j->entries[i];
+        CHECK(a.pg == b.pg);
+        CHECK(a.seq == b.seq);
+        CHECK(a.op == b.op);
+        CHECK(a.bytes == b.bytes);
+        CHECK(a.state == b.state);
+        CHECK(a.enqueueNs == b.enqueueNs);
+        CHECK((a.startNs == kNoTime) == (b.startNs == kNoTime)); // None in pickle, 0 in JSON
+        CHECK((a.endNs == kNoTime) == (b.endNs == kNoTime));
+    }
+    CHECK(p->groups.at("1").ranks == std::vector<std::uint32_t> { 2, 3 });
+}
+
+TEST_CASE("pickle dumps of versions 2.4 (timing off) and 2.7", "[core][import][pickle]")
+{
+    auto v24 = parseFlightRecorderPickle(pickleFile("nccl_trace_rank_5"), readFile(pickleFile("nccl_trace_rank_5")));
+    REQUIRE(v24.ok());
+    CHECK(v24->version == "2.4");
+    REQUIRE(v24->entries.size() == 2);
+    CHECK(v24->entries[0].startNs == kNoTime); // timing off: no start events
+    CHECK(v24->entries[0].state == CollectiveState::Completed);
+    CHECK(v24->entries[1].state == CollectiveState::Scheduled); // hung, not retired: stays scheduled
+    auto v27
+        = parseFlightRecorderPickle(pickleFile("comm_lib_trace_rank_6"), readFile(pickleFile("comm_lib_trace_rank_6")));
+    REQUIRE(v27.ok());
+    CHECK(v27->rank == 6u);
+    REQUIRE(v27->entries.size() == 1);
+    CHECK(v27->entries[0].op == CollectiveOp::Broadcast);
+    CHECK(v27->entries[0].bytes == 64);
+}
+
+TEST_CASE("malformed pickles give an error with the byte offset and never run code", "[core][import][pickle]")
+{
+    const auto good = readFile(pickleFile("nccl_trace_rank_3"));
+    SECTION("truncated")
+    {
+        auto r = parseFlightRecorderPickle("rank_3", good.substr(0, good.size() / 2));
+        REQUIRE_FALSE(r.ok());
+        CHECK_THAT(r.error().format(), Catch::Contains("rank_3 (byte offset") && Catch::Contains("pickle:"));
+    }
+    SECTION("a GLOBAL + REDUCE pickle (os.system) is refused at its first opcode")
+    {
+        const std::string evil("\x80\x02"
+                               "cposix\nsystem\nq\x00X\x04\x00\x00\x00trueq\x01\x85q\x02Rq\x03.",
+            36);
+        auto r = parsePickle("evil", evil);
+        REQUIRE_FALSE(r.ok());
+        CHECK(r.error().offset == 2);
+        CHECK_THAT(r.error().message, Catch::Contains("GLOBAL") && Catch::Contains("not allowed"));
+    }
+    SECTION("memo get of an index never put")
+    {
+        auto r = parsePickle("m", std::string("\x80\x02h\x07.", 5));
+        REQUIRE_FALSE(r.ok());
+        CHECK_THAT(r.error().message, Catch::Contains("never PUT"));
+    }
+    SECTION("wrong types: the root is a list")
+    {
+        auto r = parseFlightRecorderPickle("rank_1", std::string("\x80\x02]q\x00.", 6));
+        REQUIRE_FALSE(r.ok());
+        CHECK_THAT(r.error().format(), Catch::Contains("expected a Flight Recorder dump"));
+    }
+    SECTION("integers wider than 64 bits")
+    {
+        auto r = parsePickle("big", std::string("\x80\x02\x8a\x09\x01\x01\x01\x01\x01\x01\x01\x01\x01.", 14));
+        REQUIRE_FALSE(r.ok());
+        CHECK_THAT(r.error().message, Catch::Contains("wider than 64 bits"));
+    }
+    SECTION("random corruption never crashes")
+    {
+        std::mt19937 rng(6);
+        for (int k = 0; k < 500; ++k) {
+            auto bad = good;
+            for (int n = 0; n < 4; ++n) {
+                bad[rng() % bad.size()] = static_cast<char>(rng());
+            }
+            if (k % 3 == 0) {
+                bad.resize(rng() % bad.size());
+            }
+            auto r = parseFlightRecorderPickle("rank_3", bad); // must return, error or not
+            if (!r.ok()) {
+                CHECK_FALSE(r.error().message.empty());
+            }
+        }
+    }
+}
+
+TEST_CASE("a folder of pickle dumps opens as raw files", "[core][import][pickle]")
+{
+    TempDir tmp;
+    for (const char* name : { "nccl_trace_rank_3", "nccl_trace_rank_5", "comm_lib_trace_rank_6" }) {
+        writeFile(tmp.path() / name, readFile(pickleFile(name)));
+    }
+    auto r = loadBundle(tmp.str());
+    INFO((r ? "" : r.error().format()));
+    REQUIRE(r.ok());
+    const auto& s = *r->snapshot;
+    CHECK(s.job.worldSize == 7);
+    CHECK(s.collectiveCount() == 3 + 2 + 1);
+    CHECK(s.collectives[5].size() == 2);
+    CHECK_THAT(r->recognised.front(), Catch::Contains("3 Flight Recorder pickle dumps"));
+}
