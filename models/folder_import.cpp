@@ -1,21 +1,24 @@
 // SPDX-License-Identifier: MIT
 #include "folder_import.h"
 
+#include "counter_sink.h"
+#include "fabric_builder.h"
+#include "import_fabric_tools.h"
 #include "import_flight_recorder.h"
 #include "import_ibnetdiscover.h"
 #include "import_opensm_log.h"
+#include "import_prom_text.h"
 #include "import_prometheus.h"
 #include "import_rank_log.h"
 
 #include <algorithm>
 #include <chrono>
-#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
-#include <unordered_map>
 
 namespace stallscope {
 
@@ -28,9 +31,12 @@ enum class Kind {
     FlightRecorderPickle,
     RankLog,
     Ibnetdiscover,
+    Iblinkinfo,
+    Perfquery,
     CollectorCsv,
     OpensmLog,
     PrometheusMatrix,
+    PrometheusText,
     Unknown
 };
 
@@ -49,12 +55,11 @@ Kind sniff(const std::string& text)
         return Kind::FlightRecorderPickle;
     }
     const auto first = text.find_first_not_of(" \t\r\n");
-    if (first != std::string::npos && text[first] == '{' && text.find("\"entries\"") != std::string::npos
-        && text.find("\"version\"") != std::string::npos) {
+    const bool object = first != std::string::npos && text[first] == '{';
+    if (object && text.find("\"entries\"") != std::string::npos && text.find("\"version\"") != std::string::npos) {
         return Kind::FlightRecorderJson;
     }
-    if (first != std::string::npos && text[first] == '{'
-        && text.find("\"collective_seq_id\"") < text.find('\n', first)) { // JSON lines, one entry a line
+    if (object && text.find("\"collective_seq_id\"") < text.find('\n', first)) { // JSON lines, one entry a line
         return Kind::FlightRecorderJson;
     }
     if (looksLikePrometheusMatrix(text)) {
@@ -65,8 +70,14 @@ Kind sniff(const std::string& text)
     }
     if (text.find("\nSwitch\t") != std::string::npos || text.rfind("Switch\t", 0) == 0
         || text.find("# Topology file") != std::string::npos
-        || (text.rfind("SW ", 0) == 0 && text.find(" - ") != std::string::npos)) {
+        || ((text.rfind("SW ", 0) == 0 || text.rfind("CA ", 0) == 0) && text.find(" - ") != std::string::npos)) {
         return Kind::Ibnetdiscover;
+    }
+    if (looksLikeIblinkinfo(text)) {
+        return Kind::Iblinkinfo;
+    }
+    if (looksLikePerfquery(text)) {
+        return Kind::Perfquery;
     }
     if (looksLikeOpensmLog(text)) {
         return Kind::OpensmLog;
@@ -75,143 +86,417 @@ Kind sniff(const std::string& text)
         || text.find("[rank") != std::string::npos) {
         return Kind::RankLog;
     }
+    if (looksLikePrometheusExposition(text)) {
+        return Kind::PrometheusText;
+    }
     return Kind::Unknown;
 }
 
-std::vector<std::string> splitCsv(const std::string& line)
+// Files whose reading depends on others come later: iblinkinfo names peers by the LIDs topology files
+// gave; logs take their year from the dumps; perfquery blocks name ports by LID.
+int order(Kind k)
 {
-    std::vector<std::string> out;
-    std::stringstream ss(line);
-    std::string cell;
-    while (std::getline(ss, cell, ',')) {
-        out.push_back(cell);
+    switch (k) {
+    case Kind::Iblinkinfo:
+        return 1;
+    case Kind::Perfquery:
+        return 2;
+    case Kind::RankLog:
+    case Kind::OpensmLog:
+        return 3;
+    default:
+        return 0;
     }
-    if (!line.empty() && line.back() == ',') {
-        out.emplace_back();
-    }
-    return out;
 }
 
+TimeNs modifiedNs(const fs::path& p)
+{
+    std::error_code ec;
+    const auto t = fs::last_write_time(p, ec);
+    if (ec) {
+        return kNoTime;
+    }
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::file_clock::to_sys(t).time_since_epoch())
+        .count();
+}
+
+struct DatedFile
+{
+    std::string file;
+    TimeNs modified = kNoTime; // the sample time of undated snapshots
+};
+
+// What the folder's files say, before it becomes a snapshot.
 struct Gathered
 {
     std::vector<std::pair<std::string, FrDump>> dumps;
     std::vector<std::pair<std::string, RankLogFacts>> logs;
-    std::optional<ImportedTopology> topology;
-    std::vector<std::pair<std::string, std::string>> csvs; // file, text
     std::vector<OpensmLog> opensm;
-    std::vector<PromSeries> prometheus;
+    std::vector<PromSeries> matrix;
+    std::vector<std::pair<DatedFile, ExpositionFile>> exposition;
+    std::vector<std::pair<DatedFile, std::vector<PerfquerySample>>> perfquery;
+    std::vector<std::pair<std::string, IblinkinfoSnapshot>> linkinfo;
+    std::vector<std::pair<std::string, std::string>> csvs; // file, text
+    FabricBuilder fabric;
+    LogClock clock;
+    bool yearKnown = false;
+
+    std::vector<LoadIssue> warnings;
+    std::vector<std::string> recognised;
+    std::map<std::string, int> counts;
+
+    void note(const fs::path& p, const std::string& what, const std::string& detail)
+    {
+        recognised.push_back(p.filename().string() + ": " + what + (detail.empty() ? "" : ", " + detail));
+        ++counts[what];
+    }
+    template <typename W> void warn(const W& ws) { warnings.insert(warnings.end(), ws.begin(), ws.end()); }
 };
 
-// Counters from collector CSV rows: one series per (host, device, port, counter), raw values.
-// Where imported counter series go: node lookup by description ("<host> <hca>"), one counter port per
-// (GUID, port), series columns owned by the snapshot. Shared by every counter source.
-struct CounterSink
+void learnYear(Gathered& g)
 {
-    JobSnapshot& snap;
-    OwnedColumns& owned;
-    std::vector<std::uint32_t>& seriesBlock;
-    std::unordered_map<std::string, std::uint64_t> guidByDesc;
-    std::map<std::pair<std::uint64_t, std::uint16_t>, std::uint32_t> portIndex;
-
-    CounterSink(JobSnapshot& s, OwnedColumns& o, std::vector<std::uint32_t>& b)
-        : snap(s)
-        , owned(o)
-        , seriesBlock(b)
-    {
-        for (const auto& n : snap.topology.nodes()) {
-            guidByDesc.emplace(snap.str(n.description), n.guid);
+    for (const auto& [file, d] : g.dumps) {
+        if (!d.entries.empty()) {
+            const auto secs = static_cast<std::time_t>(d.entries.front().enqueueNs / kNsPerSec);
+            std::tm tm {};
+            gmtime_r(&secs, &tm);
+            g.clock.year = tm.tm_year + 1900; // logs carry local times without a year
+            return;
         }
     }
-    std::optional<std::uint64_t> guidOf(const std::string& desc) const
-    {
-        auto it = guidByDesc.find(desc);
-        return it == guidByDesc.end() ? std::nullopt : std::optional<std::uint64_t>(it->second);
-    }
-    // Raw values at full width (the sources do not say the counter's width).
-    void add(std::uint64_t guid, std::uint16_t port, CounterKind kind, std::vector<TimeNs> times,
-        const std::vector<std::uint64_t>& values)
-    {
-        auto [pit, fresh] = portIndex.try_emplace({ guid, port }, static_cast<std::uint32_t>(snap.counterPorts.size()));
-        if (fresh) {
-            snap.counterPorts.push_back({ guid, port, std::nullopt });
-        }
-        CounterSeries cs;
-        cs.port = pit->second;
-        cs.kind = kind;
-        cs.bits = semantics(kind).defaultBits;
-        cs.storageBytes = 8;
-        std::vector<std::uint8_t> bytes(values.size() * 8);
-        std::memcpy(bytes.data(), values.data(), bytes.size());
-        seriesBlock.push_back(static_cast<std::uint32_t>(owned.counterTimes.size()));
-        owned.counterTimes.push_back(std::move(times));
-        owned.counterValues.push_back(std::move(bytes));
-        snap.counters.push_back(cs);
-    }
-};
+}
 
-void addCollectorCounters(
-    const std::string& file, const std::string& text, CounterSink& sink, std::vector<LoadIssue>& warnings)
+// One file: recognised and read into `g`; an error is fatal only for the formats that define the job.
+std::optional<LoadIssue> readOne(const fs::path& p, Kind kind, const std::string& text, Gathered& g)
 {
-    std::istringstream in(text);
-    std::string line;
-    std::getline(in, line);
-    const auto header = splitCsv(line);
-    struct Acc
-    {
-        std::vector<TimeNs> t;
-        std::vector<std::uint64_t> v;
-    };
-    std::map<std::tuple<std::string, std::string, std::string, std::size_t>, Acc> series;
-    std::int64_t lineNo = 1;
-    while (std::getline(in, line)) {
-        ++lineNo;
-        const auto cells = splitCsv(line);
-        if (cells.size() != header.size()) {
-            warnings.push_back({ file, lineNo, -1,
-                "expected " + std::to_string(header.size()) + " columns, got " + std::to_string(cells.size())
-                    + ": row skipped" });
+    const auto file = p.string();
+    switch (kind) {
+    case Kind::FlightRecorderJson:
+    case Kind::FlightRecorderPickle: {
+        const bool pickle = kind == Kind::FlightRecorderPickle;
+        auto d = pickle ? parseFlightRecorderPickle(file, text) : parseFlightRecorderJson(file, text);
+        if (!d) {
+            g.warnings.push_back({ d.error().file, d.error().line, d.error().offset,
+                d.error().message + " (this rank's dump is left out)" });
+            return std::nullopt;
+        }
+        if (!d->rank) {
+            g.warnings.push_back({ file, 0, -1, "Flight Recorder dump without a rank in its name: skipped" });
+            return std::nullopt;
+        }
+        g.warn(d->warnings);
+        g.note(p, pickle ? "Flight Recorder pickle dump" : "Flight Recorder JSON dump",
+            "rank " + std::to_string(*d->rank) + ", version " + d->version + ", " + std::to_string(d->entries.size())
+                + " collectives");
+        g.dumps.emplace_back(file, std::move(d.value()));
+        return std::nullopt;
+    }
+    case Kind::Ibnetdiscover: {
+        const auto before = std::pair(g.fabric.nodeCount(), g.fabric.linkCount());
+        auto r = readIbnetdiscover(file, text, g.fabric, g.warnings);
+        if (!r) {
+            return r.error();
+        }
+        g.note(p, "ibnetdiscover topology",
+            std::to_string(g.fabric.nodeCount() - before.first) + " new nodes, "
+                + std::to_string(g.fabric.linkCount() - before.second) + " new links");
+        return std::nullopt;
+    }
+    case Kind::Iblinkinfo: {
+        auto r = readIblinkinfo(file, text, g.fabric, g.warnings);
+        if (!r) {
+            return r.error();
+        }
+        std::size_t down = 0;
+        for (const auto& s : r->ports) {
+            down += s.up ? 0 : 1;
+        }
+        g.note(p, "iblinkinfo", std::to_string(r->links) + " links up, " + std::to_string(down) + " ports down");
+        g.linkinfo.emplace_back(file, std::move(r.value()));
+        return std::nullopt;
+    }
+    case Kind::Perfquery: {
+        auto r = readPerfquery(file, text, g.warnings);
+        if (!r) {
+            return r.error();
+        }
+        g.note(p, "perfquery counters", std::to_string(r->size()) + " values");
+        g.perfquery.emplace_back(DatedFile { file, modifiedNs(p) }, std::move(r.value()));
+        return std::nullopt;
+    }
+    case Kind::PrometheusText: {
+        auto r = readPrometheusExposition(file, text, g.fabric);
+        if (!r) {
+            return r.error();
+        }
+        g.warn(r->warnings);
+        g.note(p, "Prometheus exposition",
+            std::to_string(r->hostSeries) + " host-side and " + std::to_string(r->fabricSeries)
+                + " switch-side samples, " + std::to_string(r->infoSeries) + " info series");
+        g.exposition.emplace_back(DatedFile { file, modifiedNs(p) }, std::move(r.value()));
+        return std::nullopt;
+    }
+    case Kind::CollectorCsv:
+        g.note(p, "counters CSV", "stallscope collect");
+        g.csvs.emplace_back(file, text);
+        return std::nullopt;
+    case Kind::PrometheusMatrix: {
+        auto m = parsePrometheusMatrix(file, text);
+        if (!m) {
+            return m.error();
+        }
+        g.warn(m->warnings);
+        g.note(p, "Prometheus matrix", std::to_string(m->series.size()) + " InfiniBand counter series");
+        for (auto& ps : m->series) {
+            g.matrix.push_back(std::move(ps));
+        }
+        return std::nullopt;
+    }
+    case Kind::OpensmLog: {
+        auto l = parseOpensmLog(file, text, g.clock);
+        if (l) {
+            g.warn(l->warnings);
+            g.note(p, "OpenSM log",
+                std::to_string(l->events.size()) + " port removals/discoveries, " + std::to_string(l->linkStateTraps)
+                    + " link-state traps");
+            g.opensm.push_back(std::move(l.value()));
+        }
+        return std::nullopt;
+    }
+    case Kind::RankLog: {
+        auto f = parseRankLog(file, text, g.clock);
+        if (!f) {
+            g.warnings.push_back(f.error());
+            return std::nullopt;
+        }
+        if (!f->rank) {
+            f->rank = rankFromFileName(p.stem().string()); // "rank17.log" when no [rank17] line
+        }
+        g.warn(f->warnings);
+        g.note(p, "rank log",
+            (f->rank ? "rank " + std::to_string(*f->rank) : std::string("no rank"))
+                + (f->host.empty() ? "" : ", host " + f->host));
+        g.logs.emplace_back(file, std::move(f.value()));
+        return std::nullopt;
+    }
+    case Kind::Unknown:
+        g.warnings.push_back({ file, 0, -1, "not a recognised format: skipped" });
+        return std::nullopt;
+    }
+    return std::nullopt;
+}
+
+// Ranks, groups and collective records from the dumps; rank → host → HCA from the logs.
+Result<std::uint32_t> addCollectives(JobSnapshot& snap, OwnedColumns& owned, Gathered& g)
+{
+    std::uint32_t world = 0;
+    std::map<std::uint32_t, std::string> seen;
+    std::vector<std::pair<std::string, FrDump>> unique;
+    for (auto& [file, d] : g.dumps) {
+        if (auto [it, fresh] = seen.emplace(*d.rank, file); !fresh) {
+            g.warnings.push_back({ file, 0, -1,
+                "a second dump of rank " + std::to_string(*d.rank) + " (the first is " + it->second
+                    + "): this one is left out" });
             continue;
         }
-        TimeNs t = 0;
-        try {
-            t = std::stoll(cells[0]);
-        } catch (...) {
-            warnings.push_back({ file, lineNo, -1, "expected a time in ns in the first column: row skipped" });
-            continue;
-        }
-        for (std::size_t c = 5; c < header.size(); ++c) {
-            if (cells[c].empty() || !parseCounterKind(header[c])) {
-                continue;
+        unique.emplace_back(file, std::move(d));
+    }
+    g.dumps = std::move(unique);
+    for (const auto& [file, d] : g.dumps) {
+        world = std::max(world, *d.rank + 1);
+        for (const auto& [name, grp] : d.groups) {
+            for (auto r : grp.ranks) {
+                world = std::max(world, r + 1);
             }
-            std::uint64_t value = 0;
-            try {
-                std::size_t used = 0;
-                value = std::stoull(cells[c], &used);
-                if (used != cells[c].size()) {
-                    throw std::invalid_argument("trailing characters");
-                }
-            } catch (const std::exception&) {
-                warnings.push_back({ file, lineNo, -1,
-                    "column \"" + header[c] + "\": expected a counter value, got \"" + cells[c]
-                        + "\": sample skipped" });
-                continue;
-            }
-            auto& acc = series[{ cells[1], cells[2], cells[3], c }];
-            acc.t.push_back(t);
-            acc.v.push_back(value);
         }
     }
-    for (auto& [key, acc] : series) {
-        const auto& [host, device, port, column] = key;
-        const auto guid = sink.guidOf(host + " " + device);
+    snap.job.worldSize = world;
+    snap.ranks.assign(world, RankInfo {});
+    std::map<std::string, std::uint16_t> groupIndex;
+    for (const auto& [file, d] : g.dumps) {
+        for (const auto& [name, grp] : d.groups) {
+            if (groupIndex.count(name)) {
+                continue;
+            }
+            groupIndex[name] = static_cast<std::uint16_t>(snap.groups.size());
+            ProcessGroup pg { snap.strings.intern(name), snap.strings.intern(grp.desc), grp.ranks };
+            std::sort(pg.ranks.begin(), pg.ranks.end());
+            snap.groups.push_back(std::move(pg));
+        }
+    }
+    for (const auto& [file, f] : g.logs) {
+        if (!f.rank || *f.rank >= world) {
+            continue;
+        }
+        auto& ri = snap.ranks[*f.rank];
+        ri.host = snap.strings.intern(f.host);
+        ri.localGpu = static_cast<std::uint16_t>(f.cudaDev.value_or(0));
+        if (!f.hcas.empty()) {
+            // Several HCAs listed: the one at the rank's CUDA device index (rail-optimized hosts pair GPU i with
+            // HCA i); a guess where NCCL's channel lines would say exactly.
+            const auto d = static_cast<std::size_t>(f.cudaDev.value_or(0));
+            ri.hca = snap.strings.intern(f.hcas.size() == 1 ? f.hcas[0] : f.hcas[std::min(d, f.hcas.size() - 1)]);
+        }
+    }
+    owned.ranks.resize(world);
+    TimeNs first = std::numeric_limits<TimeNs>::max();
+    for (const auto& [file, d] : g.dumps) {
+        auto& col = owned.ranks[*d.rank];
+        for (const auto& e : d.entries) {
+            auto git = groupIndex.find(e.pg);
+            if (git == groupIndex.end()) {
+                git = groupIndex.emplace(e.pg, static_cast<std::uint16_t>(snap.groups.size())).first;
+                snap.groups.push_back({ snap.strings.intern(e.pg), {}, {} });
+                g.warnings.push_back({ file, 0, -1, "process group \"" + e.pg + "\" is not in pg_config" });
+            }
+            auto shape = internShape(snap.shapes, { git->second, e.op, e.bytes });
+            if (!shape) {
+                return LoadIssue { file, 0, -1, "more than 65535 distinct (group, op, bytes) shapes" };
+            }
+            col.push(e.enqueueNs, e.startNs, e.endNs, e.seq, *shape, e.state);
+            first = std::min(first, e.enqueueNs);
+        }
+        col.sortByEnqueue();
+    }
+    snap.job.clockOriginNs = first == std::numeric_limits<TimeNs>::max() ? 0 : first;
+    snap.job.span = { snap.job.clockOriginNs, snap.job.clockOriginNs };
+    return world;
+}
+
+// Every counter source into the sink, joined to canonical node GUIDs.
+void addCounters(const std::string& dir, Gathered& g, CounterSink& sink)
+{
+    auto& fabric = g.fabric;
+    const GuidOfHca guidOfHca = [&](const std::string& desc) { return fabric.guidOfHca(desc); };
+    for (const auto& [file, text] : g.csvs) {
+        readCollectorCsv(file, text, guidOfHca, sink, g.warnings);
+    }
+    std::set<std::string> unknown;
+    for (auto& ps : g.matrix) {
+        const auto desc = ps.host + " " + ps.device;
+        const auto guid = fabric.guidOfHca(desc);
         if (!guid) {
-            warnings.push_back(
-                { file, 0, -1, "no topology node named \"" + host + " " + device + "\": its counters are skipped" });
+            if (unknown.insert(desc).second) {
+                g.warnings.push_back(
+                    { dir, 0, -1, "Prometheus series of \"" + desc + "\" match no HCA in the topology: skipped" });
+            }
             continue;
         }
-        sink.add(*guid, static_cast<std::uint16_t>(std::atoi(port.c_str())), *parseCounterKind(header[column]),
-            std::move(acc.t), acc.v);
+        for (std::size_t i = 0; i < ps.timesNs.size(); ++i) {
+            sink.sample(*guid, ps.port, ps.kind, ps.timesNs[i], ps.values[i]);
+        }
     }
+    for (const auto& [dated, ef] : g.exposition) {
+        if (ef.undated) {
+            g.warnings.push_back({ dated.file, 0, -1,
+                "samples without a timestamp or stamp line are dated by the file's modification time" });
+        }
+        for (const auto& s : ef.samples) {
+            const auto t = s.timeNs == kNoTime ? dated.modified : s.timeNs;
+            if (s.hostSide) {
+                const auto desc = s.host + " " + s.device;
+                if (const auto guid = fabric.guidOfHca(desc)) {
+                    sink.sample(*guid, s.port, s.kind, t, s.value);
+                } else if (unknown.insert(desc).second) {
+                    g.warnings.push_back(
+                        { dated.file, 0, -1, "node_exporter series of \"" + desc + "\" match no HCA: skipped" });
+                }
+            } else {
+                sink.sample(fabric.canonical(s.guid), s.port, s.kind, t, s.value);
+            }
+        }
+    }
+    for (const auto& [dated, samples] : g.perfquery) {
+        bool undated = false;
+        std::set<std::uint32_t> unknownLids;
+        for (const auto& s : samples) {
+            const auto guid = fabric.guidOfLid(s.lid);
+            if (!guid) {
+                if (unknownLids.insert(s.lid).second) {
+                    g.warnings.push_back({ dated.file, 0, -1,
+                        "LID " + std::to_string(s.lid)
+                            + " is in no topology file (ibnetdiscover or iblinkinfo): its counters are skipped" });
+                }
+                continue;
+            }
+            undated = undated || s.timeNs == kNoTime;
+            const bool dataOrPackets = s.kind == CounterKind::PortXmitData || s.kind == CounterKind::PortRcvData
+                || s.kind == CounterKind::PortXmitPackets || s.kind == CounterKind::PortRcvPackets;
+            sink.sample(*guid, s.port, s.kind, s.timeNs == kNoTime ? dated.modified : s.timeNs, s.value,
+                dataOrPackets ? (s.extended ? 64 : 32) : 0);
+        }
+        if (undated) {
+            g.warnings.push_back({ dated.file, 0, -1,
+                "perfquery blocks without a stamp line before them are dated by the file's modification time" });
+        }
+    }
+}
+
+// Port events from the ranks' logs ("nccl"), the subnet manager ("opensm") and dated iblinkinfo snapshots.
+void addLinkEvents(JobSnapshot& snap, Gathered& g)
+{
+    const auto nccl = snap.strings.intern("nccl");
+    for (const auto& [file, f] : g.logs) {
+        for (const auto& e : f.events) {
+            if ((e.kind != LogEventKind::PortError && e.kind != LogEventKind::PortActive) || e.timeNs == kNoTime) {
+                continue;
+            }
+            const auto hca = e.hca.empty() && !f.hcas.empty() ? f.hcas[0] : e.hca;
+            if (const auto guid = g.fabric.guidOfHca(f.host + " " + hca)) {
+                snap.linkEvents.push_back(
+                    { e.timeNs, *guid, 1, e.kind == LogEventKind::PortError ? LinkState::Down : LinkState::Up, nccl });
+            }
+        }
+    }
+    const auto opensm = snap.strings.intern("opensm");
+    for (const auto& log : g.opensm) {
+        for (const auto& e : log.events) {
+            if (const auto guid = g.fabric.guidOfHca(e.nodeDescription)) {
+                snap.linkEvents.push_back({ e.timeNs, *guid, 1, e.up ? LinkState::Up : LinkState::Down, opensm });
+            }
+        }
+    }
+    // A port seen down in a dated snapshot, on a link another snapshot saw up: the link was down then.
+    const auto linkinfo = snap.strings.intern("iblinkinfo");
+    std::map<std::pair<std::uint64_t, std::uint16_t>, bool> last;
+    std::sort(g.linkinfo.begin(), g.linkinfo.end(),
+        [](const auto& a, const auto& b) { return a.second.stampNs < b.second.stampNs; });
+    for (const auto& [file, s] : g.linkinfo) {
+        if (s.stampNs == kNoTime) {
+            continue;
+        }
+        for (const auto& p : s.ports) {
+            const auto guid = g.fabric.canonical(p.guid);
+            const auto node = snap.topology.findNodeByGuid(guid);
+            if (!node || !snap.topology.linkAt({ *node, p.port })) {
+                continue; // never cabled in any snapshot
+            }
+            auto [it, fresh] = last.try_emplace({ guid, p.port }, true);
+            if (it->second != p.up || (fresh && !p.up)) {
+                snap.linkEvents.push_back(
+                    { s.stampNs, guid, p.port, p.up ? LinkState::Up : LinkState::Down, linkinfo });
+            }
+            it->second = p.up;
+        }
+    }
+    std::stable_sort(snap.linkEvents.begin(), snap.linkEvents.end(),
+        [](const LinkEvent& a, const LinkEvent& b) { return a.timeNs < b.timeNs; });
+}
+
+void widenSpan(JobSnapshot& snap)
+{
+    TimeNs lo = snap.job.span.start, hi = snap.job.span.end;
+    for (const auto& c : snap.collectives) {
+        for (std::size_t i = 0; i < c.size(); ++i) {
+            for (auto t : { c.enqueueNs[i], c.startNs[i], c.endNs[i] }) {
+                if (t != kNoTime) {
+                    lo = std::min(lo, t);
+                    hi = std::max(hi, t);
+                }
+            }
+        }
+    }
+    snap.job.span = { lo, hi };
 }
 
 } // namespace
@@ -226,12 +511,9 @@ Result<LoadedBundle> loadRawFolder(const std::string& dir, Progress& progress)
 {
     const auto t0 = std::chrono::steady_clock::now();
     LoadedBundle out;
-    auto snap = std::make_shared<JobSnapshot>();
     Gathered g;
-    std::map<std::string, int> recognised;
     std::error_code ec;
     std::vector<fs::path> files;
-    std::vector<std::pair<fs::path, std::string>> deferred; // logs: local times without a year
     for (const auto& e : fs::directory_iterator(dir, ec)) {
         if (e.is_regular_file(ec)) {
             files.push_back(e.path());
@@ -239,239 +521,58 @@ Result<LoadedBundle> loadRawFolder(const std::string& dir, Progress& progress)
         }
     }
     std::sort(files.begin(), files.end());
+    std::vector<std::pair<fs::path, Kind>> later;
     for (std::size_t i = 0; i < files.size(); ++i) {
-        progress.report("Recognising files", i, files.size());
-        const auto& p = files[i];
-        const auto text = readAll(p);
-        const auto file = p.string();
-        switch (sniff(text)) {
-        case Kind::FlightRecorderJson:
-        case Kind::FlightRecorderPickle: {
-            const bool pickle = sniff(text) == Kind::FlightRecorderPickle;
-            auto d = pickle ? parseFlightRecorderPickle(file, text) : parseFlightRecorderJson(file, text);
-            if (!d) {
-                return d.error();
-            }
-            if (!d->rank) {
-                out.warnings.push_back({ file, 0, -1, "Flight Recorder dump without a rank in its name: skipped" });
-                break;
-            }
-            out.warnings.insert(out.warnings.end(), d->warnings.begin(), d->warnings.end());
-            const std::string what = pickle ? "Flight Recorder pickle dump" : "Flight Recorder JSON dump";
-            out.recognised.push_back(p.filename().string() + ": " + what + ", rank " + std::to_string(*d->rank)
-                + ", version " + d->version + ", " + std::to_string(d->entries.size()) + " collectives");
-            g.dumps.emplace_back(file, std::move(d.value()));
-            ++recognised[what];
-            break;
+        progress.report("Reading files", i, files.size() * 2);
+        if (progress.cancelled()) {
+            return LoadIssue { dir, 0, -1, "opening cancelled" };
         }
-        case Kind::RankLog:
-        case Kind::OpensmLog:
-            deferred.emplace_back(p, text); // needs the year from the dumps: parsed below
-            break;
-        case Kind::Ibnetdiscover: {
-            auto t = parseIbnetdiscover(file, text, snap->strings);
-            if (!t) {
-                return t.error();
-            }
-            out.warnings.insert(out.warnings.end(), t->warnings.begin(), t->warnings.end());
-            out.recognised.push_back(p.filename().string() + ": ibnetdiscover topology, "
-                + std::to_string(t->topology.nodes().size()) + " nodes, " + std::to_string(t->topology.links().size())
-                + " links");
-            g.topology = std::move(t.value());
-            ++recognised["ibnetdiscover topology"];
-            break;
+        const auto text = readAll(files[i]);
+        const auto kind = sniff(text);
+        if (order(kind) > 0) {
+            later.emplace_back(files[i], kind);
+            continue;
         }
-        case Kind::CollectorCsv:
-            out.recognised.push_back(p.filename().string() + ": counters CSV (stallscope collect)");
-            g.csvs.emplace_back(file, text);
-            ++recognised["counters CSV"];
-            break;
-        case Kind::PrometheusMatrix: {
-            auto m = parsePrometheusMatrix(file, text);
-            if (!m) {
-                return m.error();
-            }
-            out.warnings.insert(out.warnings.end(), m->warnings.begin(), m->warnings.end());
-            out.recognised.push_back(p.filename().string() + ": Prometheus query_range matrix, "
-                + std::to_string(m->series.size()) + " InfiniBand counter series");
-            for (auto& ps : m->series) {
-                g.prometheus.push_back(std::move(ps));
-            }
-            ++recognised["Prometheus matrix"];
-            break;
+        if (auto err = readOne(files[i], kind, text, g)) {
+            return *err;
         }
-        case Kind::Unknown:
-            out.warnings.push_back({ file, 0, -1, "not a recognised format: skipped" });
-            break;
+    }
+    learnYear(g);
+    std::stable_sort(
+        later.begin(), later.end(), [](const auto& a, const auto& b) { return order(a.second) < order(b.second); });
+    for (std::size_t i = 0; i < later.size(); ++i) {
+        progress.report("Reading files", files.size() + i, files.size() * 2);
+        if (auto err = readOne(later[i].first, later[i].second, readAll(later[i].first), g)) {
+            return *err;
         }
     }
     if (g.dumps.empty()) {
         return LoadIssue { dir, 0, -1,
-            "manifest.json is missing and no Flight Recorder dump was found: nothing to open" };
+            "manifest.json is missing and no readable Flight Recorder dump was found: nothing to open" };
     }
-    // Logs carry local times without a year: take the year from the dumps (epoch ns, UTC).
-    LogClock clock;
-    for (const auto& [file, d] : g.dumps) {
-        if (!d.entries.empty()) {
-            const auto secs = static_cast<std::time_t>(d.entries.front().enqueueNs / kNsPerSec);
-            std::tm tm {};
-            gmtime_r(&secs, &tm);
-            clock.year = tm.tm_year + 1900;
-            break;
-        }
-    }
-    for (const auto& [p, text] : deferred) {
-        const auto file = p.string();
-        if (looksLikeOpensmLog(text)) {
-            auto l = parseOpensmLog(file, text, clock);
-            if (l) {
-                out.warnings.insert(out.warnings.end(), l->warnings.begin(), l->warnings.end());
-                out.recognised.push_back(p.filename().string() + ": OpenSM log, " + std::to_string(l->events.size())
-                    + " port removals/discoveries, " + std::to_string(l->linkStateTraps) + " link-state traps");
-                g.opensm.push_back(std::move(l.value()));
-                ++recognised["OpenSM log"];
-            }
-            continue;
-        }
-        auto f = parseRankLog(file, text, clock);
-        if (f && !f->rank) {
-            f->rank = rankFromFileName(p.stem().string()); // "rank17.log" when no [rank17] line
-        }
-        if (f) {
-            out.warnings.insert(out.warnings.end(), f->warnings.begin(), f->warnings.end());
-            out.recognised.push_back(p.filename().string() + ": rank log"
-                + (f->rank ? ", rank " + std::to_string(*f->rank) : std::string())
-                + (f->host.empty() ? "" : ", host " + f->host));
-            g.logs.emplace_back(file, std::move(f.value()));
-            ++recognised["rank log"];
-        }
-    }
-    // Ranks and groups.
-    std::uint32_t world = 0;
-    for (const auto& [file, d] : g.dumps) {
-        world = std::max(world, *d.rank + 1);
-        for (const auto& [name, grp] : d.groups) {
-            for (auto r : grp.ranks) {
-                world = std::max(world, r + 1);
-            }
-        }
-    }
+    auto snap = std::make_shared<JobSnapshot>();
     snap->job.name = fs::path(dir).filename().string();
-    snap->job.worldSize = world;
-    snap->ranks.assign(world, RankInfo {});
-    std::map<std::string, std::uint16_t> groupIndex;
-    for (const auto& [file, d] : g.dumps) {
-        for (const auto& [name, grp] : d.groups) {
-            if (groupIndex.count(name)) {
-                continue;
-            }
-            groupIndex[name] = static_cast<std::uint16_t>(snap->groups.size());
-            ProcessGroup pg { snap->strings.intern(name), snap->strings.intern(grp.desc), grp.ranks };
-            std::sort(pg.ranks.begin(), pg.ranks.end());
-            snap->groups.push_back(std::move(pg));
-        }
-    }
-    // Rank → host → HCA from the logs: the HCA NCCL uses for the rank's CUDA device.
-    for (const auto& [file, f] : g.logs) {
-        if (!f.rank || *f.rank >= world) {
-            continue;
-        }
-        auto& ri = snap->ranks[*f.rank];
-        ri.host = snap->strings.intern(f.host);
-        ri.localGpu = static_cast<std::uint16_t>(f.cudaDev.value_or(0));
-        if (!f.hcas.empty()) {
-            const auto d = static_cast<std::size_t>(f.cudaDev.value_or(0));
-            ri.hca = snap->strings.intern(f.hcas.size() == 1 ? f.hcas[0] : f.hcas[std::min(d, f.hcas.size() - 1)]);
-        }
-    }
-    // Collectives.
     auto owned = std::make_shared<OwnedColumns>();
-    owned->ranks.resize(world);
-    TimeNs first = std::numeric_limits<TimeNs>::max();
-    for (const auto& [file, d] : g.dumps) {
-        auto& col = owned->ranks[*d.rank];
-        for (const auto& e : d.entries) {
-            auto git = groupIndex.find(e.pg);
-            if (git == groupIndex.end()) {
-                groupIndex[e.pg] = static_cast<std::uint16_t>(snap->groups.size());
-                snap->groups.push_back({ snap->strings.intern(e.pg), {}, {} });
-                git = groupIndex.find(e.pg);
-                out.warnings.push_back({ file, 0, -1, "process group \"" + e.pg + "\" is not in pg_config" });
-            }
-            auto shape = internShape(snap->shapes, { git->second, e.op, e.bytes });
-            if (!shape) {
-                return LoadIssue { file, 0, -1, "more than 65535 distinct (group, op, bytes) shapes" };
-            }
-            col.push(e.enqueueNs, e.startNs, e.endNs, e.seq, *shape, e.state);
-            first = std::min(first, e.enqueueNs);
-        }
-        col.sortByEnqueue();
+    if (auto w = addCollectives(*snap, *owned, g); !w) {
+        return w.error();
     }
-    snap->job.clockOriginNs = first == std::numeric_limits<TimeNs>::max() ? 0 : first;
-    snap->job.span = { snap->job.clockOriginNs, snap->job.clockOriginNs };
-    if (g.topology) {
-        snap->topology = std::move(g.topology->topology);
+    if (!g.fabric.empty()) {
+        snap->topology = g.fabric.build(snap->strings, dir, g.warnings);
     }
-    std::vector<std::uint32_t> seriesBlock;
-    CounterSink sink(*snap, *owned, seriesBlock);
-    for (const auto& [file, text] : g.csvs) {
-        addCollectorCounters(file, text, sink, out.warnings);
-    }
-    // Port events the ranks saw on their own HCA become link events ("nccl" source).
-    const auto source = snap->strings.intern("nccl");
-    for (const auto& [file, f] : g.logs) {
-        for (const auto& e : f.events) {
-            if ((e.kind != LogEventKind::PortError && e.kind != LogEventKind::PortActive) || e.timeNs == kNoTime) {
-                continue;
-            }
-            const auto hca = e.hca.empty() && !f.hcas.empty() ? f.hcas[0] : e.hca;
-            if (const auto guid = sink.guidOf(f.host + " " + hca)) {
-                snap->linkEvents.push_back({ e.timeNs, *guid, 1,
-                    e.kind == LogEventKind::PortError ? LinkState::Down : LinkState::Up, source });
-            }
-        }
-    }
-    // Prometheus series: host + device → the HCA node; one counter series each (values already in model units).
-    for (auto& ps : g.prometheus) {
-        const auto guid = sink.guidOf(ps.host + " " + ps.device);
-        if (!guid) {
-            out.warnings.push_back({ dir, 0, -1,
-                "Prometheus series of \"" + ps.host + " " + ps.device + "\" match no HCA in the topology: skipped" });
-            continue;
-        }
-        sink.add(*guid, ps.port, ps.kind, std::move(ps.timesNs), ps.values);
-    }
-    // The subnet manager removing / rediscovering an HCA port: the link down / up ("opensm" source).
-    const auto opensm = snap->strings.intern("opensm");
-    for (const auto& log : g.opensm) {
-        for (const auto& e : log.events) {
-            if (const auto guid = sink.guidOf(e.nodeDescription)) {
-                snap->linkEvents.push_back({ e.timeNs, *guid, 1, e.up ? LinkState::Up : LinkState::Down, opensm });
-            }
-        }
-    }
-    std::stable_sort(snap->linkEvents.begin(), snap->linkEvents.end(),
-        [](const LinkEvent& a, const LinkEvent& b) { return a.timeNs < b.timeNs; });
+    CounterSink sink;
+    addCounters(dir, g, sink);
+    const auto seriesBlock = sink.flush(*snap, *owned);
+    addLinkEvents(*snap, g);
     attachOwnedColumns(*snap, owned, seriesBlock);
     resolveJoins(*snap);
-    // The span covers every record and sample.
-    TimeNs lo = snap->job.span.start, hi = snap->job.span.end;
-    for (const auto& c : snap->collectives) {
-        for (std::size_t i = 0; i < c.size(); ++i) {
-            for (auto t : { c.enqueueNs[i], c.startNs[i], c.endNs[i] }) {
-                if (t != kNoTime) {
-                    lo = std::min(lo, t);
-                    hi = std::max(hi, t);
-                }
-            }
-        }
-    }
-    snap->job.span = { lo, hi };
+    widenSpan(*snap);
     std::string summary;
-    for (const auto& [what, n] : recognised) {
+    for (const auto& [what, n] : g.counts) {
         summary += (summary.empty() ? "" : ", ") + std::to_string(n) + " " + what + (n > 1 ? "s" : "");
     }
+    out.recognised = std::move(g.recognised);
     out.recognised.insert(out.recognised.begin(), summary);
+    out.warnings = std::move(g.warnings);
     out.collectiveBytes = owned->memoryBytes();
     out.snapshot = std::move(snap);
     out.loadSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

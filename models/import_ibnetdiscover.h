@@ -7,6 +7,7 @@
 // the others are spines (2). CA node descriptions "<host> <hca>" give host and HCA names.
 // A down link is simply absent from the file (formats.md §5a): diff two snapshots to find it.
 
+#include "fabric_builder.h"
 #include "job_snapshot.h"
 #include "result.h"
 
@@ -21,7 +22,11 @@ struct ImportedTopology
     std::vector<LoadIssue> warnings;
 };
 
-// `strings` interns the names (the snapshot's pool). Errors name the file and line.
+// Adds what the file says to `fabric` (nodes, links, LIDs, port-GUID aliases); returns the lines used.
+Result<std::size_t> readIbnetdiscover(
+    const std::string& file, const std::string& text, FabricBuilder& fabric, std::vector<LoadIssue>& warnings);
+
+// One file on its own. `strings` interns the names (the snapshot's pool). Errors name the file and line.
 Result<ImportedTopology> parseIbnetdiscover(const std::string& file, const std::string& text, StringPool& strings);
 
 } // namespace stallscope

@@ -8,17 +8,9 @@
 
 namespace stallscope {
 
-namespace {
-
-struct MetricMap
+const std::map<std::string, PromMetric>& prometheusNodeExporterMetrics()
 {
-    CounterKind kind;
-    std::uint64_t divisor; // bytes → 4-byte words for the data counters
-};
-
-const std::map<std::string, MetricMap>& metricMap()
-{
-    static const std::map<std::string, MetricMap> m = {
+    static const std::map<std::string, PromMetric> m = {
         { "node_infiniband_link_downed_total", { CounterKind::LinkDowned, 1 } },
         { "node_infiniband_link_error_recovery_total", { CounterKind::LinkErrorRecovery, 1 } },
         { "node_infiniband_symbol_error_total", { CounterKind::SymbolError, 1 } },
@@ -32,8 +24,6 @@ const std::map<std::string, MetricMap>& metricMap()
     };
     return m;
 }
-
-} // namespace
 
 bool looksLikePrometheusMatrix(const std::string& text)
 {
@@ -59,8 +49,8 @@ Result<PromMatrix> parsePrometheusMatrix(const std::string& file, const std::str
         for (std::size_t i = 0; i < result.size(); ++i) {
             const auto& metric = result[i].at("metric");
             const auto name = metric.value("__name__", std::string());
-            auto it = metricMap().find(name);
-            if (it == metricMap().end()) {
+            auto it = prometheusNodeExporterMetrics().find(name);
+            if (it == prometheusNodeExporterMetrics().end()) {
                 out.warnings.push_back({ file, 0, -1,
                     "series " + std::to_string(i) + ": "
                         + (name.empty()

@@ -9,6 +9,7 @@
 #include "counters.h"
 #include "result.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,14 @@ struct PromMatrix
     std::vector<PromSeries> series;
     std::vector<LoadIssue> warnings;
 };
+
+struct PromMetric
+{
+    CounterKind kind;
+    std::uint64_t divisor; // bytes → 4-byte words for the data counters
+};
+// node_exporter's node_infiniband_*_total names → kind (shared with the exposition reader).
+const std::map<std::string, PromMetric>& prometheusNodeExporterMetrics();
 
 bool looksLikePrometheusMatrix(const std::string& text);
 Result<PromMatrix> parsePrometheusMatrix(const std::string& file, const std::string& text);

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: MIT
+#include "counter_sink.h"
+
+#include <algorithm>
+#include <cstring>
+#include <set>
+#include <sstream>
+
+namespace stallscope {
+
+void CounterSink::sample(
+    std::uint64_t guid, std::uint16_t port, CounterKind kind, TimeNs t, std::uint64_t value, int bits)
+{
+    m_series[{ guid, port, kind, bits }].samples.emplace_back(t, value);
+}
+
+std::vector<std::uint32_t> CounterSink::flush(JobSnapshot& snap, OwnedColumns& owned)
+{
+    std::vector<std::uint32_t> blocks;
+    std::map<std::pair<std::uint64_t, std::uint16_t>, std::uint32_t> portIndex;
+    std::set<std::tuple<std::uint64_t, std::uint16_t, CounterKind>> wide;
+    for (const auto& [key, acc] : m_series) {
+        if (std::get<3>(key) == 64) {
+            wide.insert({ std::get<0>(key), std::get<1>(key), std::get<2>(key) });
+        }
+    }
+    for (auto& [key, acc] : m_series) {
+        const auto& [guid, port, kind, bits] = key;
+        if (bits != 0 && bits < 64 && wide.count({ guid, port, kind })) {
+            continue; // the extended counter of the same port says the same, without saturating
+        }
+        auto& xs = acc.samples;
+        std::stable_sort(xs.begin(), xs.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+        std::vector<TimeNs> times;
+        std::vector<std::uint64_t> values;
+        for (std::size_t i = 0; i < xs.size(); ++i) {
+            if (i + 1 < xs.size() && xs[i + 1].first == xs[i].first) {
+                continue; // the same instant twice: the later reading stands
+            }
+            times.push_back(xs[i].first);
+            values.push_back(xs[i].second);
+        }
+        auto [pit, fresh] = portIndex.try_emplace({ guid, port }, static_cast<std::uint32_t>(snap.counterPorts.size()));
+        if (fresh) {
+            snap.counterPorts.push_back({ guid, port, std::nullopt });
+        }
+        CounterSeries cs;
+        cs.port = pit->second;
+        cs.kind = kind;
+        cs.bits = bits == 0 ? semantics(kind).defaultBits : static_cast<std::uint8_t>(bits);
+        cs.storageBytes = 8; // raw values at full width: the sources do not bound them
+        std::vector<std::uint8_t> bytes(values.size() * 8);
+        std::memcpy(bytes.data(), values.data(), bytes.size());
+        blocks.push_back(static_cast<std::uint32_t>(owned.counterTimes.size()));
+        owned.counterTimes.push_back(std::move(times));
+        owned.counterValues.push_back(std::move(bytes));
+        snap.counters.push_back(cs);
+    }
+    m_series.clear();
+    return blocks;
+}
+
+namespace {
+
+std::vector<std::string> splitCsv(const std::string& line)
+{
+    std::vector<std::string> out;
+    std::stringstream ss(line);
+    std::string cell;
+    while (std::getline(ss, cell, ',')) {
+        out.push_back(cell);
+    }
+    if (!line.empty() && line.back() == ',') {
+        out.emplace_back();
+    }
+    return out;
+}
+
+} // namespace
+
+void readCollectorCsv(const std::string& file, const std::string& text, const GuidOfHca& guidOfHca, CounterSink& sink,
+    std::vector<LoadIssue>& warnings)
+{
+    std::istringstream in(text);
+    std::string line;
+    std::getline(in, line);
+    const auto header = splitCsv(line);
+    std::set<std::string> unknownHcas;
+    std::int64_t lineNo = 1;
+    while (std::getline(in, line)) {
+        ++lineNo;
+        if (!line.empty() && line.back() == '\r') {
+            line.pop_back();
+        }
+        const auto cells = splitCsv(line);
+        if (cells.size() != header.size()) {
+            warnings.push_back({ file, lineNo, -1,
+                "expected " + std::to_string(header.size()) + " columns, got " + std::to_string(cells.size())
+                    + ": row skipped" });
+            continue;
+        }
+        TimeNs t = 0;
+        try {
+            t = std::stoll(cells[0]);
+        } catch (...) {
+            warnings.push_back({ file, lineNo, -1, "expected a time in ns in the first column: row skipped" });
+            continue;
+        }
+        const auto desc = cells[1] + " " + cells[2];
+        const auto guid = guidOfHca(desc);
+        if (!guid) {
+            if (unknownHcas.insert(desc).second) {
+                warnings.push_back(
+                    { file, lineNo, -1, "no topology node named \"" + desc + "\": its counters are skipped" });
+            }
+            continue;
+        }
+        const auto port = static_cast<std::uint16_t>(std::atoi(cells[3].c_str()));
+        for (std::size_t c = 5; c < header.size(); ++c) {
+            const auto kind = parseCounterKind(header[c]);
+            if (cells[c].empty() || !kind) {
+                continue;
+            }
+            try {
+                std::size_t used = 0;
+                const auto value = std::stoull(cells[c], &used);
+                if (used != cells[c].size()) {
+                    throw std::invalid_argument("trailing characters");
+                }
+                sink.sample(*guid, port, *kind, t, value);
+            } catch (const std::exception&) {
+                warnings.push_back({ file, lineNo, -1,
+                    "column \"" + header[c] + "\": expected a counter value, got \"" + cells[c]
+                        + "\": sample skipped" });
+            }
+        }
+    }
+}
+
+} // namespace stallscope

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Where the raw-folder importers put counter samples: one accumulator per (node GUID, port, counter, width),
+// filled from any number of files in any order (a folder may hold one exposition snapshot per scrape), then
+// flushed into the snapshot's series sorted by time. Equal timestamps keep the later file's value. When a port
+// has both 32-bit (perfquery standard) and 64-bit (extended) data counters, the 64-bit series wins.
+
+#include "counters.h"
+#include "job_snapshot.h"
+#include "result.h"
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace stallscope {
+
+class CounterSink
+{
+public:
+    void sample(std::uint64_t guid, std::uint16_t port, CounterKind kind, TimeNs t, std::uint64_t value, int bits = 0);
+    std::size_t seriesCount() const { return m_series.size(); }
+    // Appends the series to `snap` (counterPorts, counters) with columns owned by `owned`; returns the time
+    // block of each series for attachOwnedColumns.
+    std::vector<std::uint32_t> flush(JobSnapshot& snap, OwnedColumns& owned);
+
+private:
+    struct Acc
+    {
+        std::vector<std::pair<TimeNs, std::uint64_t>> samples;
+    };
+    // (guid, port, kind, bits); bits 0 = the kind's default width
+    std::map<std::tuple<std::uint64_t, std::uint16_t, CounterKind, int>, Acc> m_series;
+};
+
+// The CSV of `stallscope collect`: t_ns,host,device,port,<sysfs counter names...>. Host-side rows are
+// joined to the HCA node "<host> <device>" through `guidOfHca`.
+using GuidOfHca = std::function<std::optional<std::uint64_t>(const std::string& description)>;
+void readCollectorCsv(const std::string& file, const std::string& text, const GuidOfHca& guidOfHca, CounterSink& sink,
+    std::vector<LoadIssue>& warnings);
+
+} // namespace stallscope
