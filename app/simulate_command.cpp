@@ -3,6 +3,7 @@
 #include "commands.h"
 
 #include "bundle_writer.h"
+#include "raw_writer.h"
 #include "sim_config.h"
 #include "simulator.h"
 #include "time_format.h"
@@ -21,6 +22,9 @@ const std::vector<OptionSpec> kSpecs = {
     { "seed", true, "random seed (default 1); same preset, flags and seed give the same bytes" },
     { "out", true, "output bundle folder (required); replaced if it is a bundle already" },
     { "format", true, "binary | jsonl: how collectives and counters are written (default binary)" },
+    { "raw", false, "write the folder of raw files a cluster leaves behind instead of a bundle" },
+    { "fr-format", true, "with --raw: pickle | json Flight Recorder dumps (default pickle)" },
+    { "fr-entries", true, "with --raw: keep the last N entries per rank, like TORCH_FR_BUFFER_SIZE (default all)" },
     { "job-name", true, "job name in the manifest" },
     { "hosts", true, "hosts (8 GPUs and HCAs each by default)" },
     { "gpus-per-host", true, "GPUs = HCAs = rails per host" },
@@ -49,7 +53,9 @@ const std::vector<OptionSpec> kSpecs = {
 std::string usage()
 {
     std::string s = "Usage: stallscope simulate --preset NAME [--seed N] --out DIR [OPTIONS]\n"
-                    "Writes a Stallscope bundle and truth.json (every injected fault and the stalls it caused).\n\n"
+                    "Writes a Stallscope bundle and truth.json (every injected fault and the stalls it caused).\n"
+                    "With --raw, writes instead what the cluster would have left behind: Flight Recorder dumps, rank\n"
+                    "logs, ibnetdiscover output, counters (collector CSV, switch exporter), the OpenSM log.\n\n"
                     "Options:\n";
     s += formatOptions(kSpecs);
     s += "\nFaults (--fault):\n"
@@ -197,7 +203,21 @@ int runSimulate(const std::vector<std::string>& args, std::ostream& out, std::os
         options.collectives = options.counters = f == "jsonl" ? ColumnFormat::JsonLines : ColumnFormat::Binary;
     }
     const auto& dir = parsed.options.at("out").back();
-    if (auto e = writeBundle(*result->snapshot, dir, options); !e.empty()) {
+    RawWriteOptions raw;
+    if (auto v = parsed.find("fr-format")) {
+        if (*v != "pickle" && *v != "json") {
+            err << "stallscope simulate: --fr-format: expected pickle or json\n";
+            return kExitUsage;
+        }
+        raw.pickle = *v == "pickle";
+    }
+    if (auto v = parsed.find("fr-entries"); v && !parseNumber(*v, raw.frEntries)) {
+        err << "stallscope simulate: --fr-entries: expected a number of entries\n";
+        return kExitUsage;
+    }
+    const bool asRaw = parsed.has("raw");
+    if (auto e = asRaw ? writeRawFolder(*result->snapshot, dir, raw) : writeBundle(*result->snapshot, dir, options);
+        !e.empty()) {
         err << "stallscope simulate: " << e << '\n';
         return kExitBadInput;
     }

@@ -19,6 +19,12 @@ std::uint64_t FabricBuilder::canonical(std::uint64_t guid) const
 
 std::uint64_t FabricBuilder::node(NodeKind kind, std::uint64_t guid, const std::string& desc, int ports)
 {
+    if (auto it = m_alias.find(guid); it != m_alias.end() && !desc.empty()) {
+        const auto target = m_nodes.find(canonical(guid));
+        if (target != m_nodes.end() && !target->second.desc.empty() && target->second.desc != desc) {
+            m_alias.erase(it); // a node of its own that an earlier source took for a port GUID
+        }
+    }
     guid = canonical(guid);
     if (!m_nodes.count(guid) && kind == NodeKind::Hca && !desc.empty()) {
         if (auto it = m_hcaByDesc.find(desc); it != m_hcaByDesc.end()) {

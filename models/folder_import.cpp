@@ -37,6 +37,8 @@ enum class Kind {
     OpensmLog,
     PrometheusMatrix,
     PrometheusText,
+    IbsimNet,
+    SimulatorTruth,
     Unknown
 };
 
@@ -67,6 +69,12 @@ Kind sniff(const std::string& text)
     }
     if (text.rfind("t_ns,host,device,port", 0) == 0) {
         return Kind::CollectorCsv;
+    }
+    if (text.find("\"generator\": \"stallscope simulate\"") != std::string::npos) {
+        return Kind::SimulatorTruth;
+    }
+    if (text.rfind("Hca\t", 0) == 0 || text.find("\nHca\t") != std::string::npos) {
+        return Kind::IbsimNet; // ibsim's net file: node ids, no GUIDs
     }
     if (text.find("\nSwitch\t") != std::string::npos || text.rfind("Switch\t", 0) == 0
         || text.find("# Topology file") != std::string::npos
@@ -166,7 +174,8 @@ void learnYear(Gathered& g)
     }
 }
 
-// One file: recognised and read into `g`; an error is fatal only for the formats that define the job.
+// One file: recognised and read into `g`. A file that cannot be read is returned as an issue; the caller
+// leaves it out with a warning (partial input opens).
 std::optional<LoadIssue> readOne(const fs::path& p, Kind kind, const std::string& text, Gathered& g)
 {
     const auto file = p.string();
@@ -279,11 +288,63 @@ std::optional<LoadIssue> readOne(const fs::path& p, Kind kind, const std::string
         g.logs.emplace_back(file, std::move(f.value()));
         return std::nullopt;
     }
+    case Kind::IbsimNet:
+        g.note(p, "ibsim net file", "the simulator's input, not read (captures of the fabric are)");
+        return std::nullopt;
+    case Kind::SimulatorTruth:
+        g.note(p, "simulator truth", "not read: it is what the analysis is checked against");
+        return std::nullopt;
     case Kind::Unknown:
         g.warnings.push_back({ file, 0, -1, "not a recognised format: skipped" });
         return std::nullopt;
     }
     return std::nullopt;
+}
+
+void leaveOut(LoadIssue issue, Gathered& g)
+{
+    issue.message += " (the file is left out)";
+    g.warnings.push_back(std::move(issue));
+}
+
+// What the logs say that a Flight Recorder dump cannot: a rank whose transport gave up (completion error)
+// failed in the collective in flight at that moment; a watchdog timeout names the sequence number and the
+// moment the rank gave up. Both end records the dump left open.
+void applyLogOutcomes(OwnedColumns& owned, const Gathered& g)
+{
+    for (const auto& [file, f] : g.logs) {
+        if (!f.rank || *f.rank >= owned.ranks.size()) {
+            continue;
+        }
+        auto& col = owned.ranks[*f.rank];
+        auto open = [&](std::size_t i) {
+            const auto st = static_cast<CollectiveState>(col.state[i]);
+            return st != CollectiveState::Completed && st != CollectiveState::Scheduled;
+        };
+        for (const auto& e : f.events) {
+            if (e.timeNs == kNoTime) {
+                continue;
+            }
+            if (e.kind == LogEventKind::CompletionError) {
+                // The latest record enqueued before the error and still open at it.
+                for (std::size_t i = col.size(); i-- > 0;) {
+                    if (col.enqueueNs[i] <= e.timeNs && open(i)) {
+                        col.state[i] = static_cast<std::uint8_t>(CollectiveState::Failed);
+                        col.endNs[i] = e.timeNs;
+                        break;
+                    }
+                }
+            } else if (e.kind == LogEventKind::WatchdogTimeout) {
+                for (std::size_t i = 0; i < col.size(); ++i) {
+                    if (col.seq[i] == e.seq && open(i) && col.enqueueNs[i] <= e.timeNs
+                        && static_cast<CollectiveState>(col.state[i]) != CollectiveState::Failed) {
+                        col.state[i] = static_cast<std::uint8_t>(CollectiveState::TimedOut);
+                        col.endNs[i] = e.timeNs;
+                    }
+                }
+            }
+        }
+    }
 }
 
 // Ranks, groups and collective records from the dumps; rank → host → HCA from the logs.
@@ -534,7 +595,7 @@ Result<LoadedBundle> loadRawFolder(const std::string& dir, Progress& progress)
             continue;
         }
         if (auto err = readOne(files[i], kind, text, g)) {
-            return *err;
+            leaveOut(*err, g);
         }
     }
     learnYear(g);
@@ -543,7 +604,7 @@ Result<LoadedBundle> loadRawFolder(const std::string& dir, Progress& progress)
     for (std::size_t i = 0; i < later.size(); ++i) {
         progress.report("Reading files", files.size() + i, files.size() * 2);
         if (auto err = readOne(later[i].first, later[i].second, readAll(later[i].first), g)) {
-            return *err;
+            leaveOut(*err, g);
         }
     }
     if (g.dumps.empty()) {
@@ -556,6 +617,7 @@ Result<LoadedBundle> loadRawFolder(const std::string& dir, Progress& progress)
     if (auto w = addCollectives(*snap, *owned, g); !w) {
         return w.error();
     }
+    applyLogOutcomes(*owned, g);
     if (!g.fabric.empty()) {
         snap->topology = g.fabric.build(snap->strings, dir, g.warnings);
     }

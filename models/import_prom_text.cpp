@@ -15,10 +15,12 @@ namespace stallscope {
 
 namespace {
 
+using Labels = std::vector<std::pair<std::string, std::string>>;
+
 struct Line
 {
     std::string name;
-    std::map<std::string, std::string> labels;
+    Labels labels;
     double value = 0;
     std::optional<std::int64_t> timestampMs;
 };
@@ -62,7 +64,7 @@ std::optional<Line> parseLine(const std::string& s)
             if (j >= s.size()) {
                 return std::nullopt;
             }
-            l.labels[key] = value;
+            l.labels.emplace_back(key, std::move(value));
             i = j + 1;
         }
         if (i >= s.size()) {
@@ -115,22 +117,42 @@ std::optional<Kind> treydockKind(const std::string& name)
     return it == m.end() ? std::nullopt : std::optional<Kind>(it->second);
 }
 
-std::optional<std::uint64_t> guidLabel(const std::map<std::string, std::string>& labels, const char* key)
+const std::string* findLabel(const Labels& labels, std::string_view key)
 {
-    auto it = labels.find(key);
-    return it == labels.end() ? std::nullopt : parseGuid(it->second);
+    for (const auto& [k, v] : labels) {
+        if (k == key) {
+            return &v;
+        }
+    }
+    return nullptr;
 }
 
-std::uint16_t portLabel(const std::map<std::string, std::string>& labels, const char* key)
+std::optional<std::uint64_t> guidLabel(const Labels& labels, const char* key)
 {
-    auto it = labels.find(key);
-    return static_cast<std::uint16_t>(it == labels.end() ? 1 : std::atoi(it->second.c_str()));
+    const auto* v = findLabel(labels, key);
+    return v ? parseGuid(*v) : std::nullopt;
 }
 
-std::string label(const std::map<std::string, std::string>& labels, const char* key)
+std::uint16_t portLabel(const Labels& labels, const char* key)
 {
-    auto it = labels.find(key);
-    return it == labels.end() ? std::string() : it->second;
+    const auto* v = findLabel(labels, key);
+    return static_cast<std::uint16_t>(v ? std::atoi(v->c_str()) : 1);
+}
+
+std::string label(const Labels& labels, const char* key)
+{
+    const auto* v = findLabel(labels, key);
+    return v ? *v : std::string();
+}
+
+bool startsWith(std::string_view s, std::string_view p)
+{
+    return s.substr(0, p.size()) == p;
+}
+
+bool endsWith(std::string_view s, std::string_view p)
+{
+    return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
 }
 
 // "gpu-b020 mlx5_7" names an HCA; "spine-05" or "leaf-07 Quantum-2" a switch.
@@ -149,17 +171,142 @@ bool looksLikePrometheusExposition(const std::string& text)
         || (text.find("infiniband_") != std::string::npos && text.find("local_guid=") != std::string::npos);
 }
 
+namespace {
+
+// The fabric the info series describe (treydock): switch and HCA names, LIDs, and what each port faces.
+void readInfoSeries(const Line& l, FabricBuilder& fabric, ExpositionFile& out)
+{
+    const bool isSwitch = startsWith(l.name, "infiniband_switch_");
+    const bool uplink = l.name.find("_uplink_info") != std::string::npos;
+    ++out.infoSeries;
+    const auto guid = guidLabel(l.labels, "guid");
+    if (!guid) {
+        return;
+    }
+    const auto self
+        = fabric.node(isSwitch ? NodeKind::Switch : NodeKind::Hca, *guid, label(l.labels, isSwitch ? "switch" : "hca"));
+    if (const auto lid = label(l.labels, "lid"); !lid.empty() && !uplink) {
+        fabric.lid(static_cast<std::uint32_t>(std::atoi(lid.c_str())), self);
+    }
+    if (const auto far = uplink ? guidLabel(l.labels, "uplink_guid") : std::nullopt) {
+        const auto type = label(l.labels, "uplink_type");
+        const auto farGuid
+            = fabric.node(type == "CA" ? NodeKind::Hca : NodeKind::Switch, *far, label(l.labels, "uplink"));
+        fabric.link(self, portLabel(l.labels, "port"), farGuid, portLabel(l.labels, "uplink_port"));
+    }
+}
+
+struct Context
+{
+    std::string unameHost, fileHost;
+    bool warnedFileHost = false;
+};
+
+// One counter sample, or nullopt for series that are not port counters.
+std::optional<ExpositionSample> readSample(const std::string& file, std::int64_t lineNo, const Line& l,
+    FabricBuilder& fabric, Context& ctx, ExpositionFile& out)
+{
+    ExpositionSample s;
+    std::uint64_t divisor = 1;
+    if (startsWith(l.name, "node_infiniband_")) {
+        const auto& hostMap = prometheusNodeExporterMetrics();
+        auto it = hostMap.find(l.name);
+        if (it == hostMap.end()) {
+            return std::nullopt;
+        }
+        s.hostSide = true;
+        s.kind = it->second.kind;
+        divisor = it->second.divisor;
+        const auto instance = label(l.labels, "instance");
+        const auto nodename = label(l.labels, "nodename");
+        s.host = !instance.empty()   ? instance.substr(0, instance.find(':'))
+            : !nodename.empty()      ? nodename
+            : !ctx.unameHost.empty() ? ctx.unameHost
+                                     : ctx.fileHost;
+        if (instance.empty() && nodename.empty() && ctx.unameHost.empty() && !ctx.warnedFileHost) {
+            out.warnings.push_back({ file, lineNo, -1,
+                "no instance label or node_uname_info: the host is taken from the file name (\"" + ctx.fileHost
+                    + "\")" });
+            ctx.warnedFileHost = true;
+        }
+        s.device = label(l.labels, "device");
+        s.port = portLabel(l.labels, "port");
+        ++out.hostSeries;
+    } else if ((startsWith(l.name, "infiniband_switch_port_") || startsWith(l.name, "infiniband_hca_port_"))
+        && endsWith(l.name, "_total")) {
+        const auto prefix = startsWith(l.name, "infiniband_switch_port_") ? 23u : 20u;
+        const auto k = treydockKind(l.name.substr(prefix, l.name.size() - prefix - 6));
+        const auto guid = guidLabel(l.labels, "guid");
+        if (!k || !guid) {
+            return std::nullopt;
+        }
+        s.kind = k->kind;
+        divisor = k->divisor;
+        s.guid = *guid;
+        s.port = portLabel(l.labels, "port");
+        ++out.fabricSeries;
+    } else if (startsWith(l.name, "infiniband_") && endsWith(l.name, "_total") && findLabel(l.labels, "local_guid")) {
+        const auto k = counterKindFromPerfName(l.name.substr(11, l.name.size() - 11 - 6)); // ibqueryerrors' names
+        const auto local = guidLabel(l.labels, "local_guid");
+        if (!k || !local) {
+            return std::nullopt;
+        }
+        const auto localName = label(l.labels, "local_name");
+        const auto self = fabric.node(kindFromDescription(localName), *local, localName);
+        if (const auto remote = guidLabel(l.labels, "remote_guid")) {
+            const auto remoteName = label(l.labels, "remote_name");
+            const auto far = fabric.node(kindFromDescription(remoteName), *remote, remoteName);
+            fabric.link(self, portLabel(l.labels, "local_port"), far, portLabel(l.labels, "remote_port"));
+        }
+        s.kind = *k;
+        s.guid = self;
+        s.port = portLabel(l.labels, "local_port");
+        ++out.fabricSeries;
+    } else {
+        return std::nullopt;
+    }
+    s.value = static_cast<std::uint64_t>(std::llround(l.value)) / divisor;
+    return s;
+}
+
+bool isInfoSeries(std::string_view name)
+{
+    return name == "infiniband_switch_info" || name == "infiniband_hca_info" || name == "infiniband_switch_uplink_info"
+        || name == "infiniband_hca_uplink_info";
+}
+
+} // namespace
+
 Result<ExpositionFile> readPrometheusExposition(const std::string& file, const std::string& text, FabricBuilder& fabric)
 {
     ExpositionFile out;
-    std::vector<std::pair<Line, std::int64_t>> lines;
-    std::map<std::int64_t, TimeNs> stampOf; // line number → the stamp in force
+    Context ctx;
+    ctx.fileHost = std::filesystem::path(file).filename().string();
+    ctx.fileHost = ctx.fileHost.substr(0, ctx.fileHost.find('.'));
+    // Pass 1: the info series and node_uname_info, wherever they are in the file.
+    for (std::size_t pos = 0; pos < text.size();) {
+        const auto end = std::min(text.find('\n', pos), text.size());
+        const std::string_view raw(text.data() + pos, end - pos);
+        pos = end + 1;
+        if (startsWith(raw, "infiniband_switch_info") || startsWith(raw, "infiniband_hca_info")
+            || startsWith(raw, "infiniband_switch_uplink_info") || startsWith(raw, "infiniband_hca_uplink_info")
+            || startsWith(raw, "node_uname_info")) {
+            const auto l = parseLine(std::string(raw));
+            if (l && isInfoSeries(l->name)) {
+                readInfoSeries(*l, fabric, out);
+            } else if (l && l->name == "node_uname_info") {
+                ctx.unameHost = label(l->labels, "nodename");
+            }
+        }
+    }
+    // Pass 2: samples, dated by their own timestamp or the stamp line in force.
     TimeNs stamp = kNoTime;
-    std::string unameHost;
-    std::istringstream in(text);
-    std::string raw;
     std::int64_t lineNo = 0;
-    while (std::getline(in, raw)) {
+    std::string raw;
+    for (std::size_t pos = 0; pos < text.size();) {
+        const auto end = std::min(text.find('\n', pos), text.size());
+        raw.assign(text, pos, end - pos);
+        pos = end + 1;
         ++lineNo;
         if (!raw.empty() && raw.back() == '\r') {
             raw.pop_back();
@@ -167,12 +314,14 @@ Result<ExpositionFile> readPrometheusExposition(const std::string& file, const s
         if (raw.find_first_not_of(" \t") == std::string::npos) {
             continue;
         }
-        if (auto t = parseSampleStamp(raw)) {
-            stamp = *t;
-            continue;
+        if (raw[0] == '#' || std::isdigit(static_cast<unsigned char>(raw[0]))) {
+            if (auto t = parseSampleStamp(raw)) {
+                stamp = *t;
+            }
+            continue; // HELP / TYPE, or a stamp
         }
-        if (raw[0] == '#') {
-            continue; // HELP / TYPE
+        if (!startsWith(raw, "node_infiniband_") && !startsWith(raw, "infiniband_")) {
+            continue;
         }
         auto l = parseLine(raw);
         if (!l) {
@@ -180,107 +329,16 @@ Result<ExpositionFile> readPrometheusExposition(const std::string& file, const s
                 { file, lineNo, -1, "expected a sample `name{label=\"value\",...} value [timestamp]`: line skipped" });
             continue;
         }
-        if (l->name == "node_uname_info" && l->labels.count("nodename")) {
-            unameHost = l->labels["nodename"];
-        }
-        stampOf[lineNo] = l->timestampMs ? *l->timestampMs * 1'000'000 : stamp;
-        lines.emplace_back(std::move(*l), lineNo);
-    }
-    // Info series first: they name the fabric the counters are joined to.
-    for (const auto& [l, no] : lines) {
-        static const std::regex info(R"(^infiniband_(switch|hca)_(uplink_)?info$)");
-        std::smatch m;
-        if (!std::regex_match(l.name, m, info)) {
+        if (!std::isfinite(l->value) || l->value < 0 || isInfoSeries(l->name)) {
             continue;
         }
-        ++out.infoSeries;
-        const auto guid = guidLabel(l.labels, "guid");
-        if (!guid) {
+        auto s = readSample(file, lineNo, *l, fabric, ctx, out);
+        if (!s) {
             continue;
         }
-        const bool isSwitch = m[1] == "switch";
-        const auto self = fabric.node(
-            isSwitch ? NodeKind::Switch : NodeKind::Hca, *guid, label(l.labels, isSwitch ? "switch" : "hca"));
-        if (const auto lid = label(l.labels, "lid"); !lid.empty() && !m[2].matched) {
-            fabric.lid(static_cast<std::uint32_t>(std::atoi(lid.c_str())), self);
-        }
-        if (m[2].matched) {
-            const auto far = guidLabel(l.labels, "uplink_guid");
-            if (far) {
-                const auto type = label(l.labels, "uplink_type");
-                const auto farGuid
-                    = fabric.node(type == "CA" ? NodeKind::Hca : NodeKind::Switch, *far, label(l.labels, "uplink"));
-                fabric.link(self, portLabel(l.labels, "port"), farGuid, portLabel(l.labels, "uplink_port"));
-            }
-        }
-    }
-    std::string fileHost = std::filesystem::path(file).filename().string();
-    fileHost = fileHost.substr(0, fileHost.find('.'));
-    bool warnedFileHost = false;
-    std::map<std::string, bool> seriesSeen;
-    for (const auto& [l, no] : lines) {
-        if (!std::isfinite(l.value) || l.value < 0) {
-            continue;
-        }
-        ExpositionSample s;
-        s.timeNs = stampOf[no];
-        std::uint64_t divisor = 1;
-        const auto& hostMap = prometheusNodeExporterMetrics();
-        static const std::regex trey(R"(^infiniband_(switch|hca)_port_(\w+?)_total$)");
-        static const std::regex cable(R"(^infiniband_(\w+)_total$)");
-        std::smatch m;
-        if (auto it = hostMap.find(l.name); it != hostMap.end()) {
-            s.hostSide = true;
-            s.kind = it->second.kind;
-            divisor = it->second.divisor;
-            const auto instance = label(l.labels, "instance");
-            s.host = !instance.empty()                 ? instance.substr(0, instance.find(':'))
-                : !label(l.labels, "nodename").empty() ? label(l.labels, "nodename")
-                : !unameHost.empty()                   ? unameHost
-                                                       : fileHost;
-            if (s.host == fileHost && instance.empty() && unameHost.empty() && !warnedFileHost) {
-                out.warnings.push_back({ file, no, -1,
-                    "no instance label or node_uname_info: the host is taken from the file name (\"" + fileHost
-                        + "\")" });
-                warnedFileHost = true;
-            }
-            s.device = label(l.labels, "device");
-            s.port = portLabel(l.labels, "port");
-            ++out.hostSeries;
-        } else if (std::regex_match(l.name, m, trey)) {
-            const auto k = treydockKind(m[2]);
-            const auto guid = guidLabel(l.labels, "guid");
-            if (!k || !guid) {
-                continue;
-            }
-            s.kind = k->kind;
-            divisor = k->divisor;
-            s.guid = fabric.canonical(*guid);
-            s.port = portLabel(l.labels, "port");
-            ++out.fabricSeries;
-        } else if (l.labels.count("local_guid") && std::regex_match(l.name, m, cable)) {
-            const auto k = counterKindFromPerfName(m[1]); // ibqueryerrors' names lower-cased
-            const auto local = guidLabel(l.labels, "local_guid");
-            if (!k || !local) {
-                continue;
-            }
-            const auto localName = label(l.labels, "local_name");
-            const auto self = fabric.node(kindFromDescription(localName), *local, localName);
-            if (const auto remote = guidLabel(l.labels, "remote_guid")) {
-                const auto remoteName = label(l.labels, "remote_name");
-                const auto far = fabric.node(kindFromDescription(remoteName), *remote, remoteName);
-                fabric.link(self, portLabel(l.labels, "local_port"), far, portLabel(l.labels, "remote_port"));
-            }
-            s.kind = *k;
-            s.guid = self;
-            s.port = portLabel(l.labels, "local_port");
-            ++out.fabricSeries;
-        } else {
-            continue;
-        }
-        s.value = static_cast<std::uint64_t>(std::llround(l.value)) / divisor;
-        out.undated = out.undated || s.timeNs == kNoTime;
-        out.samples.push_back(std::move(s));
+        s->timeNs = l->timestampMs ? *l->timestampMs * 1'000'000 : stamp;
+        out.undated = out.undated || s->timeNs == kNoTime;
+        out.samples.push_back(std::move(*s));
     }
     if (out.samples.empty() && out.infoSeries == 0) {
         return LoadIssue { file, 0, -1, "no InfiniBand counter samples found in the Prometheus exposition" };

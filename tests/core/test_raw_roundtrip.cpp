@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: MIT
+// Simulated incidents written as the raw files a cluster leaves behind (Flight Recorder dumps, rank logs,
+// ibnetdiscover, collector CSV, switch exporter, OpenSM log) open without a mapping file, and the analysis
+// of the folder names the same link — or no link and the right rank — as the simulator's truth.
+#include "analysis.h"
+#include "bundle_reader.h"
+#include "raw_writer.h"
+#include "test_support.h"
+
+#include <catch2/catch.hpp>
+
+using namespace stallscope;
+using namespace stallscope::test;
+
+namespace {
+
+SimConfig scenario(std::uint32_t hosts, TimeNs duration, const std::string& fault)
+{
+    auto c = *presetConfig("small");
+    c.seed = 77;
+    c.hosts = hosts;
+    c.durationNs = duration;
+    c.faults = { parseFaultSpec(fault).value() };
+    if (hosts > 8) {
+        c.spines = 8;
+    }
+    return c;
+}
+
+struct Roundtrip
+{
+    SimResult sim;
+    LoadedBundle loaded;
+    AnalysisResult result;
+};
+
+Roundtrip roundtrip(const SimConfig& c, const TempDir& tmp, bool pickle)
+{
+    Roundtrip rt { simulateOrFail(c), {}, {} };
+    RawWriteOptions options;
+    options.pickle = pickle;
+    const auto dir = tmp.str("raw");
+    REQUIRE(writeRawFolder(*rt.sim.snapshot, dir, options).empty());
+    auto r = loadBundle(dir);
+    INFO((r ? "" : r.error().format()));
+    REQUIRE(r.ok());
+    for (const auto& w : r->warnings) {
+        UNSCOPED_INFO("warning: " << w.format());
+    }
+    rt.loaded = std::move(r.value());
+    rt.result = analyze(*rt.loaded.snapshot);
+    return rt;
+}
+
+bool sameLink(const LinkVerdict& v, const JobSnapshot& truthSnap, LinkId truthLink)
+{
+    const auto& l = truthSnap.topology.link(truthLink);
+    const auto a = std::pair(truthSnap.topology.node(l.a.node).guid, l.a.port);
+    const auto b = std::pair(truthSnap.topology.node(l.b.node).guid, l.b.port);
+    const auto va = std::pair(v.a.guid, v.a.port), vb = std::pair(v.b.guid, v.b.port);
+    return (va == a && vb == b) || (va == b && vb == a);
+}
+
+} // namespace
+
+TEST_CASE("raw folder: a 2 s host link flap is found and named (pickle dumps)", "[core][import][roundtrip]")
+{
+    TempDir tmp;
+    const auto rt = roundtrip(scenario(8, 240 * kNsPerSec, "flap:host-leaf:rank=37:at=100s:for=2s"), tmp, true);
+    const auto& s = *rt.loaded.snapshot;
+    CHECK(s.job.worldSize == 64);
+    CHECK(s.topology.hcaCount() == 64);
+    CHECK(s.collectiveCount() == rt.sim.snapshot->collectiveCount());
+    for (std::uint32_t r = 0; r < s.ranks.size(); ++r) {
+        REQUIRE(s.ranks[r].hcaNode.has_value()); // every rank lands on its HCA, no mapping file
+        CHECK(s.topology.node(*s.ranks[r].hcaNode).guid
+            == rt.sim.snapshot->topology.node(*rt.sim.snapshot->ranks[r].hcaNode).guid);
+    }
+    REQUIRE(rt.result.incidents.size() == 1);
+    const auto& inc = rt.result.incidents[0];
+    REQUIRE(inc.culprit.has_value());
+    CHECK(sameLink(*inc.culprit, *rt.sim.snapshot, rt.sim.outages.at(0).link));
+    CHECK_FALSE(inc.jobCrashed);
+    CHECK(std::llabs(inc.startNs - rt.sim.stalls.at(0).startNs) <= kNsPerSec);
+}
+
+TEST_CASE("raw folder: a leaf-spine flap is named from the switch exporter (JSON dumps)", "[core][import][roundtrip]")
+{
+    TempDir tmp;
+    const auto rt
+        = roundtrip(scenario(8, 240 * kNsPerSec, "flap:leaf-spine:leaf=3:spine=2:at=100s:for=5s:ar=off"), tmp, false);
+    REQUIRE_FALSE(rt.result.incidents.empty());
+    const auto& inc = rt.result.incidents[0];
+    REQUIRE(inc.culprit.has_value());
+    CHECK(sameLink(*inc.culprit, *rt.sim.snapshot, rt.sim.outages.at(0).link));
+    CHECK_THAT(rt.loaded.recognised.front(), Catch::Contains("Flight Recorder JSON dump"));
+}
+
+TEST_CASE("raw folder: a 45 s flap crashes the job, the failed ranks come from the logs", "[core][import][roundtrip]")
+{
+    TempDir tmp;
+    const auto rt = roundtrip(scenario(8, 14 * 60 * kNsPerSec, "flap:host-leaf:rank=20:at=100s:for=45s"), tmp, true);
+    REQUIRE(rt.sim.crashNs.has_value());
+    REQUIRE_FALSE(rt.result.incidents.empty());
+    const auto& inc = rt.result.incidents[0];
+    CHECK(inc.jobCrashed);
+    REQUIRE(inc.culprit.has_value());
+    CHECK(sameLink(*inc.culprit, *rt.sim.snapshot, rt.sim.outages.at(0).link));
+    REQUIRE_FALSE(inc.firstFailedRanks.empty());
+    CHECK(std::find(rt.sim.failedRanks.begin(), rt.sim.failedRanks.end(), inc.firstFailedRanks.front())
+        != rt.sim.failedRanks.end());
+}
+
+TEST_CASE("raw folder: a dead rank blames no link", "[core][import][roundtrip]")
+{
+    TempDir tmp;
+    const auto rt = roundtrip(scenario(8, 14 * 60 * kNsPerSec, "dead-rank:rank=21:at=90s"), tmp, true);
+    REQUIRE_FALSE(rt.result.incidents.empty());
+    for (const auto& inc : rt.result.incidents) {
+        CHECK_FALSE(inc.culprit.has_value());
+        REQUIRE_FALSE(inc.suspectRanks.empty());
+        CHECK(inc.suspectRanks.front() == 21);
+    }
+}
+
+TEST_CASE("raw folder: 1,024 ranks, a host link flap", "[core][import][roundtrip][slow]")
+{
+    TempDir tmp;
+    const auto rt = roundtrip(scenario(128, 90 * kNsPerSec, "flap:host-leaf:rank=777:at=40s:for=2s"), tmp, true);
+    CHECK(rt.loaded.snapshot->job.worldSize == 1024);
+    REQUIRE(rt.result.incidents.size() == 1);
+    REQUIRE(rt.result.incidents[0].culprit.has_value());
+    CHECK(sameLink(*rt.result.incidents[0].culprit, *rt.sim.snapshot, rt.sim.outages.at(0).link));
+}
