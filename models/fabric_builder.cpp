@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "fabric_builder.h"
 
+#include <regex>
 #include <set>
 
 namespace stallscope {
@@ -17,7 +18,13 @@ std::uint64_t FabricBuilder::canonical(std::uint64_t guid) const
     return guid;
 }
 
-std::uint64_t FabricBuilder::node(NodeKind kind, std::uint64_t guid, const std::string& desc, int ports)
+NodeKind guessKindFromDescription(const std::string& desc)
+{
+    static const std::regex hca(R"(\s(mlx\d+_\d+|hfi\d+_\d+|irdma\d+|bnxt_re\d+|qedr\d+|[a-z]+\d*_\d+)$)");
+    return std::regex_search(desc, hca) ? NodeKind::Hca : NodeKind::Switch;
+}
+
+std::uint64_t FabricBuilder::node(NodeKind kind, std::uint64_t guid, const std::string& desc, int ports, bool sure)
 {
     if (auto it = m_alias.find(guid); it != m_alias.end() && !desc.empty()) {
         const auto target = m_nodes.find(canonical(guid));
@@ -32,8 +39,13 @@ std::uint64_t FabricBuilder::node(NodeKind kind, std::uint64_t guid, const std::
             return it->second;
         }
     }
-    auto& n = m_nodes[guid];
-    n.kind = kind;
+    auto [it, fresh] = m_nodes.try_emplace(guid);
+    auto& n = it->second;
+    if (fresh || sure || !n.kindSure) {
+        n.kind = kind;
+    }
+    n.kindSure = n.kindSure || sure;
+    kind = n.kind;
     if (!desc.empty()) {
         n.desc = desc;
     }

@@ -19,11 +19,16 @@
 
 namespace stallscope {
 
+// "gpu-b020 mlx5_7" names an HCA ("<host> <device>"); "spine-05" or "leaf-07 Quantum-2" a switch. A guess, for
+// sources that do not state the kind.
+NodeKind guessKindFromDescription(const std::string& desc);
+
 class FabricBuilder
 {
 public:
     // Declares a node; returns its canonical GUID (an earlier GUID when the HCA description is known).
-    std::uint64_t node(NodeKind kind, std::uint64_t guid, const std::string& desc, int ports = 0);
+    // `sure` = the source states the kind (a header, a type field); a guessed kind never overrides a stated one.
+    std::uint64_t node(NodeKind kind, std::uint64_t guid, const std::string& desc, int ports = 0, bool sure = true);
     void alias(std::uint64_t otherGuid, std::uint64_t nodeGuid);
     // Declares a link between two ports (either order; duplicates ignored). Unknown GUIDs are kept and
     // reported at build() if no node is ever declared for them.
@@ -46,6 +51,7 @@ private:
     struct RawNode
     {
         NodeKind kind = NodeKind::Switch;
+        bool kindSure = false;
         std::string desc;
         int ports = 0;
     };

@@ -172,10 +172,10 @@ Result<IblinkinfoSnapshot> readIblinkinfo(
     }
     std::map<std::uint64_t, std::uint64_t> canonicalOf;
     for (auto& l : lines) {
-        if (!l.kindKnown) {
-            l.kind = portsOf[l.guid] > 2 ? NodeKind::Switch : NodeKind::Hca;
+        if (!l.kindKnown) { // -l names no kinds: more than two ports make a switch, else the description says
+            l.kind = portsOf[l.guid] > 2 ? NodeKind::Switch : guessKindFromDescription(l.desc);
         }
-        const auto guid = fabric.node(l.kind, l.guid, l.desc);
+        const auto guid = fabric.node(l.kind, l.guid, l.desc, 0, l.kindKnown);
         canonicalOf[l.guid] = guid;
         fabric.lid(l.lid, guid);
         snap.ports.push_back({ guid, static_cast<std::uint16_t>(l.port), l.up });

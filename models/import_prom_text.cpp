@@ -155,13 +155,6 @@ bool endsWith(std::string_view s, std::string_view p)
     return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
 }
 
-// "gpu-b020 mlx5_7" names an HCA; "spine-05" or "leaf-07 Quantum-2" a switch.
-NodeKind kindFromDescription(const std::string& desc)
-{
-    static const std::regex hca(R"(\s(mlx\d+_\d+|hfi\d+_\d+|irdma\d+|bnxt_re\d+|qedr\d+|[a-z]+\d*_\d+)$)");
-    return std::regex_search(desc, hca) ? NodeKind::Hca : NodeKind::Switch;
-}
-
 } // namespace
 
 bool looksLikePrometheusExposition(const std::string& text)
@@ -252,10 +245,10 @@ std::optional<ExpositionSample> readSample(const std::string& file, std::int64_t
             return std::nullopt;
         }
         const auto localName = label(l.labels, "local_name");
-        const auto self = fabric.node(kindFromDescription(localName), *local, localName);
+        const auto self = fabric.node(guessKindFromDescription(localName), *local, localName, 0, false);
         if (const auto remote = guidLabel(l.labels, "remote_guid")) {
             const auto remoteName = label(l.labels, "remote_name");
-            const auto far = fabric.node(kindFromDescription(remoteName), *remote, remoteName);
+            const auto far = fabric.node(guessKindFromDescription(remoteName), *remote, remoteName, 0, false);
             fabric.link(self, portLabel(l.labels, "local_port"), far, portLabel(l.labels, "remote_port"));
         }
         s.kind = *k;

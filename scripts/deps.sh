@@ -9,6 +9,7 @@ STALLSCOPE_PACKAGES=(
     qt6-base-dev qt6-svg-dev libqcustomplot-dev libgl-dev
     nlohmann-json3-dev catch2 libbenchmark-dev
     xvfb xauth imagemagick
+    ibsim-utils libumad2sim0 opensm infiniband-diags
 )
 
 stallscope_install_deps() {
