@@ -7,7 +7,7 @@ namespace stallscope::cli {
 
 const std::vector<std::string>& subcommands()
 {
-    static const std::vector<std::string> names = { "simulate", "info", "analyze", "export-trace", "collect" };
+    static const std::vector<std::string> names = { "simulate", "info", "analyze", "export-trace", "collect", "convert" };
     return names;
 }
 

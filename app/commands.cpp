@@ -15,7 +15,8 @@ std::string mainUsage()
            "\n"
            "Commands:\n"
            "  simulate   generate a simulated incident bundle (with truth.json)\n"
-           "  info       print what a bundle holds and how long it took to load\n"
+           "  info       print what a bundle or raw folder holds and how long it took to load\n"
+           "  convert    write a folder of raw files (Flight Recorder dumps, logs, counters, topology) as a bundle\n"
            "  analyze    find stalls, hangs and stragglers; name the link or rank; price each incident\n"
            "  collect    sample this host's InfiniBand port counters into CSV (run it as a service)\n"
            "  export-trace  Chrome trace JSON for Perfetto (ranks, collectives, link counters, events)\n"
@@ -43,6 +44,9 @@ int runSubcommand(const std::vector<std::string>& args, std::ostream& out, std::
     }
     if (args[0] == "analyze") {
         return runAnalyze(rest, out, err);
+    }
+    if (args[0] == "convert") {
+        return runConvert(rest, out, err);
     }
     if (args[0] == "info") {
         return runInfo(rest, out, err);

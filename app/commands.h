@@ -14,6 +14,7 @@ int runSimulate(const std::vector<std::string>& args, std::ostream& out, std::os
 int runAnalyze(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int runExportTrace(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int runCollect(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int runConvert(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int runInfo(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 // Dispatches `stallscope COMMAND ...`; returns -1 when args[0] is not a subcommand.

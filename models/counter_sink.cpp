@@ -47,10 +47,19 @@ std::vector<std::uint32_t> CounterSink::flush(JobSnapshot& snap, OwnedColumns& o
         CounterSeries cs;
         cs.port = pit->second;
         cs.kind = kind;
-        cs.bits = bits == 0 ? semantics(kind).defaultBits : static_cast<std::uint8_t>(bits);
-        cs.storageBytes = 8; // raw values at full width: the sources do not bound them
-        std::vector<std::uint8_t> bytes(values.size() * 8);
-        std::memcpy(bytes.data(), values.data(), bytes.size());
+        // The stated width, else the kind's; widened when a source reports more than that width holds (an
+        // exporter that sums, or a wider counter than the kind's usual), so no reading is ever cut.
+        int width = bits == 0 ? semantics(kind).defaultBits : bits;
+        const auto peak = values.empty() ? 0 : *std::max_element(values.begin(), values.end());
+        while (width < 64 && peak > (~std::uint64_t(0) >> (64 - width))) {
+            width = width < 16 ? 16 : width < 32 ? 32 : 64;
+        }
+        cs.bits = static_cast<std::uint8_t>(width);
+        cs.storageBytes = storageBytesFor(cs.bits);
+        std::vector<std::uint8_t> bytes(values.size() * cs.storageBytes);
+        for (std::size_t i = 0; i < values.size(); ++i) {
+            std::memcpy(bytes.data() + i * cs.storageBytes, &values[i], cs.storageBytes); // little-endian
+        }
         blocks.push_back(static_cast<std::uint32_t>(owned.counterTimes.size()));
         owned.counterTimes.push_back(std::move(times));
         owned.counterValues.push_back(std::move(bytes));

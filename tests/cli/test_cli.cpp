@@ -281,3 +281,34 @@ TEST_CASE("report: HTML and Markdown that reference only files in the folder", "
     CHECK(images == 1);
     CHECK(runBinary({ "report", bundle }).code == 2);
 }
+
+TEST_CASE("simulate --raw, info, analyze and convert on a folder of raw files", "[cli][import]")
+{
+    TempDir tmp;
+    const auto raw = tmp.str("incident");
+    auto sim = runBinary({ "simulate", "--preset", "small", "--duration", "3m", "--fault",
+        "flap:host-leaf:rank=9:at=60s:for=2s", "--raw", "--fr-format", "json", "--out", raw });
+    INFO(sim.err);
+    REQUIRE(sim.code == 0);
+    const auto before = folderFingerprint(raw);
+    auto info = runBinary({ "info", raw });
+    REQUIRE(info.code == 0);
+    CHECK_THAT(info.out,
+        Catch::Contains("64 Flight Recorder JSON dumps") && Catch::Contains("64 rank logs")
+            && Catch::Contains("1 ibnetdiscover topology") && Catch::Contains("Prometheus exposition"));
+    auto analysis = runBinary({ "analyze", raw });
+    REQUIRE(analysis.code == 0);
+    CHECK_THAT(analysis.out, Catch::Contains("culprit      gpu-a001 mlx5_1"));
+    const auto bundle = tmp.str("bundle");
+    auto conv = runBinary({ "convert", raw, "--out", bundle });
+    INFO(conv.err);
+    REQUIRE(conv.code == 0);
+    CHECK_THAT(conv.out, Catch::Contains("Converted") && Catch::Contains("64 ranks"));
+    auto again = runBinary({ "analyze", bundle });
+    REQUIRE(again.code == 0);
+    CHECK_THAT(again.out, Catch::Contains("culprit      gpu-a001 mlx5_1"));
+    CHECK(runBinary({ "convert", raw, "--out", raw }).code == 2); // never writes over what it reads
+    CHECK(runBinary({ "convert", raw }).code == 2);
+    CHECK(runBinary({ "convert", tmp.str("missing"), "--out", tmp.str("b2") }).code == 1);
+    CHECK(folderFingerprint(raw) == before); // reading never modified the folder
+}

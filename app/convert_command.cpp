@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: MIT
+#include "cli_options.h"
+#include "commands.h"
+
+#include "bundle_reader.h"
+#include "bundle_writer.h"
+#include "time_format.h"
+
+#include <chrono>
+#include <filesystem>
+#include <ostream>
+
+namespace stallscope::cli {
+
+namespace {
+
+const std::vector<OptionSpec> kSpecs = {
+    { "out", true, "the bundle folder to write (required); never the folder being read" },
+    { "format", true, "binary | jsonl: how collectives and counters are written (default binary)" },
+    { "quiet", false, "print nothing but errors" },
+};
+
+std::string usage()
+{
+    std::string s = "Usage: stallscope convert PATH --out BUNDLE [--format binary|jsonl]\n"
+                    "Reads PATH (a folder of raw files as the cluster left them, or a bundle) and writes it as a\n"
+                    "Stallscope bundle, which reopens in a fraction of the time. PATH is only read. Warnings about\n"
+                    "the input are printed; the bundle holds what was read.\n\nOptions:\n";
+    s += formatOptions(kSpecs);
+    s += "\nExit codes: 0 ok, 1 unreadable input or write failure, 2 usage error.\n";
+    return s;
+}
+
+} // namespace
+
+int runConvert(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
+{
+    const auto parsed = parseArgs(args, kSpecs);
+    if (parsed.help) {
+        out << usage();
+        return kExitOk;
+    }
+    if (!parsed.error.empty() || parsed.positional.size() != 1 || !parsed.has("out")) {
+        err << "stallscope convert: "
+            << (!parsed.error.empty()       ? parsed.error
+                       : !parsed.has("out") ? std::string("--out BUNDLE is required")
+                                            : std::string("expected exactly one PATH"))
+            << "\n"
+            << usage();
+        return kExitUsage;
+    }
+    const auto& in = parsed.positional[0];
+    const auto& dir = *parsed.find("out");
+    std::error_code ec;
+    if (std::filesystem::equivalent(in, dir, ec)) {
+        err << "stallscope convert: --out " << dir << " is the folder being read; choose another folder\n";
+        return kExitUsage;
+    }
+    BundleWriteOptions options;
+    if (auto f = parsed.find("format")) {
+        if (*f != "binary" && *f != "jsonl") {
+            err << "stallscope convert: --format: expected binary or jsonl\n";
+            return kExitUsage;
+        }
+        options.collectives = options.counters = *f == "jsonl" ? ColumnFormat::JsonLines : ColumnFormat::Binary;
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    auto loaded = loadBundle(in);
+    if (!loaded) {
+        err << "stallscope convert: " << loaded.error().format() << '\n';
+        return kExitBadInput;
+    }
+    for (const auto& w : loaded->warnings) {
+        err << "warning: " << w.format() << '\n';
+    }
+    if (auto e = writeBundle(*loaded->snapshot, dir, options); !e.empty()) {
+        err << "stallscope convert: " << e << '\n';
+        return kExitBadInput;
+    }
+    if (!parsed.has("quiet")) {
+        const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        const auto& s = *loaded->snapshot;
+        out << "Converted " << in << " (" << s.job.worldSize << " ranks, " << formatCount(s.collectiveCount())
+            << " collectives, " << s.counters.size() << " counter series, " << loaded->warnings.size()
+            << " warning(s)) to " << dir << " in " << std::fixed;
+        out.precision(2);
+        out << secs << " s\n";
+    }
+    return kExitOk;
+}
+
+} // namespace stallscope::cli
