@@ -11,8 +11,11 @@
 #include "import_prometheus.h"
 #include "import_rank_log.h"
 
+#include <zlib.h>
+
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -42,12 +45,66 @@ enum class Kind {
     Unknown
 };
 
+// The file's bytes; gzip files (profiler traces are often .json.gz) are inflated. A corrupt gzip stream
+// gives what inflated before the damage; the format reader then reports the truncation.
 std::string readAll(const fs::path& p)
 {
     std::ifstream in(p, std::ios::binary);
     std::ostringstream ss;
     ss << in.rdbuf();
-    return ss.str();
+    std::string bytes = ss.str();
+    if (bytes.size() < 2 || static_cast<unsigned char>(bytes[0]) != 0x1f
+        || static_cast<unsigned char>(bytes[1]) != 0x8b) {
+        return bytes;
+    }
+    std::string out;
+    z_stream z {};
+    if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) {
+        return bytes;
+    }
+    z.next_in = reinterpret_cast<Bytef*>(bytes.data());
+    z.avail_in = static_cast<uInt>(bytes.size());
+    char buf[1 << 16];
+    int rc = Z_OK;
+    while (rc == Z_OK) {
+        z.next_out = reinterpret_cast<Bytef*>(buf);
+        z.avail_out = sizeof buf;
+        rc = inflate(&z, Z_NO_FLUSH);
+        out.append(buf, sizeof buf - z.avail_out);
+        if (rc == Z_STREAM_END && z.avail_in > 0) { // concatenated members
+            inflateReset(&z);
+            rc = Z_OK;
+        }
+    }
+    inflateEnd(&z);
+    return out;
+}
+
+// Every regular file under `dir`, a few levels deep (clusters leave logs/rank17/stderr.log and the like);
+// hidden entries and symbolic links to folders are not followed.
+std::vector<fs::path> listFiles(const fs::path& dir, std::uint64_t& bytes)
+{
+    std::vector<fs::path> files;
+    std::error_code ec;
+    fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
+    for (; !ec && it != end; it.increment(ec)) {
+        const auto name = it->path().filename().string();
+        if (!name.empty() && name[0] == '.') {
+            if (it->is_directory(ec)) {
+                it.disable_recursion_pending();
+            }
+            continue;
+        }
+        if (it.depth() >= 4 && it->is_directory(ec)) {
+            it.disable_recursion_pending();
+        }
+        if (it->is_regular_file(ec)) {
+            files.push_back(it->path());
+            bytes += it->file_size(ec);
+        }
+    }
+    std::sort(files.begin(), files.end());
+    return files;
 }
 
 // By content: the first bytes and a few markers (formats.md "Quick identification").
@@ -160,6 +217,22 @@ struct Gathered
     }
     template <typename W> void warn(const W& ws) { warnings.insert(warnings.end(), ws.begin(), ws.end()); }
 };
+
+// "17" or "rank17" / "rank_17" as a folder name; not "attempt_0".
+std::optional<std::uint32_t> rankFromFolderName(const std::string& name)
+{
+    std::string digits = name;
+    for (const char* prefix : { "rank_", "rank-", "rank" }) {
+        if (digits.rfind(prefix, 0) == 0) {
+            digits = digits.substr(std::strlen(prefix));
+            break;
+        }
+    }
+    if (digits.empty() || digits.size() > 7 || !std::all_of(digits.begin(), digits.end(), ::isdigit)) {
+        return std::nullopt;
+    }
+    return static_cast<std::uint32_t>(std::stoul(digits));
+}
 
 void learnYear(Gathered& g)
 {
@@ -280,6 +353,9 @@ std::optional<LoadIssue> readOne(const fs::path& p, Kind kind, const std::string
         }
         if (!f->rank) {
             f->rank = rankFromFileName(p.stem().string()); // "rank17.log" when no [rank17] line
+        }
+        if (!f->rank) {
+            f->rank = rankFromFolderName(p.parent_path().filename().string()); // "logs/17/stderr.log"
         }
         g.warn(f->warnings);
         g.note(p, "rank log",
@@ -573,15 +649,7 @@ Result<LoadedBundle> loadRawFolder(const std::string& dir, Progress& progress)
     const auto t0 = std::chrono::steady_clock::now();
     LoadedBundle out;
     Gathered g;
-    std::error_code ec;
-    std::vector<fs::path> files;
-    for (const auto& e : fs::directory_iterator(dir, ec)) {
-        if (e.is_regular_file(ec)) {
-            files.push_back(e.path());
-            out.bytesOnDisk += e.file_size(ec);
-        }
-    }
-    std::sort(files.begin(), files.end());
+    const auto files = listFiles(dir, out.bytesOnDisk);
     std::vector<std::pair<fs::path, Kind>> later;
     for (std::size_t i = 0; i < files.size(); ++i) {
         progress.report("Reading files", i, files.size() * 2);

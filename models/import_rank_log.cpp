@@ -49,9 +49,12 @@ Result<RankLogFacts> parseRankLog(const std::string& file, const std::string& te
     static const std::regex hcaTail(R"( hca (\S+))");
     static const std::regex asyncEvent(
         R"(NET/IB ?: ?(?:([\w\-]+):(\d+) )?Got (?:async event|async error event|non-fatal async event) ?: ?(port error|port active))");
+    static const std::regex commInit(R"(NCCL INFO comm \S+ rank (\d+) nranks (\d+) cudaDev (\d+))");
     static const std::regex watchdog(
         R"(Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(\d+), OpType=(\w+))");
     RankLogFacts f;
+    unsigned long worldSeen = 0;
+    std::optional<std::uint32_t> commRank;
     std::istringstream in(text);
     std::string raw;
     std::int64_t lineNo = 0;
@@ -86,6 +89,19 @@ Result<RankLogFacts> parseRankLog(const std::string& file, const std::string& te
                 f.cudaDev = std::stoi(m[10]);
             }
         }
+        if (line.find("nranks") != std::string::npos && std::regex_search(line, m, commInit)) {
+            // The communicator with the most ranks is the world: its rank is the global rank, used when no
+            // "[rankN]" prefix says it.
+            const auto n = std::stoul(m[2]);
+            if (n > worldSeen) {
+                worldSeen = n;
+                commRank = static_cast<std::uint32_t>(std::stoul(m[1]));
+            }
+            if (!f.cudaDev) {
+                f.cudaDev = std::stoi(m[3]);
+            }
+            continue;
+        }
         if (std::regex_search(line, m, using_) && f.hcas.empty()) {
             const std::string list = m[1];
             for (auto it = std::sregex_iterator(list.begin(), list.end(), usingItem); it != std::sregex_iterator();
@@ -119,6 +135,9 @@ Result<RankLogFacts> parseRankLog(const std::string& file, const std::string& te
             e.op = m[2];
             f.events.push_back(e);
         }
+    }
+    if (!f.rank && commRank) {
+        f.rank = commRank;
     }
     if (!f.rank && f.host.empty() && f.events.empty()) {
         return LoadIssue { file, 0, -1, "no PyTorch or NCCL log lines found" };

@@ -132,3 +132,52 @@ TEST_CASE("raw folder: 1,024 ranks, a host link flap", "[core][import][roundtrip
     REQUIRE(rt.result.incidents[0].culprit.has_value());
     CHECK(sameLink(*rt.result.incidents[0].culprit, *rt.sim.snapshot, rt.sim.outages.at(0).link));
 }
+
+TEST_CASE("raw folder: nested folders and gzip files as clusters leave them", "[core][import][roundtrip]")
+{
+    TempDir tmp;
+    const auto c = scenario(8, 180 * kNsPerSec, "flap:host-leaf:rank=5:at=60s:for=2s");
+    const auto sim = simulateOrFail(c);
+    const auto flat = tmp.path() / "flat";
+    REQUIRE(writeRawFolder(*sim.snapshot, flat.string()).empty());
+    const auto root = tmp.path() / "incident";
+    namespace fs = std::filesystem;
+    for (const auto& sub : { "fr", "fabric", "counters", ".cache" }) {
+        fs::create_directories(root / sub);
+    }
+    for (const auto& e : fs::directory_iterator(flat)) {
+        const auto name = e.path().filename().string();
+        if (name.rfind("nccl_trace_rank_", 0) == 0) {
+            fs::rename(e.path(), root / "fr" / name);
+        } else if (name.rfind("rank", 0) == 0) {
+            // torchrun-style logs/<rank>/stderr.log; rank 5's log lost its NCCL init line, so only the folder
+            // says whose it is
+            const auto rank = name.substr(4, name.size() - 8);
+            fs::create_directories(root / "logs" / rank);
+            auto text = readFile(e.path());
+            if (rank == "5") {
+                const auto at = text.find("Init COMPLETE");
+                const auto lineStart = text.rfind('\n', at) + 1;
+                text.erase(lineStart, text.find('\n', at) + 1 - lineStart);
+            }
+            writeFile(root / "logs" / rank / "stderr.log", text);
+        } else if (name.rfind("counters-", 0) == 0) {
+            fs::rename(e.path(), root / "counters" / name);
+        } else {
+            fs::rename(e.path(), root / "fabric" / name);
+        }
+    }
+    REQUIRE(std::system(("gzip " + (root / "fabric" / "ibnetdiscover.txt").string()).c_str()) == 0);
+    writeFile(root / ".cache" / "nccl_trace_rank_99", "not read: hidden folder");
+    auto r = loadBundle(root.string());
+    INFO((r ? "" : r.error().format()));
+    REQUIRE(r.ok());
+    const auto& s = *r->snapshot;
+    CHECK(s.job.worldSize == 64);
+    CHECK(s.topology.hcaCount() == 64); // from the gzipped ibnetdiscover output
+    REQUIRE(s.ranks[5].hcaNode.has_value()); // rank 5 placed by its folder name
+    const auto result = analyze(s);
+    REQUIRE(result.incidents.size() == 1);
+    REQUIRE(result.incidents[0].culprit.has_value());
+    CHECK(sameLink(*result.incidents[0].culprit, *sim.snapshot, sim.outages.at(0).link));
+}
