@@ -25,6 +25,8 @@ const std::vector<OptionSpec> kSpecs = {
     { "raw", false, "write the folder of raw files a cluster leaves behind instead of a bundle" },
     { "fr-format", true, "with --raw: pickle | json Flight Recorder dumps (default pickle)" },
     { "fr-entries", true, "with --raw: keep the last N entries per rank, like TORCH_FR_BUFFER_SIZE (default all)" },
+    { "kineto", false, "with --raw: also write a PyTorch profiler trace per rank" },
+    { "no-flight-recorder", false, "with --raw: write no Flight Recorder dumps (logs, traces, counters only)" },
     { "job-name", true, "job name in the manifest" },
     { "hosts", true, "hosts (8 GPUs and HCAs each by default)" },
     { "gpus-per-host", true, "GPUs = HCAs = rails per host" },
@@ -215,6 +217,8 @@ int runSimulate(const std::vector<std::string>& args, std::ostream& out, std::os
         err << "stallscope simulate: --fr-entries: expected a number of entries\n";
         return kExitUsage;
     }
+    raw.kineto = parsed.has("kineto");
+    raw.flightRecorder = !parsed.has("no-flight-recorder");
     const bool asRaw = parsed.has("raw");
     if (auto e = asRaw ? writeRawFolder(*result->snapshot, dir, raw) : writeBundle(*result->snapshot, dir, options);
         !e.empty()) {

@@ -6,6 +6,7 @@
 #include "import_fabric_tools.h"
 #include "import_flight_recorder.h"
 #include "import_ibnetdiscover.h"
+#include "import_kineto.h"
 #include "import_opensm_log.h"
 #include "import_prom_text.h"
 #include "import_prometheus.h"
@@ -32,6 +33,7 @@ namespace {
 enum class Kind {
     FlightRecorderJson,
     FlightRecorderPickle,
+    KinetoTrace,
     RankLog,
     Ibnetdiscover,
     Iblinkinfo,
@@ -49,10 +51,20 @@ enum class Kind {
 // gives what inflated before the damage; the format reader then reports the truncation.
 std::string readAll(const fs::path& p)
 {
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    std::string bytes = ss.str();
+    std::string bytes;
+    std::error_code ec;
+    const auto size = fs::file_size(p, ec);
+    if (ec) {
+        return bytes;
+    }
+    bytes.reserve(size + jsonPadding()); // simdjson reads up to its padding past the end
+    bytes.resize(size);
+    if (std::FILE* f = std::fopen(p.c_str(), "rb")) {
+        bytes.resize(std::fread(bytes.data(), 1, size, f));
+        std::fclose(f);
+    } else {
+        bytes.clear();
+    }
     if (bytes.size() < 2 || static_cast<unsigned char>(bytes[0]) != 0x1f
         || static_cast<unsigned char>(bytes[1]) != 0x8b) {
         return bytes;
@@ -77,6 +89,7 @@ std::string readAll(const fs::path& p)
         }
     }
     inflateEnd(&z);
+    out.reserve(out.size() + jsonPadding());
     return out;
 }
 
@@ -112,6 +125,9 @@ Kind sniff(const std::string& text)
 {
     if (text.size() >= 2 && static_cast<unsigned char>(text[0]) == 0x80 && text[1] >= 2 && text[1] <= 5) {
         return Kind::FlightRecorderPickle;
+    }
+    if (looksLikeKinetoTrace(text)) {
+        return Kind::KinetoTrace;
     }
     const auto first = text.find_first_not_of(" \t\r\n");
     const bool object = first != std::string::npos && text[first] == '{';
@@ -195,6 +211,8 @@ struct DatedFile
 struct Gathered
 {
     std::vector<std::pair<std::string, FrDump>> dumps;
+    std::vector<std::pair<std::string, FrDump>> traces; // profiler traces, as dumps without open entries
+    std::uint32_t worldHint = 0; // distributedInfo.world_size
     std::vector<std::pair<std::string, RankLogFacts>> logs;
     std::vector<OpensmLog> opensm;
     std::vector<PromSeries> matrix;
@@ -236,8 +254,11 @@ std::optional<std::uint32_t> rankFromFolderName(const std::string& name)
 
 void learnYear(Gathered& g)
 {
-    for (const auto& [file, d] : g.dumps) {
-        if (!d.entries.empty()) {
+    for (const auto* list : { &g.dumps, &g.traces }) {
+        for (const auto& [file, d] : *list) {
+            if (d.entries.empty()) {
+                continue;
+            }
             const auto secs = static_cast<std::time_t>(d.entries.front().enqueueNs / kNsPerSec);
             std::tm tm {};
             gmtime_r(&secs, &tm);
@@ -271,6 +292,23 @@ std::optional<LoadIssue> readOne(const fs::path& p, Kind kind, const std::string
             "rank " + std::to_string(*d->rank) + ", version " + d->version + ", " + std::to_string(d->entries.size())
                 + " collectives");
         g.dumps.emplace_back(file, std::move(d.value()));
+        return std::nullopt;
+    }
+    case Kind::KinetoTrace: {
+        auto t = parseKinetoTrace(file, text);
+        if (!t) {
+            return t.error();
+        }
+        if (!t->rank) {
+            g.warnings.push_back({ file, 0, -1, "profiler trace without distributedInfo.rank: skipped" });
+            return std::nullopt;
+        }
+        g.warn(t->collectives.warnings);
+        g.note(p, "profiler trace",
+            "rank " + std::to_string(*t->rank) + ", " + std::to_string(t->collectives.entries.size())
+                + " NCCL kernels with collective args");
+        g.worldHint = std::max(g.worldHint, t->worldSize);
+        g.traces.emplace_back(file, std::move(t->collectives));
         return std::nullopt;
     }
     case Kind::Ibnetdiscover: {
@@ -423,6 +461,39 @@ void applyLogOutcomes(OwnedColumns& owned, const Gathered& g)
     }
 }
 
+// Profiler traces join the dumps: a rank with a dump gains the collectives its dump no longer holds (the ring
+// buffer keeps the last entries only; a profiler window is often earlier); a rank without one gets a dump made
+// of its traces. Several windows of one rank merge.
+void mergeTraces(Gathered& g)
+{
+    std::map<std::uint32_t, std::size_t> dumpOf;
+    for (std::size_t i = 0; i < g.dumps.size(); ++i) {
+        dumpOf[*g.dumps[i].second.rank] = i;
+    }
+    for (auto& [file, t] : g.traces) {
+        auto it = dumpOf.find(*t.rank);
+        if (it == dumpOf.end()) {
+            dumpOf[*t.rank] = g.dumps.size();
+            g.dumps.emplace_back(file, std::move(t));
+            continue;
+        }
+        auto& d = g.dumps[it->second].second;
+        std::set<std::pair<std::string, std::uint32_t>> have;
+        for (const auto& e : d.entries) {
+            have.insert({ e.pg, e.seq });
+        }
+        for (auto& e : t.entries) {
+            if (have.insert({ e.pg, e.seq }).second) {
+                d.entries.push_back(std::move(e));
+            }
+        }
+        for (auto& [name, grp] : t.groups) {
+            d.groups.try_emplace(name, std::move(grp));
+        }
+    }
+    g.traces.clear();
+}
+
 // Ranks, groups and collective records from the dumps; rank → host → HCA from the logs.
 Result<std::uint32_t> addCollectives(JobSnapshot& snap, OwnedColumns& owned, Gathered& g)
 {
@@ -439,6 +510,8 @@ Result<std::uint32_t> addCollectives(JobSnapshot& snap, OwnedColumns& owned, Gat
         unique.emplace_back(file, std::move(d));
     }
     g.dumps = std::move(unique);
+    mergeTraces(g);
+    world = g.worldHint;
     for (const auto& [file, d] : g.dumps) {
         world = std::max(world, *d.rank + 1);
         for (const auto& [name, grp] : d.groups) {
@@ -476,6 +549,7 @@ Result<std::uint32_t> addCollectives(JobSnapshot& snap, OwnedColumns& owned, Gat
         }
     }
     owned.ranks.resize(world);
+    std::map<std::uint16_t, std::set<std::uint32_t>> implicit; // groups no source lists: who ran them
     TimeNs first = std::numeric_limits<TimeNs>::max();
     for (const auto& [file, d] : g.dumps) {
         auto& col = owned.ranks[*d.rank];
@@ -484,7 +558,13 @@ Result<std::uint32_t> addCollectives(JobSnapshot& snap, OwnedColumns& owned, Gat
             if (git == groupIndex.end()) {
                 git = groupIndex.emplace(e.pg, static_cast<std::uint16_t>(snap.groups.size())).first;
                 snap.groups.push_back({ snap.strings.intern(e.pg), {}, {} });
-                g.warnings.push_back({ file, 0, -1, "process group \"" + e.pg + "\" is not in pg_config" });
+                if (d.version != "kineto") { // traces name groups only where an op carries its ranks
+                    g.warnings.push_back({ file, 0, -1,
+                        "process group \"" + e.pg + "\" is not in pg_config: its members are the ranks that ran it" });
+                }
+            }
+            if (snap.groups[git->second].ranks.empty() || implicit.count(git->second)) {
+                implicit[git->second].insert(*d.rank);
             }
             auto shape = internShape(snap.shapes, { git->second, e.op, e.bytes });
             if (!shape) {
@@ -494,6 +574,9 @@ Result<std::uint32_t> addCollectives(JobSnapshot& snap, OwnedColumns& owned, Gat
             first = std::min(first, e.enqueueNs);
         }
         col.sortByEnqueue();
+    }
+    for (const auto& [group, members] : implicit) {
+        snap.groups[group].ranks.assign(members.begin(), members.end());
     }
     snap.job.clockOriginNs = first == std::numeric_limits<TimeNs>::max() ? 0 : first;
     snap.job.span = { snap.job.clockOriginNs, snap.job.clockOriginNs };
@@ -675,9 +758,10 @@ Result<LoadedBundle> loadRawFolder(const std::string& dir, Progress& progress)
             leaveOut(*err, g);
         }
     }
-    if (g.dumps.empty()) {
+    if (g.dumps.empty() && g.traces.empty()) {
         return LoadIssue { dir, 0, -1,
-            "manifest.json is missing and no readable Flight Recorder dump was found: nothing to open" };
+            "manifest.json is missing and no readable Flight Recorder dump or profiler trace was found: nothing to "
+            "open" };
     }
     auto snap = std::make_shared<JobSnapshot>();
     snap->job.name = fs::path(dir).filename().string();

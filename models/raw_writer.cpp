@@ -248,6 +248,92 @@ std::string jsonDump(const JobSnapshot& snap, std::uint32_t rank, std::size_t fr
     }.dump();
 }
 
+const char* kernelName(CollectiveOp op)
+{
+    switch (op) {
+    case CollectiveOp::AllReduce:
+        return "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
+    case CollectiveOp::AllGather:
+        return "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
+    case CollectiveOp::ReduceScatter:
+        return "ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
+    case CollectiveOp::Broadcast:
+        return "ncclDevKernel_Broadcast_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
+    default:
+        return "ncclDevKernel_Generic(ncclDevKernelArgsStorage<4096ul>)";
+    }
+}
+
+const char* collectiveName(CollectiveOp op)
+{
+    switch (op) {
+    case CollectiveOp::AllReduce:
+        return "allreduce";
+    case CollectiveOp::AllGather:
+        return "_allgather_base";
+    case CollectiveOp::ReduceScatter:
+        return "_reduce_scatter_base";
+    case CollectiveOp::Broadcast:
+        return "broadcast";
+    default:
+        return "allreduce_coalesced";
+    }
+}
+
+// µs with ns precision ("%.3f"), as Kineto writes ts and dur.
+std::string micros(TimeNs ns)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%lld.%03lld", static_cast<long long>(ns / 1000), static_cast<long long>(ns % 1000));
+    return buf;
+}
+
+// A Kineto Chrome trace (formats.md §3b): the completed collectives as kernels on the PG's NCCL stream, each
+// linked by External id to its CPU record_param_comms op; ts relative to the 3-month-floored base.
+std::string kinetoTrace(const JobSnapshot& snap, std::uint32_t r)
+{
+    const auto& c = snap.collectives[r];
+    const auto& ri = snap.ranks[r];
+    const TimeNs bucket = 7'889'238LL * kNsPerSec;
+    const TimeNs base = (snap.job.span.start / bucket) * bucket;
+    const auto pid = std::to_string(40000 + r);
+    const auto dev = std::to_string(ri.localGpu);
+    std::string o;
+    o.reserve(c.size() * 900 + 4096);
+    o += "{\"schemaVersion\": 1, \"deviceProperties\": [{\"id\": " + dev
+        + ", \"name\": \"NVIDIA H100 80GB HBM3\"}],\n \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": "
+        + std::to_string(r) + ", \"world_size\": " + std::to_string(snap.ranks.size())
+        + ", \"nccl_version\": \"2.21.5\"},\n \"displayTimeUnit\": \"ms\", \"baseTimeNanoseconds\": "
+        + std::to_string(base) + ",\n \"traceEvents\": [\n";
+    o += "  {\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": " + dev
+        + ", \"tid\": 41, \"args\": {\"name\": \"stream 41\"}}";
+    std::int64_t external = 90000;
+    for (std::size_t i = 0; i < c.size(); ++i) {
+        if (c.stateAt(i) != CollectiveState::Completed || c.startNs[i] == kNoTime || c.endNs[i] == kNoTime) {
+            continue;
+        }
+        const auto& shape = snap.shapes[c.shape[i]];
+        const auto& pg = snap.groups[shape.group];
+        const auto ext = std::to_string(++external);
+        const auto nelems = std::to_string(shape.bytes / 2);
+        const std::string common = "\"Collective name\": \"" + std::string(collectiveName(shape.op))
+            + "\", \"dtype\": \"BFloat16\", \"In msg nelems\": " + nelems + ", \"Out msg nelems\": " + nelems
+            + ", \"Group size\": " + std::to_string(pg.ranks.size()) + ", \"Process Group Name\": \""
+            + std::string(snap.str(pg.name)) + "\", \"Process Group Description\": \"" + std::string(snap.str(pg.desc))
+            + "\", \"Process Group Ranks\": \"" + rankList(pg.ranks) + "\", \"Seq\": " + std::to_string(c.seq[i]);
+        o += ",\n  {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"record_param_comms\", \"pid\": " + pid
+            + ", \"tid\": " + pid + ", \"ts\": " + micros(c.enqueueNs[i] - base) + ", \"dur\": 18.402, \"args\": {"
+            + "\"External id\": " + ext + ", " + common + ", \"Rank\": " + std::to_string(r) + "}}";
+        o += ",\n  {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"" + std::string(kernelName(shape.op))
+            + "\", \"pid\": " + dev + ", \"tid\": 41, \"ts\": " + micros(c.startNs[i] - base)
+            + ", \"dur\": " + micros(c.endNs[i] - c.startNs[i]) + ", \"args\": {\"External id\": " + ext
+            + ", \"device\": " + dev + ", \"stream\": 41, \"correlation\": " + std::to_string(external * 3)
+            + ", \"grid\": [32, 1, 1], \"block\": [640, 1, 1], " + common + "}}";
+    }
+    o += "\n ],\n \"traceName\": \"" + std::string(snap.str(ri.host)) + "_" + pid + ".pt.trace.json\"}\n";
+    return o;
+}
+
 std::string rankLog(const JobSnapshot& snap, std::uint32_t r, const std::vector<const LinkEvent*>& ownEvents)
 {
     const auto& ri = snap.ranks[r];
@@ -569,9 +655,18 @@ std::string writeRawFolder(const JobSnapshot& snap, const std::string& dirName, 
         const std::size_t from
             = options.frEntries == 0 || c.size() <= options.frEntries ? 0 : c.size() - options.frEntries;
         const auto thread = std::to_string(140213377414976ULL + r);
-        const auto dump = options.pickle ? pickleDump(snap, r, from, thread) : jsonDump(snap, r, from, thread);
-        if (auto e = writeFileAtomic((dir / ("nccl_trace_rank_" + std::to_string(r))).string(), dump); !e.empty()) {
-            return e;
+        if (options.flightRecorder) {
+            const auto dump = options.pickle ? pickleDump(snap, r, from, thread) : jsonDump(snap, r, from, thread);
+            if (auto e = writeFileAtomic((dir / ("nccl_trace_rank_" + std::to_string(r))).string(), dump); !e.empty()) {
+                return e;
+            }
+        }
+        if (options.kineto) {
+            const auto name = std::string(snap.str(snap.ranks[r].host)) + "_" + std::to_string(40000 + r) + "."
+                + std::to_string(snap.job.span.start) + ".pt.trace.json";
+            if (auto e = writeFileAtomic((dir / name).string(), kinetoTrace(snap, r)); !e.empty()) {
+                return e;
+            }
         }
         std::vector<const LinkEvent*> own;
         if (const auto node = snap.ranks[r].hcaNode) {

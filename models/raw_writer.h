@@ -5,6 +5,8 @@
 // formats of formats.md, so the importers, the analysis and new on-call engineers can train on incidents
 // whose truth is known:
 //   nccl_trace_rank_<r>      Flight Recorder dump per rank (pickle protocol 2, or JSON), schema 2.10
+//   <host>_<pid>.<ns>.pt.trace.json  optional PyTorch profiler trace per rank: the NCCL kernels of completed
+//                            collectives with their args, and the CPU record_param_comms ops
 //   rank<r>.log              the rank's stderr: NCCL's HCA list and init line, async port events of its own HCA,
 //                            transport-retry completion errors (failed ranks), watchdog timeouts
 //   ibnetdiscover.txt        the fabric as `ibnetdiscover` prints it
@@ -24,6 +26,8 @@ struct RawWriteOptions
 {
     bool pickle = true; // Flight Recorder dumps as pickle (the default form) or JSON
     std::size_t frEntries = 0; // keep the last N entries per rank, like TORCH_FR_BUFFER_SIZE; 0 = all
+    bool flightRecorder = true; // write the dumps (off: a folder of logs, traces and counters only)
+    bool kineto = false; // also write a PyTorch profiler trace per rank (<host>_<pid>.<ns>.pt.trace.json)
 };
 
 // Returns "" or an error naming the file that could not be written. Each file is written atomically.

@@ -7,7 +7,7 @@ set -euo pipefail
 STALLSCOPE_PACKAGES=(
     cmake ninja-build ccache g++ pkg-config
     qt6-base-dev qt6-svg-dev libqcustomplot-dev libgl-dev
-    nlohmann-json3-dev catch2 libbenchmark-dev zlib1g-dev
+    nlohmann-json3-dev catch2 libbenchmark-dev zlib1g-dev libsimdjson-dev
     xvfb xauth imagemagick
     ibsim-utils libumad2sim0 opensm infiniband-diags
 )

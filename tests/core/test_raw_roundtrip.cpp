@@ -181,3 +181,20 @@ TEST_CASE("raw folder: nested folders and gzip files as clusters leave them", "[
     REQUIRE(result.incidents[0].culprit.has_value());
     CHECK(sameLink(*result.incidents[0].culprit, *sim.snapshot, sim.outages.at(0).link));
 }
+
+TEST_CASE("raw folder: profiler traces without Flight Recorder dumps", "[core][import][roundtrip][kineto]")
+{
+    TempDir tmp;
+    const auto sim = simulateOrFail(scenario(8, 240 * kNsPerSec, "flap:host-leaf:rank=37:at=100s:for=2s"));
+    RawWriteOptions options;
+    options.flightRecorder = false;
+    options.kineto = true;
+    REQUIRE(writeRawFolder(*sim.snapshot, tmp.str("raw"), options).empty());
+    auto r = loadBundle(tmp.str("raw"));
+    REQUIRE(r.ok());
+    CHECK_THAT(r->recognised.front(), Catch::Contains("64 profiler traces"));
+    const auto result = analyze(*r->snapshot);
+    REQUIRE(result.incidents.size() == 1);
+    REQUIRE(result.incidents[0].culprit.has_value());
+    CHECK(sameLink(*result.incidents[0].culprit, *sim.snapshot, sim.outages.at(0).link));
+}
