@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "import_flight_recorder.h"
 
+#include "import_flight_recorder_detail.h"
 #include "pickle_reader.h"
 
 #include <nlohmann/json.hpp>
@@ -70,6 +71,10 @@ TimeNs optTime(const nlohmann::json& e, const char* key)
     return v == 0 ? kNoTime : v;
 }
 
+} // namespace
+
+namespace fr_detail {
+
 std::vector<std::uint32_t> parseRanks(const std::string& s)
 {
     // "[0, 1, 2, 3]" or "[0,1,2,3]" (Python literal in a string)
@@ -85,20 +90,6 @@ std::vector<std::uint32_t> parseRanks(const std::string& s)
     }
     return out;
 }
-
-// The fields of one entry that Stallscope uses, as read by any front end (JSON, JSON lines, pickle).
-struct RawEntry
-{
-    bool p2p = false;
-    std::string pg;
-    std::optional<std::int64_t> seq;
-    std::string profilingName;
-    std::optional<std::vector<std::uint64_t>> sizes; // input_sizes[0]
-    std::string dtype; // input_dtypes[0]
-    TimeNs created = kNoTime, started = kNoTime, completed = kNoTime;
-    std::string state = "scheduled";
-    bool retired = false;
-};
 
 // Shared semantics of every front end: p2p skipped, bytes = elements × dtype size, retired-not-completed =
 // timed out, entries without a creation time skipped with a warning.
@@ -144,6 +135,12 @@ void finishEntry(const RawEntry& r, std::size_t index, const std::string& file, 
     d.entries.push_back(fe);
 }
 
+} // namespace fr_detail
+
+namespace {
+
+using namespace fr_detail;
+
 RawEntry rawFromJson(const nlohmann::json& e)
 {
     RawEntry r;
@@ -177,48 +174,6 @@ RawEntry rawFromJson(const nlohmann::json& e)
 
 } // namespace
 
-Result<FrDump> parseFlightRecorderJson(const std::string& file, const std::string& text)
-{
-    FrDump d;
-    d.rank = rankFromFileName(file);
-    const auto first = text.find_first_not_of(" \t\r\n");
-    const auto firstLineEnd = text.find('\n', first == std::string::npos ? 0 : first);
-    const bool jsonLines = first != std::string::npos && firstLineEnd != std::string::npos
-        && text.find_first_not_of(" \t\r\n", firstLineEnd) != std::string::npos && text.compare(first, 1, "{") == 0
-        && text.find("\"collective_seq_id\"") < firstLineEnd && text.find("\"entries\"") == std::string::npos;
-    if (jsonLines) {
-        return parseFlightRecorderJsonLines(file, text);
-    }
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& e) {
-        return LoadIssue { file, 0, static_cast<std::int64_t>(e.byte), std::string("invalid JSON: ") + e.what() };
-    }
-    if (!j.is_object() || !j.contains("version")) {
-        return LoadIssue { file, 0, -1, "expected a Flight Recorder dump: an object with \"version\"" };
-    }
-    std::size_t index = 0;
-    try {
-        d.version = j["version"].get<std::string>();
-        const auto pgConfig = j.value("pg_config", nlohmann::json::object()); // a copy: items() must not dangle
-        for (const auto& [name, g] : pgConfig.items()) {
-            FrGroup group;
-            group.desc = g.value("desc", std::string());
-            group.ranks = parseRanks(g.value("ranks", std::string()));
-            d.groups[name] = std::move(group);
-        }
-        const auto entries = j.value("entries", nlohmann::json::array());
-        for (index = 0; index < entries.size(); ++index) {
-            finishEntry(rawFromJson(entries[index]), index, file, d);
-        }
-    } catch (const std::exception& e) {
-        return LoadIssue { file, 0, -1,
-            "entry " + std::to_string(index) + ": unexpected content in a Flight Recorder dump: " + e.what() };
-    }
-    return d;
-}
-
 Result<FrDump> parseFlightRecorderJsonLines(const std::string& file, const std::string& text)
 {
     FrDump d;
@@ -249,6 +204,8 @@ Result<FrDump> parseFlightRecorderJsonLines(const std::string& file, const std::
 }
 
 namespace {
+
+using namespace fr_detail;
 
 // Pickle front end: the same fields from the PickleDoc (tuples for process_group, None for missing times).
 class PickleEntries

@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <random>
+
 using namespace stallscope;
 using namespace stallscope::test;
 
@@ -63,4 +65,28 @@ TEST_CASE("Flight Recorder names and bad dumps", "[core][import]")
     r = parseFlightRecorderJson("nccl_trace_rank_0", "{\"version\": \"2.");
     REQUIRE_FALSE(r.ok());
     CHECK_THAT(r.error().format(), Catch::Contains("invalid JSON"));
+}
+
+TEST_CASE("Flight Recorder JSON: truncation, wrong types and random damage give errors or warnings", "[core][import]")
+{
+    const std::string path = std::string(STALLSCOPE_TEST_DATA_DIR) + "/flight_recorder/nccl_trace_rank_3";
+    const auto good = readFile(path);
+    auto cut = parseFlightRecorderJson("rank_3", good.substr(0, good.size() / 2));
+    REQUIRE_FALSE(cut.ok());
+    CHECK_THAT(cut.error().format(), Catch::Contains("rank_3"));
+    auto notList = parseFlightRecorderJson("rank_3", "{\"version\": \"2.10\", \"entries\": {}}");
+    REQUIRE_FALSE(notList.ok());
+    CHECK_THAT(notList.error().message, Catch::Contains("not a list"));
+    auto strayEntry = parseFlightRecorderJson("rank_3", "{\"version\": \"2.10\", \"entries\": [7]}");
+    REQUIRE(strayEntry.ok());
+    REQUIRE(strayEntry->warnings.size() == 1);
+    CHECK_THAT(strayEntry->warnings[0].message, Catch::Contains("entry 0 is not an object"));
+    std::mt19937 rng(3);
+    for (int k = 0; k < 300; ++k) {
+        auto bad = good;
+        for (int n = 0; n < 3; ++n) {
+            bad[rng() % bad.size()] = "{}[]\",:0a"[rng() % 9];
+        }
+        (void)parseFlightRecorderJson("rank_3", bad); // an error, warnings or entries: never a crash
+    }
 }

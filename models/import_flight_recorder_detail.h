@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Shared by the Flight Recorder front ends (JSON via simdjson, JSON lines, pickle): the fields of one entry
+// Stallscope uses, and the semantics every front end applies to them.
+
+#include "import_flight_recorder.h"
+
+namespace stallscope::fr_detail {
+
+// The fields of one entry that Stallscope uses, as read by any front end.
+struct RawEntry
+{
+    bool p2p = false;
+    std::string pg;
+    std::optional<std::int64_t> seq;
+    std::string profilingName;
+    std::optional<std::vector<std::uint64_t>> sizes; // input_sizes[0]
+    std::string dtype; // input_dtypes[0]
+    TimeNs created = kNoTime, started = kNoTime, completed = kNoTime;
+    std::string state = "scheduled";
+    bool retired = false;
+};
+
+// p2p skipped, bytes = elements × dtype size, retired-not-completed = timed out, entries without a sequence
+// number or a creation time skipped with a warning.
+void finishEntry(const RawEntry& r, std::size_t index, const std::string& file, FrDump& d);
+
+// "[0, 1, 2, 3]" or "[0,1,2,3]" (a Python literal in a string) → ranks.
+std::vector<std::uint32_t> parseRanks(const std::string& s);
+
+} // namespace stallscope::fr_detail
