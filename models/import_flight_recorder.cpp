@@ -207,7 +207,8 @@ namespace {
 
 using namespace fr_detail;
 
-// Pickle front end: the same fields from the PickleDoc (tuples for process_group, None for missing times).
+// Pickle front end: the same fields from the PickleDoc (tuples for process_group, None for missing times),
+// read in one pass over each entry's items.
 class PickleEntries
 {
 public:
@@ -218,61 +219,95 @@ public:
     using Id = PickleDoc::Id;
     using T = PickleDoc::Type;
 
-    std::optional<std::int64_t> integer(Id dict, std::string_view key) const
+    std::optional<std::int64_t> integer(Id id) const
+    {
+        const auto t = m_doc.type(id);
+        return t == T::Int || t == T::Bool ? std::optional<std::int64_t>(m_doc.integer(id)) : std::nullopt;
+    }
+    std::string string(Id id) const { return m_doc.type(id) == T::Str ? std::string(m_doc.str(id)) : std::string(); }
+    std::string string(Id dict, std::string_view key) const
     {
         const auto id = m_doc.get(dict, key);
-        if (!id || (m_doc.type(*id) != T::Int && m_doc.type(*id) != T::Bool)) {
-            return std::nullopt;
-        }
-        return m_doc.node(*id).i;
+        return id ? string(*id) : std::string();
     }
-    std::string string(Id dict, std::string_view key, std::string fallback = {}) const
+    TimeNs time(Id id) const
     {
-        const auto id = m_doc.get(dict, key);
-        return id && m_doc.type(*id) == T::Str ? std::string(m_doc.node(*id).s) : fallback;
-    }
-    std::optional<Id> firstItem(Id dict, std::string_view key) const
-    {
-        const auto id = m_doc.get(dict, key);
-        if (!id) {
-            return std::nullopt;
-        }
-        const auto items = m_doc.items(*id);
-        return items.empty() ? std::nullopt : std::optional<Id>(items[0]);
-    }
-    TimeNs time(Id dict, std::string_view key) const
-    {
-        const auto v = integer(dict, key);
+        const auto v = integer(id);
         return !v || *v == 0 ? kNoTime : *v;
+    }
+    std::string firstString(Id list) const
+    {
+        const auto f = m_doc.first(list);
+        return f ? string(*f) : std::string();
     }
 
     RawEntry raw(Id e) const
     {
         RawEntry r;
-        r.p2p = integer(e, "is_p2p").value_or(0) != 0;
-        const auto pg = firstItem(e, "process_group");
-        r.pg = pg && m_doc.type(*pg) == T::Str ? std::string(m_doc.node(*pg).s)
-                                               : std::to_string(integer(e, "pg_id").value_or(0));
-        r.seq = integer(e, "collective_seq_id");
-        if (!r.seq) {
-            r.seq = integer(e, "seq_id");
-        }
-        r.profilingName = string(e, "profiling_name");
-        if (const auto sizes = firstItem(e, "input_sizes")) {
-            std::vector<std::uint64_t> dims;
-            for (auto dim : m_doc.items(*sizes)) {
-                dims.push_back(m_doc.type(dim) == T::Int ? static_cast<std::uint64_t>(m_doc.node(dim).i) : 0);
+        std::optional<std::int64_t> pgId, seqId;
+        std::optional<Id> key;
+        m_doc.forEachItem(e, [&](Id x) {
+            if (!key) {
+                key = x;
+                return true;
             }
-            r.sizes = std::move(dims);
+            const auto k = m_doc.type(*key) == T::Str ? m_doc.str(*key) : std::string_view();
+            key.reset();
+            switch (k.size()) { // dispatch on length first: most keys differ in it
+            case 5:
+                if (k == "state") {
+                    r.state = string(x);
+                }
+                break;
+            case 5 + 1:
+                if (k == "is_p2p") {
+                    r.p2p = integer(x).value_or(0) != 0;
+                } else if (k == "seq_id") {
+                    seqId = integer(x);
+                }
+                break;
+            case 7:
+                if (k == "retired") {
+                    r.retired = integer(x).value_or(0) != 0;
+                }
+                break;
+            default:
+                if (k == "pg_id") {
+                    pgId = integer(x);
+                } else if (k == "process_group") {
+                    r.pg = firstString(x);
+                } else if (k == "collective_seq_id") {
+                    r.seq = integer(x);
+                } else if (k == "profiling_name") {
+                    r.profilingName = string(x);
+                } else if (k == "input_sizes") {
+                    if (const auto shape = m_doc.first(x)) {
+                        std::vector<std::uint64_t> dims;
+                        m_doc.forEachItem(*shape, [&](Id dim) {
+                            dims.push_back(
+                                m_doc.type(dim) == T::Int ? static_cast<std::uint64_t>(m_doc.integer(dim)) : 0);
+                            return true;
+                        });
+                        r.sizes = std::move(dims);
+                    }
+                } else if (k == "input_dtypes") {
+                    r.dtype = firstString(x);
+                } else if (k == "time_created_ns") {
+                    r.created = time(x);
+                } else if (k == "time_discovered_started_ns") {
+                    r.started = time(x);
+                } else if (k == "time_discovered_completed_ns") {
+                    r.completed = time(x);
+                }
+            }
+            return true;
+        });
+        if (!r.seq) {
+            r.seq = seqId;
         }
-        if (const auto dt = firstItem(e, "input_dtypes"); dt && m_doc.type(*dt) == T::Str) {
-            r.dtype = std::string(m_doc.node(*dt).s);
+        if (r.pg.empty()) {
+            r.pg = std::to_string(pgId.value_or(0));
         }
-        r.created = time(e, "time_created_ns");
-        r.started = time(e, "time_discovered_started_ns");
-        r.completed = time(e, "time_discovered_completed_ns");
-        r.state = string(e, "state", "scheduled");
-        r.retired = integer(e, "retired").value_or(0) != 0;
         return r;
     }
 
@@ -284,11 +319,11 @@ private:
 
 Result<FrDump> parseFlightRecorderPickle(const std::string& file, std::string_view bytes)
 {
-    auto doc = parsePickle(file, bytes);
-    if (!doc) {
-        return doc.error();
+    thread_local PickleDoc doc; // arenas reused across the per-rank files this thread reads
+    if (auto err = parsePickleInto(file, bytes, doc)) {
+        return *err;
     }
-    const PickleDoc& p = doc.value();
+    const PickleDoc& p = doc;
     using T = PickleDoc::Type;
     if (p.type(p.root()) != T::Dict || !p.get(p.root(), "version")) {
         return LoadIssue { file, 0, -1, "expected a Flight Recorder dump: a dict with \"version\"" };
@@ -306,29 +341,32 @@ Result<FrDump> parseFlightRecorderPickle(const std::string& file, std::string_vi
             FrGroup group;
             group.desc = pe.string(kv[k + 1], "desc");
             if (const auto ranks = p.get(kv[k + 1], "ranks"); ranks && p.type(*ranks) == T::Str) {
-                group.ranks = parseRanks(std::string(p.node(*ranks).s));
+                group.ranks = parseRanks(std::string(p.str(*ranks)));
             } else if (ranks) {
-                for (auto r : p.items(*ranks)) {
-                    if (p.type(r) == T::Int && p.node(r).i >= 0) {
-                        group.ranks.push_back(static_cast<std::uint32_t>(p.node(r).i));
+                p.forEachItem(*ranks, [&](PickleDoc::Id r) {
+                    if (p.type(r) == T::Int && p.integer(r) >= 0) {
+                        group.ranks.push_back(static_cast<std::uint32_t>(p.integer(r)));
                     }
-                }
+                    return true;
+                });
             }
-            d.groups[std::string(p.node(kv[k]).s)] = std::move(group);
+            d.groups[std::string(p.str(kv[k]))] = std::move(group);
         }
     }
     if (const auto entries = p.get(p.root(), "entries")) {
         if (p.type(*entries) != T::List) {
             return LoadIssue { file, 0, -1, "\"entries\" is not a list" };
         }
-        const auto items = p.items(*entries);
-        for (std::size_t i = 0; i < items.size(); ++i) {
-            if (p.type(items[i]) != T::Dict) {
+        std::size_t i = 0;
+        p.forEachItem(*entries, [&](PickleDoc::Id e) {
+            if (p.type(e) != T::Dict) {
                 d.warnings.push_back({ file, 0, -1, "entry " + std::to_string(i) + " is not a dict: skipped" });
-                continue;
+            } else {
+                finishEntry(pe.raw(e), i, file, d);
             }
-            finishEntry(pe.raw(items[i]), i, file, d);
-        }
+            ++i;
+            return true;
+        });
     }
     return d;
 }

@@ -45,22 +45,22 @@ TEST_CASE("the pickle reader builds dicts, lists, tuples and scalars and honours
     REQUIRE(a);
     const auto xs = d.items(*a);
     REQUIRE(xs.size() == 10);
-    CHECK(d.node(xs[0]).i == 1);
-    CHECK(d.node(xs[1]).i == -2);
-    CHECK(d.node(xs[2]).i == 300);
-    CHECK(d.node(xs[3]).i == 70000);
-    CHECK(d.node(xs[4]).i == (std::int64_t(1) << 40));
-    CHECK(d.node(xs[5]).i == -(std::int64_t(1) << 40));
-    CHECK(d.node(xs[6]).f == 1.5);
+    CHECK(d.integer(xs[0]) == 1);
+    CHECK(d.integer(xs[1]) == -2);
+    CHECK(d.integer(xs[2]) == 300);
+    CHECK(d.integer(xs[3]) == 70000);
+    CHECK(d.integer(xs[4]) == (std::int64_t(1) << 40));
+    CHECK(d.integer(xs[5]) == -(std::int64_t(1) << 40));
+    CHECK(d.real(xs[6]) == 1.5);
     CHECK(d.type(xs[7]) == T::None);
-    CHECK((d.type(xs[8]) == T::Bool && d.node(xs[8]).i == 1));
-    CHECK((d.type(xs[9]) == T::Bool && d.node(xs[9]).i == 0));
+    CHECK((d.type(xs[8]) == T::Bool && d.integer(xs[8]) == 1));
+    CHECK((d.type(xs[9]) == T::Bool && d.integer(xs[9]) == 0));
     const auto b = d.get(d.root(), "b");
     REQUIRE(b);
     REQUIRE(d.type(*b) == T::Tuple);
     REQUIRE(d.items(*b).size() == 2);
     CHECK(d.items(*b)[0] == d.items(*b)[1]); // BINGET yields the memoized node itself
-    CHECK(d.node(d.items(*b)[1]).s == "x");
+    CHECK(d.str(d.items(*b)[1]) == "x");
     CHECK_FALSE(d.get(d.root(), "missing"));
 }
 

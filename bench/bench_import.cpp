@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: MIT
+// Bulk ingest of the raw formats (issue #6): Flight Recorder JSON and pickle dumps and profiler traces, from
+// bytes in memory to collective records, and a whole raw folder opened end to end. Inputs are folders written
+// by `stallscope simulate --raw` (bench/import_vs_python.sh makes them and runs Python's json/pickle on the
+// same files in the same run). Environment: STALLSCOPE_BENCH_RAW_JSON, STALLSCOPE_BENCH_RAW_PICKLE,
+// STALLSCOPE_BENCH_RAW_KINETO (folders).
+#include "bundle_reader.h"
+#include "import_flight_recorder.h"
+#include "import_kineto.h"
+
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+using namespace stallscope;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct File
+{
+    std::string name;
+    std::string bytes; // with simdjson's padding as spare capacity
+};
+
+// Files of `dir` whose names contain `part`, read once (the page cache is warm for every benchmark).
+std::vector<File> readFiles(const char* env, const std::string& part)
+{
+    std::vector<File> out;
+    const char* dir = std::getenv(env);
+    if (!dir) {
+        return out;
+    }
+    for (const auto& e : fs::directory_iterator(dir)) {
+        const auto name = e.path().filename().string();
+        if (name.find(part) == std::string::npos) {
+            continue;
+        }
+        File f { e.path().string(), {} };
+        const auto size = e.file_size();
+        f.bytes.reserve(size + jsonPadding());
+        f.bytes.resize(size);
+        std::FILE* fp = std::fopen(f.name.c_str(), "rb");
+        f.bytes.resize(std::fread(f.bytes.data(), 1, size, fp));
+        std::fclose(fp);
+        out.push_back(std::move(f));
+    }
+    return out;
+}
+
+template <typename Parse> void runParse(benchmark::State& state, const std::vector<File>& files, Parse parse)
+{
+    if (files.empty()) {
+        state.SkipWithError("set the folder environment variable (see bench/import_vs_python.sh)");
+        return;
+    }
+    std::size_t bytes = 0, records = 0;
+    for (auto _ : state) {
+        for (const auto& f : files) {
+            bytes += f.bytes.size();
+            records += parse(f);
+        }
+    }
+    state.SetBytesProcessed(static_cast<std::int64_t>(bytes));
+    state.counters["records/s"] = benchmark::Counter(double(records), benchmark::Counter::kIsRate);
+    state.counters["files"] = double(files.size());
+}
+
+void BM_FlightRecorderJson(benchmark::State& state)
+{
+    static const auto files = readFiles("STALLSCOPE_BENCH_RAW_JSON", "nccl_trace_rank_");
+    runParse(state, files, [](const File& f) {
+        auto d = parseFlightRecorderJson(f.name, f.bytes);
+        return d ? d->entries.size() : 0;
+    });
+}
+BENCHMARK(BM_FlightRecorderJson)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(2.0);
+
+void BM_FlightRecorderPickle(benchmark::State& state)
+{
+    static const auto files = readFiles("STALLSCOPE_BENCH_RAW_PICKLE", "nccl_trace_rank_");
+    runParse(state, files, [](const File& f) {
+        auto d = parseFlightRecorderPickle(f.name, f.bytes);
+        return d ? d->entries.size() : 0;
+    });
+}
+BENCHMARK(BM_FlightRecorderPickle)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(2.0);
+
+void BM_KinetoTrace(benchmark::State& state)
+{
+    static const auto files = readFiles("STALLSCOPE_BENCH_RAW_KINETO", ".pt.trace.json");
+    runParse(state, files, [](const File& f) {
+        auto t = parseKinetoTrace(f.name, f.bytes);
+        return t ? t->collectives.entries.size() : 0;
+    });
+}
+BENCHMARK(BM_KinetoTrace)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(2.0);
+
+// The whole folder: read every file, recognise, parse, join, build the snapshot.
+void BM_OpenRawFolder(benchmark::State& state)
+{
+    const char* dir = std::getenv("STALLSCOPE_BENCH_RAW_PICKLE");
+    if (!dir) {
+        state.SkipWithError("set STALLSCOPE_BENCH_RAW_PICKLE");
+        return;
+    }
+    std::uint64_t bytes = 0;
+    for (auto _ : state) {
+        auto r = loadBundle(dir);
+        if (!r) {
+            state.SkipWithError(r.error().format().c_str());
+            return;
+        }
+        bytes += r->bytesOnDisk;
+        benchmark::DoNotOptimize(r->snapshot->collectiveCount());
+    }
+    state.SetBytesProcessed(static_cast<std::int64_t>(bytes));
+}
+BENCHMARK(BM_OpenRawFolder)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
+
+} // namespace
+
+BENCHMARK_MAIN();
