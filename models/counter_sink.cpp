@@ -11,7 +11,7 @@ namespace stallscope {
 void CounterSink::sample(
     std::uint64_t guid, std::uint16_t port, CounterKind kind, TimeNs t, std::uint64_t value, int bits)
 {
-    m_series[{ guid, port, kind, bits }].samples.emplace_back(t, value);
+    m_series[{ guid, port, kind, bits }].samples.emplace_back(t + timeOffsetNs, value);
 }
 
 std::vector<std::uint32_t> CounterSink::flush(JobSnapshot& snap, OwnedColumns& owned)

@@ -21,6 +21,7 @@ namespace stallscope {
 class CounterSink
 {
 public:
+    TimeNs timeOffsetNs = 0; // added to every sample's time (a mapping file's clock offset)
     void sample(std::uint64_t guid, std::uint16_t port, CounterKind kind, TimeNs t, std::uint64_t value, int bits = 0);
     std::size_t seriesCount() const { return m_series.size(); }
     // Appends the series to `snap` (counterPorts, counters) with columns owned by `owned`; returns the time

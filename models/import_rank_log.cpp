@@ -133,6 +133,10 @@ Result<RankLogFacts> parseRankLog(const std::string& file, const std::string& te
             e.kind = LogEventKind::WatchdogTimeout;
             e.seq = static_cast<std::uint32_t>(std::stoul(m[1]));
             e.op = m[2];
+            static const std::regex ranFor(R"(ran for (\d+) milliseconds)");
+            if (std::smatch r; std::regex_search(line, r, ranFor)) {
+                e.ranForMs = std::stoll(r[1]);
+            }
             f.events.push_back(e);
         }
     }

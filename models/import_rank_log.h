@@ -25,6 +25,7 @@ struct LogEvent
     std::string hca; // "mlx5_3" when the line names it
     int status = 0; // ibv_wc_status for completion errors (12 = retry exceeded)
     std::uint32_t seq = 0; // watchdog timeouts: SeqNum
+    std::int64_t ranForMs = -1; // watchdog timeouts: "ran for N milliseconds" (-1 when absent)
     std::string op; // watchdog timeouts: OpType
     std::int64_t line = 0;
 };

@@ -290,7 +290,7 @@ std::string micros(TimeNs ns)
 
 // A Kineto Chrome trace (formats.md §3b): the completed collectives as kernels on the PG's NCCL stream, each
 // linked by External id to its CPU record_param_comms op; ts relative to the 3-month-floored base.
-std::string kinetoTrace(const JobSnapshot& snap, std::uint32_t r)
+std::string kinetoTrace(const JobSnapshot& snap, std::uint32_t r, TimeNs skew)
 {
     const auto& c = snap.collectives[r];
     const auto& ri = snap.ranks[r];
@@ -322,10 +322,11 @@ std::string kinetoTrace(const JobSnapshot& snap, std::uint32_t r)
             + std::string(snap.str(pg.name)) + "\", \"Process Group Description\": \"" + std::string(snap.str(pg.desc))
             + "\", \"Process Group Ranks\": \"" + rankList(pg.ranks) + "\", \"Seq\": " + std::to_string(c.seq[i]);
         o += ",\n  {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"record_param_comms\", \"pid\": " + pid
-            + ", \"tid\": " + pid + ", \"ts\": " + micros(c.enqueueNs[i] - base) + ", \"dur\": 18.402, \"args\": {"
-            + "\"External id\": " + ext + ", " + common + ", \"Rank\": " + std::to_string(r) + "}}";
+            + ", \"tid\": " + pid + ", \"ts\": " + micros(c.enqueueNs[i] + skew - base)
+            + ", \"dur\": 18.402, \"args\": {" + "\"External id\": " + ext + ", " + common
+            + ", \"Rank\": " + std::to_string(r) + "}}";
         o += ",\n  {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"" + std::string(kernelName(shape.op))
-            + "\", \"pid\": " + dev + ", \"tid\": 41, \"ts\": " + micros(c.startNs[i] - base)
+            + "\", \"pid\": " + dev + ", \"tid\": 41, \"ts\": " + micros(c.startNs[i] + skew - base)
             + ", \"dur\": " + micros(c.endNs[i] - c.startNs[i]) + ", \"args\": {\"External id\": " + ext
             + ", \"device\": " + dev + ", \"stream\": 41, \"correlation\": " + std::to_string(external * 3)
             + ", \"grid\": [32, 1, 1], \"block\": [640, 1, 1], " + common + "}}";
@@ -334,7 +335,8 @@ std::string kinetoTrace(const JobSnapshot& snap, std::uint32_t r)
     return o;
 }
 
-std::string rankLog(const JobSnapshot& snap, std::uint32_t r, const std::vector<const LinkEvent*>& ownEvents)
+std::string rankLog(
+    const JobSnapshot& snap, std::uint32_t r, const std::vector<const LinkEvent*>& ownEvents, TimeNs local)
 {
     const auto& ri = snap.ranks[r];
     const std::string host(snap.str(ri.host));
@@ -363,7 +365,7 @@ std::string rankLog(const JobSnapshot& snap, std::uint32_t r, const std::vector<
     std::vector<std::pair<TimeNs, std::string>> lines;
     for (const auto* e : ownEvents) {
         lines.emplace_back(e->timeNs,
-            pre + ncclStamp(e->timeNs) + async + "transport/net_ib.cc:1032 NCCL WARN NET/IB : " + hca
+            pre + ncclStamp(e->timeNs + local) + async + "transport/net_ib.cc:1032 NCCL WARN NET/IB : " + hca
                 + ":1 Got async error event: " + (e->state == LinkState::Down ? "port error" : "port active"));
     }
     const auto& c = snap.collectives[r];
@@ -371,7 +373,7 @@ std::string rankLog(const JobSnapshot& snap, std::uint32_t r, const std::vector<
         const auto& shape = snap.shapes[c.shape[i]];
         if (c.stateAt(i) == CollectiveState::Failed && c.endNs[i] != kNoTime) {
             lines.emplace_back(c.endNs[i],
-                pre + ncclStamp(c.endNs[i]) + who
+                pre + ncclStamp(c.endNs[i] + local) + who
                     + "transport/net_ib.cc:1712 NCCL WARN NET/IB: Got completion from peer 10.0.1.12<48133> with "
                       "status=12 opcode=0 len=0 vendor err 129 (Recv) hca "
                     + hca);
@@ -379,7 +381,7 @@ std::string rankLog(const JobSnapshot& snap, std::uint32_t r, const std::vector<
         if (c.stateAt(i) == CollectiveState::TimedOut && c.endNs[i] != kNoTime) {
             const auto ranFor = (c.endNs[i] - c.enqueueNs[i]) / 1'000'000;
             lines.emplace_back(c.endNs[i],
-                pre + "[rank" + std::to_string(r) + "]:[" + c10Stamp('E', c.endNs[i]) + " " + pid
+                pre + "[rank" + std::to_string(r) + "]:[" + c10Stamp('E', c.endNs[i] + local) + " " + pid
                     + " ProcessGroupNCCL.cpp:757] [Rank " + std::to_string(r)
                     + "] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=" + std::to_string(c.seq[i])
                     + ", OpType=" + opType(shape.op) + ", NumelIn=" + std::to_string(shape.bytes / 2)
@@ -599,14 +601,14 @@ std::string writeCounters(const JobSnapshot& snap, const fs::path& dir)
     return {};
 }
 
-std::string opensmLog(const JobSnapshot& snap)
+std::string opensmLog(const JobSnapshot& snap, TimeNs local)
 {
     const auto& t = snap.topology;
     std::ostringstream o;
     const TimeNs start = snap.job.span.start;
-    o << opensmStamp(start) << " [7FFFF700] 0x03 -> OpenSM 3.3.23\n"
-      << opensmStamp(start) << " [7FFFF700] 0x80 -> Entering MASTER state\n"
-      << opensmStamp(start) << " [7FFFF700] 0x02 -> SUBNET UP\n";
+    o << opensmStamp(start + local) << " [7FFFF700] 0x03 -> OpenSM 3.3.23\n"
+      << opensmStamp(start + local) << " [7FFFF700] 0x80 -> Entering MASTER state\n"
+      << opensmStamp(start + local) << " [7FFFF700] 0x02 -> SUBNET UP\n";
     for (const auto& e : snap.linkEvents) {
         const auto node = t.findNodeByGuid(e.guid);
         if (!node) {
@@ -615,22 +617,25 @@ std::string opensmLog(const JobSnapshot& snap)
         const auto& fn = t.node(*node);
         const auto lid = lidOf(index(*node));
         if (fn.kind == NodeKind::Switch) {
-            o << opensmStamp(e.timeNs) << " [7FFFE700] 0x01 -> log_trap_info: Received Generic Notice type:1 num:128 "
+            o << opensmStamp(e.timeNs + local)
+              << " [7FFFE700] 0x01 -> log_trap_info: Received Generic Notice type:1 num:128 "
               << "(Link state change) Producer:2 (Switch) from LID:" << lid << " TID:0x0000000000000000\n"
-              << opensmStamp(e.timeNs) << " [7FFFE700] 0x02 -> log_notice: Reporting Urgent Notice \"Link state "
+              << opensmStamp(e.timeNs + local)
+              << " [7FFFE700] 0x02 -> log_notice: Reporting Urgent Notice \"Link state "
               << "change\" from switch LID " << lid << ", GUID 0x" << guidHex(fn.guid) << '\n';
             continue;
         }
         if (e.state == LinkState::Down) {
-            o << opensmStamp(e.timeNs) << " [7FFFF700] 0x01 -> drop_mgr_remove_port: Removed port with GUID:0x"
+            o << opensmStamp(e.timeNs + local) << " [7FFFF700] 0x01 -> drop_mgr_remove_port: Removed port with GUID:0x"
               << guidHex(portGuid(fn.guid)) << " LID range [" << lid << ", " << lid
               << "] of node:" << snap.str(fn.description) << '\n';
         } else {
-            o << opensmStamp(e.timeNs) << " [7FFFF700] 0x02 -> state_mgr_report_new_ports: Discovered new port with "
+            o << opensmStamp(e.timeNs + local)
+              << " [7FFFF700] 0x02 -> state_mgr_report_new_ports: Discovered new port with "
               << "GUID:0x" << guidHex(portGuid(fn.guid)) << " LID range [" << lid << "," << lid
               << "] of node: " << snap.str(fn.description) << '\n';
         }
-        o << opensmStamp(e.timeNs + 50'000'000) << " [7FFFF700] 0x02 -> SUBNET UP\n";
+        o << opensmStamp(e.timeNs + 50'000'000 + local) << " [7FFFF700] 0x02 -> SUBNET UP\n";
     }
     return o.str();
 }
@@ -664,7 +669,8 @@ std::string writeRawFolder(const JobSnapshot& snap, const std::string& dirName, 
         if (options.kineto) {
             const auto name = std::string(snap.str(snap.ranks[r].host)) + "_" + std::to_string(40000 + r) + "."
                 + std::to_string(snap.job.span.start) + ".pt.trace.json";
-            if (auto e = writeFileAtomic((dir / name).string(), kinetoTrace(snap, r)); !e.empty()) {
+            if (auto e = writeFileAtomic((dir / name).string(), kinetoTrace(snap, r, options.profilerSkewNs));
+                !e.empty()) {
                 return e;
             }
         }
@@ -674,14 +680,15 @@ std::string writeRawFolder(const JobSnapshot& snap, const std::string& dirName, 
                 own = it->second;
             }
         }
-        if (auto e = writeFileAtomic((dir / ("rank" + std::to_string(r) + ".log")).string(), rankLog(snap, r, own));
+        if (auto e = writeFileAtomic(
+                (dir / ("rank" + std::to_string(r) + ".log")).string(), rankLog(snap, r, own, options.logUtcOffsetNs));
             !e.empty()) {
             return e;
         }
     }
     for (const auto& [name, text] :
         { std::pair<std::string, std::string> { "ibnetdiscover.txt", ibnetdiscoverText(snap) },
-            { "fabric.net", ibsimNet(snap) }, { "opensm.log", opensmLog(snap) } }) {
+            { "fabric.net", ibsimNet(snap) }, { "opensm.log", opensmLog(snap, options.logUtcOffsetNs) } }) {
         if (auto e = writeFileAtomic((dir / name).string(), text); !e.empty()) {
             return e;
         }

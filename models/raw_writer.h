@@ -14,7 +14,7 @@
 //   counters-<host>.csv      HCA port counters, in the CSV of `stallscope collect`
 //   switch-counters.prom     switch port counters as treydock/infiniband_exporter exposes them (ms timestamps)
 //   opensm.log               the subnet manager's view of the link events (port removed / rediscovered, traps)
-// Local times in logs are written in UTC (LogClock offset 0).
+// Local times in logs are UTC unless logUtcOffsetNs says otherwise.
 
 #include "job_snapshot.h"
 
@@ -28,6 +28,8 @@ struct RawWriteOptions
     std::size_t frEntries = 0; // keep the last N entries per rank, like TORCH_FR_BUFFER_SIZE; 0 = all
     bool flightRecorder = true; // write the dumps (off: a folder of logs, traces and counters only)
     bool kineto = false; // also write a PyTorch profiler trace per rank (<host>_<pid>.<ns>.pt.trace.json)
+    TimeNs logUtcOffsetNs = 0; // rank logs and the OpenSM log in local time this far from UTC (e.g. +2 h)
+    TimeNs profilerSkewNs = 0; // profiler traces' clock this far from the dumps' (a badly synced host)
 };
 
 // Returns "" or an error naming the file that could not be written. Each file is written atomically.

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: MIT
+// One job clock for a raw folder: local-time logs in another zone are found and moved onto UTC, sources that
+// disagree are reported with the size of the disagreement, and the optional mapping file fills placements and
+// corrects clocks.
+#include "analysis.h"
+#include "bundle_reader.h"
+#include "import_mapping.h"
+#include "raw_writer.h"
+#include "test_support.h"
+
+#include <catch2/catch.hpp>
+
+using namespace stallscope;
+using namespace stallscope::test;
+
+namespace {
+
+SimConfig crashScenario()
+{
+    auto c = *presetConfig("small");
+    c.seed = 5;
+    c.durationNs = 14 * 60 * kNsPerSec;
+    c.faults = { parseFaultSpec("flap:host-leaf:rank=20:at=100s:for=45s").value() };
+    return c;
+}
+
+bool warned(const LoadedBundle& b, const std::string& part)
+{
+    for (const auto& w : b.warnings) {
+        if (w.message.find(part) != std::string::npos) {
+            return true;
+        }
+    }
+    return false;
+}
+
+} // namespace
+
+TEST_CASE("rank logs in local time of another zone are put on the dumps' clock", "[core][import][clock]")
+{
+    TempDir tmp;
+    const auto sim = simulateOrFail(crashScenario());
+    RawWriteOptions o;
+    o.logUtcOffsetNs = 2 * 3600 * kNsPerSec; // the hosts log in UTC+2
+    REQUIRE(writeRawFolder(*sim.snapshot, tmp.str("raw"), o).empty());
+    auto r = loadBundle(tmp.str("raw"));
+    REQUIRE(r.ok());
+    CHECK(warned(r.value(), "read as UTC+02:00"));
+    const auto result = analyze(*r->snapshot);
+    REQUIRE_FALSE(result.incidents.empty());
+    const auto& inc = result.incidents[0];
+    CHECK(inc.jobCrashed);
+    REQUIRE(inc.culprit.has_value()); // the ranks' port events line up with the stall again
+    REQUIRE_FALSE(inc.firstFailedRanks.empty()); // and the transport errors close the right records
+
+    SECTION("a mapping file's zone is taken as given")
+    {
+        writeFile(tmp.path() / "raw" / "mapping.json",
+            R"({"stallscope_mapping": 1, "time_zones": {"rank_logs": "+02:00", "opensm": "+02:00"}})");
+        auto m = loadBundle(tmp.str("raw"));
+        REQUIRE(m.ok());
+        CHECK_FALSE(warned(m.value(), "read as UTC"));
+        CHECK_THAT(m->recognised.front(), Catch::Contains("1 mapping file"));
+        CHECK(analyze(*m->snapshot).incidents.at(0).culprit.has_value());
+    }
+}
+
+TEST_CASE("profiler traces on a skewed clock are reported, and a clock offset aligns them", "[core][import][clock]")
+{
+    TempDir tmp;
+    auto c = crashScenario();
+    c.durationNs = 4 * 60 * kNsPerSec;
+    c.faults = { parseFaultSpec("flap:host-leaf:rank=20:at=100s:for=2s").value() };
+    const auto sim = simulateOrFail(c);
+    RawWriteOptions o;
+    o.kineto = true;
+    o.profilerSkewNs = 5 * kNsPerSec;
+    REQUIRE(writeRawFolder(*sim.snapshot, tmp.str("raw"), o).empty());
+    auto r = loadBundle(tmp.str("raw"));
+    REQUIRE(r.ok());
+    CHECK(warned(r.value(), "profiler traces disagree with the Flight Recorder dumps by +5.000s"));
+    writeFile(tmp.path() / "raw" / "fix.json", R"({"stallscope_mapping": 1, "clock_offsets": {"profiler": "-5s"}})");
+    auto fixed = loadBundle(tmp.str("raw"));
+    REQUIRE(fixed.ok());
+    CHECK_FALSE(warned(fixed.value(), "profiler traces disagree"));
+}
+
+TEST_CASE("a mapping file places a rank whose log lost its NCCL lines", "[core][import][clock]")
+{
+    TempDir tmp;
+    auto c = crashScenario();
+    c.durationNs = 3 * 60 * kNsPerSec;
+    c.faults = { parseFaultSpec("flap:host-leaf:rank=13:at=60s:for=2s").value() };
+    const auto sim = simulateOrFail(c);
+    REQUIRE(writeRawFolder(*sim.snapshot, tmp.str("raw")).empty());
+    std::filesystem::remove(tmp.path() / "raw" / "rank13.log");
+    auto without = loadBundle(tmp.str("raw"));
+    REQUIRE(without.ok());
+    CHECK_FALSE(without->snapshot->ranks[13].hcaNode.has_value());
+    writeFile(tmp.path() / "raw" / "mapping.json",
+        R"({"stallscope_mapping": 1, "ranks": {"13": {"host": "gpu-a001", "hca": "mlx5_5", "gpu": 5}}})");
+    auto with = loadBundle(tmp.str("raw"));
+    REQUIRE(with.ok());
+    REQUIRE(with->snapshot->ranks[13].hcaNode.has_value());
+    const auto& s = *with->snapshot;
+    CHECK(s.str(s.topology.node(*s.ranks[13].hcaNode).description) == "gpu-a001 mlx5_5");
+}
+
+TEST_CASE("mapping file values are checked", "[core][import][clock]")
+{
+    CHECK(parseUtcOffset("+02:00") == 2 * 3600 * kNsPerSec);
+    CHECK(parseUtcOffset("-0530") == -(5 * 3600 + 30 * 60) * kNsPerSec);
+    CHECK(parseUtcOffset("UTC") == 0);
+    CHECK_FALSE(parseUtcOffset("Europe/Paris").has_value());
+    CHECK(parseSignedDuration("-1.5s") == -1'500'000'000LL);
+    CHECK(parseSignedDuration("+2h") == 7200 * kNsPerSec);
+    CHECK(parseSignedDuration("250ms") == 250'000'000LL);
+    auto bad = parseMapping("m.json", R"({"stallscope_mapping": 1, "clock_offsets": {"dumpz": "1s"}})");
+    REQUIRE_FALSE(bad.ok());
+    CHECK_THAT(bad.error().format(), Catch::Contains("m.json") && Catch::Contains("clock_offsets.dumpz"));
+    bad = parseMapping("m.json", R"({"stallscope_mapping": 1, "ranks": {"x": {}}})");
+    CHECK_FALSE(bad.ok());
+}
