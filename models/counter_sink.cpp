@@ -69,6 +69,27 @@ std::vector<std::uint32_t> CounterSink::flush(JobSnapshot& snap, OwnedColumns& o
     return blocks;
 }
 
+void BackwardsCheck::see(
+    const std::string& series, TimeNs t, std::uint64_t value, std::int64_t line, std::vector<LoadIssue>& warnings)
+{
+    auto [it, fresh] = m_last.try_emplace(series, t, value);
+    if (fresh) {
+        return;
+    }
+    const auto [lastT, lastV] = it->second;
+    if (t < lastT && m_reported < 5) {
+        warnings.push_back(
+            { m_file, line, -1, series + ": a sample older than the one before it (the rows are sorted by time)" });
+        ++m_reported;
+    } else if (t >= lastT && value < lastV && m_reported < 5) {
+        warnings.push_back({ m_file, line, -1,
+            series + " went backwards from " + std::to_string(lastV) + " to " + std::to_string(value)
+                + ": read as a counter reset" });
+        ++m_reported;
+    }
+    it->second = { t, value };
+}
+
 namespace {
 
 std::vector<std::string> splitCsv(const std::string& line)
@@ -95,6 +116,7 @@ void readCollectorCsv(const std::string& file, const std::string& text, const Gu
     std::getline(in, line);
     const auto header = splitCsv(line);
     std::set<std::string> unknownHcas;
+    BackwardsCheck backwards(file);
     std::int64_t lineNo = 1;
     while (std::getline(in, line)) {
         ++lineNo;
@@ -136,6 +158,7 @@ void readCollectorCsv(const std::string& file, const std::string& text, const Gu
                 if (used != cells[c].size()) {
                     throw std::invalid_argument("trailing characters");
                 }
+                backwards.see(desc + " port " + cells[3] + " " + header[c], t, value, lineNo, warnings);
                 sink.sample(*guid, port, *kind, t, value);
             } catch (const std::exception&) {
                 warnings.push_back({ file, lineNo, -1,

@@ -39,6 +39,25 @@ private:
 
 // The CSV of `stallscope collect`: t_ns,host,device,port,<sysfs counter names...>. Host-side rows are
 // joined to the HCA node "<host> <device>" through `guidOfHca`.
+// Watches one file's series for readings that go backwards: a counter is cleared (perfquery -R, an exporter's
+// reset of a maxed-out counter) or the file is out of order. The reading is kept — counterDelta() reads a
+// decrease as a reset — and the first few are reported with the file and line.
+class BackwardsCheck
+{
+public:
+    explicit BackwardsCheck(std::string file)
+        : m_file(std::move(file))
+    {
+    }
+    void see(
+        const std::string& series, TimeNs t, std::uint64_t value, std::int64_t line, std::vector<LoadIssue>& warnings);
+
+private:
+    std::string m_file;
+    std::map<std::string, std::pair<TimeNs, std::uint64_t>> m_last;
+    int m_reported = 0;
+};
+
 using GuidOfHca = std::function<std::optional<std::uint64_t>(const std::string& description)>;
 void readCollectorCsv(const std::string& file, const std::string& text, const GuidOfHca& guidOfHca, CounterSink& sink,
     std::vector<LoadIssue>& warnings);

@@ -220,8 +220,12 @@ void addCounters(const std::string& dir, Gathered& g, CounterSink& sink)
             g.warnings.push_back({ dated.file, 0, -1,
                 "samples without a timestamp or stamp line are dated by the file's modification time" });
         }
+        BackwardsCheck backwards(dated.file);
         for (const auto& s : ef.samples) {
             const auto t = s.timeNs == kNoTime ? dated.modified : s.timeNs;
+            backwards.see((s.hostSide ? s.host + " " + s.device : formatGuid(s.guid)) + " port "
+                    + std::to_string(s.port) + " " + std::string(semantics(s.kind).name),
+                t, s.value, s.line, g.warnings);
             if (s.hostSide) {
                 const auto desc = s.host + " " + s.device;
                 if (const auto guid = fabric.guidOfHca(desc)) {
@@ -238,7 +242,13 @@ void addCounters(const std::string& dir, Gathered& g, CounterSink& sink)
     for (const auto& [dated, samples] : g.perfquery) {
         bool undated = false;
         std::set<std::uint32_t> unknownLids;
+        BackwardsCheck backwards(dated.file);
         for (const auto& s : samples) {
+            if (s.timeNs != kNoTime) {
+                backwards.see("LID " + std::to_string(s.lid) + " port " + std::to_string(s.port) + " "
+                        + std::string(semantics(s.kind).name) + (s.extended ? " (extended)" : ""),
+                    s.timeNs, s.value, s.line, g.warnings);
+            }
             const auto guid = fabric.guidOfLid(s.lid);
             if (!guid) {
                 if (unknownLids.insert(s.lid).second) {

@@ -253,7 +253,7 @@ Result<std::vector<PerfquerySample>> readPerfquery(
             if (used != value.size()) {
                 throw std::invalid_argument("trailing characters");
             }
-            out.push_back({ lid, port, extended, *kind, stamp, v });
+            out.push_back({ lid, port, extended, *kind, stamp, v, lineNo });
         } catch (const std::exception&) {
             warnings.push_back(
                 { file, lineNo, -1, name + ": expected a counter value, got \"" + value + "\": skipped" });

@@ -43,6 +43,7 @@ struct PerfquerySample
     CounterKind kind = CounterKind::LinkDowned;
     TimeNs timeNs = kNoTime; // kNoTime when no stamp line preceded the block
     std::uint64_t value = 0; // raw; data counters in 4-byte words as the port reports them
+    std::int64_t line = 0;
 };
 
 bool looksLikePerfquery(const std::string& text);

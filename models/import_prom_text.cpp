@@ -330,6 +330,7 @@ Result<ExpositionFile> readPrometheusExposition(const std::string& file, const s
             continue;
         }
         s->timeNs = l->timestampMs ? *l->timestampMs * 1'000'000 : stamp;
+        s->line = lineNo;
         out.undated = out.undated || s->timeNs == kNoTime;
         out.samples.push_back(std::move(*s));
     }

@@ -30,6 +30,7 @@ struct ExpositionSample
     CounterKind kind = CounterKind::LinkDowned;
     TimeNs timeNs = kNoTime;
     std::uint64_t value = 0; // raw, in the model's units (data in 4-byte words)
+    std::int64_t line = 0;
 };
 
 struct ExpositionFile

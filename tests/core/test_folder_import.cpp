@@ -124,3 +124,35 @@ TEST_CASE("a folder without dumps says what is missing", "[core][import]")
     REQUIRE_FALSE(r.ok());
     CHECK_THAT(r.error().format(), Catch::Contains("manifest.json is missing") && Catch::Contains("Flight Recorder"));
 }
+
+TEST_CASE("counter series going backwards and a duplicate rank are warnings with file and line", "[core][import]")
+{
+    TempDir tmp;
+    const auto dir = tmp.path();
+    const long long t0 = 1'748'779'200'000'000'000LL;
+    writeFile(dir / "nccl_trace_rank_0", dump(0, t0, false));
+    writeFile(dir / "nccl_trace_rank_1", dump(1, t0, false));
+    std::filesystem::create_directories(dir / "copy");
+    writeFile(dir / "copy" / "nccl_trace_rank_1", dump(1, t0, false));
+    writeFile(dir / "rank0.log", "[default0]:hostA:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB\n");
+    writeFile(dir / "fabric.txt",
+        "Switch\t2 \"S-fc6a1c0300000001\"\t\t# \"leaf-01\" enhanced port 0 lid 1 lmc 0\n"
+        "[1]\t\"H-0c42a10300000001\"[1](c42a10300000001) \t\t# \"hostA mlx5_0\" lid 3 4xNDR\n\n"
+        "Ca\t1 \"H-0c42a10300000001\"\t\t# \"hostA mlx5_0\"\n"
+        "[1](c42a10300000001) \t\"S-fc6a1c0300000001\"[1]\t\t# lid 3 lmc 0 \"leaf-01\" lid 1 4xNDR\n");
+    writeFile(dir / "counters-hostA.csv",
+        "t_ns,host,device,port,state,link_downed\n" + std::to_string(t0) + ",hostA,mlx5_0,1,4: ACTIVE,7\n"
+            + std::to_string(t0 + 1'000'000'000) + ",hostA,mlx5_0,1,4: ACTIVE,2\n");
+    auto r = loadBundle(dir.string());
+    REQUIRE(r.ok());
+    bool backwards = false, duplicate = false;
+    for (const auto& w : r->warnings) {
+        backwards = backwards
+            || (w.file.find("counters-hostA.csv") != std::string::npos && w.line == 3
+                && w.message.find("went backwards from 7 to 2") != std::string::npos);
+        duplicate = duplicate || w.message.find("a second dump of rank 1") != std::string::npos;
+    }
+    CHECK(backwards);
+    CHECK(duplicate);
+    CHECK(r->snapshot->job.worldSize == 2);
+}

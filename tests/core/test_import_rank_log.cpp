@@ -72,3 +72,21 @@ TEST_CASE("a log without any known line is an error; a second rank is a warning"
     REQUIRE(r->warnings.size() == 1);
     CHECK_THAT(r->warnings[0].format(), Catch::Contains("mixed.log:2:") && Catch::Contains("rank 7"));
 }
+
+TEST_CASE("a log line cut in half is a warning naming its line", "[core][import]")
+{
+    LogClock clock;
+    clock.year = 2025;
+    const std::string text = "gpu-a017:48211:48211 [2] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB\n"
+                             "[2025-06-01 12:00:31] gpu-a017:48211:48300 [2] transport/net_ib.cc:1712 NCCL WARN "
+                             "NET/IB: Got completion from peer 10.0.1.12<48133> with sta\n"
+                             "[rank2]:[E0601 12:10:31.004117210 ProcessGroupNCCL.cpp:757] [Rank 2] Watchdog caught "
+                             "collective operation timeout: WorkNCCL(SeqNum=18";
+    auto r = parseRankLog("rank2.log", text, clock);
+    REQUIRE(r.ok());
+    CHECK(r->events.empty());
+    REQUIRE(r->warnings.size() == 3);
+    CHECK_THAT(r->warnings[0].format(), Catch::Contains("rank2.log:2") && Catch::Contains("cut in half"));
+    CHECK_THAT(r->warnings[1].format(), Catch::Contains("rank2.log:3"));
+    CHECK_THAT(r->warnings[2].format(), Catch::Contains("rank2.log:3") && Catch::Contains("ends inside"));
+}
