@@ -86,6 +86,66 @@ void applyLogOutcomes(OwnedColumns& owned, const Gathered& g)
     }
 }
 
+// A trap-128 notice names a switch, not its port. The port is the one of that switch's cabled ports that other
+// evidence marks: down in an iblinkinfo snapshot, or its link_downed counter rising in the sample interval
+// around the trap. With exactly one such port the trap becomes its link event, alternating down and up
+// (both ends of a flapping link trap on the way down and again on the way up); otherwise it stays a count.
+static void addTrapEvents(JobSnapshot& snap, Gathered& g)
+{
+    const auto& topo = snap.topology;
+    std::set<std::pair<std::uint64_t, std::uint16_t>> seenDown;
+    for (const auto& [file, s] : g.linkinfo) {
+        for (const auto& p : s.ports) {
+            if (!p.up) {
+                seenDown.insert({ g.fabric.canonical(p.guid), p.port });
+            }
+        }
+    }
+    auto counterRose = [&](std::uint64_t guid, std::uint16_t port, TimeNs t) {
+        constexpr TimeNs slack = 5 * kNsPerSec;
+        for (const auto& c : snap.counters) {
+            const auto& cp = snap.counterPorts[c.port];
+            if (c.kind != CounterKind::LinkDowned || cp.guid != guid || cp.port != port) {
+                continue;
+            }
+            for (std::size_t k = 1; k < c.size(); ++k) {
+                if (c.timesNs[k - 1] - slack <= t && t <= c.timesNs[k] + slack
+                    && counterDelta(c.value(k - 1), c.value(k), c.bits).increase > 0) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    };
+    const auto source = snap.strings.intern("opensm trap");
+    std::map<std::pair<std::uint64_t, std::uint16_t>, std::pair<TimeNs, bool>> lastDown; // port → (time, down?)
+    for (const auto& log : g.opensm) {
+        for (const auto& trap : log.traps) {
+            const auto guid = trap.guid != 0 ? std::optional<std::uint64_t>(g.fabric.canonical(trap.guid))
+                                             : g.fabric.guidOfLid(trap.lid);
+            const auto node = guid ? topo.findNodeByGuid(*guid) : std::nullopt;
+            if (!node) {
+                continue;
+            }
+            std::vector<std::uint16_t> candidates;
+            for (std::uint16_t p = 1; p <= std::max<std::uint16_t>(topo.node(*node).portCount, 64); ++p) {
+                if (topo.linkAt({ *node, p }) && (seenDown.count({ *guid, p }) || counterRose(*guid, p, trap.timeNs))) {
+                    candidates.push_back(p);
+                }
+            }
+            if (candidates.size() != 1) {
+                continue;
+            }
+            auto& [when, down] = lastDown[{ *guid, candidates[0] }];
+            const bool nowDown = !(down && trap.timeNs - when < 10 * 60 * kNsPerSec);
+            snap.linkEvents.push_back(
+                { trap.timeNs, *guid, candidates[0], nowDown ? LinkState::Down : LinkState::Up, source });
+            when = trap.timeNs;
+            down = nowDown;
+        }
+    }
+}
+
 // Ranks, groups and collective records from the dumps; rank → host → HCA from the logs.
 Result<std::uint32_t> addCollectives(JobSnapshot& snap, OwnedColumns& owned, Gathered& g)
 {
@@ -318,6 +378,7 @@ void addLinkEvents(JobSnapshot& snap, Gathered& g)
             it->second = p.up;
         }
     }
+    addTrapEvents(snap, g);
     std::stable_sort(snap.linkEvents.begin(), snap.linkEvents.end(),
         [](const LinkEvent& a, const LinkEvent& b) { return a.timeNs < b.timeNs; });
 }

@@ -44,9 +44,9 @@ Result<LoadedBundle> loadRawFolder(const std::string& dir, Progress& progress)
     sink.timeOffsetNs = g.mapping.offset("counters"); // the mapping file's correction of sample times
     folder::addCounters(dir, g, sink);
     const auto seriesBlock = sink.flush(*snap, *owned);
-    folder::addLinkEvents(*snap, g);
     attachOwnedColumns(*snap, owned, seriesBlock);
     resolveJoins(*snap);
+    folder::addLinkEvents(*snap, g); // after the counters are attached: traps are placed by them
     folder::widenSpan(*snap);
     std::string summary;
     for (const auto& [what, n] : g.counts) {

@@ -33,11 +33,25 @@ Result<OpensmLog> parseOpensmLog(const std::string& file, const std::string& tex
         if (!line.empty() && line.back() == '\r') {
             line.pop_back();
         }
-        if (line.find("Link state change") != std::string::npos && line.find("log_trap_info") != std::string::npos) {
-            ++log.linkStateTraps;
+        std::smatch m, s;
+        if (line.find("Link state change") != std::string::npos) {
+            static const std::regex trapLid(R"(from LID:(\d+))");
+            static const std::regex noticeGuid(R"(from switch LID (\d+), GUID 0x([0-9a-fA-F]+))");
+            if (line.find("log_trap_info") != std::string::npos && std::regex_search(line, m, trapLid)
+                && std::regex_search(line, s, stamp) && months.count(s[1])) {
+                ++log.linkStateTraps;
+                OpensmTrap t;
+                t.timeNs = logTimeNs(clock, clock.year, months.at(s[1]), std::stoi(s[2]), std::stoi(s[3]),
+                    std::stoi(s[4]), std::stoi(s[5]), std::stoll(s[6]) * kNsPerUs);
+                t.lid = static_cast<std::uint32_t>(std::stoul(m[1]));
+                t.line = lineNo;
+                log.traps.push_back(t);
+            } else if (std::regex_search(line, m, noticeGuid) && !log.traps.empty()
+                && log.traps.back().lid == std::stoul(m[1]) && log.traps.back().guid == 0) {
+                log.traps.back().guid = std::stoull(m[2], nullptr, 16);
+            }
             continue;
         }
-        std::smatch m, s;
         const bool down = std::regex_search(line, m, removed);
         if (!down && !std::regex_search(line, m, discovered)) {
             continue;

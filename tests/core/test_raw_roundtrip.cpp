@@ -198,3 +198,36 @@ TEST_CASE("raw folder: profiler traces without Flight Recorder dumps", "[core][i
     REQUIRE(result.incidents[0].culprit.has_value());
     CHECK(sameLink(*result.incidents[0].culprit, *sim.snapshot, sim.outages.at(0).link));
 }
+
+TEST_CASE("raw folder: OpenSM traps time a leaf-spine flap the 30 s switch counters only bracket",
+    "[core][import][roundtrip]")
+{
+    TempDir tmp;
+    auto c = scenario(8, 240 * kNsPerSec, "flap:leaf-spine:leaf=2:spine=1:at=100s:for=3s:ar=off");
+    c.counterIntervalNs = 30 * kNsPerSec;
+    const auto sim = simulateOrFail(c);
+    REQUIRE(writeRawFolder(*sim.snapshot, tmp.str("raw")).empty());
+    auto r = loadBundle(tmp.str("raw"));
+    REQUIRE(r.ok());
+    const auto& s = *r->snapshot;
+    const auto& truthLink = sim.snapshot->topology.link(sim.outages.at(0).link);
+    const auto leafGuid = sim.snapshot->topology.node(truthLink.a.node).guid;
+    std::vector<const LinkEvent*> traps;
+    for (const auto& e : s.linkEvents) {
+        if (s.str(e.source) == "opensm trap") {
+            traps.push_back(&e);
+        }
+    }
+    REQUIRE(traps.size() == 4); // down and up, from the switches at both ends
+    for (const auto* e : traps) {
+        CHECK((e->guid == leafGuid ? e->port == truthLink.a.port : e->port == truthLink.b.port));
+    }
+    CHECK(traps[0]->state == LinkState::Down);
+    CHECK(std::llabs(traps[0]->timeNs - sim.outages[0].downNs) < kNsPerSec);
+    CHECK(traps.back()->state == LinkState::Up);
+    CHECK(std::llabs(traps.back()->timeNs - sim.outages[0].upNs) < kNsPerSec);
+    const auto result = analyze(s);
+    REQUIRE_FALSE(result.incidents.empty());
+    REQUIRE(result.incidents[0].culprit.has_value());
+    CHECK(sameLink(*result.incidents[0].culprit, *sim.snapshot, sim.outages.at(0).link));
+}
