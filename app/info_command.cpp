@@ -16,8 +16,9 @@ const std::vector<OptionSpec> kSpecs = {
 
 std::string usage()
 {
-    return "Usage: stallscope info BUNDLE [--json]\n"
-           "Loads BUNDLE (a Stallscope bundle folder) and prints ranks, hosts, switches, links, time span, record\n"
+    return "Usage: stallscope info PATH [--json]\n"
+           "Loads PATH (a bundle, or a folder of raw files) and prints ranks, hosts, switches, links, time span, "
+           "record\n"
            "counts, memory used, bytes per collective record, warnings and load time.\n"
            "  --json   print the same as one JSON object\n"
            "Exit codes: 0 ok, 1 the bundle could not be loaded, 2 usage error.\n";

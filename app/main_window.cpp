@@ -73,7 +73,7 @@ MainWindow::MainWindow(QWidget* parent)
     createDocks();
     createMenus();
     statusBar()->addPermanentWidget(m_cursorLabel);
-    statusBar()->showMessage(tr("Ready — File › Open bundle (Ctrl+O), or drop a bundle folder here"));
+    statusBar()->showMessage(tr("Ready — File › Open (Ctrl+O) a bundle or a folder of raw files, or drop one here"));
     connect(m_watcher, &QFutureWatcherBase::finished, this, &MainWindow::onLoaded);
     connect(&m_latenessJob, &QFutureWatcherBase::finished, this, [this] {
         auto model = m_latenessJob.result();
@@ -167,8 +167,9 @@ void MainWindow::createDocks()
 void MainWindow::createMenus()
 {
     auto* file = menuBar()->addMenu(tr("&File"));
-    file->addAction(tr("&Open bundle…"), QKeySequence::Open, this, [this] {
-        const auto dir = QFileDialog::getExistingDirectory(this, tr("Open bundle folder"));
+    file->addAction(tr("&Open bundle or folder…"), QKeySequence::Open, this, [this] {
+        const auto dir = QFileDialog::getExistingDirectory(
+            this, tr("Open a bundle, or a folder of raw files (dumps, logs, counters, topology)"));
         if (!dir.isEmpty()) {
             openBundle(dir);
         }

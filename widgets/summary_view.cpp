@@ -24,7 +24,7 @@ SummaryView::SummaryView(QWidget* parent)
     m_body->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     layout->addWidget(m_title);
     layout->addWidget(m_body, 1);
-    setMessage(tr("Open a bundle folder with File › Open bundle, or drop one here."));
+    setMessage(tr("Open a bundle or a folder of raw files with File › Open, or drop one here."));
 }
 
 void SummaryView::setSummary(const SnapshotSummary& summary)
