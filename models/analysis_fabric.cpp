@@ -144,6 +144,18 @@ bool FabricIndex::crosses(LinkId id, const ProcessGroup& group) const
     return inside > 0 && inside < group.ranks.size();
 }
 
+double FabricIndex::placedFraction(const ProcessGroup& group) const
+{
+    if (group.ranks.empty()) {
+        return 0;
+    }
+    std::size_t placed = 0;
+    for (auto r : group.ranks) {
+        placed += r < m_snap.ranks.size() && m_snap.ranks[r].hcaNode.has_value();
+    }
+    return double(placed) / double(group.ranks.size());
+}
+
 std::vector<LinkId> FabricIndex::siblingUplinks(LinkId id) const
 {
     const auto& topo = m_snap.topology;
@@ -343,10 +355,13 @@ void attributeToFabric(const FabricIndex& fx, Incident& inc)
 {
     const auto& snap = fx.snap();
     const auto& group = snap.groups[inc.group];
+    // Ranks not placed on the fabric (no rank logs, no mapping file): which links the job uses is unknown, so
+    // every link is a candidate, named only on its own hard evidence and one confidence step lower.
+    const bool placementKnown = fx.placedFraction(group) >= 0.5;
     std::vector<Scoring> scored;
     for (std::uint32_t i = 0; i < snap.topology.links().size(); ++i) {
         const auto id = static_cast<LinkId>(i);
-        if (!fx.crosses(id, group)) {
+        if (placementKnown && !fx.crosses(id, group)) {
             continue;
         }
         auto sc = scoreLink(fx, id, inc);
@@ -375,6 +390,13 @@ void attributeToFabric(const FabricIndex& fx, Incident& inc)
                 continue;
             }
             v.confidence = v.score >= 10 ? "high" : v.score >= 4 ? "medium" : "low";
+            if (!placementKnown) {
+                v.confidence = v.confidence == "high" ? "medium" : "low";
+                v.evidence.push_back({ down,
+                    "the ranks' places on the fabric are unknown (no rank logs or mapping file): the link is named "
+                    "by its own evidence, not by the job's paths",
+                    0 });
+            }
             inc.culprit = std::move(v);
             blamed = true;
         } else if (inc.otherLinks.size() < 5) {

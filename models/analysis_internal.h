@@ -32,6 +32,8 @@ public:
     const PortSeries* port(std::uint64_t guid, std::uint16_t port) const;
     std::vector<const LinkEvent*> events(std::uint64_t guid, std::uint16_t port) const;
     bool crosses(LinkId link, const ProcessGroup& group) const; // does the group's traffic use this link?
+    // Fraction of the group's ranks placed on an HCA of the fabric (rank logs, mapping file).
+    double placedFraction(const ProcessGroup& group) const;
     const JobSnapshot& snap() const { return m_snap; }
     TimeNs sampleIntervalNs(int series) const;
     std::vector<LinkId> siblingUplinks(LinkId link) const; // same lower switch, other upper switches

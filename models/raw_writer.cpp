@@ -447,8 +447,11 @@ std::string ibnetdiscoverText(const JobSnapshot& snap)
             char unpadded[24];
             std::snprintf(unpadded, sizeof unpadded, "%llx", static_cast<unsigned long long>(node.guid));
             o << "vendid=0x2c9\ndevid=" << (sw ? "0xd2f2" : "0x1021") << "\nsysimgguid=0x" << unpadded << '\n'
-              << (sw ? "switchguid=0x" : "caguid=0x") << unpadded << (sw ? "(" + std::string(unpadded) + ")" : "")
-              << '\n';
+              << (sw ? "switchguid=0x" : "caguid=0x") << unpadded;
+            if (sw) {
+                o << '(' << unpadded << ')';
+            }
+            o << '\n';
             o << (sw ? "Switch\t" : "Ca\t") << node.portCount << " \"" << (sw ? "S-" : "H-") << g << "\"\t\t# \""
               << snap.str(node.description) << "\""
               << (sw ? " enhanced port 0 lid " + std::to_string(lidOf(n)) + " lmc 0" : "") << '\n';
@@ -466,8 +469,11 @@ std::string ibnetdiscoverText(const JobSnapshot& snap)
                 std::snprintf(own, sizeof own, "%llx", static_cast<unsigned long long>(portGuid(node.guid)));
                 if (sw) {
                     o << '[' << p << "]\t\"" << (rsw ? "S-" : "H-") << guidHex(remote.guid) << "\"[" << it->second.port
-                      << ']' << (rsw ? "" : "(" + std::string(rguid) + ") ") << "\t\t# \""
-                      << snap.str(remote.description) << "\" lid " << lidOf(rn) << " 4xNDR\n";
+                      << ']';
+                    if (!rsw) {
+                        o << '(' << rguid << ") ";
+                    }
+                    o << "\t\t# \"" << snap.str(remote.description) << "\" lid " << lidOf(rn) << " 4xNDR\n";
                 } else {
                     o << '[' << p << "](" << own << ") \t\"S-" << guidHex(remote.guid) << "\"[" << it->second.port
                       << "]\t\t# lid " << lidOf(n) << " lmc 0 \"" << snap.str(remote.description) << "\" lid "

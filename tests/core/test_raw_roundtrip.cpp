@@ -231,3 +231,37 @@ TEST_CASE("raw folder: OpenSM traps time a leaf-spine flap the 30 s switch count
     REQUIRE(result.incidents[0].culprit.has_value());
     CHECK(sameLink(*result.incidents[0].culprit, *sim.snapshot, sim.outages.at(0).link));
 }
+
+TEST_CASE("raw folder without rank logs: the link is named on its own evidence, a dead rank still blames none",
+    "[core][import][roundtrip]")
+{
+    namespace fs = std::filesystem;
+    TempDir tmp;
+    auto dropLogs = [](const fs::path& dir) {
+        for (const auto& e : fs::directory_iterator(dir)) {
+            if (e.path().extension() == ".log" && e.path().filename().string().rfind("rank", 0) == 0) {
+                fs::remove(e.path());
+            }
+        }
+    };
+    const auto flap = simulateOrFail(scenario(8, 240 * kNsPerSec, "flap:host-leaf:rank=37:at=100s:for=2s"));
+    REQUIRE(writeRawFolder(*flap.snapshot, tmp.str("flap")).empty());
+    dropLogs(tmp.path() / "flap");
+    auto r = loadBundle(tmp.str("flap"));
+    REQUIRE(r.ok());
+    CHECK_FALSE(r->snapshot->ranks[37].hcaNode.has_value());
+    const auto result = analyze(*r->snapshot);
+    REQUIRE(result.incidents.size() == 1);
+    REQUIRE(result.incidents[0].culprit.has_value());
+    CHECK(sameLink(*result.incidents[0].culprit, *flap.snapshot, flap.outages.at(0).link));
+    CHECK(result.incidents[0].culprit->confidence != "high"); // the job's paths are unknown
+
+    const auto dead = simulateOrFail(scenario(8, 14 * 60 * kNsPerSec, "dead-rank:rank=21:at=90s"));
+    REQUIRE(writeRawFolder(*dead.snapshot, tmp.str("dead")).empty());
+    dropLogs(tmp.path() / "dead");
+    auto d = loadBundle(tmp.str("dead"));
+    REQUIRE(d.ok());
+    for (const auto& inc : analyze(*d->snapshot).incidents) {
+        CHECK_FALSE(inc.culprit.has_value());
+    }
+}
