@@ -192,7 +192,7 @@ TimeNs modifiedNs(const fs::path& p)
         .count();
 }
 
-// "17" or "rank17" / "rank_17" as a folder name; not "attempt_0".
+// "17", "rank17", "rank_17", "rank-17" as a folder or file name (without extension); not "attempt_0".
 std::optional<std::uint32_t> rankFromFolderName(const std::string& name)
 {
     std::string digits = name;
@@ -349,7 +349,8 @@ std::optional<LoadIssue> readOne(const fs::path& p, Kind kind, const std::string
             return std::nullopt;
         }
         if (!f->rank) {
-            f->rank = rankFromFileName(p.stem().string()); // "rank17.log" when no [rank17] line
+            // "rank17.log", "rank_17.err", "17.log" — not "gpu-a017.log" or NCCL_DEBUG_FILE's "nccl.host.pid"
+            f->rank = rankFromFolderName(p.stem().string());
         }
         if (!f->rank) {
             f->rank = rankFromFolderName(p.parent_path().filename().string()); // "logs/17/stderr.log"
