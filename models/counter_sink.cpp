@@ -11,7 +11,12 @@ namespace stallscope {
 void CounterSink::sample(
     std::uint64_t guid, std::uint16_t port, CounterKind kind, TimeNs t, std::uint64_t value, int bits)
 {
-    m_series[{ guid, port, kind, bits }].samples.emplace_back(t + timeOffsetNs, value);
+    const Key key { guid, port, kind, bits };
+    if (!m_last || key != m_lastKey) {
+        m_last = &m_series[key];
+        m_lastKey = key;
+    }
+    m_last->samples.emplace_back(t + timeOffsetNs, value);
 }
 
 std::vector<std::uint32_t> CounterSink::flush(JobSnapshot& snap, OwnedColumns& owned)
@@ -66,6 +71,7 @@ std::vector<std::uint32_t> CounterSink::flush(JobSnapshot& snap, OwnedColumns& o
         snap.counters.push_back(cs);
     }
     m_series.clear();
+    m_last = nullptr;
     return blocks;
 }
 

@@ -33,8 +33,11 @@ private:
     {
         std::vector<std::pair<TimeNs, std::uint64_t>> samples;
     };
+    using Key = std::tuple<std::uint64_t, std::uint16_t, CounterKind, int>;
     // (guid, port, kind, bits); bits 0 = the kind's default width
-    std::map<std::tuple<std::uint64_t, std::uint16_t, CounterKind, int>, Acc> m_series;
+    std::map<Key, Acc> m_series;
+    Key m_lastKey {}; // files list a series' samples together: the last lookup is usually the next one
+    Acc* m_last = nullptr;
 };
 
 // The CSV of `stallscope collect`: t_ns,host,device,port,<sysfs counter names...>. Host-side rows are

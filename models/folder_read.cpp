@@ -7,9 +7,11 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <ctime>
+#include <thread>
 
 namespace stallscope::folder {
 
@@ -226,14 +228,43 @@ void learnYear(Gathered& g)
 
 // One file: recognised and read into `g`. A file that cannot be read is returned as an issue; the caller
 // leaves it out with a warning (partial input opens).
-std::optional<LoadIssue> readOne(const fs::path& p, Kind kind, const std::string& text, Gathered& g)
+// A file read and, when its parse depends on no other file, parsed — on any thread.
+struct Parsed
 {
+    Kind kind = Kind::Unknown;
+    std::string text; // kept for the kinds parsed later, on the calling thread
+    std::optional<Result<FrDump>> dump;
+    std::optional<Result<KinetoTrace>> trace;
+};
+
+Parsed readAndParse(const fs::path& p)
+{
+    Parsed r;
+    std::string text = readAll(p);
+    r.kind = sniff(text);
+    const auto file = p.string();
+    if (r.kind == Kind::FlightRecorderPickle) {
+        r.dump = parseFlightRecorderPickle(file, text);
+    } else if (r.kind == Kind::FlightRecorderJson) {
+        r.dump = parseFlightRecorderJson(file, text);
+    } else if (r.kind == Kind::KinetoTrace) {
+        r.trace = parseKinetoTrace(file, text);
+    } else {
+        r.text = std::move(text);
+    }
+    return r;
+}
+
+std::optional<LoadIssue> readOne(const fs::path& p, Parsed& parsed, Gathered& g)
+{
+    const Kind kind = parsed.kind;
+    const std::string& text = parsed.text;
     const auto file = p.string();
     switch (kind) {
     case Kind::FlightRecorderJson:
     case Kind::FlightRecorderPickle: {
         const bool pickle = kind == Kind::FlightRecorderPickle;
-        auto d = pickle ? parseFlightRecorderPickle(file, text) : parseFlightRecorderJson(file, text);
+        auto& d = *parsed.dump;
         if (!d) {
             g.warnings.push_back({ d.error().file, d.error().line, d.error().offset,
                 d.error().message + " (this rank's dump is left out)" });
@@ -251,7 +282,7 @@ std::optional<LoadIssue> readOne(const fs::path& p, Kind kind, const std::string
         return std::nullopt;
     }
     case Kind::KinetoTrace: {
-        auto t = parseKinetoTrace(file, text);
+        auto& t = *parsed.trace;
         if (!t) {
             return t.error();
         }
@@ -396,35 +427,67 @@ void leaveOut(LoadIssue issue, Gathered& g)
     g.warnings.push_back(std::move(issue));
 }
 
+// Every file read, recognised and — for the formats whose parse needs no other file (dumps, traces) — parsed,
+// on up to four threads (one of them the caller, which reports progress and watches for cancel). Large folders
+// are mostly dumps: this is where opening them spends its time.
+std::vector<Parsed> readEverything(const std::vector<fs::path>& files, Progress& progress, bool& cancelled)
+{
+    std::vector<Parsed> out(files.size());
+    std::atomic<std::size_t> next { 0 }, done { 0 };
+    std::atomic<bool> stop { false };
+    auto work = [&](bool reporter) {
+        for (std::size_t i = next++; i < files.size() && !stop; i = next++) {
+            out[i] = readAndParse(files[i]);
+            const auto n = ++done;
+            if (reporter) {
+                progress.report("Reading files", n, files.size() * 2);
+                if (progress.cancelled()) {
+                    stop = true;
+                }
+            }
+        }
+    };
+    const unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, 4u);
+    std::vector<std::thread> pool;
+    for (unsigned k = 1; k < threads; ++k) {
+        pool.emplace_back(work, false);
+    }
+    work(true);
+    for (auto& t : pool) {
+        t.join();
+    }
+    cancelled = stop;
+    return out;
+}
+
 } // namespace
 
 std::optional<LoadIssue> readFolder(const std::string& dir, Gathered& g, Progress& progress, std::uint64_t& bytes)
 {
     const auto files = listFiles(dir, bytes);
-    std::vector<std::pair<fs::path, Kind>> later;
+    bool cancelled = false;
+    auto parsed = readEverything(files, progress, cancelled);
+    if (cancelled) {
+        return LoadIssue { dir, 0, -1, "opening cancelled" };
+    }
+    std::vector<std::size_t> later;
     for (std::size_t i = 0; i < files.size(); ++i) {
-        progress.report("Reading files", i, files.size() * 2);
-        if (progress.cancelled()) {
-            return LoadIssue { dir, 0, -1, "opening cancelled" };
-        }
-        const auto text = readAll(files[i]);
-        const auto kind = sniff(text);
-        if (order(kind) > 0) {
-            later.emplace_back(files[i], kind);
-            continue;
-        }
-        if (auto err = readOne(files[i], kind, text, g)) {
+        if (order(parsed[i].kind) > 0) {
+            later.push_back(i);
+        } else if (auto err = readOne(files[i], parsed[i], g)) {
             leaveOut(*err, g);
         }
+        parsed[i].dump.reset(); // moved into g or reported; free the rest early
     }
     learnYear(g);
-    std::stable_sort(
-        later.begin(), later.end(), [](const auto& a, const auto& b) { return order(a.second) < order(b.second); });
-    for (std::size_t i = 0; i < later.size(); ++i) {
-        progress.report("Reading files", files.size() + i, files.size() * 2);
-        if (auto err = readOne(later[i].first, later[i].second, readAll(later[i].first), g)) {
+    std::stable_sort(later.begin(), later.end(),
+        [&](std::size_t a, std::size_t b) { return order(parsed[a].kind) < order(parsed[b].kind); });
+    for (std::size_t k = 0; k < later.size(); ++k) {
+        progress.report("Reading files", files.size() + k, files.size() * 2);
+        if (auto err = readOne(files[later[k]], parsed[later[k]], g)) {
             leaveOut(*err, g);
         }
+        parsed[later[k]].text.clear();
     }
     return std::nullopt;
 }

@@ -5,6 +5,7 @@
 #include "import_prometheus.h"
 #include "sample_stamp.h"
 
+#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -17,26 +18,30 @@ namespace {
 
 using Labels = std::vector<std::pair<std::string, std::string>>;
 
+// One parsed sample line, reused from line to line: its strings keep their capacity (a scrape file has
+// hundreds of thousands of lines, and allocation dominated the parse).
 struct Line
 {
     std::string name;
-    Labels labels;
+    Labels labels; // the first `count` are this line's
+    std::size_t count = 0;
     double value = 0;
     std::optional<std::int64_t> timestampMs;
 };
 
 // name{a="x",b="y"} value [timestamp_ms]; label values may hold escaped quotes.
-std::optional<Line> parseLine(const std::string& s)
+bool parseLine(std::string_view s, Line& l)
 {
-    Line l;
     std::size_t i = 0;
     while (i < s.size() && (std::isalnum(static_cast<unsigned char>(s[i])) || s[i] == '_' || s[i] == ':')) {
         ++i;
     }
     if (i == 0) {
-        return std::nullopt;
+        return false;
     }
-    l.name = s.substr(0, i);
+    l.name.assign(s.data(), i);
+    l.count = 0;
+    l.timestampMs.reset();
     if (i < s.size() && s[i] == '{') {
         ++i;
         while (i < s.size() && s[i] != '}') {
@@ -47,11 +52,15 @@ std::optional<Line> parseLine(const std::string& s)
                 break;
             }
             const auto eq = s.find('=', i);
-            if (eq == std::string::npos || eq + 1 >= s.size() || s[eq + 1] != '"') {
-                return std::nullopt;
+            if (eq == std::string_view::npos || eq + 1 >= s.size() || s[eq + 1] != '"') {
+                return false;
             }
-            const std::string key = s.substr(i, eq - i);
-            std::string value;
+            if (l.labels.size() <= l.count) {
+                l.labels.emplace_back();
+            }
+            auto& [key, value] = l.labels[l.count++];
+            key.assign(s.data() + i, eq - i);
+            value.clear();
             std::size_t j = eq + 2;
             for (; j < s.size() && s[j] != '"'; ++j) {
                 if (s[j] == '\\' && j + 1 < s.size()) {
@@ -62,34 +71,46 @@ std::optional<Line> parseLine(const std::string& s)
                 }
             }
             if (j >= s.size()) {
-                return std::nullopt;
+                return false;
             }
-            l.labels.emplace_back(key, std::move(value));
             i = j + 1;
         }
         if (i >= s.size()) {
-            return std::nullopt;
+            return false;
         }
         ++i; // '}'
     }
-    std::istringstream rest(s.substr(i));
-    std::string value, ts;
-    if (!(rest >> value)) {
-        return std::nullopt;
+    auto skip = [&] {
+        while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) {
+            ++i;
+        }
+    };
+    skip();
+    const auto valueEnd = std::min(s.find_first_of(" \t", i), s.size());
+    const std::string_view value = s.substr(i, valueEnd - i);
+    if (value.empty()) {
+        return false;
     }
-    char* end = nullptr;
-    l.value = std::strtod(value.c_str(), &end);
-    if (end == value.c_str() || *end != '\0') {
-        return std::nullopt;
-    }
-    if (rest >> ts) {
-        try {
-            l.timestampMs = std::stoll(ts);
-        } catch (const std::exception&) {
-            return std::nullopt;
+    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), l.value);
+    if (ec != std::errc {} || end != value.data() + value.size()) {
+        // NaN / +Inf spellings from_chars does not take
+        if (value == "NaN" || value == "+Inf" || value == "-Inf") {
+            l.value = value == "NaN" ? NAN : value == "+Inf" ? INFINITY : -INFINITY;
+        } else {
+            return false;
         }
     }
-    return l;
+    i = valueEnd;
+    skip();
+    if (i < s.size()) {
+        std::int64_t ts = 0;
+        const auto [tend, tec] = std::from_chars(s.data() + i, s.data() + s.size(), ts);
+        if (tec != std::errc {} || (tend != s.data() + s.size() && *tend != ' ' && *tend != '\r')) {
+            return false;
+        }
+        l.timestampMs = ts;
+    }
+    return true;
 }
 
 struct Kind
@@ -117,29 +138,29 @@ std::optional<Kind> treydockKind(const std::string& name)
     return it == m.end() ? std::nullopt : std::optional<Kind>(it->second);
 }
 
-const std::string* findLabel(const Labels& labels, std::string_view key)
+const std::string* findLabel(const Line& l, std::string_view key)
 {
-    for (const auto& [k, v] : labels) {
-        if (k == key) {
-            return &v;
+    for (std::size_t i = 0; i < l.count; ++i) {
+        if (l.labels[i].first == key) {
+            return &l.labels[i].second;
         }
     }
     return nullptr;
 }
 
-std::optional<std::uint64_t> guidLabel(const Labels& labels, const char* key)
+std::optional<std::uint64_t> guidLabel(const Line& labels, const char* key)
 {
     const auto* v = findLabel(labels, key);
     return v ? parseGuid(*v) : std::nullopt;
 }
 
-std::uint16_t portLabel(const Labels& labels, const char* key)
+std::uint16_t portLabel(const Line& labels, const char* key)
 {
     const auto* v = findLabel(labels, key);
     return static_cast<std::uint16_t>(v ? std::atoi(v->c_str()) : 1);
 }
 
-std::string label(const Labels& labels, const char* key)
+std::string label(const Line& labels, const char* key)
 {
     const auto* v = findLabel(labels, key);
     return v ? *v : std::string();
@@ -172,20 +193,19 @@ void readInfoSeries(const Line& l, FabricBuilder& fabric, ExpositionFile& out)
     const bool isSwitch = startsWith(l.name, "infiniband_switch_");
     const bool uplink = l.name.find("_uplink_info") != std::string::npos;
     ++out.infoSeries;
-    const auto guid = guidLabel(l.labels, "guid");
+    const auto guid = guidLabel(l, "guid");
     if (!guid) {
         return;
     }
     const auto self
-        = fabric.node(isSwitch ? NodeKind::Switch : NodeKind::Hca, *guid, label(l.labels, isSwitch ? "switch" : "hca"));
-    if (const auto lid = label(l.labels, "lid"); !lid.empty() && !uplink) {
+        = fabric.node(isSwitch ? NodeKind::Switch : NodeKind::Hca, *guid, label(l, isSwitch ? "switch" : "hca"));
+    if (const auto lid = label(l, "lid"); !lid.empty() && !uplink) {
         fabric.lid(static_cast<std::uint32_t>(std::atoi(lid.c_str())), self);
     }
-    if (const auto far = uplink ? guidLabel(l.labels, "uplink_guid") : std::nullopt) {
-        const auto type = label(l.labels, "uplink_type");
-        const auto farGuid
-            = fabric.node(type == "CA" ? NodeKind::Hca : NodeKind::Switch, *far, label(l.labels, "uplink"));
-        fabric.link(self, portLabel(l.labels, "port"), farGuid, portLabel(l.labels, "uplink_port"));
+    if (const auto far = uplink ? guidLabel(l, "uplink_guid") : std::nullopt) {
+        const auto type = label(l, "uplink_type");
+        const auto farGuid = fabric.node(type == "CA" ? NodeKind::Hca : NodeKind::Switch, *far, label(l, "uplink"));
+        fabric.link(self, portLabel(l, "port"), farGuid, portLabel(l, "uplink_port"));
     }
 }
 
@@ -210,8 +230,8 @@ std::optional<ExpositionSample> readSample(const std::string& file, std::int64_t
         s.hostSide = true;
         s.kind = it->second.kind;
         divisor = it->second.divisor;
-        const auto instance = label(l.labels, "instance");
-        const auto nodename = label(l.labels, "nodename");
+        const auto instance = label(l, "instance");
+        const auto nodename = label(l, "nodename");
         s.host = !instance.empty()   ? instance.substr(0, instance.find(':'))
             : !nodename.empty()      ? nodename
             : !ctx.unameHost.empty() ? ctx.unameHost
@@ -222,38 +242,38 @@ std::optional<ExpositionSample> readSample(const std::string& file, std::int64_t
                     + "\")" });
             ctx.warnedFileHost = true;
         }
-        s.device = label(l.labels, "device");
-        s.port = portLabel(l.labels, "port");
+        s.device = label(l, "device");
+        s.port = portLabel(l, "port");
         ++out.hostSeries;
     } else if ((startsWith(l.name, "infiniband_switch_port_") || startsWith(l.name, "infiniband_hca_port_"))
         && endsWith(l.name, "_total")) {
         const auto prefix = startsWith(l.name, "infiniband_switch_port_") ? 23u : 20u;
         const auto k = treydockKind(l.name.substr(prefix, l.name.size() - prefix - 6));
-        const auto guid = guidLabel(l.labels, "guid");
+        const auto guid = guidLabel(l, "guid");
         if (!k || !guid) {
             return std::nullopt;
         }
         s.kind = k->kind;
         divisor = k->divisor;
         s.guid = *guid;
-        s.port = portLabel(l.labels, "port");
+        s.port = portLabel(l, "port");
         ++out.fabricSeries;
-    } else if (startsWith(l.name, "infiniband_") && endsWith(l.name, "_total") && findLabel(l.labels, "local_guid")) {
+    } else if (startsWith(l.name, "infiniband_") && endsWith(l.name, "_total") && findLabel(l, "local_guid")) {
         const auto k = counterKindFromPerfName(l.name.substr(11, l.name.size() - 11 - 6)); // ibqueryerrors' names
-        const auto local = guidLabel(l.labels, "local_guid");
+        const auto local = guidLabel(l, "local_guid");
         if (!k || !local) {
             return std::nullopt;
         }
-        const auto localName = label(l.labels, "local_name");
+        const auto localName = label(l, "local_name");
         const auto self = fabric.node(guessKindFromDescription(localName), *local, localName, 0, false);
-        if (const auto remote = guidLabel(l.labels, "remote_guid")) {
-            const auto remoteName = label(l.labels, "remote_name");
+        if (const auto remote = guidLabel(l, "remote_guid")) {
+            const auto remoteName = label(l, "remote_name");
             const auto far = fabric.node(guessKindFromDescription(remoteName), *remote, remoteName, 0, false);
-            fabric.link(self, portLabel(l.labels, "local_port"), far, portLabel(l.labels, "remote_port"));
+            fabric.link(self, portLabel(l, "local_port"), far, portLabel(l, "remote_port"));
         }
         s.kind = *k;
         s.guid = self;
-        s.port = portLabel(l.labels, "local_port");
+        s.port = portLabel(l, "local_port");
         ++out.fabricSeries;
     } else {
         return std::nullopt;
@@ -284,27 +304,27 @@ Result<ExpositionFile> readPrometheusExposition(const std::string& file, const s
         if (startsWith(raw, "infiniband_switch_info") || startsWith(raw, "infiniband_hca_info")
             || startsWith(raw, "infiniband_switch_uplink_info") || startsWith(raw, "infiniband_hca_uplink_info")
             || startsWith(raw, "node_uname_info")) {
-            const auto l = parseLine(std::string(raw));
-            if (l && isInfoSeries(l->name)) {
-                readInfoSeries(*l, fabric, out);
-            } else if (l && l->name == "node_uname_info") {
-                ctx.unameHost = label(l->labels, "nodename");
+            Line l;
+            if (parseLine(raw, l) && isInfoSeries(l.name)) {
+                readInfoSeries(l, fabric, out);
+            } else if (l.name == "node_uname_info") {
+                ctx.unameHost = label(l, "nodename");
             }
         }
     }
     // Pass 2: samples, dated by their own timestamp or the stamp line in force.
     TimeNs stamp = kNoTime;
     std::int64_t lineNo = 0;
-    std::string raw;
+    Line l;
     for (std::size_t pos = 0; pos < text.size();) {
         const auto end = std::min(text.find('\n', pos), text.size());
-        raw.assign(text, pos, end - pos);
+        std::string_view raw(text.data() + pos, end - pos);
         pos = end + 1;
         ++lineNo;
         if (!raw.empty() && raw.back() == '\r') {
-            raw.pop_back();
+            raw.remove_suffix(1);
         }
-        if (raw.find_first_not_of(" \t") == std::string::npos) {
+        if (raw.find_first_not_of(" \t") == std::string_view::npos) {
             continue;
         }
         if (raw[0] == '#' || std::isdigit(static_cast<unsigned char>(raw[0]))) {
@@ -316,20 +336,19 @@ Result<ExpositionFile> readPrometheusExposition(const std::string& file, const s
         if (!startsWith(raw, "node_infiniband_") && !startsWith(raw, "infiniband_")) {
             continue;
         }
-        auto l = parseLine(raw);
-        if (!l) {
+        if (!parseLine(raw, l)) {
             out.warnings.push_back(
                 { file, lineNo, -1, "expected a sample `name{label=\"value\",...} value [timestamp]`: line skipped" });
             continue;
         }
-        if (!std::isfinite(l->value) || l->value < 0 || isInfoSeries(l->name)) {
+        if (!std::isfinite(l.value) || l.value < 0 || isInfoSeries(l.name)) {
             continue;
         }
-        auto s = readSample(file, lineNo, *l, fabric, ctx, out);
+        auto s = readSample(file, lineNo, l, fabric, ctx, out);
         if (!s) {
             continue;
         }
-        s->timeNs = l->timestampMs ? *l->timestampMs * 1'000'000 : stamp;
+        s->timeNs = l.timestampMs ? *l.timestampMs * 1'000'000 : stamp;
         s->line = lineNo;
         out.undated = out.undated || s->timeNs == kNoTime;
         out.samples.push_back(std::move(*s));
