@@ -46,9 +46,16 @@ Result<OpensmLog> parseOpensmLog(const std::string& file, const std::string& tex
                 t.lid = static_cast<std::uint32_t>(std::stoul(m[1]));
                 t.line = lineNo;
                 log.traps.push_back(t);
-            } else if (std::regex_search(line, m, noticeGuid) && !log.traps.empty()
-                && log.traps.back().lid == std::stoul(m[1]) && log.traps.back().guid == 0) {
-                log.traps.back().guid = std::stoull(m[2], nullptr, 16);
+            } else if (std::regex_search(line, m, noticeGuid)) {
+                // The notice follows its trap, but the SM's threads interleave traps of several switches:
+                // the latest trap of the same LID still without a GUID is this notice's.
+                const auto lid = std::stoul(m[1]);
+                for (auto it = log.traps.rbegin(); it != log.traps.rend(); ++it) {
+                    if (it->lid == lid && it->guid == 0) {
+                        it->guid = std::stoull(m[2], nullptr, 16);
+                        break;
+                    }
+                }
             }
             continue;
         }

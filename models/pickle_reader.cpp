@@ -105,6 +105,40 @@ const char* opcodeName(unsigned char op)
 }
 
 constexpr PickleDoc::Id kMark = 0xfffffffeu;
+
+// The machine's stack over a reused buffer: push is the hottest operation of the parse, so it is a pointer
+// bump with a rare grow, not a vector call.
+class Stack
+{
+public:
+    explicit Stack(std::vector<PickleDoc::Id>& buf)
+        : m_buf(buf)
+    {
+        if (m_buf.size() < 1024) {
+            m_buf.resize(1024);
+        }
+    }
+    [[gnu::always_inline]] void push_back(PickleDoc::Id id)
+    {
+        if (m_size == m_buf.size()) [[unlikely]] {
+            m_buf.resize(m_buf.size() * 2);
+        }
+        m_buf[m_size++] = id;
+    }
+    std::size_t size() const { return m_size; }
+    bool empty() const { return m_size == 0; }
+    PickleDoc::Id& back() { return m_buf[m_size - 1]; }
+    PickleDoc::Id& operator[](std::size_t i) { return m_buf[i]; }
+    const PickleDoc::Id* begin() const { return m_buf.data(); }
+    const PickleDoc::Id* end() const { return m_buf.data() + m_size; }
+    void pop_back() { --m_size; }
+    void resize(std::size_t n) { m_size = n; } // shrink only
+    void reserve(std::size_t) { }
+
+private:
+    std::vector<PickleDoc::Id>& m_buf;
+    std::size_t m_size = 0;
+};
 constexpr std::size_t kMaxMemo = 1u << 26; // memo indices beyond this are not from a real dump
 
 } // namespace
@@ -115,8 +149,11 @@ public:
     PickleParser(const std::string& file, std::string_view b, PickleDoc& doc)
         : m_file(file)
         , m_b(b)
+        , m_stack(doc.m_stackBuf)
+        , m_memo(doc.m_memoBuf)
         , m_doc(doc)
     {
+        m_memo.clear(); // keeps its capacity
     }
 
     std::optional<LoadIssue> run()
@@ -208,8 +245,7 @@ private:
         if (count > 0) {
             const auto chunk = static_cast<std::uint32_t>(m_doc.m_chunks.size());
             m_doc.m_chunks.push_back({ static_cast<std::uint32_t>(m_doc.m_items.size()), count, PickleDoc::kNone });
-            m_doc.m_items.insert(
-                m_doc.m_items.end(), m_stack.begin() + static_cast<std::ptrdiff_t>(from), m_stack.end());
+            m_doc.m_items.insert(m_doc.m_items.end(), m_stack.begin() + from, m_stack.end());
             auto& node = m_doc.m_nodes[target];
             const auto packed = static_cast<std::uint64_t>(node.v);
             const auto tail = static_cast<std::uint32_t>(packed & 0xffffffffu);
@@ -488,8 +524,8 @@ private:
     std::string m_file;
     std::string_view m_b;
     std::size_t m_pos = 0;
-    std::vector<Id> m_stack;
-    std::vector<Id> m_memo;
+    Stack m_stack;
+    std::vector<Id>& m_memo;
     std::size_t m_memoNext = 0;
     PickleDoc& m_doc;
     LoadIssue m_error;

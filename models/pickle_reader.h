@@ -74,6 +74,7 @@ private:
     }
 
     std::string_view m_bytes;
+    std::vector<Id> m_stackBuf, m_memoBuf; // the parser's scratch, kept with the arenas for reuse
     std::vector<Node> m_nodes;
     std::vector<Id> m_items;
     std::vector<Chunk> m_chunks;

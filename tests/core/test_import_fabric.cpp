@@ -4,6 +4,7 @@
 #include "fabric_builder.h"
 #include "import_fabric_tools.h"
 #include "import_ibnetdiscover.h"
+#include "import_opensm_log.h"
 #include "import_prom_text.h"
 #include "sample_stamp.h"
 #include "test_support.h"
@@ -197,4 +198,18 @@ TEST_CASE("Prometheus exposition: node_exporter, treydock and guilbaults convent
         auto r = readPrometheusExposition("x.prom", "go_goroutines 12\n", fabric);
         CHECK_FALSE(r.ok());
     }
+}
+
+TEST_CASE("the OpenSM log of the real fabric: trap-128 notices with the switch GUID", "[core][import][fabric]")
+{
+    LogClock clock;
+    clock.year = 2026;
+    auto r = parseOpensmLog(data("ibsim/opensm.log"), readFile(data("ibsim/opensm.log")), clock);
+    REQUIRE(r.ok());
+    REQUIRE(r->traps.size() >= 2); // the flap's down and up, from the switches at both ends
+    for (const auto& t : r->traps) {
+        CHECK(t.lid > 0);
+        CHECK(t.guid != 0); // from the log_notice line after each trap
+    }
+    CHECK(r->linkStateTraps == r->traps.size());
 }

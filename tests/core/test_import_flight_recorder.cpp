@@ -90,3 +90,16 @@ TEST_CASE("Flight Recorder JSON: truncation, wrong types and random damage give 
         (void)parseFlightRecorderJson("rank_3", bad); // an error, warnings or entries: never a crash
     }
 }
+
+TEST_CASE("Flight Recorder JSON lines: one entry a line, a cut last line is a warning with its line", "[core][import]")
+{
+    const std::string path = std::string(STALLSCOPE_TEST_DATA_DIR) + "/flight_recorder/jsonl/fr_rank_4.jsonl";
+    auto r = parseFlightRecorderJson(path, readFile(path));
+    REQUIRE(r.ok());
+    CHECK(r->version == "json-lines");
+    CHECK(r->rank == 4u);
+    REQUIRE(r->entries.size() == 2);
+    CHECK(r->entries[1].state == CollectiveState::Started);
+    REQUIRE(r->warnings.size() == 1);
+    CHECK_THAT(r->warnings[0].format(), Catch::Contains("fr_rank_4.jsonl:3"));
+}
