@@ -353,7 +353,17 @@ std::optional<LoadIssue> readOne(const fs::path& p, Parsed& parsed, Gathered& g)
             return m.error();
         }
         g.warn(m->warnings);
-        g.note(p, "Prometheus matrix", std::to_string(m->series.size()) + " InfiniBand counter series");
+        std::size_t switchSamples = 0;
+        if (!m->switchSide.empty()) {
+            auto e = readPrometheusExposition(file, m->switchSide, g.fabric);
+            if (e) {
+                switchSamples = e->samples.size();
+                g.exposition.emplace_back(DatedFile { file, modifiedNs(p) }, std::move(e.value()));
+            }
+        }
+        g.note(p, "Prometheus matrix",
+            std::to_string(m->series.size()) + " host-side series"
+                + (switchSamples ? ", " + std::to_string(switchSamples) + " switch-side samples" : std::string()));
         for (auto& ps : m->series) {
             g.matrix.push_back(std::move(ps));
         }

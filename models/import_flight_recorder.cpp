@@ -48,7 +48,19 @@ std::size_t dtypeBytes(const std::string& d)
 
 std::optional<std::uint32_t> rankFromFileName(const std::string& path)
 {
-    const std::string name = std::filesystem::path(path).filename().string();
+    // torchfrtrace's rule (trailing digits of the name), after extensions some collectors add: ".pkl",
+    // ".pickle", ".json", ".jsonl", ".gz", ".bin".
+    std::string name = std::filesystem::path(path).filename().string();
+    for (bool stripped = true; stripped;) {
+        stripped = false;
+        for (const char* ext : { ".gz", ".pkl", ".pickle", ".json", ".jsonl", ".bin" }) {
+            const std::string e(ext);
+            if (name.size() > e.size() && name.compare(name.size() - e.size(), e.size(), e) == 0) {
+                name.resize(name.size() - e.size());
+                stripped = true;
+            }
+        }
+    }
     std::size_t i = name.size();
     while (i > 0 && std::isdigit(static_cast<unsigned char>(name[i - 1]))) {
         --i;

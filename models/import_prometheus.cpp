@@ -31,6 +31,36 @@ bool looksLikePrometheusMatrix(const std::string& text)
         && text.find("\"status\"") != std::string::npos;
 }
 
+namespace {
+
+// A switch-side exporter's series (treydock, guilbaults) as exposition lines with millisecond timestamps, so one
+// reader handles their labels, info series and cable names whether they were scraped or queried.
+void appendAsExposition(
+    const std::string& name, const nlohmann::json& metric, const nlohmann::json& series, std::string& out)
+{
+    std::string labels;
+    for (const auto& [k, v] : metric.items()) {
+        if (k == "__name__" || !v.is_string()) {
+            continue;
+        }
+        std::string escaped;
+        for (char c : v.get<std::string>()) {
+            if (c == '"' || c == '\\') {
+                escaped += '\\';
+            }
+            escaped += c;
+        }
+        labels += (labels.empty() ? "" : ",") + k + "=\"" + escaped + "\"";
+    }
+    const auto prefix = name + "{" + labels + "} ";
+    for (const auto& pair : series.value("values", nlohmann::json::array())) {
+        const double secs = pair.at(0).get<double>();
+        out += prefix + pair.at(1).get<std::string>() + " " + std::to_string(std::llround(secs * 1000)) + "\n";
+    }
+}
+
+} // namespace
+
 Result<PromMatrix> parsePrometheusMatrix(const std::string& file, const std::string& text)
 {
     PromMatrix out;
@@ -50,6 +80,10 @@ Result<PromMatrix> parsePrometheusMatrix(const std::string& file, const std::str
             const auto& metric = result[i].at("metric");
             const auto name = metric.value("__name__", std::string());
             auto it = prometheusNodeExporterMetrics().find(name);
+            if (it == prometheusNodeExporterMetrics().end() && name.rfind("infiniband_", 0) == 0) {
+                appendAsExposition(name, metric, result[i], out.switchSide);
+                continue;
+            }
             if (it == prometheusNodeExporterMetrics().end()) {
                 out.warnings.push_back({ file, 0, -1,
                     "series " + std::to_string(i) + ": "

@@ -27,7 +27,8 @@ struct PromSeries
 
 struct PromMatrix
 {
-    std::vector<PromSeries> series;
+    std::vector<PromSeries> series; // node_exporter's, joined by host and device
+    std::string switchSide; // switch-side exporters' series as exposition text (read by import_prom_text.h)
     std::vector<LoadIssue> warnings;
 };
 

@@ -6,6 +6,7 @@
 #include "import_ibnetdiscover.h"
 #include "import_opensm_log.h"
 #include "import_prom_text.h"
+#include "import_prometheus.h"
 #include "sample_stamp.h"
 #include "test_support.h"
 
@@ -212,4 +213,29 @@ TEST_CASE("the OpenSM log of the real fabric: trap-128 notices with the switch G
         CHECK(t.guid != 0); // from the log_notice line after each trap
     }
     CHECK(r->linkStateTraps == r->traps.size());
+}
+
+TEST_CASE("query_range results of a switch-side exporter read like its scrapes", "[core][import][prometheus]")
+{
+    const std::string matrix = R"({"status": "success", "data": {"resultType": "matrix", "result": [
+        {"metric": {"__name__": "infiniband_switch_port_link_downed_total", "guid": "0xfc6a1c0300e4f000",
+                    "port": "33", "instance": "fabric-mgmt:9315", "job": "ib"},
+         "values": [[1748779200, "2"], [1748779230.5, "3"]]},
+        {"metric": {"__name__": "infiniband_switch_uplink_info", "guid": "0xfc6a1c0300e4f000", "port": "33",
+                    "switch": "leaf-07 Quantum-2", "uplink": "spine-02 Quantum-2",
+                    "uplink_guid": "0xfc6a1c0300e5a000", "uplink_port": "12", "uplink_type": "SW"},
+         "values": [[1748779200, "1"]]}]}})";
+    auto m = parsePrometheusMatrix("q.json", matrix);
+    REQUIRE(m.ok());
+    CHECK(m->series.empty());
+    REQUIRE_FALSE(m->switchSide.empty());
+    FabricBuilder fabric;
+    auto e = readPrometheusExposition("q.json", m->switchSide, fabric);
+    REQUIRE(e.ok());
+    REQUIRE(e->samples.size() == 2);
+    CHECK(e->samples[0].guid == 0xfc6a1c0300e4f000ULL);
+    CHECK(e->samples[0].port == 33);
+    CHECK(e->samples[1].value == 3);
+    CHECK(e->samples[1].timeNs == 1748779230500LL * 1'000'000);
+    CHECK(fabric.linkCount() == 1); // the uplink info series describes the cable
 }

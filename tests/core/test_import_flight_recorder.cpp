@@ -48,6 +48,8 @@ TEST_CASE("Flight Recorder names and bad dumps", "[core][import]")
     CHECK(opFromProfilingName("nccl:coalesced") == CollectiveOp::Other);
     CHECK(rankFromFileName("/tmp/comm_lib_trace_rank_1023") == 1023u);
     CHECK_FALSE(rankFromFileName("/tmp/trace.json").has_value());
+    CHECK(rankFromFileName("/dumps/nccl_trace_rank_12.pkl") == 12u);
+    CHECK(rankFromFileName("/dumps/rank_7.json.gz") == 7u);
     CHECK(dtypeBytes("Float") == 4);
     CHECK(dtypeBytes("Quaternion") == 0);
     auto r = parseFlightRecorderJson("nccl_trace_rank_0", "{\"entries\": []}");
