@@ -257,14 +257,16 @@ public:
     {
         RawEntry r;
         std::optional<std::int64_t> pgId, seqId;
-        std::optional<Id> key;
+        Id key = 0;
+        bool haveKey = false; // items alternate key, value
         m_doc.forEachItem(e, [&](Id x) {
-            if (!key) {
+            if (!haveKey) {
                 key = x;
+                haveKey = true;
                 return true;
             }
-            const auto k = m_doc.type(*key) == T::Str ? m_doc.str(*key) : std::string_view();
-            key.reset();
+            const auto k = m_doc.type(key) == T::Str ? m_doc.str(key) : std::string_view();
+            haveKey = false;
             switch (k.size()) { // dispatch on length first: most keys differ in it
             case 5:
                 if (k == "state") {
@@ -330,6 +332,14 @@ private:
 } // namespace
 
 Result<FrDump> parseFlightRecorderPickle(const std::string& file, std::string_view bytes)
+{
+    if (auto fast = fr_detail::parseFlightRecorderPickleStream(file, bytes)) {
+        return std::move(*fast);
+    }
+    return fr_detail::parseFlightRecorderPickleTree(file, bytes);
+}
+
+Result<FrDump> fr_detail::parseFlightRecorderPickleTree(const std::string& file, std::string_view bytes)
 {
     thread_local PickleDoc doc; // arenas reused across the per-rank files this thread reads
     if (auto err = parsePickleInto(file, bytes, doc)) {

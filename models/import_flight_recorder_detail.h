@@ -29,4 +29,10 @@ void finishEntry(const RawEntry& r, std::size_t index, const std::string& file, 
 // "[0, 1, 2, 3]" or "[0,1,2,3]" (a Python literal in a string) → ranks.
 std::vector<std::uint32_t> parseRanks(const std::string& s);
 
+// The fast path for pickle dumps (fr_pickle_stream.cpp): nullopt when the file is not in the shape it reads, and
+// the caller falls back to the general reader of pickle_reader.h.
+std::optional<Result<FrDump>> parseFlightRecorderPickleStream(const std::string& file, std::string_view bytes);
+// The general reader: a tree of the whole pickle (pickle_reader.h), then the entries read off it.
+Result<FrDump> parseFlightRecorderPickleTree(const std::string& file, std::string_view bytes);
+
 } // namespace stallscope::fr_detail

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "bundle_reader.h"
 #include "import_flight_recorder.h"
+#include "import_flight_recorder_detail.h"
 #include "pickle_reader.h"
+#include "raw_writer.h"
 #include "test_support.h"
 
 #include <catch2/catch.hpp>
@@ -180,4 +182,54 @@ TEST_CASE("a folder of pickle dumps opens as raw files", "[core][import][pickle]
     CHECK(s.collectiveCount() == 3 + 2 + 1);
     CHECK(s.collectives[5].size() == 2);
     CHECK_THAT(r->recognised.front(), Catch::Contains("3 Flight Recorder pickle dumps"));
+}
+
+TEST_CASE("the streaming pickle reader gives what the tree reader gives, or hands over", "[core][import][pickle]")
+{
+    auto same = [](const FrDump& a, const FrDump& b) {
+        REQUIRE(a.entries.size() == b.entries.size());
+        CHECK(a.version == b.version);
+        CHECK(a.rank == b.rank);
+        CHECK(a.p2pSkipped == b.p2pSkipped);
+        CHECK(a.warnings.size() == b.warnings.size());
+        REQUIRE(a.groups.size() == b.groups.size());
+        for (const auto& [name, g] : a.groups) {
+            CHECK(b.groups.at(name).ranks == g.ranks);
+            CHECK(b.groups.at(name).desc == g.desc);
+        }
+        for (std::size_t i = 0; i < a.entries.size(); ++i) {
+            const auto &x = a.entries[i], &y = b.entries[i];
+            CHECK((x.pg == y.pg && x.seq == y.seq && x.op == y.op && x.bytes == y.bytes && x.state == y.state
+                && x.enqueueNs == y.enqueueNs && x.startNs == y.startNs && x.endNs == y.endNs));
+        }
+    };
+    std::vector<std::pair<std::string, std::string>> inputs;
+    for (const char* name : { "nccl_trace_rank_3", "nccl_trace_rank_5", "comm_lib_trace_rank_6" }) {
+        inputs.emplace_back(name, readFile(pickleFile(name)));
+    }
+    // The simulator's dumps (PickleWriter, torch::jit::Pickler's subset), timed-out and hung entries included.
+    TempDir tmp;
+    auto c = tinyConfig();
+    c.faults = { parseFaultSpec("flap:host-leaf:rank=3:at=60s:for=45s").value() };
+    c.durationNs = 12 * 60 * kNsPerSec;
+    const auto sim = simulateOrFail(c);
+    REQUIRE(writeRawFolder(*sim.snapshot, tmp.str("raw")).empty());
+    for (const char* name : { "nccl_trace_rank_0", "nccl_trace_rank_3", "nccl_trace_rank_63" }) {
+        inputs.emplace_back(name, readFile(tmp.path() / "raw" / name));
+    }
+    for (const auto& [name, bytes] : inputs) {
+        INFO(name);
+        auto fast = fr_detail::parseFlightRecorderPickleStream(name, bytes);
+        REQUIRE(fast.has_value()); // these are all shapes it reads
+        REQUIRE(fast->ok());
+        auto tree = fr_detail::parseFlightRecorderPickleTree(name, bytes);
+        REQUIRE(tree.ok());
+        same(fast->value(), tree.value());
+    }
+    // Shapes it hands over: ranks as a list, a GLOBAL opcode, a truncated file.
+    CHECK_FALSE(fr_detail::parseFlightRecorderPickleStream("x", inputs[0].second.substr(0, 500)).has_value());
+    const std::string evil("\x80\x02"
+                           "cposix\nsystem\nq\x00X\x04\x00\x00\x00trueq\x01\x85q\x02Rq\x03.",
+        36);
+    CHECK_FALSE(fr_detail::parseFlightRecorderPickleStream("x", evil).has_value());
 }
