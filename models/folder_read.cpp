@@ -228,6 +228,20 @@ void learnYear(Gathered& g)
 
 // One file: recognised and read into `g`. A file that cannot be read is returned as an issue; the caller
 // leaves it out with a warning (partial input opens).
+// "; pg 0: last completed 1841, started 1842, enqueued 1843" — where each group stood when the dump was taken.
+std::string statusNote(const FrDump& d)
+{
+    std::string out;
+    for (const auto& [pg, st] : d.pgStatus) {
+        out += "; pg " + pg + ": last completed " + std::to_string(st.lastCompleted) + ", started "
+            + std::to_string(st.lastStarted) + ", enqueued " + std::to_string(st.lastEnqueued);
+        if (out.size() > 200) {
+            break;
+        }
+    }
+    return out;
+}
+
 // A file read and, when its parse depends on no other file, parsed — on any thread.
 struct Parsed
 {
@@ -277,7 +291,7 @@ std::optional<LoadIssue> readOne(const fs::path& p, Parsed& parsed, Gathered& g)
         g.warn(d->warnings);
         g.note(p, pickle ? "Flight Recorder pickle dump" : "Flight Recorder JSON dump",
             "rank " + std::to_string(*d->rank) + ", version " + d->version + ", " + std::to_string(d->entries.size())
-                + " collectives");
+                + " collectives" + statusNote(d.value()));
         g.dumps.emplace_back(file, std::move(d.value()));
         return std::nullopt;
     }

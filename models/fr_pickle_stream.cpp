@@ -36,6 +36,10 @@ enum Key : std::uint8_t {
     kTimeCompleted,
     kState,
     kRetired,
+    kPgStatus,
+    kLastEnqueued,
+    kLastStarted,
+    kLastCompleted,
 };
 
 Key classify(std::string_view s)
@@ -46,7 +50,9 @@ Key classify(std::string_view s)
               { "collective_seq_id", kCollectiveSeqId }, { "seq_id", kSeqId }, { "profiling_name", kProfilingName },
               { "input_sizes", kInputSizes }, { "input_dtypes", kInputDtypes }, { "time_created_ns", kTimeCreated },
               { "time_discovered_started_ns", kTimeStarted }, { "time_discovered_completed_ns", kTimeCompleted },
-              { "state", kState }, { "retired", kRetired } };
+              { "state", kState }, { "retired", kRetired }, { "pg_status", kPgStatus },
+              { "last_enqueued_collective", kLastEnqueued }, { "last_started_collective", kLastStarted },
+              { "last_completed_collective", kLastCompleted } };
     if (s.size() < 4 || s.size() > 28) {
         return kOther;
     }
@@ -92,7 +98,8 @@ struct Chunk
 
 struct GroupFields
 {
-    Cell desc, ranks;
+    Cell desc, ranks; // pg_config
+    Cell lastEnqueued, lastStarted, lastCompleted; // pg_status
 };
 
 // Buffers kept per thread and reused from file to file: fresh memory costs more than the parse here.
@@ -190,6 +197,33 @@ public:
                     }
                     d.groups[std::string(view(name))] = std::move(group);
                 }
+            }
+        }
+        for (const auto& [k, v] : root) {
+            if (k.key != kPgStatus || v.tag != Tag::Dict || v.a >= m_dictChildren.size()) {
+                continue;
+            }
+            for (const auto& [name, g] : m_dictChildren[v.a]) {
+                const auto gi = m_slots[g].group;
+                if (gi < 0) {
+                    continue;
+                }
+                const auto& gf = m_groups[static_cast<std::size_t>(gi)];
+                auto loose = [&](const Cell& c) -> std::int64_t {
+                    if (c.tag == Tag::Int) {
+                        return c.i;
+                    }
+                    if (c.tag != Tag::Str) {
+                        return -1;
+                    }
+                    try {
+                        return std::stoll(std::string(view(c)));
+                    } catch (const std::exception&) {
+                        return -1;
+                    }
+                };
+                d.pgStatus[std::string(view(name))]
+                    = { loose(gf.lastEnqueued), loose(gf.lastStarted), loose(gf.lastCompleted) };
             }
         }
         for (const auto& [k, v] : root) {
@@ -304,7 +338,17 @@ private:
         case kOther:
         case kVersion:
         case kPgConfig:
+        case kPgStatus:
         case kEntries:
+            return true;
+        case kLastEnqueued:
+            group().lastEnqueued = v;
+            return true;
+        case kLastStarted:
+            group().lastStarted = v;
+            return true;
+        case kLastCompleted:
+            group().lastCompleted = v;
             return true;
         case kDesc:
             group().desc = v;

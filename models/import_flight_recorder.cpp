@@ -375,6 +375,30 @@ Result<FrDump> fr_detail::parseFlightRecorderPickleTree(const std::string& file,
             d.groups[std::string(p.str(kv[k]))] = std::move(group);
         }
     }
+    if (const auto status = p.get(p.root(), "pg_status"); status && p.type(*status) == T::Dict) {
+        const auto kv = p.items(*status);
+        for (std::size_t k = 0; k + 1 < kv.size(); k += 2) {
+            if (p.type(kv[k]) != T::Str || p.type(kv[k + 1]) != T::Dict) {
+                continue;
+            }
+            auto loose = [&](const char* key) -> std::int64_t {
+                const auto v = p.get(kv[k + 1], key);
+                if (!v) {
+                    return -1;
+                }
+                if (p.type(*v) == T::Int) {
+                    return p.integer(*v);
+                }
+                try {
+                    return p.type(*v) == T::Str ? std::stoll(std::string(p.str(*v))) : -1;
+                } catch (const std::exception&) {
+                    return -1;
+                }
+            };
+            d.pgStatus[std::string(p.str(kv[k]))] = { loose("last_enqueued_collective"),
+                loose("last_started_collective"), loose("last_completed_collective") };
+        }
+    }
     if (const auto entries = p.get(p.root(), "entries")) {
         if (p.type(*entries) != T::List) {
             return LoadIssue { file, 0, -1, "\"entries\" is not a list" };

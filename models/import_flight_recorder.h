@@ -34,11 +34,19 @@ struct FrGroup
     std::vector<std::uint32_t> ranks;
 };
 
+// pg_status: how far each process group got on this rank (ints in pickle, strings in JSON; -1 = none yet).
+// A rank whose last enqueued collective is behind the others' never reached the collective they wait in.
+struct FrPgStatus
+{
+    std::int64_t lastEnqueued = -1, lastStarted = -1, lastCompleted = -1;
+};
+
 struct FrDump
 {
     std::optional<std::uint32_t> rank; // from the file name, when it ends in digits
     std::string version; // "2.10"
     std::map<std::string, FrGroup> groups; // pg_config
+    std::map<std::string, FrPgStatus> pgStatus; // pg_status, keyed by the PG id string
     std::vector<FrEntry> entries; // collectives only, oldest first
     std::size_t p2pSkipped = 0;
     std::vector<LoadIssue> warnings;

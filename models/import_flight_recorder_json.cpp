@@ -156,6 +156,51 @@ void readGroups(ond::object cfg, FrDump& d)
     }
 }
 
+// An int, or an int in a string (JSON dumps quote pg_status values); -1 otherwise.
+std::int64_t looseInt(ond::value v)
+{
+    std::int64_t i = -1;
+    if (!v.get_int64().get(i)) {
+        return i;
+    }
+    std::string_view s;
+    if (!v.get_string().get(s)) {
+        try {
+            return std::stoll(std::string(s));
+        } catch (const std::exception&) {
+        }
+    }
+    return -1;
+}
+
+void readPgStatus(ond::object status, FrDump& d)
+{
+    for (auto field : status) {
+        std::string_view pg;
+        ond::object o;
+        if (field.unescaped_key().get(pg) || field.value().get_object().get(o)) {
+            continue;
+        }
+        const std::string key(pg);
+        FrPgStatus st;
+        for (auto f : o) {
+            std::string_view k;
+            ond::value v;
+            if (f.unescaped_key().get(k) || f.value().get(v)) {
+                continue;
+            }
+            if (k == "last_enqueued_collective") {
+                st.lastEnqueued = looseInt(v);
+            } else if (k == "last_started_collective") {
+                st.lastStarted = looseInt(v);
+            } else if (k == "last_completed_collective") {
+                st.lastCompleted = looseInt(v);
+            }
+        }
+        d.pgStatus[key] = st;
+    }
+}
+
 LoadIssue invalid(const std::string& file, const std::string& text, ond::document& doc, simdjson::error_code err)
 {
     std::int64_t offset = -1;
@@ -217,6 +262,11 @@ Result<FrDump> parseFlightRecorderJson(const std::string& file, const std::strin
                 ond::object cfg;
                 if (!v.get_object().get(cfg)) {
                     readGroups(cfg, d);
+                }
+            } else if (key == "pg_status") {
+                ond::object status;
+                if (!v.get_object().get(status)) {
+                    readPgStatus(status, d);
                 }
             } else if (key == "entries") {
                 ond::array entries;

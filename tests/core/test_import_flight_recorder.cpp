@@ -22,6 +22,9 @@ TEST_CASE("Flight Recorder JSON dumps become collective records", "[core][import
     CHECK(d.groups.at("0").ranks == std::vector<std::uint32_t> { 0, 1, 2, 3 });
     CHECK(d.groups.at("1").ranks == std::vector<std::uint32_t> { 2, 3 }); // "[2,3]" without spaces
     CHECK(d.p2pSkipped == 1);
+    REQUIRE(d.pgStatus.count("0"));
+    CHECK(d.pgStatus.at("0").lastCompleted == 1841); // a string in JSON
+    CHECK(d.pgStatus.at("0").lastEnqueued == 1843);
     REQUIRE(d.entries.size() == 3);
     const auto& ar = d.entries[0];
     CHECK(ar.op == CollectiveOp::AllReduce);

@@ -92,6 +92,8 @@ TEST_CASE("pickle Flight Recorder dumps read like their JSON form", "[core][impo
         CHECK((a.endNs == kNoTime) == (b.endNs == kNoTime));
     }
     CHECK(p->groups.at("1").ranks == std::vector<std::uint32_t> { 2, 3 });
+    REQUIRE(p->pgStatus.count("0"));
+    CHECK(p->pgStatus.at("0").lastStarted == 1842); // an int in pickle
 }
 
 TEST_CASE("pickle dumps of versions 2.4 (timing off) and 2.7", "[core][import][pickle]")
@@ -180,6 +182,7 @@ TEST_CASE("a folder of pickle dumps opens as raw files", "[core][import][pickle]
     const auto& s = *r->snapshot;
     CHECK(s.job.worldSize == 7);
     CHECK(s.collectiveCount() == 3 + 2 + 1);
+    CHECK_THAT(r->recognised[1] + r->recognised[2], Catch::Contains("last completed"));
     CHECK(s.collectives[5].size() == 2);
     CHECK_THAT(r->recognised.front(), Catch::Contains("3 Flight Recorder pickle dumps"));
 }
@@ -193,6 +196,11 @@ TEST_CASE("the streaming pickle reader gives what the tree reader gives, or hand
         CHECK(a.p2pSkipped == b.p2pSkipped);
         CHECK(a.warnings.size() == b.warnings.size());
         REQUIRE(a.groups.size() == b.groups.size());
+        REQUIRE(a.pgStatus.size() == b.pgStatus.size());
+        for (const auto& [pg, st] : a.pgStatus) {
+            CHECK(b.pgStatus.at(pg).lastCompleted == st.lastCompleted);
+            CHECK(b.pgStatus.at(pg).lastEnqueued == st.lastEnqueued);
+        }
         for (const auto& [name, g] : a.groups) {
             CHECK(b.groups.at(name).ranks == g.ranks);
             CHECK(b.groups.at(name).desc == g.desc);
@@ -204,7 +212,8 @@ TEST_CASE("the streaming pickle reader gives what the tree reader gives, or hand
         }
     };
     std::vector<std::pair<std::string, std::string>> inputs;
-    for (const char* name : { "nccl_trace_rank_3", "nccl_trace_rank_5", "comm_lib_trace_rank_6" }) {
+    for (const char* name : { "nccl_trace_rank_3", "nccl_trace_rank_5", "comm_lib_trace_rank_6", "nccl_trace_rank_1",
+             "nccl_trace_rank_2" }) {
         inputs.emplace_back(name, readFile(pickleFile(name)));
     }
     // The simulator's dumps (PickleWriter, torch::jit::Pickler's subset), timed-out and hung entries included.
@@ -232,4 +241,19 @@ TEST_CASE("the streaming pickle reader gives what the tree reader gives, or hand
                            "cposix\nsystem\nq\x00X\x04\x00\x00\x00trueq\x01\x85q\x02Rq\x03.",
         36);
     CHECK_FALSE(fr_detail::parseFlightRecorderPickleStream("x", evil).has_value());
+}
+
+TEST_CASE("pickle dumps of versions 2.3 and 2.5", "[core][import][pickle]")
+{
+    auto v23 = parseFlightRecorderPickle(pickleFile("nccl_trace_rank_1"), readFile(pickleFile("nccl_trace_rank_1")));
+    REQUIRE(v23.ok());
+    CHECK(v23->version == "2.3");
+    REQUIRE(v23->entries.size() == 2);
+    CHECK(v23->entries[1].state == CollectiveState::TimedOut); // scheduled but retired: the watchdog gave up
+    auto v25 = parseFlightRecorderPickle(pickleFile("nccl_trace_rank_2"), readFile(pickleFile("nccl_trace_rank_2")));
+    REQUIRE(v25.ok());
+    CHECK(v25->version == "2.5");
+    REQUIRE(v25->entries.size() == 1);
+    CHECK(v25->entries[0].op == CollectiveOp::ReduceScatter);
+    CHECK(v25->entries[0].bytes == 64ULL * 64 * 2);
 }

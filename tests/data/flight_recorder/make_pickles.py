@@ -57,6 +57,13 @@ v24 = dump("2.4", [
 v27 = dump("2.7", [entry(5, 9, "nccl:broadcast", "completed", T0, T0 + 1000, T0 + 2000000, True, [[8]], "Long",
                          version="2.7")], extra={"nccl_version": "2.20.5"})
 
-for name, obj in [("nccl_trace_rank_3", v210), ("nccl_trace_rank_5", v24), ("comm_lib_trace_rank_6", v27)]:
+# 2.3 and 2.5: the 2.4 shape (thread fields came with 2.10), a completed and a timed-out entry.
+v23 = dump("2.3", [entry(1, 7, "nccl:all_reduce", "completed", T0, None, T0 + 10**6, True, version="2.3"),
+                   entry(2, 8, "nccl:all_reduce", "scheduled", T0 + 10**9, None, None, True, version="2.3")])
+v25 = dump("2.5", [entry(3, 40, "nccl:reduce_scatter_tensor_coalesced", "started", T0, T0 + 2000, None, True,
+                         [[64, 64]], "BFloat16", version="2.5")])
+
+for name, obj in [("nccl_trace_rank_3", v210), ("nccl_trace_rank_5", v24), ("comm_lib_trace_rank_6", v27),
+                  ("nccl_trace_rank_1", v23), ("nccl_trace_rank_2", v25)]:
     with open("pickle/" + name, "wb") as f:
         pickle.dump(obj, f, protocol=2)
