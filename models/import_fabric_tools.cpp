@@ -117,12 +117,19 @@ Result<IblinkinfoSnapshot> readIblinkinfo(
             continue;
         }
         if (std::regex_match(line, m, switchHeader)) {
-            node = { std::stoull(m[1], nullptr, 16), trim(m[2]), NodeKind::Switch, true };
+            node = LinkinfoLine {};
+            node.guid = std::stoull(m[1], nullptr, 16);
+            node.desc = trim(m[2]);
+            node.kind = NodeKind::Switch;
+            node.kindKnown = true;
             haveHeader = true;
             continue;
         }
         if (std::regex_match(line, m, caHeader)) {
-            node = { 0, trim(m[1]), NodeKind::Hca, true };
+            node = LinkinfoLine {};
+            node.desc = trim(m[1]);
+            node.kind = NodeKind::Hca;
+            node.kindKnown = true;
             haveHeader = true;
             continue;
         }

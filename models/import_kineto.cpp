@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "import_kineto.h"
 
+#include "import_flight_recorder_detail.h"
+
 #include <simdjson.h>
 
 #include <cmath>
@@ -122,21 +124,6 @@ Event readEvent(ond::object o)
     return e;
 }
 
-std::vector<std::uint32_t> ranksOf(const std::string& s)
-{
-    std::vector<std::uint32_t> out;
-    std::string digits;
-    for (char c : s + ",") {
-        if (std::isdigit(static_cast<unsigned char>(c))) {
-            digits += c;
-        } else if (!digits.empty()) {
-            out.push_back(static_cast<std::uint32_t>(std::stoul(digits)));
-            digits.clear();
-        }
-    }
-    return out;
-}
-
 } // namespace
 
 Result<KinetoTrace> parseKinetoTrace(const std::string& file, const std::string& text)
@@ -219,7 +206,7 @@ Result<KinetoTrace> parseKinetoTrace(const std::string& file, const std::string&
             enqueue.emplace(e.externalId, toNs(e.ts));
         }
         if (!e.pgRanks.empty() && !out.collectives.groups.count(e.pg.empty() ? "0" : e.pg)) {
-            out.collectives.groups[e.pg.empty() ? "0" : e.pg] = FrGroup { {}, ranksOf(e.pgRanks) };
+            out.collectives.groups[e.pg.empty() ? "0" : e.pg] = FrGroup { {}, fr_detail::parseRanks(e.pgRanks) };
         }
     }
     for (const auto& e : events) {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "import_rank_log.h"
 
+#include "time_format.h"
+
 #include <ctime>
 #include <regex>
 #include <sstream>
@@ -9,14 +11,7 @@ namespace stallscope {
 
 TimeNs logTimeNs(const LogClock& clock, int year, int month, int day, int h, int m, int s, TimeNs fracNs)
 {
-    std::tm tm {};
-    tm.tm_year = year - 1900;
-    tm.tm_mon = month - 1;
-    tm.tm_mday = day;
-    tm.tm_hour = h;
-    tm.tm_min = m;
-    tm.tm_sec = s;
-    return TimeNs(timegm(&tm)) * kNsPerSec + fracNs - clock.utcOffsetNs;
+    return utcCivilNs(year, month, day, h, m, s) + fracNs - clock.utcOffsetNs;
 }
 
 namespace {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "sample_stamp.h"
 
+#include "time_format.h"
+
 #include <algorithm>
 #include <ctime>
 #include <regex>
@@ -9,18 +11,6 @@
 namespace stallscope {
 
 namespace {
-
-TimeNs civil(int y, int mo, int d, int h, int mi, int s)
-{
-    std::tm tm {};
-    tm.tm_year = y - 1900;
-    tm.tm_mon = mo - 1;
-    tm.tm_mday = d;
-    tm.tm_hour = h;
-    tm.tm_min = mi;
-    tm.tm_sec = s;
-    return TimeNs(timegm(&tm)) * kNsPerSec;
-}
 
 TimeNs fractionNs(const std::string& digits)
 {
@@ -67,7 +57,7 @@ std::optional<TimeNs> parseSampleStamp(std::string_view raw)
         return TimeNs(whole); // ns
     }
     if (std::regex_match(line, m, iso)) {
-        TimeNs t = civil(std::stoi(m[1]), std::stoi(m[2]), std::stoi(m[3]), std::stoi(m[4]), std::stoi(m[5]),
+        TimeNs t = utcCivilNs(std::stoi(m[1]), std::stoi(m[2]), std::stoi(m[3]), std::stoi(m[4]), std::stoi(m[5]),
                        std::stoi(m[6]))
             + (m[7].matched ? fractionNs(m[7]) : 0);
         if (m[8].matched && (m[8].str()[0] == '+' || m[8].str()[0] == '-')) {
@@ -84,7 +74,7 @@ std::optional<TimeNs> parseSampleStamp(std::string_view raw)
         if (mo == 0) {
             return std::nullopt;
         }
-        return civil(std::stoi(m[7]), mo, std::stoi(m[2]), std::stoi(m[3]), std::stoi(m[4]), std::stoi(m[5]));
+        return utcCivilNs(std::stoi(m[7]), mo, std::stoi(m[2]), std::stoi(m[3]), std::stoi(m[4]), std::stoi(m[5]));
     }
     return std::nullopt;
 }

@@ -76,4 +76,16 @@ std::string formatCount(std::uint64_t n)
     return s;
 }
 
+TimeNs utcCivilNs(int year, int month, int day, int hour, int minute, int second)
+{
+    std::tm tm {};
+    tm.tm_year = year - 1900;
+    tm.tm_mon = month - 1;
+    tm.tm_mday = day;
+    tm.tm_hour = hour;
+    tm.tm_min = minute;
+    tm.tm_sec = second;
+    return TimeNs(timegm(&tm)) * kNsPerSec;
+}
+
 } // namespace stallscope
