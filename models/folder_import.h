@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// Opens a folder of raw files as the cluster left them (issue #6): each file is recognised by its content,
-// not its name. Recognised so far: Flight Recorder JSON dumps (one per rank), rank logs (rank → host → HCA,
-// transport errors, port events), ibnetdiscover output (topology), and the counters CSV of
-// `stallscope collect`. Everything else is listed as skipped, with the reason, in the warnings.
-// Joins: a rank's HCA is the one NCCL's "Using" line names for its CUDA device; the HCA's node in the topology
-// is "<host> <hca>"; collector rows join by host and device.
+// Opens a folder of raw files as the cluster left them (issue #6; docs/raw-folders.md): every file, a few
+// folders deep and gzip or not, is recognised by its content — Flight Recorder dumps (pickle, JSON, JSON lines),
+// profiler traces, rank logs, ibnetdiscover, iblinkinfo, perfquery, Prometheus scrapes and query_range results,
+// the OpenSM log, the collector's CSV, an optional mapping file — and what could not be read is a warning naming
+// the file. Work is split: folder_read.cpp (recognise and parse, dumps and traces on several threads),
+// folder_clocks.cpp (one job clock), folder_assemble.cpp (ranks, records, counters, link events).
 
 #include "bundle_reader.h"
 
