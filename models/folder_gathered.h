@@ -18,6 +18,7 @@
 
 #include <filesystem>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,7 @@ struct Gathered
     std::vector<std::pair<std::string, FrDump>> traces; // profiler traces, as dumps without open entries
     std::uint32_t worldHint = 0; // distributedInfo.world_size
     std::vector<std::pair<std::string, RankLogFacts>> logs;
+    std::set<std::size_t> rankFromName; // logs whose rank came from a file or folder name, not their lines
     std::vector<OpensmLog> opensm;
     std::vector<PromSeries> matrix;
     std::vector<std::pair<DatedFile, ExpositionFile>> exposition;

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstring>
 #include <ctime>
+#include <set>
 #include <thread>
 
 namespace stallscope::folder {
@@ -403,12 +404,16 @@ std::optional<LoadIssue> readOne(const fs::path& p, Parsed& parsed, Gathered& g)
             g.warnings.push_back(f.error());
             return std::nullopt;
         }
+        const bool named = !f->rank; // the content did not say: the name has to
         if (!f->rank) {
             // "rank17.log", "rank_17.err", "17.log" — not "gpu-a017.log" or NCCL_DEBUG_FILE's "nccl.host.pid"
             f->rank = rankFromFolderName(p.stem().string());
         }
         if (!f->rank) {
             f->rank = rankFromFolderName(p.parent_path().filename().string()); // "logs/17/stderr.log"
+        }
+        if (named && f->rank) {
+            g.rankFromName.insert(g.logs.size());
         }
         g.warn(f->warnings);
         g.note(p, "rank log",
@@ -449,6 +454,32 @@ void leaveOut(LoadIssue issue, Gathered& g)
 {
     issue.message += " (the file is left out)";
     g.warnings.push_back(std::move(issue));
+}
+
+// A rank taken from a file or folder name is dropped when logs of other hosts claim the same rank: torchrun's
+// --log-dir names its folders by LOCAL rank (attempt_0/3/stderr.log on every node), which is no global rank.
+void dropAmbiguousNames(Gathered& g)
+{
+    std::map<std::uint32_t, std::set<std::string>> hostsOf;
+    for (const auto& [file, f] : g.logs) {
+        if (f.rank) {
+            hostsOf[*f.rank].insert(f.host);
+        }
+    }
+    std::size_t dropped = 0;
+    for (auto i : g.rankFromName) {
+        auto& f = g.logs[i].second;
+        if (f.rank && hostsOf[*f.rank].size() > 1) {
+            f.rank.reset();
+            ++dropped;
+        }
+    }
+    if (dropped > 0) {
+        g.warnings.push_back({ g.logs.front().first, 0, -1,
+            std::to_string(dropped)
+                + " logs take their rank from a file or folder name that logs of other hosts share (a local rank?): "
+                  "they are not placed; NCCL_DEBUG=INFO lines or a mapping file would place them" });
+    }
 }
 
 // Every file read, recognised and — for the formats whose parse needs no other file (dumps, traces) — parsed,
@@ -513,6 +544,7 @@ std::optional<LoadIssue> readFolder(const std::string& dir, Gathered& g, Progres
         }
         parsed[later[k]].text.clear();
     }
+    dropAmbiguousNames(g);
     return std::nullopt;
 }
 

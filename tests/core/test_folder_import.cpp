@@ -156,3 +156,26 @@ TEST_CASE("counter series going backwards and a duplicate rank are warnings with
     CHECK(duplicate);
     CHECK(r->snapshot->job.worldSize == 2);
 }
+
+TEST_CASE("torchrun's local-rank folders do not place ranks", "[core][import]")
+{
+    TempDir tmp;
+    const auto dir = tmp.path();
+    const long long t0 = 1'748'779'200'000'000'000LL;
+    writeFile(dir / "nccl_trace_rank_0", dump(0, t0, false));
+    writeFile(dir / "nccl_trace_rank_1", dump(1, t0, false));
+    // --log-dir layout on two nodes: each node's local rank 0 in a folder named 0
+    for (const char* host : { "hostA", "hostB" }) {
+        std::filesystem::create_directories(dir / host / "attempt_0" / "0");
+        writeFile(dir / host / "attempt_0" / "0" / "stderr.log",
+            std::string(host) + ":1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB\n");
+    }
+    auto r = loadBundle(dir.string());
+    REQUIRE(r.ok());
+    bool warned = false;
+    for (const auto& w : r->warnings) {
+        warned = warned || w.message.find("a local rank?") != std::string::npos;
+    }
+    CHECK(warned);
+    CHECK(r->snapshot->str(r->snapshot->ranks[0].host).empty()); // not placed on either host
+}
