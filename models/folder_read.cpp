@@ -122,7 +122,9 @@ Kind sniff(const std::string& text)
     }
     const auto first = text.find_first_not_of(" \t\r\n");
     const bool object = first != std::string::npos && text[first] == '{';
-    if (object && text.find("\"entries\"") != std::string::npos && text.find("\"version\"") != std::string::npos) {
+    // A JSON dump omits "entries" when its buffer is empty (formats.md §1b): pg_config says what it is then.
+    if (object && text.find("\"version\"") != std::string::npos
+        && (text.find("\"entries\"") != std::string::npos || text.find("\"pg_config\"") != std::string::npos)) {
         return Kind::FlightRecorderJson;
     }
     if (object && text.find("\"collective_seq_id\"") < text.find('\n', first)) { // JSON lines, one entry a line

@@ -179,3 +179,18 @@ TEST_CASE("torchrun's local-rank folders do not place ranks", "[core][import]")
     CHECK(warned);
     CHECK(r->snapshot->str(r->snapshot->ranks[0].host).empty()); // not placed on either host
 }
+
+TEST_CASE("a JSON dump with an empty buffer (no entries key) is still a rank's dump", "[core][import]")
+{
+    TempDir tmp;
+    const long long t0 = 1'748'779'200'000'000'000LL;
+    writeFile(tmp.path() / "nccl_trace_rank_0", dump(0, t0, false));
+    writeFile(tmp.path() / "nccl_trace_rank_1",
+        R"({"version": "2.10", "pg_config": {"0": {"name": "0", "desc": "default_pg", "ranks": "[0, 1]"}},
+            "pg_status": {"0": {"last_enqueued_collective": "-1", "last_started_collective": "-1",
+                                "last_completed_collective": "-1"}}})");
+    auto r = loadBundle(tmp.str());
+    REQUIRE(r.ok());
+    CHECK_THAT(r->recognised.front(), Catch::Contains("2 Flight Recorder JSON dumps"));
+    CHECK(r->snapshot->collectives[1].size() == 0);
+}
