@@ -124,23 +124,6 @@ Result<RankLogFacts> parseRankLog(const std::string& file, const std::string& te
             e.kind = m[3] == "port error" ? LogEventKind::PortError : LogEventKind::PortActive;
             e.hca = m[1].matched ? m[1].str() : std::string();
             f.events.push_back(e);
-        } else if (line.find("Got completion from peer") != std::string::npos
-            || line.find("Watchdog caught") != std::string::npos || line.find("Got async") != std::string::npos
-            || line.find("Got non-fatal async") != std::string::npos) {
-            if (!std::regex_search(line, m, watchdog)) {
-                f.warnings.push_back({ file, lineNo, -1,
-                    "a transport error, port event or watchdog line that does not read to its end (cut in half?): "
-                    "skipped" });
-                continue;
-            }
-            e.kind = LogEventKind::WatchdogTimeout;
-            e.seq = static_cast<std::uint32_t>(std::stoul(m[1]));
-            e.op = m[2];
-            static const std::regex ranForCut(R"(ran for (\d+) milliseconds)");
-            if (std::smatch r; std::regex_search(line, r, ranForCut)) {
-                e.ranForMs = std::stoll(r[1]);
-            }
-            f.events.push_back(e);
         } else if (std::regex_search(line, m, watchdog)) {
             e.kind = LogEventKind::WatchdogTimeout;
             e.seq = static_cast<std::uint32_t>(std::stoul(m[1]));
@@ -150,6 +133,13 @@ Result<RankLogFacts> parseRankLog(const std::string& file, const std::string& te
                 e.ranForMs = std::stoll(r[1]);
             }
             f.events.push_back(e);
+        } else if (line.find("Got completion from peer") != std::string::npos
+            || line.find("Watchdog caught") != std::string::npos || line.find("Got async") != std::string::npos
+            || line.find("Got non-fatal async") != std::string::npos) {
+            // The start of a line the patterns above read, without its end.
+            f.warnings.push_back({ file, lineNo, -1,
+                "a transport error, port event or watchdog line that does not read to its end (cut in half?): "
+                "skipped" });
         }
     }
     if (!text.empty() && text.back() != '\n' && lineNo > 0) {
