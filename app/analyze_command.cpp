@@ -2,9 +2,9 @@
 #include "cli_options.h"
 #include "commands.h"
 
-#include "analysis.h"
-#include "bundle_reader.h"
-#include "sim_config.h"
+#include "analysis/analysis.h"
+#include "import/open_job.h"
+#include "core/time_format.h"
 
 #include <ostream>
 
@@ -76,7 +76,7 @@ int runAnalyze(const std::vector<std::string>& args, std::ostream& out, std::ost
         err << "stallscope analyze: " << bad << "\n" << usage();
         return kExitUsage;
     }
-    auto loaded = loadBundle(parsed.positional[0]);
+    auto loaded = openJob(parsed.positional[0]);
     if (!loaded) {
         err << "stallscope analyze: " << loaded.error().format() << '\n';
         return kExitBadInput;

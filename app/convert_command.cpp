@@ -2,9 +2,9 @@
 #include "cli_options.h"
 #include "commands.h"
 
-#include "bundle_reader.h"
-#include "bundle_writer.h"
-#include "time_format.h"
+#include "import/open_job.h"
+#include "bundle/writer.h"
+#include "core/time_format.h"
 
 #include <chrono>
 #include <filesystem>
@@ -65,7 +65,7 @@ int runConvert(const std::vector<std::string>& args, std::ostream& out, std::ost
         options.collectives = options.counters = *f == "jsonl" ? ColumnFormat::JsonLines : ColumnFormat::Binary;
     }
     const auto t0 = std::chrono::steady_clock::now();
-    auto loaded = loadBundle(in);
+    auto loaded = openJob(in);
     if (!loaded) {
         err << "stallscope convert: " << loaded.error().format() << '\n';
         return kExitBadInput;

@@ -2,9 +2,9 @@
 #include "cli_options.h"
 #include "commands.h"
 
-#include "analysis.h"
-#include "bundle_reader.h"
-#include "trace_export.h"
+#include "analysis/analysis.h"
+#include "import/open_job.h"
+#include "export/trace_export.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -49,7 +49,7 @@ int runExportTrace(const std::vector<std::string>& args, std::ostream& out, std:
             << usage();
         return kExitUsage;
     }
-    auto loaded = loadBundle(a.positional[0]);
+    auto loaded = openJob(a.positional[0]);
     if (!loaded) {
         err << "stallscope export-trace: " << loaded.error().format() << '\n';
         return kExitBadInput;

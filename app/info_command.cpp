@@ -2,8 +2,8 @@
 #include "cli_options.h"
 #include "commands.h"
 
-#include "bundle_reader.h"
-#include "snapshot_summary.h"
+#include "import/open_job.h"
+#include "core/snapshot_summary.h"
 
 #include <ostream>
 
@@ -38,7 +38,7 @@ int runInfo(const std::vector<std::string>& args, std::ostream& out, std::ostrea
         return kExitUsage;
     }
     const auto& path = parsed.positional[0];
-    auto loaded = loadBundle(path);
+    auto loaded = openJob(path);
     if (!loaded) {
         err << "stallscope info: " << loaded.error().format() << '\n';
         return kExitBadInput;

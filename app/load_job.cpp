@@ -26,7 +26,7 @@ OpenedBundle openBundle(const std::string& path, SharedProgress& progress, const
 {
     OpenedBundle out;
     out.path = path;
-    auto loaded = loadBundle(path, progress);
+    auto loaded = openJob(path, progress);
     if (!loaded) {
         out.error = loaded.error().format();
         return out;

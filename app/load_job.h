@@ -5,9 +5,9 @@
 // atomics that the GUI polls (no signal per step from the worker); cancel() is honoured between stages and
 // inside the long loops.
 
-#include "analysis.h"
-#include "bundle_reader.h"
-#include "heatmap_model.h"
+#include "analysis/analysis.h"
+#include "import/open_job.h"
+#include "view/heatmap_model.h"
 
 #include <atomic>
 #include <functional>
@@ -40,7 +40,7 @@ struct OpenedBundle
     std::shared_ptr<const JobSnapshot> snapshot;
     std::shared_ptr<const AnalysisResult> analysis;
     std::shared_ptr<const HeatmapModel> heatmap;
-    LoadedBundle loaded; // figures for the summary (snapshot pointer shared with `snapshot`)
+    LoadedJob loaded; // figures for the summary (snapshot pointer shared with `snapshot`)
 };
 
 // Partial results as they become ready, so the window is useful in stages: first the snapshot (summary,

@@ -8,12 +8,12 @@
 #include "load_job.h"
 #include "postmortem_render.h"
 #include "postmortem_report.h"
-#include "review_session.h"
-#include "snapshot_summary.h"
+#include "view/review_session.h"
+#include "core/snapshot_summary.h"
 #include "summary_view.h"
-#include "time_format.h"
+#include "core/time_format.h"
 #include "topology_widget.h"
-#include "view_state.h"
+#include "view/view_state.h"
 
 #include <filesystem>
 

@@ -6,8 +6,8 @@
 #include "load_job.h"
 #include "postmortem_render.h"
 #include "postmortem_report.h"
-#include "review_session.h"
-#include "sim_config.h"
+#include "view/review_session.h"
+#include "core/time_format.h"
 
 #include <QString>
 

@@ -2,11 +2,12 @@
 #include "cli_options.h"
 #include "commands.h"
 
-#include "bundle_writer.h"
-#include "raw_writer.h"
-#include "sim_config.h"
-#include "simulator.h"
-#include "time_format.h"
+#include "bundle/writer.h"
+#include "core/atomic_file.h"
+#include "sim/raw_writer.h"
+#include "sim/config.h"
+#include "sim/simulator.h"
+#include "core/time_format.h"
 
 #include <charconv>
 #include <chrono>

@@ -7,14 +7,14 @@
 // Without STALLSCOPE_BENCH_BUNDLE the load benchmarks use a bundle generated once into
 // $TMPDIR/stallscope-bench-hour (the bench-hour preset: 1,024 ranks × 1 h × 10 collectives/s).
 // Load runs are warm (the bundle is in the page cache): that is what a user re-opening a bundle sees.
-#include "analysis.h"
-#include "bundle_reader.h"
-#include "bundle_writer.h"
-#include "heatmap_model.h"
-#include "mapped_file.h"
-#include "sim_config.h"
-#include "simulator.h"
-#include "snapshot_summary.h"
+#include "analysis/analysis.h"
+#include "import/open_job.h"
+#include "bundle/writer.h"
+#include "view/heatmap_model.h"
+#include "core/mapped_file.h"
+#include "sim/config.h"
+#include "sim/simulator.h"
+#include "core/snapshot_summary.h"
 
 #include <benchmark/benchmark.h>
 
@@ -89,7 +89,7 @@ void BM_LoadBundle(benchmark::State& state)
     double rssRatio = 0;
     for (auto _ : state) {
         const auto before = residentBytes();
-        auto loaded = loadBundle(dir);
+        auto loaded = openJob(dir);
         if (!loaded) {
             state.SkipWithError(loaded.error().format().c_str());
             return;
@@ -139,7 +139,7 @@ BENCHMARK(BM_FreshMemoryFloor)->Unit(benchmark::kMillisecond)->UseRealTime()->It
 // Full analysis of the bench-hour bundle (issue #3 target: <= 2 s for ~37 M records).
 void BM_AnalyzeBenchHour(benchmark::State& state)
 {
-    auto loaded = loadBundle(benchBundle());
+    auto loaded = openJob(benchBundle());
     if (!loaded) {
         state.SkipWithError(loaded.error().format().c_str());
         return;
@@ -174,7 +174,7 @@ BENCHMARK(BM_AnalyzeScaling)->Arg(15)->Arg(30)->Arg(60)->Unit(benchmark::kMillis
 // and pan, rasterizing every frame (the widget's cache misses on every step). Reports median and p99.
 void BM_HeatmapFrames(benchmark::State& state)
 {
-    auto loaded = loadBundle(benchBundle());
+    auto loaded = openJob(benchBundle());
     if (!loaded) {
         state.SkipWithError(loaded.error().format().c_str());
         return;

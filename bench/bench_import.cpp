@@ -4,9 +4,10 @@
 // by `stallscope simulate --raw` (bench/import_vs_python.sh makes them and runs Python's json/pickle on the
 // same files in the same run). Environment: STALLSCOPE_BENCH_RAW_JSON, STALLSCOPE_BENCH_RAW_PICKLE,
 // STALLSCOPE_BENCH_RAW_KINETO (folders).
-#include "bundle_reader.h"
-#include "import_flight_recorder.h"
-#include "import_kineto.h"
+#include "import/open_job.h"
+#include "import/flight_recorder/flight_recorder.h"
+#include "import/common/file_bytes.h"
+#include "import/kineto/kineto_trace.h"
 
 #include <benchmark/benchmark.h>
 
@@ -109,7 +110,7 @@ void BM_OpenRawFolder(benchmark::State& state)
     }
     std::uint64_t bytes = 0;
     for (auto _ : state) {
-        auto r = loadBundle(dir);
+        auto r = openJob(dir);
         if (!r) {
             state.SkipWithError(r.error().format().c_str());
             return;

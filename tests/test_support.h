@@ -3,9 +3,9 @@
 
 // Helpers shared by tests: temporary folders, small simulated bundles, file comparisons.
 
-#include "job_snapshot.h"
-#include "sim_config.h"
-#include "simulator.h"
+#include "core/job_snapshot.h"
+#include "sim/config.h"
+#include "sim/simulator.h"
 
 #include <filesystem>
 #include <string>

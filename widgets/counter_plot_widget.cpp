@@ -4,9 +4,9 @@
 
 #include "counter_plot_widget.h"
 
-#include "counter_plot_data.h"
-#include "job_snapshot.h"
-#include "view_state.h"
+#include "view/counter_plot_data.h"
+#include "core/job_snapshot.h"
+#include "view/view_state.h"
 
 #include <QContextMenuEvent>
 #include <QLabel>

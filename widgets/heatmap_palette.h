@@ -5,7 +5,7 @@
 // collective, vermillion for a job-wide stall (it must stand out at a glance), reddish purple for failed or
 // dead ranks, on the palette's own background for computing. Light and dark variants follow the app palette.
 
-#include "heatmap_model.h"
+#include "view/heatmap_model.h"
 
 #include <QColor>
 #include <QPalette>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "heatmap_widget.h"
 
-#include "time_format.h"
-#include "view_state.h"
+#include "core/time_format.h"
+#include "view/view_state.h"
 
 #include <QContextMenuEvent>
 #include <QHelpEvent>

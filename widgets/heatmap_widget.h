@@ -5,8 +5,8 @@
 // coloured by state. Observes the ViewState (window, cursor, selection) and one immutable HeatmapModel;
 // keeps no zoom of its own. The raster is cached per (model, window, size, dpr, order, palette).
 
-#include "analysis.h"
-#include "heatmap_model.h"
+#include "analysis/analysis.h"
+#include "view/heatmap_model.h"
 #include "heatmap_palette.h"
 
 #include <QImage>

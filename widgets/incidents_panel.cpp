@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "incidents_panel.h"
 
-#include "analysis.h"
-#include "time_format.h"
-#include "view_state.h"
+#include "analysis/analysis.h"
+#include "core/time_format.h"
+#include "view/view_state.h"
 
 #include <QFontDatabase>
 #include <QHeaderView>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "link_list_panel.h"
 
-#include "job_snapshot.h"
-#include "view_state.h"
+#include "core/job_snapshot.h"
+#include "view/view_state.h"
 
 #include <QLineEdit>
 #include <QListWidget>

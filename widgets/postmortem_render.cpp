@@ -4,9 +4,9 @@
 #include "counter_plot_widget.h"
 #include "heatmap_widget.h"
 #include "theme.h"
-#include "time_format.h"
+#include "core/time_format.h"
 #include "topology_widget.h"
-#include "view_state.h"
+#include "view/view_state.h"
 
 #include <QFileInfo>
 #include <QImage>

@@ -6,9 +6,9 @@
 // with the culprit marked, and a caption with the evidence and the cost. Deterministic for the same inputs
 // and size.
 
-#include "analysis.h"
-#include "heatmap_model.h"
-#include "review_session.h"
+#include "analysis/analysis.h"
+#include "view/heatmap_model.h"
+#include "view/review_session.h"
 
 #include <QPainter>
 #include <QSize>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "postmortem_report.h"
 
-#include "bundle_writer.h"
-#include "time_format.h"
+#include "core/atomic_file.h"
+#include "core/time_format.h"
 
 #include <filesystem>
 #include <sstream>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "summary_view.h"
 
-#include "snapshot_summary.h"
+#include "core/snapshot_summary.h"
 
 #include <QFontDatabase>
 #include <QLabel>

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "topology_widget.h"
 
-#include "analysis.h"
+#include "analysis/analysis.h"
 #include "heatmap_palette.h"
-#include "time_format.h"
-#include "view_state.h"
+#include "core/time_format.h"
+#include "view/view_state.h"
 
 #include <QContextMenuEvent>
 #include <QHelpEvent>

@@ -6,7 +6,7 @@
 // bundled per leaf and drawn one by one only when they are not normal or are marked. The culprit link of
 // the selected incident is marked. Clicking a host selects its first rank; clicking an uplink plots it.
 
-#include "link_state.h"
+#include "view/link_state.h"
 
 #include <QWidget>
 

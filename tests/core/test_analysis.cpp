@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Analysis pieces: counter windows across saturation and resets, policy verdicts, output formats.
-#include "analysis.h"
-#include "analysis_internal.h"
+#include "analysis/analysis.h"
+#include "analysis/internal.h"
 #include "test_support.h"
 
 #include <catch2/catch.hpp>

@@ -2,7 +2,7 @@
 // Accuracy of the analysis against the simulator's truth over a matrix of seeded scenarios (#3):
 // the culprit link is top-ranked in >= 95 % of flap scenarios that stalled; no link is blamed for a dead
 // rank or a straggler; stall bounds within max(one sample interval, 10 ms); GPU-seconds within 5 %.
-#include "analysis.h"
+#include "analysis/analysis.h"
 #include "test_support.h"
 
 #include <catch2/catch.hpp>

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
-#include "collectives.h"
-#include "counters.h"
-#include "sim_config.h"
-#include "time_format.h"
-#include "timeout_policy.h"
-#include "topology.h"
+#include "core/collectives.h"
+#include "core/counters.h"
+#include "sim/config.h"
+#include "core/time_format.h"
+#include "core/timeout_policy.h"
+#include "core/topology.h"
 
 #include <catch2/catch.hpp>
 

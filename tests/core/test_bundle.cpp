@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-#include "bundle_reader.h"
-#include "bundle_writer.h"
+#include "import/open_job.h"
+#include "bundle/writer.h"
+#include "core/atomic_file.h"
 #include "test_support.h"
 
 #include <catch2/catch.hpp>
@@ -71,8 +72,8 @@ TEST_CASE("binary and JSON Lines bundles round-trip to the same snapshot", "[cor
     CHECK(fs::exists(tmp.path() / "bin" / "collectives.bin"));
     CHECK(fs::exists(tmp.path() / "jsonl" / "collectives.jsonl"));
 
-    auto bin = loadBundle(tmp.str("bin"));
-    auto txt = loadBundle(tmp.str("jsonl"));
+    auto bin = openJob(tmp.str("bin"));
+    auto txt = openJob(tmp.str("jsonl"));
     INFO((bin ? "" : bin.error().format()) << (txt ? "" : txt.error().format()));
     REQUIRE(bin.ok());
     REQUIRE(txt.ok());
@@ -134,7 +135,7 @@ TEST_CASE("an existing bundle is replaced atomically, a non-bundle folder is not
     TempDir tmp;
     REQUIRE(writeBundle(*sim.snapshot, tmp.str("b")).empty());
     REQUIRE(writeBundle(*sim.snapshot, tmp.str("b")).empty()); // replace
-    CHECK(loadBundle(tmp.str("b")).ok());
+    CHECK(openJob(tmp.str("b")).ok());
     fs::create_directories(tmp.path() / "precious");
     writeFile(tmp.path() / "precious" / "notes.txt", "keep me");
     const auto err = writeBundle(*sim.snapshot, tmp.str("precious"));

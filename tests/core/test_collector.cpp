@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The host-side counter collector against a fake sysfs tree.
-#include "sysfs_collector.h"
+#include "collect/sysfs_collector.h"
 #include "test_support.h"
 
 #include <catch2/catch.hpp>

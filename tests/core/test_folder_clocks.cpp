@@ -2,10 +2,11 @@
 // One job clock for a raw folder: local-time logs in another zone are found and moved onto UTC, sources that
 // disagree are reported with the size of the disagreement, and the optional mapping file fills placements and
 // corrects clocks.
-#include "analysis.h"
-#include "bundle_reader.h"
-#include "import_mapping.h"
-#include "raw_writer.h"
+#include "analysis/analysis.h"
+#include "import/open_job.h"
+#include "core/time_format.h"
+#include "import/folder/mapping.h"
+#include "sim/raw_writer.h"
 #include "test_support.h"
 
 #include <catch2/catch.hpp>
@@ -24,7 +25,7 @@ SimConfig crashScenario()
     return c;
 }
 
-bool warned(const LoadedBundle& b, const std::string& part)
+bool warned(const LoadedJob& b, const std::string& part)
 {
     for (const auto& w : b.warnings) {
         if (w.message.find(part) != std::string::npos) {
@@ -43,7 +44,7 @@ TEST_CASE("rank logs in local time of another zone are put on the dumps' clock",
     RawWriteOptions o;
     o.logUtcOffsetNs = 2 * 3600 * kNsPerSec; // the hosts log in UTC+2
     REQUIRE(writeRawFolder(*sim.snapshot, tmp.str("raw"), o).empty());
-    auto r = loadBundle(tmp.str("raw"));
+    auto r = openJob(tmp.str("raw"));
     REQUIRE(r.ok());
     CHECK(warned(r.value(), "read as UTC+02:00"));
     const auto result = analyze(*r->snapshot);
@@ -57,7 +58,7 @@ TEST_CASE("rank logs in local time of another zone are put on the dumps' clock",
     {
         writeFile(tmp.path() / "raw" / "mapping.json",
             R"({"stallscope_mapping": 1, "time_zones": {"rank_logs": "+02:00", "opensm": "+02:00"}})");
-        auto m = loadBundle(tmp.str("raw"));
+        auto m = openJob(tmp.str("raw"));
         REQUIRE(m.ok());
         CHECK_FALSE(warned(m.value(), "read as UTC"));
         CHECK_THAT(m->recognised.front(), Catch::Contains("1 mapping file"));
@@ -76,11 +77,11 @@ TEST_CASE("profiler traces on a skewed clock are reported, and a clock offset al
     o.kineto = true;
     o.profilerSkewNs = 5 * kNsPerSec;
     REQUIRE(writeRawFolder(*sim.snapshot, tmp.str("raw"), o).empty());
-    auto r = loadBundle(tmp.str("raw"));
+    auto r = openJob(tmp.str("raw"));
     REQUIRE(r.ok());
     CHECK(warned(r.value(), "profiler traces disagree with the Flight Recorder dumps by +5.000s"));
     writeFile(tmp.path() / "raw" / "fix.json", R"({"stallscope_mapping": 1, "clock_offsets": {"profiler": "-5s"}})");
-    auto fixed = loadBundle(tmp.str("raw"));
+    auto fixed = openJob(tmp.str("raw"));
     REQUIRE(fixed.ok());
     CHECK_FALSE(warned(fixed.value(), "profiler traces disagree"));
 }
@@ -94,12 +95,12 @@ TEST_CASE("a mapping file places a rank whose log lost its NCCL lines", "[core][
     const auto sim = simulateOrFail(c);
     REQUIRE(writeRawFolder(*sim.snapshot, tmp.str("raw")).empty());
     std::filesystem::remove(tmp.path() / "raw" / "rank13.log");
-    auto without = loadBundle(tmp.str("raw"));
+    auto without = openJob(tmp.str("raw"));
     REQUIRE(without.ok());
     CHECK_FALSE(without->snapshot->ranks[13].hcaNode.has_value());
     writeFile(tmp.path() / "raw" / "mapping.json",
         R"({"stallscope_mapping": 1, "ranks": {"13": {"host": "gpu-a001", "hca": "mlx5_5", "gpu": 5}}})");
-    auto with = loadBundle(tmp.str("raw"));
+    auto with = openJob(tmp.str("raw"));
     REQUIRE(with.ok());
     REQUIRE(with->snapshot->ranks[13].hcaNode.has_value());
     const auto& s = *with->snapshot;

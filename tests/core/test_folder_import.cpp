@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // A folder of raw files opens as it is: recognised by content, joined by rank, host and HCA.
-#include "bundle_reader.h"
+#include "import/open_job.h"
 #include "test_support.h"
 
 #include <catch2/catch.hpp>
@@ -75,7 +75,7 @@ TEST_CASE("a folder of raw files opens without a manifest or mapping file", "[co
         "GUID:0x0c42a10300000002 LID range [4,4] of node: hostB mlx5_0\n"
         "Jun 01 12:00:34 000000 [7FFFF700] 0x02 -> SUBNET UP\n");
 
-    auto r = loadBundle(dir.string());
+    auto r = openJob(dir.string());
     INFO((r ? "" : r.error().format()));
     REQUIRE(r.ok());
     const auto& s = *r->snapshot;
@@ -120,7 +120,7 @@ TEST_CASE("a folder without dumps says what is missing", "[core][import]")
 {
     TempDir tmp;
     writeFile(tmp.path() / "notes.txt", "nothing here\n");
-    auto r = loadBundle(tmp.str());
+    auto r = openJob(tmp.str());
     REQUIRE_FALSE(r.ok());
     CHECK_THAT(r.error().format(), Catch::Contains("manifest.json is missing") && Catch::Contains("Flight Recorder"));
 }
@@ -143,7 +143,7 @@ TEST_CASE("counter series going backwards and a duplicate rank are warnings with
     writeFile(dir / "counters-hostA.csv",
         "t_ns,host,device,port,state,link_downed\n" + std::to_string(t0) + ",hostA,mlx5_0,1,4: ACTIVE,7\n"
             + std::to_string(t0 + 1'000'000'000) + ",hostA,mlx5_0,1,4: ACTIVE,2\n");
-    auto r = loadBundle(dir.string());
+    auto r = openJob(dir.string());
     REQUIRE(r.ok());
     bool backwards = false, duplicate = false;
     for (const auto& w : r->warnings) {
@@ -170,7 +170,7 @@ TEST_CASE("torchrun's local-rank folders do not place ranks", "[core][import]")
         writeFile(dir / host / "attempt_0" / "0" / "stderr.log",
             std::string(host) + ":1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB\n");
     }
-    auto r = loadBundle(dir.string());
+    auto r = openJob(dir.string());
     REQUIRE(r.ok());
     bool warned = false;
     for (const auto& w : r->warnings) {
@@ -189,7 +189,7 @@ TEST_CASE("a JSON dump with an empty buffer (no entries key) is still a rank's d
         R"({"version": "2.10", "pg_config": {"0": {"name": "0", "desc": "default_pg", "ranks": "[0, 1]"}},
             "pg_status": {"0": {"last_enqueued_collective": "-1", "last_started_collective": "-1",
                                 "last_completed_collective": "-1"}}})");
-    auto r = loadBundle(tmp.str());
+    auto r = openJob(tmp.str());
     REQUIRE(r.ok());
     CHECK_THAT(r->recognised.front(), Catch::Contains("2 Flight Recorder JSON dumps"));
     CHECK(r->snapshot->collectives[1].size() == 0);

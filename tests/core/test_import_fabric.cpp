@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Fabric inputs captured from a real simulated fabric (tests/data/ibsim: ibsim + opensm + infiniband-diags,
 // written by tests/fabric/fabric_capture.sh) and Prometheus expositions of the three exporter conventions.
-#include "fabric_builder.h"
-#include "import_fabric_tools.h"
-#include "import_ibnetdiscover.h"
-#include "import_opensm_log.h"
-#include "import_prom_text.h"
-#include "import_prometheus.h"
-#include "sample_stamp.h"
+#include "import/common/fabric_builder.h"
+#include "import/infiniband/fabric_tools.h"
+#include "import/infiniband/ibnetdiscover.h"
+#include "import/infiniband/opensm_log.h"
+#include "import/prometheus/exposition.h"
+#include "import/prometheus/http_answers.h"
+#include "import/common/sample_stamp.h"
 #include "test_support.h"
 
 #include <catch2/catch.hpp>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "import_flight_recorder.h"
+#include "import/flight_recorder/flight_recorder.h"
 #include "test_support.h"
 
 #include <catch2/catch.hpp>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "import_ibnetdiscover.h"
+#include "import/infiniband/ibnetdiscover.h"
 #include "test_support.h"
 
 #include <catch2/catch.hpp>

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-#include "bundle_reader.h"
-#include "import_kineto.h"
+#include "import/open_job.h"
+#include "import/common/file_bytes.h"
+#include "import/kineto/kineto_trace.h"
 #include "test_support.h"
 
 #include <catch2/catch.hpp>
@@ -79,7 +80,7 @@ TEST_CASE("a folder of gzipped profiler traces opens", "[core][import][kineto]")
     writeFile(tmp.path() / name, readFile(kineto(name)));
     REQUIRE(std::system(("gzip " + (tmp.path() / name).string()).c_str()) == 0);
     writeFile(tmp.path() / "rank1.json", readFile(kineto("old-kineto-rank1.json")));
-    auto r = loadBundle(tmp.str());
+    auto r = openJob(tmp.str());
     INFO((r ? "" : r.error().format()));
     REQUIRE(r.ok());
     CHECK(r->snapshot->job.worldSize == 4);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-#include "import_rank_log.h"
+#include "import/logs/rank_log.h"
 #include "test_support.h"
-#include "time_format.h"
+#include "core/time_format.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Every loader error path: the message names the file and the line (or byte offset) and what was
 // expected; nothing crashes; nothing is written into the bundle.
-#include "bundle_reader.h"
-#include "bundle_writer.h"
+#include "import/open_job.h"
+#include "bundle/writer.h"
 #include "test_support.h"
 
 #include <catch2/catch.hpp>
@@ -37,7 +37,7 @@ struct Fixture
     std::string load() const
     {
         const auto before = folderFingerprint(dir);
-        auto r = loadBundle(dir.string());
+        auto r = openJob(dir.string());
         REQUIRE(folderFingerprint(dir) == before); // a load never writes into the bundle
         REQUIRE_FALSE(r.ok());
         return r.error().format();
@@ -57,10 +57,10 @@ struct Fixture
 TEST_CASE("a missing folder or manifest is named", "[core][errors]")
 {
     TempDir tmp;
-    auto r = loadBundle(tmp.str("nope"));
+    auto r = openJob(tmp.str("nope"));
     REQUIRE_FALSE(r.ok());
     CHECK_THAT(r.error().format(), Catch::Contains("nope") && Catch::Contains("no such folder"));
-    r = loadBundle(tmp.str());
+    r = openJob(tmp.str());
     REQUIRE_FALSE(r.ok());
     CHECK_THAT(r.error().format(), Catch::Contains("manifest.json") && Catch::Contains("missing"));
 }
@@ -203,7 +203,7 @@ TEST_CASE("inconsistent but usable input opens with warnings", "[core][errors]")
 {
     Fixture f(ColumnFormat::JsonLines);
     f.replaceInFile("link_events.jsonl", "\"guid\":\"0x0", "\"guid\":\"0x7");
-    auto r = loadBundle(f.dir.string());
+    auto r = openJob(f.dir.string());
     REQUIRE(r.ok());
     REQUIRE_FALSE(r->warnings.empty());
     CHECK_THAT(r->warnings.front().format(),

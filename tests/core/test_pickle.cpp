@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-#include "bundle_reader.h"
-#include "import_flight_recorder.h"
-#include "import_flight_recorder_detail.h"
-#include "pickle_reader.h"
-#include "raw_writer.h"
+#include "import/open_job.h"
+#include "import/flight_recorder/flight_recorder.h"
+#include "import/flight_recorder/entry_semantics.h"
+#include "import/flight_recorder/pickle_reader.h"
+#include "sim/raw_writer.h"
 #include "test_support.h"
 
 #include <catch2/catch.hpp>
@@ -176,7 +176,7 @@ TEST_CASE("a folder of pickle dumps opens as raw files", "[core][import][pickle]
     for (const char* name : { "nccl_trace_rank_3", "nccl_trace_rank_5", "comm_lib_trace_rank_6" }) {
         writeFile(tmp.path() / name, readFile(pickleFile(name)));
     }
-    auto r = loadBundle(tmp.str());
+    auto r = openJob(tmp.str());
     INFO((r ? "" : r.error().format()));
     REQUIRE(r.ok());
     const auto& s = *r->snapshot;
@@ -189,7 +189,7 @@ TEST_CASE("a folder of pickle dumps opens as raw files", "[core][import][pickle]
 
 TEST_CASE("the streaming pickle reader gives what the tree reader gives, or hands over", "[core][import][pickle]")
 {
-    auto same = [](const FrDump& a, const FrDump& b) {
+    auto same = [](const RankRecords& a, const RankRecords& b) {
         REQUIRE(a.entries.size() == b.entries.size());
         CHECK(a.version == b.version);
         CHECK(a.rank == b.rank);

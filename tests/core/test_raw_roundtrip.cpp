@@ -2,9 +2,9 @@
 // Simulated incidents written as the raw files a cluster leaves behind (Flight Recorder dumps, rank logs,
 // ibnetdiscover, collector CSV, switch exporter, OpenSM log) open without a mapping file, and the analysis
 // of the folder names the same link — or no link and the right rank — as the simulator's truth.
-#include "analysis.h"
-#include "bundle_reader.h"
-#include "raw_writer.h"
+#include "analysis/analysis.h"
+#include "import/open_job.h"
+#include "sim/raw_writer.h"
 #include "test_support.h"
 
 #include <catch2/catch.hpp>
@@ -30,7 +30,7 @@ SimConfig scenario(std::uint32_t hosts, TimeNs duration, const std::string& faul
 struct Roundtrip
 {
     SimResult sim;
-    LoadedBundle loaded;
+    LoadedJob loaded;
     AnalysisResult result;
 };
 
@@ -41,7 +41,7 @@ Roundtrip roundtrip(const SimConfig& c, const TempDir& tmp, bool pickle)
     options.pickle = pickle;
     const auto dir = tmp.str("raw");
     REQUIRE(writeRawFolder(*rt.sim.snapshot, dir, options).empty());
-    auto r = loadBundle(dir);
+    auto r = openJob(dir);
     INFO((r ? "" : r.error().format()));
     REQUIRE(r.ok());
     for (const auto& w : r->warnings) {
@@ -169,7 +169,7 @@ TEST_CASE("raw folder: nested folders and gzip files as clusters leave them", "[
     }
     REQUIRE(std::system(("gzip " + (root / "fabric" / "ibnetdiscover.txt").string()).c_str()) == 0);
     writeFile(root / ".cache" / "nccl_trace_rank_99", "not read: hidden folder");
-    auto r = loadBundle(root.string());
+    auto r = openJob(root.string());
     INFO((r ? "" : r.error().format()));
     REQUIRE(r.ok());
     const auto& s = *r->snapshot;
@@ -190,7 +190,7 @@ TEST_CASE("raw folder: profiler traces without Flight Recorder dumps", "[core][i
     options.flightRecorder = false;
     options.kineto = true;
     REQUIRE(writeRawFolder(*sim.snapshot, tmp.str("raw"), options).empty());
-    auto r = loadBundle(tmp.str("raw"));
+    auto r = openJob(tmp.str("raw"));
     REQUIRE(r.ok());
     CHECK_THAT(r->recognised.front(), Catch::Contains("64 profiler traces"));
     const auto result = analyze(*r->snapshot);
@@ -207,7 +207,7 @@ TEST_CASE("raw folder: OpenSM traps time a leaf-spine flap the 30 s switch count
     c.counterIntervalNs = 30 * kNsPerSec;
     const auto sim = simulateOrFail(c);
     REQUIRE(writeRawFolder(*sim.snapshot, tmp.str("raw")).empty());
-    auto r = loadBundle(tmp.str("raw"));
+    auto r = openJob(tmp.str("raw"));
     REQUIRE(r.ok());
     const auto& s = *r->snapshot;
     const auto& truthLink = sim.snapshot->topology.link(sim.outages.at(0).link);
@@ -247,7 +247,7 @@ TEST_CASE("raw folder without rank logs: the link is named on its own evidence, 
     const auto flap = simulateOrFail(scenario(8, 240 * kNsPerSec, "flap:host-leaf:rank=37:at=100s:for=2s"));
     REQUIRE(writeRawFolder(*flap.snapshot, tmp.str("flap")).empty());
     dropLogs(tmp.path() / "flap");
-    auto r = loadBundle(tmp.str("flap"));
+    auto r = openJob(tmp.str("flap"));
     REQUIRE(r.ok());
     CHECK_FALSE(r->snapshot->ranks[37].hcaNode.has_value());
     const auto result = analyze(*r->snapshot);
@@ -259,7 +259,7 @@ TEST_CASE("raw folder without rank logs: the link is named on its own evidence, 
     const auto dead = simulateOrFail(scenario(8, 14 * 60 * kNsPerSec, "dead-rank:rank=21:at=90s"));
     REQUIRE(writeRawFolder(*dead.snapshot, tmp.str("dead")).empty());
     dropLogs(tmp.path() / "dead");
-    auto d = loadBundle(tmp.str("dead"));
+    auto d = openJob(tmp.str("dead"));
     REQUIRE(d.ok());
     for (const auto& inc : analyze(*d->snapshot).incidents) {
         CHECK_FALSE(inc.culprit.has_value());

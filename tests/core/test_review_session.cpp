@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "review_session.h"
+#include "view/review_session.h"
 #include "test_support.h"
 
 #include <catch2/catch.hpp>

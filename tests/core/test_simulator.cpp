@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The simulator's determinism and its physics against the timeout policy (formats.md §6).
-#include "bundle_writer.h"
+#include "bundle/writer.h"
 #include "test_support.h"
 
 #include <catch2/catch.hpp>

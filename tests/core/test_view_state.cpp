@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "view_state.h"
+#include "view/view_state.h"
 
 #include <catch2/catch.hpp>
 

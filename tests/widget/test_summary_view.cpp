@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-#include "bundle_reader.h"
-#include "bundle_writer.h"
-#include "snapshot_summary.h"
+#include "import/open_job.h"
+#include "bundle/writer.h"
+#include "core/snapshot_summary.h"
 #include "summary_view.h"
 #include "test_support.h"
 
@@ -17,7 +17,7 @@ TEST_CASE("the summary view shows what loaded", "[widget]")
     const auto sim = simulateOrFail(tinyConfig());
     TempDir tmp;
     REQUIRE(writeBundle(*sim.snapshot, tmp.str("b")).empty());
-    auto loaded = loadBundle(tmp.str("b"));
+    auto loaded = openJob(tmp.str("b"));
     REQUIRE(loaded.ok());
     SummaryView view;
     view.resize(800, 400);

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: MIT
+#include "analysis/analysis.h"
+
+#include "analysis/internal.h"
+#include "core/time_format.h"
+
+#include <algorithm>
+#include <chrono>
+
+namespace stallscope {
+
+using namespace analysis;
+
+std::string_view toString(IncidentKind k)
+{
+    switch (k) {
+    case IncidentKind::LinkFlap:
+        return "link_flap";
+    case IncidentKind::DeadRank:
+        return "dead_rank";
+    case IncidentKind::Straggler:
+        return "straggler";
+    case IncidentKind::Hang:
+        return "hang";
+    case IncidentKind::Unknown:
+        return "unknown";
+    }
+    return "unknown";
+}
+
+namespace {
+
+std::string rankList(const std::vector<std::uint32_t>& ranks, std::size_t max = 8)
+{
+    std::string s;
+    for (std::size_t i = 0; i < ranks.size() && i < max; ++i) {
+        s += (i ? ", " : "") + std::to_string(ranks[i]);
+    }
+    if (ranks.size() > max) {
+        s += ", … (" + std::to_string(ranks.size()) + " ranks)";
+    }
+    return s;
+}
+
+// Decides the kind from the evidence gathered, names the suspects, writes the one-line summary.
+void classify(const JobSnapshot& snap, Incident& inc)
+{
+    if (inc.kind == IncidentKind::Straggler) {
+        inc.summary = "rank " + std::to_string(inc.suspectRanks.front()) + " ("
+            + snap.str(snap.ranks[inc.suspectRanks.front()].host) + ") arrives last, by "
+            + formatDuration(inc.stragglerLeadNs) + " (median); no link implicated";
+        return;
+    }
+    if (inc.culprit) {
+        inc.kind = IncidentKind::LinkFlap;
+        inc.suspectRanks = inc.firstFailedRanks;
+        inc.summary = "link " + inc.culprit->a.node + " port " + std::to_string(inc.culprit->a.port) + " <-> "
+            + inc.culprit->b.node + " port " + std::to_string(inc.culprit->b.port) + " went down ("
+            + inc.culprit->confidence + " confidence)";
+        return;
+    }
+    if (!inc.missingRanks.empty()) {
+        inc.kind = IncidentKind::DeadRank;
+        inc.suspectRanks = inc.missingRanks;
+        inc.summary = "no link implicated; rank(s) " + rankList(inc.missingRanks) + " never entered the collective";
+        return;
+    }
+    if (!inc.firstFailedRanks.empty()) {
+        inc.kind = IncidentKind::Hang;
+        inc.suspectRanks = inc.firstFailedRanks;
+        inc.summary = "no link implicated; rank(s) " + rankList(inc.firstFailedRanks) + " failed first";
+        return;
+    }
+    inc.summary = inc.kind == IncidentKind::Hang ? "no link implicated; every rank entered and none completed"
+                                                 : "no link implicated; the collective stretched on every rank";
+}
+
+} // namespace
+
+AnalysisResult analyze(const JobSnapshot& snap, const AnalysisOptions& options, Progress& progress)
+{
+    const auto t0 = std::chrono::steady_clock::now();
+    AnalysisResult out;
+    out.recordsScanned = snap.collectiveCount();
+    out.collectives = matchCollectives(snap, progress);
+    progress.report("Finding stalls", 0, 1);
+    out.incidents = findStalls(snap, out.collectives, options);
+    auto stragglers = findStragglers(snap, out.collectives);
+    progress.report("Attributing to the fabric", 0, out.incidents.size());
+    const FabricIndex fabric(snap);
+    for (std::size_t i = 0; i < out.incidents.size(); ++i) {
+        if (progress.cancelled()) {
+            break;
+        }
+        attributeToFabric(fabric, out.incidents[i]);
+        progress.report("Attributing to the fabric", i + 1, out.incidents.size());
+    }
+    out.incidents.insert(
+        out.incidents.end(), std::make_move_iterator(stragglers.begin()), std::make_move_iterator(stragglers.end()));
+    std::stable_sort(out.incidents.begin(), out.incidents.end(),
+        [](const Incident& a, const Incident& b) { return a.startNs < b.startNs; });
+    for (std::size_t i = 0; i < out.incidents.size(); ++i) {
+        auto& inc = out.incidents[i];
+        inc.number = static_cast<int>(i + 1);
+        classify(snap, inc);
+        priceIncident(snap, inc);
+    }
+    out.whyPassed = whyItPassed(snap, out.incidents, options);
+    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return out;
+}
+
+AnalysisResult analyze(const JobSnapshot& snap, const AnalysisOptions& options)
+{
+    NullProgress none;
+    return analyze(snap, options, none);
+}
+
+} // namespace stallscope

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Incident analysis over one snapshot: cross-rank matching of collectives, job-wide stalls, hangs and
+// crashes, stragglers, fabric attribution with evidence, and the cost of each incident against the
+// timeout policy. Pure function of the snapshot; the result is immutable and shared like the snapshot.
+// Cost: O(records) for matching and stall detection, plus O(links × samples in the incident windows).
+
+#include "core/job_snapshot.h"
+#include "core/progress.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace stallscope {
+
+struct AnalysisOptions
+{
+    double quorum = 0.9; // share of a group's ranks inside the same collective for a job-wide stall
+    double stallFactor = 5.0; // "far longer": this many times the robust baseline of the same shape
+    TimeNs minStallNs = 20 * kNsPerMs; // and at least this much longer than the baseline (ignores jitter)
+    std::uint32_t baselineWindow = 31; // collectives of the same shape in the running median
+    TimeNs healthCheckNs = 60 * kNsPerSec; // "why it passes every test": a periodic health check ...
+    TimeNs healthCheckEveryNs = 6 * 3600 * kNsPerSec; // ... run this often
+};
+
+// Cross-rank view of one collective (group, seq).
+struct CollectiveMatch
+{
+    std::uint16_t group = 0;
+    std::uint32_t seq = 0;
+    std::uint16_t shape = 0;
+    std::uint32_t entered = 0; // ranks with a record for it
+    std::uint32_t completed = 0;
+    std::uint32_t failed = 0;
+    std::uint32_t timedOut = 0;
+    TimeNs firstArrivalNs = kNoTime; // arrival = start time, or enqueue time when start is unknown
+    TimeNs lastArrivalNs = kNoTime;
+    std::uint32_t firstArriver = 0;
+    std::uint32_t lastArriver = 0;
+    TimeNs secondLastArrivalNs = kNoTime; // for the last arriver's lead over everyone else
+    TimeNs firstEndNs = kNoTime; // earliest completion
+    TimeNs lastEndNs = kNoTime; // latest completion
+    // Shortest time any completed rank spent inside it (end − arrival on ONE rank's clock, so free of
+    // cross-host clock skew): the data phase after the last arrival, i.e. what the collective really took.
+    TimeNs minInsideNs = kNoTime;
+    TimeNs minInsideArrivalNs = kNoTime; // that rank's arrival (its clock)
+    TimeNs firstFailureNs = kNoTime; // earliest end time of a failed record
+    std::uint32_t firstFailedRank = 0;
+    TimeNs lastGiveUpNs = kNoTime; // latest end of a failed or timed-out record
+    TimeNs meanArrivalNs = kNoTime; // mean arrival over the ranks that entered (the heatmap's lateness)
+    std::int64_t arrivalOffsetSumNs = 0; // internal: sum of (arrival - firstSeenArrivalNs)
+    TimeNs firstSeenArrivalNs = kNoTime; // internal: the first arrival added, the sum's base
+};
+
+enum class IncidentKind { LinkFlap, DeadRank, Straggler, Hang, Unknown };
+std::string_view toString(IncidentKind k); // "link_flap", ...
+
+struct EvidenceLine
+{
+    TimeNs timeNs = 0; // when (sample time or event time)
+    std::string what; // "link_downed +1 on leaf-r3 port 18 (0x...)", readable
+    double weight = 0;
+};
+
+struct LinkEndpoint
+{
+    std::string node; // node description as the topology names it
+    std::uint64_t guid = 0;
+    std::uint16_t port = 0;
+};
+
+struct LinkVerdict
+{
+    LinkId link {};
+    LinkEndpoint a, b;
+    double score = 0;
+    std::string confidence; // "high", "medium", "low"
+    bool reroutedAround = false; // leaf–spine link whose traffic moved to sibling uplinks
+    TimeNs downNs = kNoTime; // from link events, when seen
+    TimeNs upNs = kNoTime;
+    std::vector<EvidenceLine> evidence;
+};
+
+struct WhatIfRow
+{
+    int ncclIbTimeout = 20;
+    TimeNs retryBudgetNs = 0;
+    TimeNs outageNs = 0;
+    bool crash = false;
+    TimeNs stallNs = 0; // expected stall when it does not crash
+    double gpuSeconds = 0; // cost of one such flap
+};
+
+struct PolicyVerdict
+{
+    TimeNs outageNs = kNoTime; // measured outage (link down → up), when known
+    std::string outageSource; // "link events", "stall duration (upper bound)"
+    TimeNs retryBudgetNs = 0;
+    bool underBudget = true;
+    double stallGpuSeconds = 0;
+    double crashGpuSeconds = 0; // work lost since the last checkpoint + restart, × world size (0 if no crash)
+    double totalGpuSeconds = 0;
+    double costPerDayIfHourlyGpuHours = 0;
+    std::vector<WhatIfRow> whatIf;
+};
+
+struct Incident
+{
+    int number = 0; // 1-based, in time order; stable for a given input
+    IncidentKind kind = IncidentKind::Unknown;
+    TimeNs startNs = 0; // progress stopped
+    TimeNs endNs = 0; // first completion, or when the job gave up
+    std::uint32_t ranksAffected = 0;
+    std::uint16_t group = 0;
+    std::uint32_t seq = 0;
+    CollectiveOp op = CollectiveOp::AllReduce;
+    std::uint64_t bytes = 0;
+    TimeNs baselineNs = 0; // what this collective usually takes
+    double gpuSecondsLost = 0;
+    TimeNs stragglerLeadNs = 0; // stragglers: median lead of the last arriver over the second-last
+    bool jobCrashed = false;
+    TimeNs jobDiedNs = kNoTime;
+    std::vector<std::uint32_t> missingRanks; // never entered the collective
+    std::vector<std::uint32_t> suspectRanks; // missing, first failed, or straggling ranks
+    std::vector<std::uint32_t> firstFailedRanks; // transport-retry failures, earliest first
+    std::uint32_t timedOutRanks = 0; // gave up at the collective timeout
+    std::optional<LinkVerdict> culprit; // never set without hard evidence
+    std::vector<LinkVerdict> otherLinks; // links with some evidence that were not blamed, and why
+    std::string summary; // one line for people
+    PolicyVerdict policy;
+};
+
+struct WhyPassed
+{
+    bool applicable = false; // there was at least one flap
+    TimeNs outageNs = 0;
+    TimeNs flapPeriodNs = 0; // from the bundle's flap schedule (0 = a single flap)
+    TimeNs checkNs = 0;
+    TimeNs checkEveryNs = 0;
+    double chancePerCheck = 0; // a single health check overlaps an outage
+    double chancePerDay = 0; // any check in a day does
+    // Traffic dip across the first flap, percent; -1 when the data around it is too short for the window.
+    double dip1MinPercent = 0; // as a 1-minute average shows it
+    double dip5MinPercent = 0;
+    double dipRawPercent = 0; // at the counters' own resolution
+};
+
+struct AnalysisResult
+{
+    std::vector<CollectiveMatch> collectives; // sorted by (group, seq)
+    std::vector<Incident> incidents;
+    WhyPassed whyPassed;
+    std::uint64_t recordsScanned = 0;
+    double seconds = 0;
+};
+
+using AnalysisPtr = std::shared_ptr<const AnalysisResult>;
+
+// Each rank's lateness in one collective: its arrival minus the median arrival of the ranks that entered
+// (Ravel's lateness). Ranks without a record get kNoTime. O(group size × log records per rank).
+std::vector<TimeNs> rankLateness(const JobSnapshot& snap, const CollectiveMatch& match);
+
+AnalysisResult analyze(const JobSnapshot& snap, const AnalysisOptions& options, Progress& progress);
+AnalysisResult analyze(const JobSnapshot& snap, const AnalysisOptions& options = {});
+
+// Text for the terminal (incident list, then details) and versioned JSON (docs/analysis-format.md).
+std::string analysisText(const JobSnapshot& snap, const AnalysisResult& result);
+std::string analysisJson(const JobSnapshot& snap, const AnalysisResult& result);
+// One incident's details (evidence, policy verdict, cost, what-if), as in analysisText.
+std::string incidentText(const JobSnapshot& snap, const Incident& incident);
+
+} // namespace stallscope

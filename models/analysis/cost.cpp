@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: MIT
+// What each incident cost against the timeout policy, the what-if table, and why nothing caught it.
+#include "analysis/internal.h"
+#include "core/stats.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace stallscope::analysis {
+
+namespace {
+
+// NCCL_IB_TIMEOUT values worth comparing (formats.md §6a table) and outage lengths for the what-if table.
+constexpr int kTimeouts[] = { 14, 16, 18, 19, 20, 21, 22 };
+constexpr TimeNs kOutages[] = { 500 * kNsPerMs, 2 * kNsPerSec, 10 * kNsPerSec, 30 * kNsPerSec, 60 * kNsPerSec };
+
+double gpuSeconds(TimeNs ns, std::uint32_t ranks)
+{
+    return double(ns) / 1e9 * double(ranks);
+}
+
+// Cost of one outage of `outage` under `policy`: a stretched collective until the first retransmission
+// after the link is back, or a crash: the retry budget, the collective timeout the other ranks wait out,
+// on average half a checkpoint interval of lost work, and the restart.
+WhatIfRow predict(const TimeoutPolicy& policy, TimeNs outage, std::uint32_t worldSize)
+{
+    WhatIfRow row;
+    row.ncclIbTimeout = policy.ncclIbTimeout;
+    row.retryBudgetNs = policy.retryBudgetNs();
+    row.outageNs = outage;
+    row.crash = !policy.infiniteRetry() && outage > policy.retryBudgetNs();
+    if (row.crash) {
+        const TimeNs lost = policy.retryBudgetNs() + policy.collectiveTimeoutNs + policy.checkpointIntervalNs / 2
+            + policy.restartTimeNs;
+        row.gpuSeconds = gpuSeconds(lost, worldSize);
+    } else {
+        const TimeNs period = policy.infiniteRetry() ? 1 : policy.retryPeriodNs();
+        row.stallNs = policy.infiniteRetry() ? outage : ((outage + period - 1) / period) * period;
+        row.gpuSeconds = gpuSeconds(row.stallNs, worldSize);
+    }
+    return row;
+}
+
+} // namespace
+
+void priceIncident(const JobSnapshot& snap, Incident& inc)
+{
+    auto& p = inc.policy;
+    const auto& policy = snap.policy;
+    p.retryBudgetNs = policy.retryBudgetNs();
+    if (inc.culprit && inc.culprit->downNs != kNoTime && inc.culprit->upNs != kNoTime) {
+        p.outageNs = inc.culprit->upNs - inc.culprit->downNs;
+        p.outageSource = "link events";
+        if (!inc.jobCrashed && !policy.infiniteRetry() && p.outageNs > policy.retryBudgetNs()) {
+            // The link stayed down past the budget yet nothing failed: the fabric rerouted the traffic, and
+            // what the job saw was the stall.
+            p.outageNs = inc.endNs - inc.startNs;
+            p.outageSource = "stall duration: the link stayed down longer, but the fabric rerouted around it";
+        }
+    } else if (inc.kind == IncidentKind::LinkFlap && !inc.jobCrashed) {
+        p.outageNs = inc.endNs - inc.startNs;
+        p.outageSource = "stall duration (upper bound)";
+    }
+    p.underBudget = p.outageNs != kNoTime ? (policy.infiniteRetry() || p.outageNs <= p.retryBudgetNs) : !inc.jobCrashed;
+    p.stallGpuSeconds = inc.gpuSecondsLost;
+    if (inc.jobCrashed && inc.jobDiedNs != kNoTime) {
+        // Work since the last checkpoint is lost; the restart costs its time on every GPU.
+        const TimeNs sinceStart = inc.jobDiedNs - snap.job.clockOriginNs;
+        const TimeNs interval = std::max<TimeNs>(policy.checkpointIntervalNs, 1);
+        const TimeNs sinceCheckpoint = sinceStart >= 0 ? sinceStart % interval : 0;
+        p.crashGpuSeconds = gpuSeconds(sinceCheckpoint + policy.restartTimeNs, snap.job.worldSize);
+    }
+    p.totalGpuSeconds = p.stallGpuSeconds + p.crashGpuSeconds;
+    p.costPerDayIfHourlyGpuHours = p.totalGpuSeconds * 24 / 3600;
+    if (inc.kind != IncidentKind::LinkFlap) {
+        return;
+    }
+    for (const int t : kTimeouts) {
+        TimeoutPolicy what = policy;
+        what.ncclIbTimeout = t;
+        if (p.outageNs != kNoTime) {
+            p.whatIf.push_back(predict(what, p.outageNs, snap.job.worldSize));
+        }
+        for (const TimeNs o : kOutages) {
+            if (o == p.outageNs) {
+                continue; // the measured outage has its own column
+            }
+            p.whatIf.push_back(predict(what, o, snap.job.worldSize));
+        }
+    }
+}
+
+WhyPassed whyItPassed(const JobSnapshot& snap, const std::vector<Incident>& incidents, const AnalysisOptions& options)
+{
+    WhyPassed w;
+    std::vector<TimeNs> outages, starts;
+    for (const auto& inc : incidents) {
+        if (inc.kind == IncidentKind::LinkFlap) {
+            outages.push_back(inc.policy.outageNs != kNoTime ? inc.policy.outageNs : inc.endNs - inc.startNs);
+            starts.push_back(inc.startNs);
+        }
+    }
+    if (outages.empty()) {
+        return w;
+    }
+    w.applicable = true;
+    w.outageNs = median(outages);
+    std::vector<TimeNs> gaps;
+    for (std::size_t i = 1; i < starts.size(); ++i) {
+        gaps.push_back(starts[i] - starts[i - 1]);
+    }
+    w.flapPeriodNs = median(gaps);
+    const TimeNs period = w.flapPeriodNs > 0 ? w.flapPeriodNs : 3600 * kNsPerSec; // "if it recurs hourly"
+    w.checkNs = options.healthCheckNs;
+    w.checkEveryNs = options.healthCheckEveryNs;
+    // A check of length L overlaps an outage of length D when the outage starts within [t - D, t + L].
+    w.chancePerCheck = std::min(1.0, double(w.checkNs + w.outageNs) / double(period));
+    const double checksPerDay = double(86400 * kNsPerSec) / double(std::max<TimeNs>(w.checkEveryNs, 1));
+    w.chancePerDay = 1.0 - std::pow(1.0 - w.chancePerCheck, checksPerDay);
+
+    // Job-wide traffic (sum of host-side xmit_data) in bins of the counters' own interval.
+    TimeNs interval = 0;
+    std::vector<const CounterSeries*> hostData;
+    for (const auto& s : snap.counters) {
+        const auto& p = snap.counterPorts[s.port];
+        if (s.kind == CounterKind::PortXmitData && p.node && snap.topology.node(*p.node).kind == NodeKind::Hca) {
+            hostData.push_back(&s);
+            if (interval == 0 && s.size() > 1) {
+                interval = (s.timesNs.back() - s.timesNs.front()) / static_cast<TimeNs>(s.size() - 1);
+            }
+        }
+    }
+    if (hostData.empty() || interval <= 0) {
+        return w;
+    }
+    const TimeNs t0 = snap.job.span.start;
+    const std::size_t bins = static_cast<std::size_t>((snap.job.span.end - t0) / interval) + 1;
+    std::vector<double> bytes(bins, 0.0);
+    for (const auto* s : hostData) {
+        for (std::size_t k = 1; k < s->size(); ++k) {
+            const auto b = static_cast<std::size_t>((s->timesNs[k] - t0) / interval);
+            if (b < bins) {
+                bytes[b] += double(counterDelta(s->value(k - 1), s->value(k), s->bits).increase) * 4.0;
+            }
+        }
+    }
+    // Dip = 1 - (average over the window holding the stall) / (median of the windows before it).
+    const auto dip = [&](TimeNs window, TimeNs atNs) {
+        const std::size_t per = std::max<std::size_t>(1, static_cast<std::size_t>(window / interval));
+        const auto at = static_cast<std::size_t>((atNs - t0) / interval);
+        const std::size_t w0 = at / per * per; // windows aligned to the clock, as dashboards align them
+        if (w0 + per > bins || w0 < per) {
+            return -1.0; // not enough data around the flap for this window
+        }
+        const auto mean = [&](std::size_t from) {
+            double sum = 0;
+            for (std::size_t i = from; i < from + per; ++i) {
+                sum += bytes[i];
+            }
+            return sum / double(per);
+        };
+        std::vector<double> before;
+        for (std::size_t from = w0 >= 10 * per ? w0 - 10 * per : w0 % per; from + per <= w0; from += per) {
+            before.push_back(mean(from));
+        }
+        std::nth_element(before.begin(), before.begin() + static_cast<std::ptrdiff_t>(before.size() / 2), before.end());
+        const double normal = before[before.size() / 2];
+        return normal > 0 ? std::max(0.0, 100.0 * (1.0 - mean(w0) / normal)) : -1.0;
+    };
+    const auto& flap = *std::find_if(
+        incidents.begin(), incidents.end(), [](const Incident& i) { return i.kind == IncidentKind::LinkFlap; });
+    w.dipRawPercent = -1;
+    for (TimeNs t = flap.startNs; t <= flap.endNs; t += interval) {
+        w.dipRawPercent = std::max(w.dipRawPercent, dip(interval, t)); // the deepest sample inside the stall
+    }
+    w.dip1MinPercent = dip(60 * kNsPerSec, flap.startNs);
+    w.dip5MinPercent = dip(300 * kNsPerSec, flap.startNs);
+    return w;
+}
+
+} // namespace stallscope::analysis

@@ -1,0 +1,411 @@
+// SPDX-License-Identifier: MIT
+// Fabric attribution: rank the links by evidence around a stall, topology-aware, and never blame a link
+// without hard evidence (a link event, or a link_downed / link_error_recovery increment) whose onset fits
+// the moment progress stopped.
+#include "analysis/internal.h"
+
+#include "core/time_format.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace stallscope::analysis {
+
+namespace {
+
+constexpr TimeNs kSymbolLookbackNs = 60 * kNsPerSec; // symbol errors precede a flap by seconds
+constexpr TimeNs kOnsetSlackNs = 2 * kNsPerSec; // a link may drop during compute, before the collective
+constexpr TimeNs kBlipNs = kNsPerSec; // what a rerouted uplink can explain at most
+
+std::string portName(const JobSnapshot& snap, std::uint64_t guid, std::uint16_t port)
+{
+    const auto node = snap.topology.findNodeByGuid(guid);
+    const std::string desc = node ? snap.str(snap.topology.node(*node).description) : formatGuid(guid);
+    return desc + " port " + std::to_string(port);
+}
+
+} // namespace
+
+WindowIncrease increaseIn(const CounterSeries& s, TimeNs from, TimeNs to)
+{
+    WindowIncrease w;
+    if (s.size() < 2) {
+        return w;
+    }
+    auto k = static_cast<std::size_t>(std::lower_bound(s.timesNs.begin(), s.timesNs.end(), from) - s.timesNs.begin());
+    k = std::max<std::size_t>(k, 1);
+    for (; k < s.size() && s.timesNs[k - 1] <= to; ++k) {
+        const auto d = counterDelta(s.value(k - 1), s.value(k), s.bits);
+        w.reset = w.reset || d.reset;
+        w.saturated = w.saturated || (d.saturated && d.increase == 0);
+        if (d.increase > 0 && w.firstFrom == kNoTime) {
+            w.firstFrom = s.timesNs[k - 1];
+            w.firstTo = s.timesNs[k];
+        }
+        w.increase += d.increase;
+    }
+    return w;
+}
+
+FabricIndex::FabricIndex(const JobSnapshot& snap)
+    : m_snap(snap)
+{
+    for (std::size_t i = 0; i < snap.counters.size(); ++i) {
+        const auto& p = snap.counterPorts[snap.counters[i].port];
+        m_ports[key(p.guid, p.port)].series[static_cast<std::size_t>(snap.counters[i].kind)] = static_cast<int>(i);
+    }
+    for (const auto& e : snap.linkEvents) {
+        m_events[key(e.guid, e.port)].push_back(&e);
+    }
+    const auto bins
+        = static_cast<std::size_t>(std::max<TimeNs>(0, snap.job.span.end - snap.job.span.start) / kNsPerSec) + 1;
+    m_fabricBytes.assign(bins, 0.0);
+    for (const auto& s : snap.counters) {
+        const auto& p = snap.counterPorts[s.port];
+        if (s.kind != CounterKind::PortXmitData || !p.node || snap.topology.node(*p.node).kind != NodeKind::Hca) {
+            continue;
+        }
+        for (std::size_t k = 1; k < s.size(); ++k) {
+            const auto b = (s.timesNs[k] - snap.job.span.start) / kNsPerSec;
+            if (b >= 0 && static_cast<std::size_t>(b) < bins) {
+                m_fabricBytes[static_cast<std::size_t>(b)]
+                    += 4.0 * double(counterDelta(s.value(k - 1), s.value(k), s.bits).increase);
+            }
+        }
+    }
+    const auto& topo = snap.topology;
+    m_nodeRank.assign(topo.nodes().size(), -1);
+    m_switchRanks.resize(topo.nodes().size());
+    for (std::uint32_t r = 0; r < snap.ranks.size(); ++r) {
+        const auto node = snap.ranks[r].hcaNode;
+        if (!node) {
+            continue;
+        }
+        m_nodeRank[index(*node)] = static_cast<std::int32_t>(r);
+        if (auto link = topo.linkAt({ *node, snap.ranks[r].hcaPort })) {
+            const auto& l = topo.link(*link);
+            const auto sw = l.a.node == *node ? l.b.node : l.a.node;
+            m_switchRanks[index(sw)].push_back(r);
+        }
+    }
+}
+
+const PortSeries* FabricIndex::port(std::uint64_t guid, std::uint16_t port) const
+{
+    auto it = m_ports.find(key(guid, port));
+    return it == m_ports.end() ? nullptr : &it->second;
+}
+
+std::vector<const LinkEvent*> FabricIndex::events(std::uint64_t guid, std::uint16_t port) const
+{
+    auto it = m_events.find(key(guid, port));
+    return it == m_events.end() ? std::vector<const LinkEvent*> {} : it->second;
+}
+
+double FabricIndex::fabricBytes(TimeNs from, TimeNs to) const
+{
+    double sum = 0;
+    for (TimeNs t = from; t < to + kNsPerSec; t += kNsPerSec) {
+        const auto b = (t - m_snap.job.span.start) / kNsPerSec;
+        if (b >= 0 && static_cast<std::size_t>(b) < m_fabricBytes.size() && t > from && t - kNsPerSec < to) {
+            sum += m_fabricBytes[static_cast<std::size_t>(b)];
+        }
+    }
+    return sum;
+}
+
+TimeNs FabricIndex::sampleIntervalNs(int series) const
+{
+    const auto& s = m_snap.counters[static_cast<std::size_t>(series)];
+    if (s.size() < 2) {
+        return kNsPerSec;
+    }
+    return (s.timesNs.back() - s.timesNs.front()) / static_cast<TimeNs>(s.size() - 1);
+}
+
+bool FabricIndex::crosses(LinkId id, const ProcessGroup& group) const
+{
+    const auto& topo = m_snap.topology;
+    const auto& l = topo.link(id);
+    auto inGroup = [&](std::uint32_t r) { return std::binary_search(group.ranks.begin(), group.ranks.end(), r); };
+    for (const auto& end : { l.a, l.b }) {
+        if (topo.node(end.node).kind == NodeKind::Hca) {
+            const auto r = m_nodeRank[index(end.node)];
+            return r >= 0 && inGroup(static_cast<std::uint32_t>(r));
+        }
+    }
+    // Switch to switch: crossed when the lower switch serves some of the group and the group spans more
+    // than this switch (its traffic must leave it).
+    const auto lower = topo.node(l.a.node).tier <= topo.node(l.b.node).tier ? l.a.node : l.b.node;
+    std::size_t inside = 0;
+    for (auto r : m_switchRanks[index(lower)]) {
+        inside += inGroup(r);
+    }
+    return inside > 0 && inside < group.ranks.size();
+}
+
+double FabricIndex::placedFraction(const ProcessGroup& group) const
+{
+    if (group.ranks.empty()) {
+        return 0;
+    }
+    std::size_t placed = 0;
+    for (auto r : group.ranks) {
+        placed += r < m_snap.ranks.size() && m_snap.ranks[r].hcaNode.has_value();
+    }
+    return double(placed) / double(group.ranks.size());
+}
+
+std::vector<LinkId> FabricIndex::siblingUplinks(LinkId id) const
+{
+    const auto& topo = m_snap.topology;
+    const auto& l = topo.link(id);
+    const auto lower = topo.node(l.a.node).tier <= topo.node(l.b.node).tier ? l.a.node : l.b.node;
+    std::vector<LinkId> out;
+    for (std::uint32_t i = 0; i < topo.links().size(); ++i) {
+        const auto& o = topo.links()[i];
+        const bool switchLink
+            = topo.node(o.a.node).kind == NodeKind::Switch && topo.node(o.b.node).kind == NodeKind::Switch;
+        if (i != index(id) && switchLink && (o.a.node == lower || o.b.node == lower)) {
+            out.push_back(static_cast<LinkId>(i));
+        }
+    }
+    return out;
+}
+
+namespace {
+
+struct Scoring
+{
+    LinkVerdict verdict;
+    bool hard = false; // hard evidence with a fitting onset
+};
+
+// Traffic a link carried over the samples covering [from, to] (sum over both ends' xmit_data, words).
+std::uint64_t linkTraffic(const FabricIndex& fx, LinkId id, TimeNs from, TimeNs to)
+{
+    const auto& snap = fx.snap();
+    const auto& l = snap.topology.link(id);
+    std::uint64_t words = 0;
+    for (const auto& end : { l.a, l.b }) {
+        const auto* ps = fx.port(snap.topology.node(end.node).guid, end.port);
+        const int s = ps ? ps->series[static_cast<std::size_t>(CounterKind::PortXmitData)] : -1;
+        if (s >= 0) {
+            words += increaseIn(snap.counters[static_cast<std::size_t>(s)], from, to).increase;
+        }
+    }
+    return words;
+}
+
+// Sampling interval of a link's traffic counters (1 s when unknown).
+TimeNs linkInterval(const FabricIndex& fx, LinkId id)
+{
+    const auto& snap = fx.snap();
+    const auto& l = snap.topology.link(id);
+    const auto* ps = fx.port(snap.topology.node(l.a.node).guid, l.a.port);
+    const int s = ps ? ps->series[static_cast<std::size_t>(CounterKind::PortXmitData)] : -1;
+    return s >= 0 ? fx.sampleIntervalNs(s) : kNsPerSec;
+}
+
+// Leaf–spine link: did its siblings carry traffic in the first sample wholly inside its outage, while it
+// carried none? Then the fabric routed around it.
+bool reroutedAround(const FabricIndex& fx, LinkId id, TimeNs down, TimeNs up, TimeNs interval)
+{
+    const auto& snap = fx.snap();
+    const auto& l = snap.topology.link(id);
+    if (snap.topology.node(l.a.node).kind != NodeKind::Switch
+        || snap.topology.node(l.b.node).kind != NodeKind::Switch) {
+        return false;
+    }
+    const TimeNs from = down + interval / 10;
+    const TimeNs to = std::min(up, from + interval) - interval / 10;
+    if (to <= from) {
+        return false;
+    }
+    if (linkTraffic(fx, id, from + 1, to - 1) > 0) {
+        return false;
+    }
+    for (auto sib : fx.siblingUplinks(id)) {
+        if (linkTraffic(fx, sib, from + 1, to - 1) > 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+Scoring scoreLink(const FabricIndex& fx, LinkId id, const Incident& inc)
+{
+    const auto& snap = fx.snap();
+    const auto& l = snap.topology.link(id);
+    Scoring sc;
+    auto& v = sc.verdict;
+    v.link = id;
+    const auto endpoint = [&](const PortRef& p) {
+        const auto& n = snap.topology.node(p.node);
+        return LinkEndpoint { snap.str(n.description), n.guid, p.port };
+    };
+    v.a = endpoint(l.a);
+    v.b = endpoint(l.b);
+    bool trafficNoted = false;
+    for (const auto& end : { l.a, l.b }) {
+        const auto guid = snap.topology.node(end.node).guid;
+        const auto name = portName(snap, guid, end.port);
+        const auto* ps = fx.port(guid, end.port);
+        TimeNs interval = kNsPerSec;
+        if (ps && ps->series[static_cast<std::size_t>(CounterKind::LinkDowned)] >= 0) {
+            interval = fx.sampleIntervalNs(ps->series[static_cast<std::size_t>(CounterKind::LinkDowned)]);
+        }
+        const TimeNs from = inc.startNs - interval;
+        const TimeNs to = inc.endNs + interval;
+        const auto onsetFits = [&](TimeNs a, TimeNs b) {
+            return a <= inc.startNs + interval && b >= inc.startNs - interval - kOnsetSlackNs;
+        };
+        for (const auto* e : fx.events(guid, end.port)) {
+            if (e->timeNs < from - kOnsetSlackNs || e->timeNs > to) {
+                continue;
+            }
+            const bool down = e->state == LinkState::Down;
+            v.evidence.push_back({ e->timeNs,
+                std::string("link ") + (down ? "DOWN" : "up") + " on " + name + " (" + snap.str(e->source) + ")",
+                down ? 6.0 : 1.0 });
+            v.score += down ? 6.0 : 1.0;
+            if (down && onsetFits(e->timeNs, e->timeNs)) {
+                sc.hard = true;
+                v.downNs = v.downNs == kNoTime ? e->timeNs : std::min(v.downNs, e->timeNs);
+            } else if (!down && v.downNs != kNoTime && v.upNs == kNoTime && e->timeNs >= v.downNs) {
+                v.upNs = e->timeNs;
+            }
+        }
+        if (!ps) {
+            continue;
+        }
+        const auto check = [&](CounterKind kind, TimeNs a, TimeNs b, double weight, bool hard) {
+            const int si = ps->series[static_cast<std::size_t>(kind)];
+            if (si < 0) {
+                return;
+            }
+            const auto& s = snap.counters[static_cast<std::size_t>(si)];
+            const auto w = increaseIn(s, a, b);
+            const std::string cname(semantics(kind).name);
+            if (w.increase > 0) {
+                v.evidence.push_back({ w.firstTo,
+                    cname + " +" + std::to_string(w.increase) + " on " + name + " (sample "
+                        + formatUtc(w.firstFrom).substr(11, 12) + " .. " + formatUtc(w.firstTo).substr(11, 12) + ")"
+                        + (w.reset ? ", counter was reset" : ""),
+                    weight });
+                v.score += weight;
+                sc.hard = sc.hard || (hard && onsetFits(w.firstFrom, w.firstTo));
+            } else if (w.saturated && hard) {
+                v.evidence.push_back(
+                    { b, cname + " on " + name + " is stuck at its maximum: increases are invisible", 0.5 });
+                v.score += 0.5;
+            }
+        };
+        // Traffic stopping on this link while the rest of the fabric still moves data (a job-wide stall stops
+        // traffic everywhere, so a drop alone blames nobody). Soft evidence.
+        if (const int xi = ps->series[static_cast<std::size_t>(CounterKind::PortXmitData)]; xi >= 0 && !trafficNoted) {
+            const auto& s = snap.counters[static_cast<std::size_t>(xi)];
+            auto k = static_cast<std::size_t>(
+                std::lower_bound(s.timesNs.begin(), s.timesNs.end(), inc.startNs - interval - kOnsetSlackNs)
+                - s.timesNs.begin());
+            for (k = std::max<std::size_t>(k, 2); k < s.size() && s.timesNs[k - 1] <= inc.startNs + interval; ++k) {
+                const bool wasMoving = counterDelta(s.value(k - 2), s.value(k - 1), s.bits).increase > 0;
+                const bool stopped = counterDelta(s.value(k - 1), s.value(k), s.bits).increase == 0;
+                const double elsewhere = fx.fabricBytes(s.timesNs[k - 1], s.timesNs[k]);
+                if (wasMoving && stopped && elsewhere > 0) {
+                    v.evidence.push_back({ s.timesNs[k],
+                        "traffic stopped on " + name + " while the fabric still moved " + formatBytes(elsewhere)
+                            + " in that sample",
+                        2.0 });
+                    v.score += 2.0;
+                    trafficNoted = true;
+                    break;
+                }
+            }
+        }
+        check(CounterKind::LinkDowned, from, to, 4.0, true);
+        check(CounterKind::LinkErrorRecovery, from, to, 2.0, true);
+        check(CounterKind::SymbolError, inc.startNs - kSymbolLookbackNs, to, 1.0, false);
+        check(CounterKind::PortRcvErrors, from, to, 1.0, false);
+        check(CounterKind::PortXmitDiscards, from, to, 1.0, false);
+        // port_xmit_wait: growth in the window far above its own rate in the minute before.
+        const int wi = ps->series[static_cast<std::size_t>(CounterKind::PortXmitWait)];
+        if (wi >= 0) {
+            const auto& s = snap.counters[static_cast<std::size_t>(wi)];
+            const auto during = increaseIn(s, from, to).increase;
+            const auto before = increaseIn(s, from - 60 * kNsPerSec, from - interval).increase;
+            const double rateDuring = double(during) / double(to - from);
+            const double rateBefore = double(before) / double(60 * kNsPerSec);
+            if (during > 100000 && rateDuring > 10 * rateBefore) {
+                v.evidence.push_back({ inc.startNs,
+                    "port_xmit_wait +" + formatCount(during) + " on " + name + " (data queued toward the link, "
+                        + std::to_string(int(rateDuring / std::max(rateBefore, 1e-12))) + "x its usual rate)",
+                    2.0 });
+                v.score += 2.0;
+            }
+        }
+    }
+    std::sort(v.evidence.begin(), v.evidence.end(), [](auto& a, auto& b) { return a.timeNs < b.timeNs; });
+    return sc;
+}
+
+} // namespace
+
+void attributeToFabric(const FabricIndex& fx, Incident& inc)
+{
+    const auto& snap = fx.snap();
+    const auto& group = snap.groups[inc.group];
+    // Ranks not placed on the fabric (no rank logs, no mapping file): which links the job uses is unknown, so
+    // every link is a candidate, named only on its own hard evidence and one confidence step lower.
+    const bool placementKnown = fx.placedFraction(group) >= 0.5;
+    std::vector<Scoring> scored;
+    for (std::uint32_t i = 0; i < snap.topology.links().size(); ++i) {
+        const auto id = static_cast<LinkId>(i);
+        if (placementKnown && !fx.crosses(id, group)) {
+            continue;
+        }
+        auto sc = scoreLink(fx, id, inc);
+        if (sc.verdict.score > 0) {
+            scored.push_back(std::move(sc));
+        }
+    }
+    std::stable_sort(scored.begin(), scored.end(), [](const Scoring& a, const Scoring& b) {
+        return a.hard != b.hard ? a.hard : a.verdict.score > b.verdict.score;
+    });
+    bool blamed = false;
+    for (auto& sc : scored) {
+        auto& v = sc.verdict;
+        if (sc.hard && !blamed) {
+            const TimeNs interval = linkInterval(fx, v.link);
+            const TimeNs down = v.downNs != kNoTime ? v.downNs : inc.startNs;
+            const TimeNs up = v.upNs != kNoTime ? v.upNs : inc.endNs;
+            v.reroutedAround = reroutedAround(fx, v.link, down, up, interval);
+            if (v.reroutedAround && inc.endNs - inc.startNs > kBlipNs) {
+                v.confidence = "low";
+                v.evidence.push_back({ down,
+                    "traffic moved to the sibling uplinks while it was down: it explains at "
+                    "most a short blip, not this stall",
+                    0 });
+                inc.otherLinks.push_back(std::move(v));
+                continue;
+            }
+            v.confidence = v.score >= 10 ? "high" : v.score >= 4 ? "medium" : "low";
+            if (!placementKnown) {
+                v.confidence = v.confidence == "high" ? "medium" : "low";
+                v.evidence.push_back({ down,
+                    "the ranks' places on the fabric are unknown (no rank logs or mapping file): the link is named "
+                    "by its own evidence, not by the job's paths",
+                    0 });
+            }
+            inc.culprit = std::move(v);
+            blamed = true;
+        } else if (inc.otherLinks.size() < 5) {
+            if (!sc.hard) {
+                v.confidence = "none";
+            }
+            inc.otherLinks.push_back(std::move(v));
+        }
+    }
+}
+
+} // namespace stallscope::analysis

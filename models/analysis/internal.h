@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Internals shared by the analysis' parts. Not a public API.
+
+#include "analysis/analysis.h"
+
+#include <array>
+#include <unordered_map>
+
+namespace stallscope::analysis {
+
+std::vector<CollectiveMatch> matchCollectives(const JobSnapshot& snap, Progress& progress);
+
+// Job-wide stalls and hangs (kind still Unknown/Hang/DeadRank; fabric attribution comes later).
+std::vector<Incident> findStalls(
+    const JobSnapshot& snap, const std::vector<CollectiveMatch>& matches, const AnalysisOptions& options);
+std::vector<Incident> findStragglers(const JobSnapshot& snap, const std::vector<CollectiveMatch>& matches);
+
+// Counter series of one port, by kind (-1 = absent).
+struct PortSeries
+{
+    std::array<int, kCounterKindCount> series;
+    PortSeries() { series.fill(-1); }
+};
+
+// Lookup tables for the fabric: port → series, port → link events, rank → leaf.
+class FabricIndex
+{
+public:
+    explicit FabricIndex(const JobSnapshot& snap);
+    const PortSeries* port(std::uint64_t guid, std::uint16_t port) const;
+    std::vector<const LinkEvent*> events(std::uint64_t guid, std::uint16_t port) const;
+    bool crosses(LinkId link, const ProcessGroup& group) const; // does the group's traffic use this link?
+    // Fraction of the group's ranks placed on an HCA of the fabric (rank logs, mapping file).
+    double placedFraction(const ProcessGroup& group) const;
+    const JobSnapshot& snap() const { return m_snap; }
+    TimeNs sampleIntervalNs(int series) const;
+    std::vector<LinkId> siblingUplinks(LinkId link) const; // same lower switch, other upper switches
+    // Bytes all host ports sent in (from, to], from 1-second bins of host-side port_xmit_data deltas.
+    double fabricBytes(TimeNs from, TimeNs to) const;
+
+private:
+    static std::uint64_t key(std::uint64_t guid, std::uint16_t port) { return guid * 1315423911ULL ^ port; }
+    const JobSnapshot& m_snap;
+    std::unordered_map<std::uint64_t, PortSeries> m_ports;
+    std::unordered_map<std::uint64_t, std::vector<const LinkEvent*>> m_events;
+    std::vector<std::int32_t> m_nodeRank; // HCA node → a rank on it (-1 none)
+    std::vector<std::vector<std::uint32_t>> m_switchRanks; // leaf node → ranks behind it
+    std::vector<double> m_fabricBytes; // per 1 s bin from the job's start; bin of each sample's end time
+};
+
+// Ranks links by evidence for one incident; sets incident.culprit / otherLinks.
+void attributeToFabric(const FabricIndex& fabric, Incident& incident);
+
+void priceIncident(const JobSnapshot& snap, Incident& incident);
+WhyPassed whyItPassed(const JobSnapshot& snap, const std::vector<Incident>& incidents, const AnalysisOptions& options);
+
+// Increase of a counter series over the samples whose interval (t[k-1], t[k]] overlaps [from, to].
+struct WindowIncrease
+{
+    std::uint64_t increase = 0;
+    TimeNs firstFrom = kNoTime; // interval of the first sample that increased
+    TimeNs firstTo = kNoTime;
+    bool saturated = false;
+    bool reset = false;
+};
+WindowIncrease increaseIn(const CounterSeries& s, TimeNs from, TimeNs to);
+
+} // namespace stallscope::analysis

@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: MIT
+// Text and JSON forms of an analysis (the JSON schema is docs/analysis-format.md; keep them in sync).
+#include "analysis/analysis.h"
+
+#include "core/time_format.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <sstream>
+
+namespace stallscope {
+
+namespace {
+
+std::string fixed(double v, int digits)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+    return buf;
+}
+
+std::string clock(TimeNs t)
+{
+    return formatUtc(t).substr(11, 12);
+} // "00:05:00.052"
+
+std::string culpritOrSuspect(const Incident& inc)
+{
+    if (inc.culprit) {
+        return inc.culprit->a.node + " p" + std::to_string(inc.culprit->a.port) + " <-> " + inc.culprit->b.node + " p"
+            + std::to_string(inc.culprit->b.port) + " (" + inc.culprit->confidence + ")";
+    }
+    if (!inc.suspectRanks.empty()) {
+        std::string s = "no link; rank " + std::to_string(inc.suspectRanks[0]);
+        if (inc.suspectRanks.size() > 1) {
+            s += " +" + std::to_string(inc.suspectRanks.size() - 1);
+        }
+        return s;
+    }
+    return "no link implicated";
+}
+
+void whatIfTable(std::ostream& o, const PolicyVerdict& p)
+{
+    std::vector<TimeNs> outages;
+    for (const auto& row : p.whatIf) {
+        if (std::find(outages.begin(), outages.end(), row.outageNs) == outages.end()) {
+            outages.push_back(row.outageNs);
+        }
+    }
+    o << "  what-if      NCCL_IB_TIMEOUT (budget)";
+    for (auto t : outages) {
+        std::string h = "  " + formatDuration(t) + (t == p.outageNs ? "*" : "");
+        h.resize(13, ' ');
+        o << h;
+    }
+    o << '\n';
+    for (std::size_t i = 0; i < p.whatIf.size(); i += outages.size()) {
+        std::string head = "               " + std::to_string(p.whatIf[i].ncclIbTimeout) + " ("
+            + formatDuration(p.whatIf[i].retryBudgetNs) + ")";
+        head.resize(39, ' ');
+        o << head;
+        for (std::size_t j = 0; j < outages.size() && i + j < p.whatIf.size(); ++j) {
+            const auto& row = p.whatIf[i + j];
+            std::string cell = "  " + (row.crash ? std::string("CRASH") : "stall " + formatDuration(row.stallNs));
+            cell.resize(13, ' ');
+            o << cell;
+        }
+        o << '\n';
+    }
+    o << "               (* = this incident's outage; a crash costs the retry budget, the collective timeout,\n"
+         "                half a checkpoint interval of work and the restart, on every GPU)\n";
+}
+
+void incidentDetail(std::ostream& o, const JobSnapshot& snap, const Incident& inc)
+{
+    o << "\nIncident " << inc.number << " — " << toString(inc.kind) << ", " << formatUtc(inc.startNs) << " ("
+      << formatSince(inc.startNs, snap.job.clockOriginNs) << "), " << formatDuration(inc.endNs - inc.startNs) << ", "
+      << inc.ranksAffected << " ranks\n";
+    o << "  summary      " << inc.summary << '\n';
+    o << "  collective   pg " << snap.str(snap.groups[inc.group].name) << " seq " << inc.seq << ' ' << toString(inc.op)
+      << ' ' << formatBytes(double(inc.bytes));
+    if (inc.baselineNs > 0) {
+        o << " (usually " << formatDuration(inc.baselineNs) << ')';
+    }
+    o << '\n';
+    if (!inc.missingRanks.empty()) {
+        o << "  missing      " << inc.missingRanks.size() << " rank(s) never entered it:";
+        for (std::size_t i = 0; i < inc.missingRanks.size() && i < 8; ++i) {
+            o << ' ' << inc.missingRanks[i] << " (" << snap.str(snap.ranks[inc.missingRanks[i]].host) << ')';
+        }
+        o << '\n';
+    }
+    if (!inc.firstFailedRanks.empty()) {
+        o << "  failed first";
+        for (std::size_t i = 0; i < inc.firstFailedRanks.size() && i < 8; ++i) {
+            o << ' ' << inc.firstFailedRanks[i];
+        }
+        o << " (transport-retry errors point at the culprit, not the many timeouts after)\n";
+    }
+    if (inc.timedOutRanks > 0) {
+        o << "  timed out    " << inc.timedOutRanks << " rank(s) at the collective timeout ("
+          << formatDuration(snap.policy.collectiveTimeoutNs) << ")\n";
+    }
+    if (inc.jobCrashed) {
+        o << "  job died     " << formatUtc(inc.jobDiedNs) << '\n';
+    }
+    if (inc.culprit) {
+        const auto& c = *inc.culprit;
+        o << "  culprit      " << c.a.node << " (" << formatGuid(c.a.guid) << ") port " << c.a.port << " <-> "
+          << c.b.node << " (" << formatGuid(c.b.guid) << ") port " << c.b.port << ", " << c.confidence
+          << " confidence\n";
+        for (std::size_t i = 0; i < c.evidence.size(); ++i) {
+            o << (i == 0 ? "  evidence     " : "               ") << clock(c.evidence[i].timeNs) << "  "
+              << c.evidence[i].what << '\n';
+        }
+    } else if (inc.kind != IncidentKind::Straggler) {
+        o << "  fabric       no link implicated: no link event or link_downed/link_error_recovery increase fits the "
+             "stall\n";
+    }
+    for (const auto& other : inc.otherLinks) {
+        o << "  not blamed   " << other.a.node << " p" << other.a.port << " <-> " << other.b.node << " p"
+          << other.b.port << " (score " << fixed(other.score, 1) << (other.reroutedAround ? ", routed around" : "")
+          << ")\n";
+    }
+    const auto& p = inc.policy;
+    if (inc.kind == IncidentKind::LinkFlap) {
+        o << "  policy       ";
+        if (p.outageNs != kNoTime) {
+            o << "outage " << formatDuration(p.outageNs) << " (" << p.outageSource << ") vs retry budget "
+              << formatDuration(p.retryBudgetNs) << ": "
+              << (p.underBudget ? "under budget, the collective stretched and no error was raised"
+                                : "over budget, the ranks next to the link failed and the job crashed")
+              << '\n';
+        } else {
+            o << (inc.jobCrashed ? "over the retry budget: the job crashed\n" : "outage unknown\n");
+        }
+    }
+    o << "  cost         " << formatCount(std::uint64_t(p.stallGpuSeconds + 0.5)) << " GPU-s stalled";
+    if (p.crashGpuSeconds > 0) {
+        o << " + " << formatCount(std::uint64_t(p.crashGpuSeconds + 0.5)) << " GPU-s of lost work and restart";
+    }
+    o << " = " << fixed(p.totalGpuSeconds / 3600, 2)
+      << " GPU-h; if it recurs hourly: " << fixed(p.costPerDayIfHourlyGpuHours, 1) << " GPU-h per day\n";
+    if (!p.whatIf.empty()) {
+        whatIfTable(o, p);
+    }
+}
+
+} // namespace
+
+std::string incidentText(const JobSnapshot& snap, const Incident& inc)
+{
+    std::ostringstream o;
+    incidentDetail(o, snap, inc);
+    auto text = o.str();
+    return text.empty() || text[0] != '\n' ? text : text.substr(1);
+}
+
+std::string analysisText(const JobSnapshot& snap, const AnalysisResult& r)
+{
+    std::ostringstream o;
+    o << "Job " << snap.job.name << ": " << snap.job.worldSize << " ranks, " << formatUtc(snap.job.span.start) << " .. "
+      << formatUtc(snap.job.span.end) << "; NCCL_IB_TIMEOUT=" << snap.policy.ncclIbTimeout;
+    if (!snap.policy.infiniteRetry()) {
+        o << " (retry budget " << formatDuration(snap.policy.retryBudgetNs()) << ")";
+    }
+    o << '\n'
+      << r.incidents.size() << " incident(s); analysed " << formatCount(r.recordsScanned) << " records in "
+      << fixed(r.seconds, 2) << " s\n";
+    if (r.incidents.empty()) {
+        o << "No job-wide stall, hang or straggler found.\n";
+        return o.str();
+    }
+    o << "\n  #  start (UTC)                 since job start  duration  kind       ranks  culprit link / suspect       "
+         "    "
+         "      GPU-s lost\n";
+    for (const auto& inc : r.incidents) {
+        char line[512];
+        std::snprintf(line, sizeof line, "%3d  %s  %s    %-8s  %-9s  %5u  %-40s %10s\n", inc.number,
+            formatUtc(inc.startNs).c_str(), formatSince(inc.startNs, snap.job.clockOriginNs).c_str(),
+            formatDuration(inc.endNs - inc.startNs).c_str(), std::string(toString(inc.kind)).c_str(), inc.ranksAffected,
+            culpritOrSuspect(inc).c_str(), formatCount(std::uint64_t(inc.policy.totalGpuSeconds + 0.5)).c_str());
+        o << line;
+    }
+    for (const auto& inc : r.incidents) {
+        incidentDetail(o, snap, inc);
+    }
+    const auto& w = r.whyPassed;
+    if (w.applicable) {
+        o << "\nWhy nothing caught it\n";
+        o << "  health check  a " << formatDuration(w.checkNs) << " check every " << formatDuration(w.checkEveryNs)
+          << " overlaps a " << formatDuration(w.outageNs) << " outage "
+          << (w.flapPeriodNs > 0 ? "recurring every " + formatDuration(w.flapPeriodNs)
+                                 : std::string("(if it recurs hourly)"))
+          << " with a chance of " << fixed(100 * w.chancePerCheck, 1) << "% per check, "
+          << fixed(100 * w.chancePerDay, 1) << "% per day\n";
+        const auto pct = [](double v, int digits) {
+            return v < 0 ? std::string("n/a (too little data)") : fixed(v, digits) + "%";
+        };
+        o << "  dashboards    traffic averaged over 1 min dips " << pct(w.dip1MinPercent, 1) << ", over 5 min "
+          << pct(w.dip5MinPercent, 1) << "; the raw counters show a " << pct(w.dipRawPercent, 0) << " drop\n";
+    }
+    return o.str();
+}
+
+std::string analysisJson(const JobSnapshot& snap, const AnalysisResult& r)
+{
+    using nlohmann::ordered_json;
+    ordered_json j;
+    j["schema"] = "stallscope.analysis/1";
+    j["job"] = { { "name", snap.job.name }, { "world_size", snap.job.worldSize }, { "start_ns", snap.job.span.start },
+        { "end_ns", snap.job.span.end } };
+    j["timeout_policy"]
+        = { { "nccl_ib_timeout", snap.policy.ncclIbTimeout }, { "nccl_ib_retry_cnt", snap.policy.ncclIbRetryCnt },
+              { "retry_period_ns", snap.policy.retryPeriodNs() }, { "retry_budget_ns", snap.policy.retryBudgetNs() },
+              { "collective_timeout_ns", snap.policy.collectiveTimeoutNs } };
+    j["records_scanned"] = r.recordsScanned;
+    j["collectives_matched"] = r.collectives.size();
+    j["seconds"] = r.seconds;
+    auto endpoint = [](const LinkEndpoint& e) {
+        return ordered_json { { "node", e.node }, { "guid", formatGuid(e.guid) }, { "port", e.port } };
+    };
+    auto link = [&](const LinkVerdict& v) {
+        ordered_json ev = ordered_json::array();
+        for (const auto& e : v.evidence) {
+            ev.push_back({ { "t_ns", e.timeNs }, { "what", e.what }, { "weight", e.weight } });
+        }
+        ordered_json l = { { "endpoints", { endpoint(v.a), endpoint(v.b) } }, { "confidence", v.confidence },
+            { "score", v.score }, { "rerouted_around", v.reroutedAround }, { "evidence", ev } };
+        l["down_ns"] = v.downNs == kNoTime ? ordered_json(nullptr) : ordered_json(v.downNs);
+        l["up_ns"] = v.upNs == kNoTime ? ordered_json(nullptr) : ordered_json(v.upNs);
+        return l;
+    };
+    ordered_json incidents = ordered_json::array();
+    for (const auto& inc : r.incidents) {
+        ordered_json i;
+        i["number"] = inc.number;
+        i["kind"] = std::string(toString(inc.kind));
+        i["start_ns"] = inc.startNs;
+        i["end_ns"] = inc.endNs;
+        i["duration_ns"] = inc.endNs - inc.startNs;
+        i["ranks_affected"] = inc.ranksAffected;
+        i["collective"] = { { "pg", snap.str(snap.groups[inc.group].name) }, { "seq", inc.seq },
+            { "op", std::string(toString(inc.op)) }, { "bytes", inc.bytes }, { "baseline_ns", inc.baselineNs } };
+        i["summary"] = inc.summary;
+        i["culprit_link"] = inc.culprit ? link(*inc.culprit) : ordered_json(nullptr);
+        ordered_json others = ordered_json::array();
+        for (const auto& o : inc.otherLinks) {
+            others.push_back(link(o));
+        }
+        i["other_links"] = others;
+        i["suspect_ranks"] = inc.suspectRanks;
+        i["missing_ranks"] = inc.missingRanks;
+        i["first_failed_ranks"] = inc.firstFailedRanks;
+        i["timed_out_ranks"] = inc.timedOutRanks;
+        i["gpu_seconds_lost"] = inc.gpuSecondsLost;
+        i["job_crashed"] = inc.jobCrashed;
+        i["job_died_ns"] = inc.jobDiedNs == kNoTime ? ordered_json(nullptr) : ordered_json(inc.jobDiedNs);
+        const auto& p = inc.policy;
+        i["outage_ns"] = p.outageNs == kNoTime ? ordered_json(nullptr) : ordered_json(p.outageNs);
+        i["outage_source"] = p.outageSource;
+        i["retry_budget_ns"] = p.retryBudgetNs;
+        i["under_budget"] = p.underBudget;
+        i["cost"] = { { "stall_gpu_seconds", p.stallGpuSeconds }, { "crash_gpu_seconds", p.crashGpuSeconds },
+            { "total_gpu_seconds", p.totalGpuSeconds },
+            { "per_day_if_hourly_gpu_hours", p.costPerDayIfHourlyGpuHours } };
+        ordered_json whatIf = ordered_json::array();
+        for (const auto& row : p.whatIf) {
+            whatIf.push_back({ { "nccl_ib_timeout", row.ncclIbTimeout }, { "retry_budget_ns", row.retryBudgetNs },
+                { "outage_ns", row.outageNs }, { "outcome", row.crash ? "crash" : "stall" },
+                { "stall_ns", row.stallNs }, { "gpu_seconds", row.gpuSeconds } });
+        }
+        i["what_if"] = whatIf;
+        incidents.push_back(std::move(i));
+    }
+    j["incidents"] = std::move(incidents);
+    const auto& w = r.whyPassed;
+    j["why_passed"] = w.applicable ? ordered_json { { "outage_ns", w.outageNs }, { "flap_period_ns", w.flapPeriodNs },
+        { "health_check_ns", w.checkNs }, { "health_check_every_ns", w.checkEveryNs },
+        { "chance_per_check", w.chancePerCheck }, { "chance_per_day", w.chancePerDay },
+        { "dip_1min_percent", w.dip1MinPercent }, { "dip_5min_percent", w.dip5MinPercent },
+        { "dip_raw_percent", w.dipRawPercent } }
+                                   : ordered_json(nullptr);
+    return j.dump(1) + "\n";
+}
+
+} // namespace stallscope

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: MIT
+// Job-wide stalls, hangs and stragglers from the matched collectives (trace evidence only).
+#include "analysis/internal.h"
+#include "core/stats.h"
+
+#include <algorithm>
+#include <map>
+
+namespace stallscope::analysis {
+
+namespace {
+
+// Robust running baseline of what a collective of one shape takes (its data phase).
+class Baseline
+{
+public:
+    explicit Baseline(std::size_t window)
+        : m_window(window)
+    {
+    }
+    void push(TimeNs v)
+    {
+        if (m_recent.size() < m_window) {
+            m_recent.push_back(v);
+        } else {
+            m_recent[m_next] = v;
+        }
+        m_next = (m_next + 1) % m_window;
+    }
+    bool warm() const { return m_recent.size() >= 8; }
+    TimeNs value() const { return median(m_recent); }
+
+private:
+    std::size_t m_window;
+    std::size_t m_next = 0;
+    std::vector<TimeNs> m_recent;
+};
+
+// Ranks of `group` with no record for `seq` (they never entered it). Scans each rank backwards from the
+// end, because hangs sit at the end of the data.
+std::vector<std::uint32_t> missingRanks(const JobSnapshot& snap, const CollectiveMatch& m)
+{
+    std::vector<std::uint32_t> out;
+    for (const auto r : snap.groups[m.group].ranks) {
+        const auto& c = snap.collectives[r];
+        bool found = false;
+        for (std::size_t i = c.size(); i-- > 0;) {
+            if (snap.shapes[c.shape[i]].group == m.group && c.seq[i] <= m.seq) {
+                found = c.seq[i] == m.seq;
+                break;
+            }
+        }
+        if (!found) {
+            out.push_back(r);
+        }
+    }
+    return out;
+}
+
+// Ranks whose record for the collective failed, earliest first (their end time is when they gave up).
+std::vector<std::uint32_t> failedRanks(const JobSnapshot& snap, const CollectiveMatch& m)
+{
+    std::vector<std::pair<TimeNs, std::uint32_t>> failed;
+    for (const auto r : snap.groups[m.group].ranks) {
+        const auto& c = snap.collectives[r];
+        for (std::size_t i = c.size(); i-- > 0;) {
+            if (snap.shapes[c.shape[i]].group == m.group && c.seq[i] == m.seq) {
+                if (c.stateAt(i) == CollectiveState::Failed) {
+                    failed.emplace_back(c.endNs[i], r);
+                }
+                break;
+            }
+        }
+    }
+    std::sort(failed.begin(), failed.end());
+    std::vector<std::uint32_t> out;
+    for (const auto& [t, r] : failed) {
+        out.push_back(r);
+    }
+    return out;
+}
+
+Incident makeIncident(const JobSnapshot& snap, const CollectiveMatch& m, TimeNs baseline)
+{
+    Incident inc;
+    const auto& shape = snap.shapes[m.shape];
+    inc.group = m.group;
+    inc.seq = m.seq;
+    inc.op = shape.op;
+    inc.bytes = shape.bytes;
+    inc.baselineNs = baseline;
+    inc.ranksAffected = m.entered;
+    return inc;
+}
+
+} // namespace
+
+std::vector<Incident> findStalls(
+    const JobSnapshot& snap, const std::vector<CollectiveMatch>& matches, const AnalysisOptions& options)
+{
+    std::vector<Incident> out;
+    std::map<std::uint16_t, Baseline> baselines;
+    std::map<std::uint16_t, std::vector<TimeNs>> all;
+    for (const auto& m : matches) {
+        if (m.completed > 0) {
+            all[m.shape].push_back(m.minInsideNs);
+        }
+    }
+    std::map<std::uint16_t, TimeNs> globalBaseline;
+    for (auto& [shape, v] : all) {
+        globalBaseline[shape] = median(v);
+    }
+    std::vector<bool> groupHung(snap.groups.size(), false);
+    for (const auto& m : matches) {
+        const auto groupSize = snap.groups[m.group].ranks.size();
+        auto& base = baselines.try_emplace(m.shape, options.baselineWindow).first->second;
+        const TimeNs baseline = base.warm() ? base.value() : globalBaseline[m.shape];
+        const bool quorum = double(m.entered) >= options.quorum * double(groupSize);
+        const auto longer = [&](TimeNs d) {
+            return double(d) > options.stallFactor * double(baseline) && d - baseline > options.minStallNs;
+        };
+        if (m.completed > 0) {
+            if (quorum && longer(m.minInsideNs)) {
+                Incident inc = makeIncident(snap, m, baseline);
+                inc.kind = IncidentKind::Unknown;
+                inc.startNs = m.minInsideArrivalNs; // the last arriver's arrival: progress stops from here
+                inc.endNs = m.minInsideArrivalNs + m.minInsideNs;
+                inc.gpuSecondsLost = double(m.entered) * double(m.minInsideNs - baseline) / 1e9;
+                out.push_back(std::move(inc));
+            } else {
+                base.push(m.minInsideNs);
+            }
+            continue;
+        }
+        // Nothing completed: the first such collective of a group is a hang; later ones queue behind it.
+        if (groupHung[m.group] || !quorum) {
+            continue;
+        }
+        const bool gaveUp = m.lastGiveUpNs != kNoTime;
+        if (!gaveUp && !longer(snap.job.span.end - m.lastArrivalNs)) {
+            continue; // simply still running when the data ends
+        }
+        groupHung[m.group] = true;
+        Incident inc = makeIncident(snap, m, baseline);
+        inc.kind = IncidentKind::Hang;
+        inc.startNs = m.lastArrivalNs;
+        inc.endNs = gaveUp ? m.lastGiveUpNs : snap.job.span.end;
+        inc.jobCrashed = gaveUp;
+        inc.jobDiedNs = gaveUp ? m.lastGiveUpNs : kNoTime;
+        inc.missingRanks = missingRanks(snap, m);
+        inc.firstFailedRanks = failedRanks(snap, m);
+        inc.timedOutRanks = m.timedOut;
+        inc.ranksAffected = m.entered; // every rank stuck inside it; missing ranks are listed apart
+        inc.gpuSecondsLost = double(m.entered) * double(inc.endNs - inc.startNs) / 1e9;
+        out.push_back(std::move(inc));
+    }
+    // One outage can stretch back-to-back collectives: merge stalls that touch.
+    std::sort(out.begin(), out.end(), [](const Incident& a, const Incident& b) { return a.startNs < b.startNs; });
+    std::vector<Incident> merged;
+    for (auto& inc : out) {
+        if (!merged.empty() && merged.back().kind == IncidentKind::Unknown && inc.kind == IncidentKind::Unknown
+            && inc.startNs <= merged.back().endNs + 100 * kNsPerMs) {
+            merged.back().endNs = std::max(merged.back().endNs, inc.endNs);
+            merged.back().gpuSecondsLost += inc.gpuSecondsLost;
+            continue;
+        }
+        merged.push_back(std::move(inc));
+    }
+    return merged;
+}
+
+std::vector<Incident> findStragglers(const JobSnapshot& snap, const std::vector<CollectiveMatch>& matches)
+{
+    // In chunks of consecutive collectives of a group: a rank that arrives last in at least half of them,
+    // with a median lead over the second-last arriver well above clock skew and jitter, is a straggler.
+    constexpr std::size_t kChunk = 64;
+    constexpr TimeNs kMinLead = 20 * kNsPerMs;
+    std::vector<Incident> out;
+    std::size_t i = 0;
+    while (i < matches.size()) {
+        std::size_t j = i;
+        while (j < matches.size() && j - i < kChunk && matches[j].group == matches[i].group) {
+            ++j;
+        }
+        std::map<std::uint32_t, std::vector<TimeNs>> leads;
+        for (std::size_t k = i; k < j; ++k) {
+            const auto& m = matches[k];
+            if (m.secondLastArrivalNs != kNoTime) {
+                leads[m.lastArriver].push_back(m.lastArrivalNs - m.secondLastArrivalNs);
+            }
+        }
+        for (auto& [rank, v] : leads) {
+            if (j - i < kChunk / 2 || v.size() * 2 < j - i || median(v) < kMinLead) {
+                continue;
+            }
+            double lost = 0;
+            for (auto lead : v) {
+                lost += double(lead) * double(matches[i].entered - 1) / 1e9;
+            }
+            if (!out.empty() && out.back().suspectRanks.front() == rank && out.back().group == matches[i].group
+                && out.back().endNs >= matches[i].firstArrivalNs - 60 * kNsPerSec) {
+                out.back().endNs = std::max(out.back().endNs, matches[j - 1].lastEndNs);
+                out.back().gpuSecondsLost += lost;
+                continue;
+            }
+            Incident inc = makeIncident(snap, matches[i], 0);
+            inc.stragglerLeadNs = median(v);
+            inc.kind = IncidentKind::Straggler;
+            inc.startNs = matches[i].firstArrivalNs;
+            inc.endNs = matches[j - 1].lastEndNs != kNoTime ? matches[j - 1].lastEndNs : matches[j - 1].lastArrivalNs;
+            inc.suspectRanks = { rank };
+            inc.ranksAffected = static_cast<std::uint32_t>(snap.groups[matches[i].group].ranks.size());
+            inc.gpuSecondsLost = lost;
+            out.push_back(std::move(inc));
+        }
+        i = j;
+    }
+    return out;
+}
+
+} // namespace stallscope::analysis

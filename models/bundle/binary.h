@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Binary columnar parts of a bundle (collectives.bin, counters.bin). Internal to the bundle reader/writer.
+// Reading maps the file and points the snapshot's spans into the mapping: no copy, resident memory equals
+// the file size.
+
+#include "core/job_snapshot.h"
+#include "core/mapped_file.h"
+#include "core/progress.h"
+#include "core/result.h"
+
+#include <cstdio>
+#include <optional>
+#include <string>
+
+namespace stallscope::bundle {
+
+// Both return an empty string on success, else the reason.
+std::string writeCollectivesBin(const JobSnapshot& snap, std::FILE* out);
+std::string writeCountersBin(const JobSnapshot& snap, std::FILE* out);
+
+std::optional<LoadIssue> readCollectivesBin(
+    const std::string& file, std::shared_ptr<MappedFile> map, JobSnapshot& snap, Progress& progress);
+std::optional<LoadIssue> readCountersBin(const std::string& file, std::shared_ptr<MappedFile> map, JobSnapshot& snap);
+
+} // namespace stallscope::bundle

@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Loads a Stallscope bundle v1 directory into an immutable snapshot (to open any folder, bundle or raw files:
+// import/open_job.h). Pure function of the files: never writes into the bundle. Returns the snapshot plus
+// warnings, or the first fatal problem naming the file and the line (text files) or byte offset (binary files).
+// No partial snapshot escapes on error.
+
+#include "core/loaded_job.h"
+#include "core/progress.h"
+#include "core/result.h"
+
+#include <string>
+#include <vector>
+
+namespace stallscope {
+
+Result<LoadedJob> loadBundle(const std::string& dir, Progress& progress);
+Result<LoadedJob> loadBundle(const std::string& dir);
+
+} // namespace stallscope

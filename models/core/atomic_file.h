@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Writing files so that a crash, a full disk or a killed process never leaves a half-written file where a good
+// one was: content goes to a temporary file beside the target, is flushed and fsync'd, then renamed over it.
+// Used by the bundle writer, review sessions, reports, the raw writer and every command that writes a file.
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace stallscope {
+
+// A file opened for writing with a 1 MiB buffer; finish() flushes, fsyncs and closes it and says what failed.
+class DurableFile
+{
+public:
+    explicit DurableFile(const std::filesystem::path& path);
+    ~DurableFile();
+    DurableFile(const DurableFile&) = delete;
+    DurableFile& operator=(const DurableFile&) = delete;
+
+    std::FILE* handle() const { return m_f; }
+    explicit operator bool() const { return m_f != nullptr; }
+    // "" on success, else strerror of the first failing step.
+    std::string finish();
+
+private:
+    std::FILE* m_f = nullptr;
+    std::vector<char> m_buffer;
+};
+
+// strerror(errno), for messages.
+std::string errnoText();
+
+// Writes `content` to `path` durably (not atomically: the caller owns the name). "" or "path: reason".
+std::string writeFileDurably(const std::filesystem::path& path, std::string_view content);
+
+// Writes `content` to `path` atomically (temporary file in the same folder, flush, fsync, rename).
+// Returns an empty string on success, else a message naming the path; the previous file is then untouched.
+std::string writeFileAtomic(const std::string& path, std::string_view content);
+
+} // namespace stallscope

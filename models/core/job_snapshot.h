@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// One loaded job: ranks, process groups, collectives, counters, link events and the fabric.
+// Built once by a loader or the simulator, then frozen behind SnapshotPtr: immutable and shared by every
+// reader (views, analysis, CLI) on any thread. Column data lives in `storage` (mapped files or arenas),
+// which the snapshot keeps alive.
+
+#include "core/collectives.h"
+#include "core/counters.h"
+#include "core/string_pool.h"
+#include "core/timeout_policy.h"
+#include "core/topology.h"
+#include "core/types.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace stallscope {
+
+struct JobInfo
+{
+    std::string name;
+    std::uint32_t worldSize = 0;
+    TimeNs clockOriginNs = 0; // job start on the job clock; "time since job start" is measured from here
+    TimeRange span; // covers every record and counter sample
+};
+
+struct RankInfo
+{
+    StringId host {};
+    std::uint16_t localGpu = 0;
+    StringId hca {}; // "mlx5_3"
+    std::uint16_t hcaPort = 1;
+    std::optional<NodeId> hcaNode; // resolved against the topology ("<host> <hca>")
+};
+
+struct ProcessGroup
+{
+    StringId name {}; // pg_config key, e.g. "0"
+    StringId desc {}; // e.g. "default_pg"
+    std::vector<std::uint32_t> ranks; // global ranks, sorted
+};
+
+struct JobSnapshot
+{
+    JobInfo job;
+    TimeoutPolicy policy;
+    std::vector<RankInfo> ranks; // index = global rank
+    std::vector<ProcessGroup> groups;
+    std::vector<CollectiveShape> shapes;
+    std::vector<RankCollectives> collectives; // index = global rank
+    Topology topology;
+    std::vector<CounterPort> counterPorts;
+    std::vector<CounterSeries> counters;
+    std::vector<LinkEvent> linkEvents; // sorted by time
+    StringPool strings;
+    std::vector<std::shared_ptr<const void>> storage; // owns what the spans above point into
+
+    std::uint64_t collectiveCount() const;
+    std::uint64_t counterSampleCount() const;
+    // Bytes held by this snapshot: column storage plus tables. Mapped files count their mapped size.
+    std::uint64_t memoryBytes() const;
+    const std::string& str(StringId id) const { return strings.str(id); }
+};
+
+using SnapshotPtr = std::shared_ptr<const JobSnapshot>;
+
+// Arena-backed columns for snapshots built in memory (simulator, JSON Lines loader).
+struct OwnedRankColumns
+{
+    std::vector<TimeNs> enqueueNs, startNs, endNs;
+    std::vector<std::uint32_t> seq;
+    std::vector<std::uint16_t> shape;
+    std::vector<std::uint8_t> state, flags;
+
+    void reserve(std::size_t n);
+    void push(TimeNs enqueue, TimeNs start, TimeNs end, std::uint32_t seqNo, std::uint16_t shapeId, CollectiveState st);
+    std::size_t size() const { return enqueueNs.size(); }
+    // Stable sort by enqueue time (a loader may receive records out of order).
+    void sortByEnqueue();
+    RankCollectives view() const;
+};
+
+struct OwnedCounterBlock
+{
+    std::vector<TimeNs> timesNs;
+    std::vector<std::uint64_t> values;
+};
+
+// Columns a snapshot owns; attached as one storage entry.
+struct OwnedColumns
+{
+    std::vector<OwnedRankColumns> ranks;
+    std::vector<std::vector<TimeNs>> counterTimes;
+    std::vector<std::vector<std::uint8_t>> counterValues; // raw bytes at each series' storage width
+    std::uint64_t memoryBytes() const;
+};
+
+// Points the snapshot's collective spans (when `owned` has ranks) and the spans of its first
+// seriesTimeBlock.size() counter series at `owned`, and keeps `owned` alive. Series i uses time block
+// seriesTimeBlock[i] and value block i.
+void attachOwnedColumns(
+    JobSnapshot& snap, std::shared_ptr<OwnedColumns> owned, const std::vector<std::uint32_t>& seriesTimeBlock);
+
+// Interns a shape; returns nullopt once 65,535 distinct shapes exist.
+std::optional<std::uint16_t> internShape(std::vector<CollectiveShape>& shapes, const CollectiveShape& s);
+
+// Resolves rank → HCA node and counter port → node against the topology by node description and GUID.
+void resolveJoins(JobSnapshot& snap);
+
+} // namespace stallscope

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: MIT
+#include "core/mapped_file.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace stallscope {
+
+std::shared_ptr<MappedFile> MappedFile::open(const std::string& path, std::string& error)
+{
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        error = std::strerror(errno);
+        return nullptr;
+    }
+    struct stat st
+    {
+    };
+    if (::fstat(fd, &st) != 0) {
+        error = std::strerror(errno);
+        ::close(fd);
+        return nullptr;
+    }
+    std::shared_ptr<MappedFile> f(new MappedFile);
+    f->m_size = static_cast<std::size_t>(st.st_size);
+    if (f->m_size > 0) {
+        void* p = ::mmap(nullptr, f->m_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+        if (p == MAP_FAILED) {
+            error = std::strerror(errno);
+            ::close(fd);
+            return nullptr;
+        }
+        f->m_data = p;
+    }
+    ::close(fd);
+    return f;
+}
+
+MappedFile::~MappedFile()
+{
+    if (m_data) {
+        ::munmap(m_data, m_size);
+    }
+}
+
+} // namespace stallscope

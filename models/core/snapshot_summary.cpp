@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: MIT
+#include "core/snapshot_summary.h"
+
+#include "core/time_format.h"
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace stallscope {
+
+std::uint64_t residentBytes()
+{
+    std::ifstream in("/proc/self/status");
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.rfind("VmRSS:", 0) == 0) {
+            return std::stoull(line.substr(6)) * 1024; // kB
+        }
+    }
+    return 0;
+}
+
+SnapshotSummary summarize(const std::string& path, const LoadedJob& loaded)
+{
+    const auto& snap = *loaded.snapshot;
+    SnapshotSummary s;
+    s.path = path;
+    s.jobName = snap.job.name;
+    s.ranks = snap.job.worldSize;
+    std::set<std::uint32_t> hosts;
+    for (const auto& r : snap.ranks) {
+        hosts.insert(index(r.host));
+    }
+    s.hosts = static_cast<std::uint32_t>(hosts.size());
+    s.switches = static_cast<std::uint32_t>(snap.topology.switchCount());
+    s.hcas = static_cast<std::uint32_t>(snap.topology.hcaCount());
+    s.links = static_cast<std::uint32_t>(snap.topology.links().size());
+    s.processGroups = static_cast<std::uint32_t>(snap.groups.size());
+    s.shapes = static_cast<std::uint32_t>(snap.shapes.size());
+    s.collectives = snap.collectiveCount();
+    s.counterPorts = static_cast<std::uint32_t>(snap.counterPorts.size());
+    s.counterSeries = static_cast<std::uint32_t>(snap.counters.size());
+    s.counterSamples = snap.counterSampleCount();
+    s.linkEvents = static_cast<std::uint32_t>(snap.linkEvents.size());
+    s.startNs = snap.job.span.start;
+    s.endNs = snap.job.span.end;
+    s.policy = snap.policy;
+    s.collectiveBytes = loaded.collectiveBytes;
+    s.counterBytes = loaded.counterBytes;
+    s.bytesOnDisk = loaded.bytesOnDisk;
+    s.residentBytes = residentBytes();
+    s.bytesPerCollective = s.collectives ? double(s.collectiveBytes) / double(s.collectives) : 0;
+    s.loadSeconds = loaded.loadSeconds;
+    for (const auto& w : loaded.warnings) {
+        s.warnings.push_back(w.format());
+    }
+    s.recognised = loaded.recognised;
+    return s;
+}
+
+std::string summaryText(const SnapshotSummary& s)
+{
+    std::ostringstream o;
+    char buf[256];
+    o << "Bundle       " << s.path << '\n';
+    o << "Job          " << s.jobName << " (" << s.ranks << " ranks on " << s.hosts << " hosts)\n";
+    o << "Time span    " << formatUtc(s.startNs) << " .. " << formatUtc(s.endNs) << " ("
+      << formatDuration(s.endNs - s.startNs) << ")\n";
+    o << "Fabric       " << s.switches << " switches, " << s.hcas << " HCAs, " << s.links << " links\n";
+    std::snprintf(buf, sizeof buf, "%.1f", s.bytesPerCollective);
+    o << "Collectives  " << formatCount(s.collectives) << " records in " << s.processGroups << " process group(s), "
+      << s.shapes << " shape(s); " << formatBytes(double(s.collectiveBytes)) << " in memory, " << buf
+      << " bytes/record\n";
+    o << "Counters     " << s.counterPorts << " ports, " << s.counterSeries << " series, "
+      << formatCount(s.counterSamples) << " samples; " << formatBytes(double(s.counterBytes)) << " in memory\n";
+    o << "Link events  " << s.linkEvents << '\n';
+    o << "Timeout      NCCL_IB_TIMEOUT=" << s.policy.ncclIbTimeout << " NCCL_IB_RETRY_CNT=" << s.policy.ncclIbRetryCnt;
+    if (!s.policy.infiniteRetry()) {
+        o << " (" << formatDuration(s.policy.retryPeriodNs()) << " per retry, "
+          << formatDuration(s.policy.retryBudgetNs()) << " budget)";
+    }
+    o << ", collective timeout " << formatDuration(s.policy.collectiveTimeoutNs) << '\n';
+    std::snprintf(buf, sizeof buf, "%.3f s", s.loadSeconds);
+    o << "Memory       " << formatBytes(double(s.residentBytes)) << " resident; bundle "
+      << formatBytes(double(s.bytesOnDisk)) << " on disk\n";
+    o << "Load time    " << buf << '\n';
+    if (!s.recognised.empty()) {
+        o << "Recognised   " << s.recognised.front() << '\n';
+        for (std::size_t i = 1; i < s.recognised.size(); ++i) {
+            o << "  " << s.recognised[i] << '\n';
+        }
+    }
+    o << "Warnings     " << (s.warnings.empty() ? "none" : std::to_string(s.warnings.size())) << '\n';
+    for (const auto& w : s.warnings) {
+        o << "  " << w << '\n';
+    }
+    return o.str();
+}
+
+std::string summaryJson(const SnapshotSummary& s)
+{
+    nlohmann::ordered_json j = { { "path", s.path }, { "job", s.jobName }, { "ranks", s.ranks }, { "hosts", s.hosts },
+        { "switches", s.switches }, { "hcas", s.hcas }, { "links", s.links }, { "process_groups", s.processGroups },
+        { "shapes", s.shapes }, { "collectives", s.collectives }, { "counter_ports", s.counterPorts },
+        { "counter_series", s.counterSeries }, { "counter_samples", s.counterSamples }, { "link_events", s.linkEvents },
+        { "start_ns", s.startNs }, { "end_ns", s.endNs }, { "collective_bytes", s.collectiveBytes },
+        { "counter_bytes", s.counterBytes }, { "bytes_per_collective", s.bytesPerCollective },
+        { "bytes_on_disk", s.bytesOnDisk }, { "resident_bytes", s.residentBytes }, { "load_seconds", s.loadSeconds },
+        { "timeout_policy",
+            { { "nccl_ib_timeout", s.policy.ncclIbTimeout }, { "nccl_ib_retry_cnt", s.policy.ncclIbRetryCnt },
+                { "retry_budget_ns", s.policy.retryBudgetNs() },
+                { "collective_timeout_ns", s.policy.collectiveTimeoutNs } } },
+        { "warnings", s.warnings }, { "recognised", s.recognised } };
+    return j.dump(1) + "\n";
+}
+
+} // namespace stallscope

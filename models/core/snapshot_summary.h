@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// What loaded: the figures `stallscope info` prints and the GUI's summary shows.
+
+#include "core/loaded_job.h"
+
+#include <string>
+
+namespace stallscope {
+
+struct SnapshotSummary
+{
+    std::string path;
+    std::string jobName;
+    std::uint32_t ranks = 0;
+    std::uint32_t hosts = 0;
+    std::uint32_t switches = 0;
+    std::uint32_t hcas = 0;
+    std::uint32_t links = 0;
+    std::uint32_t processGroups = 0;
+    std::uint32_t shapes = 0;
+    std::uint64_t collectives = 0;
+    std::uint32_t counterPorts = 0;
+    std::uint32_t counterSeries = 0;
+    std::uint64_t counterSamples = 0;
+    std::uint32_t linkEvents = 0;
+    TimeNs startNs = 0;
+    TimeNs endNs = 0;
+    TimeoutPolicy policy;
+    std::uint64_t collectiveBytes = 0;
+    std::uint64_t counterBytes = 0;
+    std::uint64_t bytesOnDisk = 0;
+    std::uint64_t residentBytes = 0; // whole process, from /proc/self/status (0 when unknown)
+    double bytesPerCollective = 0;
+    double loadSeconds = 0;
+    std::vector<std::string> warnings;
+    std::vector<std::string> recognised;
+};
+
+SnapshotSummary summarize(const std::string& path, const LoadedJob& loaded);
+std::string summaryText(const SnapshotSummary& s);
+std::string summaryJson(const SnapshotSummary& s);
+
+// Resident set size of this process in bytes (VmRSS), 0 when unavailable.
+std::uint64_t residentBytes();
+
+} // namespace stallscope

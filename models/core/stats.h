@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Small order statistics shared by the analysis phases.
+
+#include "core/types.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace stallscope {
+
+// The upper median (the element at size/2 once sorted); 0 for an empty set. Takes a copy: it reorders.
+inline TimeNs median(std::vector<TimeNs> v)
+{
+    if (v.empty()) {
+        return 0;
+    }
+    auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+    std::nth_element(v.begin(), mid, v.end());
+    return *mid;
+}
+
+} // namespace stallscope

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MIT
+#include "core/topology.h"
+
+#include <charconv>
+#include <cstdio>
+
+namespace stallscope {
+
+NodeId Topology::addNode(FabricNode node)
+{
+    const auto id = static_cast<NodeId>(m_nodes.size());
+    m_byGuid.emplace(node.guid, id);
+    m_nodes.push_back(node);
+    return id;
+}
+
+LinkId Topology::addLink(FabricLink link)
+{
+    const auto id = static_cast<LinkId>(m_links.size());
+    m_linkByPort[portKey(link.a)] = id;
+    m_linkByPort[portKey(link.b)] = id;
+    m_links.push_back(link);
+    return id;
+}
+
+std::optional<NodeId> Topology::findNodeByGuid(std::uint64_t guid) const
+{
+    if (auto it = m_byGuid.find(guid); it != m_byGuid.end()) {
+        return it->second;
+    }
+    return std::nullopt;
+}
+
+std::optional<LinkId> Topology::linkAt(PortRef port) const
+{
+    if (auto it = m_linkByPort.find(portKey(port)); it != m_linkByPort.end()) {
+        return it->second;
+    }
+    return std::nullopt;
+}
+
+std::size_t Topology::switchCount() const
+{
+    std::size_t n = 0;
+    for (const auto& node : m_nodes) {
+        n += node.kind == NodeKind::Switch;
+    }
+    return n;
+}
+
+std::size_t Topology::hcaCount() const
+{
+    return m_nodes.size() - switchCount();
+}
+
+std::string formatGuid(std::uint64_t guid)
+{
+    char buf[24];
+    std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(guid));
+    return buf;
+}
+
+std::optional<std::uint64_t> parseGuid(std::string_view text)
+{
+    if (text.starts_with("0x") || text.starts_with("0X")) {
+        text.remove_prefix(2);
+    }
+    if (text.empty() || text.size() > 16) {
+        return std::nullopt;
+    }
+    std::uint64_t v = 0;
+    auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v, 16);
+    if (ec != std::errc {} || ptr != text.data() + text.size()) {
+        return std::nullopt;
+    }
+    return v;
+}
+
+} // namespace stallscope

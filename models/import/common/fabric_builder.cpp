@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: MIT
+#include "import/common/fabric_builder.h"
+
+#include <regex>
+#include <set>
+
+namespace stallscope {
+
+std::uint64_t FabricBuilder::canonical(std::uint64_t guid) const
+{
+    for (int hops = 0; hops < 4; ++hops) { // aliases point at nodes; a short chain at most
+        auto it = m_alias.find(guid);
+        if (it == m_alias.end() || it->second == guid) {
+            break;
+        }
+        guid = it->second;
+    }
+    return guid;
+}
+
+NodeKind guessKindFromDescription(const std::string& desc)
+{
+    static const std::regex hca(R"(\s(mlx\d+_\d+|hfi\d+_\d+|irdma\d+|bnxt_re\d+|qedr\d+|[a-z]+\d*_\d+)$)");
+    return std::regex_search(desc, hca) ? NodeKind::Hca : NodeKind::Switch;
+}
+
+std::uint64_t FabricBuilder::node(NodeKind kind, std::uint64_t guid, const std::string& desc, int ports, bool sure)
+{
+    if (auto it = m_alias.find(guid); it != m_alias.end() && !desc.empty()) {
+        const auto target = m_nodes.find(canonical(guid));
+        if (target != m_nodes.end() && !target->second.desc.empty() && target->second.desc != desc) {
+            m_alias.erase(it); // a node of its own that an earlier source took for a port GUID
+        }
+    }
+    guid = canonical(guid);
+    if (!m_nodes.count(guid) && kind == NodeKind::Hca && !desc.empty()) {
+        if (auto it = m_hcaByDesc.find(desc); it != m_hcaByDesc.end()) {
+            m_alias[guid] = it->second;
+            return it->second;
+        }
+    }
+    auto [it, fresh] = m_nodes.try_emplace(guid);
+    auto& n = it->second;
+    if (fresh || sure || !n.kindSure) {
+        n.kind = kind;
+    }
+    n.kindSure = n.kindSure || sure;
+    kind = n.kind;
+    if (!desc.empty()) {
+        n.desc = desc;
+    }
+    n.ports = std::max(n.ports, ports);
+    if (kind == NodeKind::Hca && !desc.empty()) {
+        m_hcaByDesc.emplace(desc, guid);
+    }
+    return guid;
+}
+
+void FabricBuilder::alias(std::uint64_t otherGuid, std::uint64_t nodeGuid)
+{
+    nodeGuid = canonical(nodeGuid);
+    if (otherGuid != nodeGuid && !m_nodes.count(otherGuid)) {
+        m_alias[otherGuid] = nodeGuid;
+    }
+}
+
+void FabricBuilder::link(
+    std::uint64_t guidA, int portA, std::uint64_t guidB, int portB, const std::string& width, const std::string& speed)
+{
+    if (std::tie(guidB, portB) < std::tie(guidA, portA)) {
+        std::swap(guidA, guidB);
+        std::swap(portA, portB);
+    }
+    auto& l = m_links[{ guidA, portA, guidB, portB }];
+    if (l.width.empty()) {
+        l.width = width;
+    }
+    if (l.speed.empty()) {
+        l.speed = speed;
+    }
+}
+
+void FabricBuilder::lid(std::uint32_t lid, std::uint64_t guid)
+{
+    if (lid != 0) {
+        m_lids[lid] = guid;
+    }
+}
+
+std::optional<std::uint64_t> FabricBuilder::guidOfLid(std::uint32_t lid) const
+{
+    auto it = m_lids.find(lid);
+    return it == m_lids.end() ? std::nullopt : std::optional<std::uint64_t>(canonical(it->second));
+}
+
+std::optional<std::uint64_t> FabricBuilder::guidOfHca(const std::string& desc) const
+{
+    auto it = m_hcaByDesc.find(desc);
+    return it == m_hcaByDesc.end() ? std::nullopt : std::optional<std::uint64_t>(canonical(it->second));
+}
+
+bool FabricBuilder::hasNode(std::uint64_t guid) const
+{
+    return m_nodes.count(canonical(guid)) > 0;
+}
+
+Topology FabricBuilder::build(StringPool& strings, const std::string& file, std::vector<LoadIssue>& warnings) const
+{
+    // Canonical links, once each, whatever GUID each source used.
+    std::map<std::tuple<std::uint64_t, int, std::uint64_t, int>, const RawLink*> links;
+    std::set<std::uint64_t> unknown;
+    for (const auto& [key, l] : m_links) {
+        auto [ga, pa, gb, pb] = key;
+        ga = canonical(ga);
+        gb = canonical(gb);
+        if (!m_nodes.count(ga) || !m_nodes.count(gb)) {
+            unknown.insert(!m_nodes.count(ga) ? ga : gb);
+            continue;
+        }
+        if (std::tie(gb, pb) < std::tie(ga, pa)) {
+            std::swap(ga, gb);
+            std::swap(pa, pb);
+        }
+        links.try_emplace({ ga, pa, gb, pb }, &l);
+    }
+    for (auto guid : unknown) {
+        warnings.push_back({ file, 0, -1, "a link names a node no source describes (GUID " + formatGuid(guid) + ")" });
+    }
+    std::set<std::uint64_t> leaves;
+    for (const auto& [key, l] : links) {
+        const auto& a = m_nodes.at(std::get<0>(key));
+        const auto& b = m_nodes.at(std::get<2>(key));
+        if (a.kind == NodeKind::Switch && b.kind == NodeKind::Hca) {
+            leaves.insert(std::get<0>(key));
+        }
+        if (b.kind == NodeKind::Switch && a.kind == NodeKind::Hca) {
+            leaves.insert(std::get<2>(key));
+        }
+    }
+    Topology topo;
+    for (const auto& [guid, n] : m_nodes) {
+        FabricNode fn;
+        fn.kind = n.kind;
+        fn.guid = guid;
+        fn.description = strings.intern(n.desc);
+        fn.portCount = static_cast<std::uint16_t>(n.ports);
+        if (n.kind == NodeKind::Hca) {
+            const auto space = n.desc.rfind(' ');
+            fn.host = strings.intern(space == std::string::npos ? n.desc : n.desc.substr(0, space));
+            fn.hcaName = strings.intern(space == std::string::npos ? std::string() : n.desc.substr(space + 1));
+            fn.tier = 0;
+        } else {
+            fn.tier = leaves.count(guid) ? 1 : 2;
+        }
+        topo.addNode(fn);
+    }
+    std::set<std::pair<std::uint64_t, int>> usedPorts;
+    for (const auto& [key, l] : links) {
+        const auto& [ga, pa, gb, pb] = key;
+        if (!usedPorts.insert({ ga, pa }).second || !usedPorts.insert({ gb, pb }).second) {
+            warnings.push_back({ file, 0, -1,
+                "port " + formatGuid(ga) + "/" + std::to_string(pa) + " or " + formatGuid(gb) + "/" + std::to_string(pb)
+                    + " is cabled to two peers across the snapshots: the later link is kept out" });
+            continue;
+        }
+        const auto a = *topo.findNodeByGuid(ga);
+        const auto b = *topo.findNodeByGuid(gb);
+        const bool swap = topo.node(a).tier > topo.node(b).tier; // lower tier first, as the bundle has it
+        FabricLink fl;
+        fl.a = { swap ? b : a, static_cast<std::uint16_t>(swap ? pb : pa) };
+        fl.b = { swap ? a : b, static_cast<std::uint16_t>(swap ? pa : pb) };
+        fl.width = static_cast<std::uint8_t>(l->width.empty() ? 4 : std::atoi(l->width.c_str()));
+        fl.speed = strings.intern(l->speed);
+        topo.addLink(fl);
+    }
+    return topo;
+}
+
+} // namespace stallscope

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Accumulates what every fabric source says about nodes, ports and links — ibnetdiscover (plain and -p),
+// iblinkinfo, the switch-side exporters' info series — and builds one Topology from the union. Sources name
+// the same HCA differently: ibnetdiscover's plain form by node GUID, its -p form and iblinkinfo by port GUID,
+// exporters by description. Port GUIDs are aliases of their node; an HCA description ("gpu-a017 mlx5_3") is
+// unique, so a second GUID under the same HCA description is an alias too. Switch descriptions are not unique
+// and never merge. Snapshots taken while a link was down lack that link; the union restores it.
+
+#include "core/result.h"
+#include "core/topology.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace stallscope {
+
+// "gpu-b020 mlx5_7" names an HCA ("<host> <device>"); "spine-05" or "leaf-07 Quantum-2" a switch. A guess, for
+// sources that do not state the kind.
+NodeKind guessKindFromDescription(const std::string& desc);
+
+class FabricBuilder
+{
+public:
+    // Declares a node; returns its canonical GUID (an earlier GUID when the HCA description is known).
+    // `sure` = the source states the kind (a header, a type field); a guessed kind never overrides a stated one.
+    std::uint64_t node(NodeKind kind, std::uint64_t guid, const std::string& desc, int ports = 0, bool sure = true);
+    void alias(std::uint64_t otherGuid, std::uint64_t nodeGuid);
+    // Declares a link between two ports (either order; duplicates ignored). Unknown GUIDs are kept and
+    // reported at build() if no node is ever declared for them.
+    void link(std::uint64_t guidA, int portA, std::uint64_t guidB, int portB, const std::string& width = {},
+        const std::string& speed = {});
+    void lid(std::uint32_t lid, std::uint64_t guid);
+
+    std::uint64_t canonical(std::uint64_t guid) const;
+    std::optional<std::uint64_t> guidOfLid(std::uint32_t lid) const;
+    std::optional<std::uint64_t> guidOfHca(const std::string& desc) const;
+    bool hasNode(std::uint64_t guid) const;
+    bool empty() const { return m_nodes.empty(); }
+    std::size_t nodeCount() const { return m_nodes.size(); }
+    std::size_t linkCount() const { return m_links.size(); }
+
+    // Tiers: a switch next to an HCA is a leaf (1), other switches spines (2).
+    Topology build(StringPool& strings, const std::string& file, std::vector<LoadIssue>& warnings) const;
+
+private:
+    struct RawNode
+    {
+        NodeKind kind = NodeKind::Switch;
+        bool kindSure = false;
+        std::string desc;
+        int ports = 0;
+    };
+    struct RawLink
+    {
+        std::string width, speed;
+    };
+    std::map<std::uint64_t, RawNode> m_nodes;
+    std::unordered_map<std::uint64_t, std::uint64_t> m_alias;
+    std::unordered_map<std::string, std::uint64_t> m_hcaByDesc;
+    std::map<std::tuple<std::uint64_t, int, std::uint64_t, int>, RawLink> m_links; // raw GUIDs, canonicalised late
+    std::unordered_map<std::uint32_t, std::uint64_t> m_lids;
+};
+
+} // namespace stallscope

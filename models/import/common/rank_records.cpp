@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: MIT
+#include "import/common/rank_records.h"
+
+#include <cctype>
+#include <filesystem>
+
+namespace stallscope {
+
+CollectiveOp opFromProfilingName(const std::string& name)
+{
+    std::string op = name.substr(name.find(':') == std::string::npos ? 0 : name.find(':') + 1);
+    if (op.find("all_reduce") != std::string::npos || op.find("allreduce") != std::string::npos) {
+        return CollectiveOp::AllReduce;
+    }
+    if (op.find("all_gather") != std::string::npos || op.find("allgather") != std::string::npos) {
+        return CollectiveOp::AllGather;
+    }
+    if (op.find("reduce_scatter") != std::string::npos) {
+        return CollectiveOp::ReduceScatter;
+    }
+    if (op.find("broadcast") != std::string::npos) {
+        return CollectiveOp::Broadcast;
+    }
+    if (op.find("all_to_all") != std::string::npos || op.find("alltoall") != std::string::npos) {
+        return CollectiveOp::AllToAll;
+    }
+    if (op.find("barrier") != std::string::npos) {
+        return CollectiveOp::Barrier;
+    }
+    if (op.rfind("reduce", 0) == 0) {
+        return CollectiveOp::Reduce;
+    }
+    return CollectiveOp::Other;
+}
+
+std::size_t dtypeBytes(const std::string& d)
+{
+    static const std::map<std::string, std::size_t> sizes = { { "Float", 4 }, { "BFloat16", 2 }, { "Half", 2 },
+        { "Double", 8 }, { "Long", 8 }, { "Int", 4 }, { "Short", 2 }, { "Byte", 1 }, { "Char", 1 }, { "Bool", 1 },
+        { "Float8_e4m3fn", 1 }, { "Float8_e5m2", 1 } };
+    auto it = sizes.find(d);
+    return it == sizes.end() ? 0 : it->second;
+}
+
+std::optional<std::uint32_t> rankFromFileName(const std::string& path)
+{
+    // torchfrtrace's rule (trailing digits of the name), after extensions some collectors add: ".pkl",
+    // ".pickle", ".json", ".jsonl", ".gz", ".bin".
+    std::string name = std::filesystem::path(path).filename().string();
+    for (bool stripped = true; stripped;) {
+        stripped = false;
+        for (const char* ext : { ".gz", ".pkl", ".pickle", ".json", ".jsonl", ".bin" }) {
+            const std::string e(ext);
+            if (name.size() > e.size() && name.compare(name.size() - e.size(), e.size(), e) == 0) {
+                name.resize(name.size() - e.size());
+                stripped = true;
+            }
+        }
+    }
+    std::size_t i = name.size();
+    while (i > 0 && std::isdigit(static_cast<unsigned char>(name[i - 1]))) {
+        --i;
+    }
+    if (i == name.size() || name.size() - i > 9) {
+        return std::nullopt;
+    }
+    return static_cast<std::uint32_t>(std::stoul(name.substr(i)));
+}
+
+
+std::vector<std::uint32_t> parseRanks(const std::string& s)
+{
+    // "[0, 1, 2, 3]" or "[0,1,2,3]" (Python literal in a string)
+    std::vector<std::uint32_t> out;
+    std::string digits;
+    for (char c : s + ",") {
+        if (std::isdigit(static_cast<unsigned char>(c))) {
+            digits += c;
+        } else if (!digits.empty()) {
+            out.push_back(static_cast<std::uint32_t>(std::stoul(digits)));
+            digits.clear();
+        }
+    }
+    return out;
+}
+
+} // namespace stallscope

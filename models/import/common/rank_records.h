@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// One rank's collective records as a source read them, before they join the snapshot: what the Flight Recorder
+// front ends (pickle, JSON, JSON lines) and the profiler-trace reader all produce, and the small helpers they
+// share (operation names, dtype widths, rank lists, a rank from a file name). Shared by import/ formats; no
+// format includes another's headers.
+
+#include "core/collectives.h"
+#include "core/result.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace stallscope {
+
+struct RankRecord
+{
+    std::string pg; // process_group[0], the pg_config key
+    std::uint32_t seq = 0; // collective_seq_id: the join key across ranks
+    CollectiveOp op = CollectiveOp::Other;
+    std::uint64_t bytes = 0; // input bytes (product of input_sizes[0] × dtype size)
+    TimeNs enqueueNs = kNoTime; // time_created_ns
+    TimeNs startNs = kNoTime; // time_discovered_started_ns (CPU observation; absent without timing)
+    TimeNs endNs = kNoTime; // time_discovered_completed_ns
+    CollectiveState state = CollectiveState::Scheduled;
+};
+
+struct GroupInfo
+{
+    std::string desc;
+    std::vector<std::uint32_t> ranks;
+};
+
+// pg_status: how far each process group got on this rank (ints in pickle, strings in JSON; -1 = none yet).
+// A rank whose last enqueued collective is behind the others' never reached the collective they wait in.
+struct GroupStatus
+{
+    std::int64_t lastEnqueued = -1, lastStarted = -1, lastCompleted = -1;
+};
+
+struct RankRecords
+{
+    std::optional<std::uint32_t> rank; // from the file name, when it ends in digits
+    std::string version; // "2.10"
+    std::map<std::string, GroupInfo> groups; // pg_config
+    std::map<std::string, GroupStatus> pgStatus; // pg_status, keyed by the PG id string
+    std::vector<RankRecord> entries; // collectives only, oldest first
+    std::size_t p2pSkipped = 0;
+    std::vector<LoadIssue> warnings;
+};
+
+// "nccl:all_reduce" → AllReduce, "nccl:_all_gather_base" → AllGather, ...; Other when unknown.
+CollectiveOp opFromProfilingName(const std::string& name);
+// c10 dtype name → bytes per element; 0 when unknown.
+std::size_t dtypeBytes(const std::string& dtype);
+// Trailing digits of a file name ("nccl_trace_rank_17" → 17).
+std::optional<std::uint32_t> rankFromFileName(const std::string& path);
+
+// "nccl:all_reduce" → AllReduce, "nccl:_all_gather_base" → AllGather, ...; Other when unknown.
+CollectiveOp opFromProfilingName(const std::string& name);
+// c10 dtype name → bytes per element; 0 when unknown.
+std::size_t dtypeBytes(const std::string& dtype);
+// Trailing digits of a file name ("nccl_trace_rank_17" → 17), after the extensions collectors add.
+std::optional<std::uint32_t> rankFromFileName(const std::string& path);
+// "[0, 1, 2, 3]" or "[0,1,2,3]" (a Python literal in a string) → ranks.
+std::vector<std::uint32_t> parseRanks(const std::string& s);
+
+} // namespace stallscope

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// A safe reader for the Python pickles PyTorch writes as Flight Recorder dumps (formats.md §1d): protocol 2
+// from torch::jit::Pickler with type tags off. It builds only None, booleans, integers (up to 64 bits),
+// floats, strings, lists, tuples and dicts, and refuses every other opcode (GLOBAL, REDUCE, BUILD, ...), so
+// no code is ever named or executed. The memo is honoured: a BINGET yields the same node again.
+// Strings are views into the input bytes, which must outlive the document.
+
+#include "core/result.h"
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+namespace stallscope {
+
+class PickleDoc
+{
+public:
+    enum class Type : std::uint8_t { None, Bool, Int, Float, Str, List, Tuple, Dict };
+    using Id = std::uint32_t;
+    static constexpr Id kNone = 0xffffffffu;
+
+    Id root() const { return m_root; }
+    Type type(Id id) const { return m_nodes[id].type; }
+    std::int64_t integer(Id id) const { return m_nodes[id].v; } // Int, Bool (0/1)
+    double real(Id id) const;
+    std::string_view str(Id id) const; // Str: a view into the input bytes
+
+    // List/Tuple: the elements; Dict: key, value, key, value... (insertion order). Containers grow in
+    // chunks (one per APPENDS/SETITEMS batch) kept in one arena: no allocation per container.
+    template <typename F> void forEachItem(Id id, F&& f) const
+    {
+        if (!isContainer(id)) {
+            return;
+        }
+        for (auto c = head(id); c != kNone; c = m_chunks[c].next) {
+            for (std::uint32_t k = 0; k < m_chunks[c].count; ++k) {
+                if (!f(m_items[m_chunks[c].offset + k])) {
+                    return; // the callback stops the walk by returning false
+                }
+            }
+        }
+    }
+    std::vector<Id> items(Id id) const; // a copy, for callers that want indexing
+    std::optional<Id> first(Id id) const;
+    // Dict lookup by string key; nullopt when absent or `id` is not a dict.
+    std::optional<Id> get(Id dict, std::string_view key) const;
+
+    std::size_t nodeCount() const { return m_nodes.size(); }
+
+private:
+    friend class PickleParser;
+    struct Node
+    {
+        Type type = Type::None;
+        std::int64_t v = 0; // Int/Bool value; Float bits; Str offset << 32 | length; container head << 32 | tail
+    };
+    struct Chunk
+    {
+        std::uint32_t offset = 0, count = 0, next = kNone;
+    };
+    bool isContainer(Id id) const
+    {
+        const auto t = m_nodes[id].type;
+        return t == Type::List || t == Type::Tuple || t == Type::Dict;
+    }
+    std::uint32_t head(Id id) const
+    {
+        return static_cast<std::uint32_t>(static_cast<std::uint64_t>(m_nodes[id].v) >> 32);
+    }
+
+    std::string_view m_bytes;
+    std::vector<Id> m_stackBuf, m_memoBuf; // the parser's scratch, kept with the arenas for reuse
+    std::vector<Node> m_nodes;
+    std::vector<Id> m_items;
+    std::vector<Chunk> m_chunks;
+    Id m_root = 0;
+};
+
+// Errors name the byte offset and the opcode ("unknown opcode 0x63 'c' (GLOBAL) at byte 17: not allowed").
+Result<PickleDoc> parsePickle(const std::string& file, std::string_view bytes);
+// The same into `doc`, whose arenas are cleared and reused: across many per-rank files only the first one
+// pays for fresh memory (page faults cost more than parsing here; docs/performance-notes.md). On error `doc`
+// holds a partial tree and must not be read.
+std::optional<LoadIssue> parsePickleInto(const std::string& file, std::string_view bytes, PickleDoc& doc);
+
+} // namespace stallscope

@@ -1,0 +1,402 @@
+// SPDX-License-Identifier: MIT
+// Assembling a raw folder's snapshot from what import/folder/read.cpp gathered: ranks and records, counters, link
+// events, the span.
+#include "import/folder/gathered.h"
+
+#include <algorithm>
+#include <limits>
+#include <set>
+
+namespace stallscope::folder {
+
+namespace {
+
+// Profiler traces join the dumps: a rank with a dump gains the collectives its dump no longer holds (the ring
+// buffer keeps the last entries only; a profiler window is often earlier); a rank without one gets a dump made
+// of its traces. Several windows of one rank merge.
+void mergeTraces(Gathered& g)
+{
+    std::map<std::uint32_t, std::size_t> dumpOf;
+    for (std::size_t i = 0; i < g.dumps.size(); ++i) {
+        dumpOf[*g.dumps[i].second.rank] = i;
+    }
+    for (auto& [file, t] : g.traces) {
+        auto it = dumpOf.find(*t.rank);
+        if (it == dumpOf.end()) {
+            dumpOf[*t.rank] = g.dumps.size();
+            g.dumps.emplace_back(file, std::move(t));
+            continue;
+        }
+        auto& d = g.dumps[it->second].second;
+        std::set<std::pair<std::string, std::uint32_t>> have;
+        for (const auto& e : d.entries) {
+            have.insert({ e.pg, e.seq });
+        }
+        for (auto& e : t.entries) {
+            if (have.insert({ e.pg, e.seq }).second) {
+                d.entries.push_back(std::move(e));
+            }
+        }
+        for (auto& [name, grp] : t.groups) {
+            d.groups.try_emplace(name, std::move(grp));
+        }
+    }
+    g.traces.clear();
+}
+
+} // namespace
+
+// What the logs say that a Flight Recorder dump cannot: a rank whose transport gave up (completion error)
+// failed in the collective in flight at that moment; a watchdog timeout names the sequence number and the
+// moment the rank gave up. Both end records the dump left open.
+void applyLogOutcomes(OwnedColumns& owned, const Gathered& g)
+{
+    for (const auto& [file, f] : g.logs) {
+        if (!f.rank || *f.rank >= owned.ranks.size()) {
+            continue;
+        }
+        auto& col = owned.ranks[*f.rank];
+        auto open = [&](std::size_t i) {
+            const auto st = static_cast<CollectiveState>(col.state[i]);
+            return st != CollectiveState::Completed && st != CollectiveState::Scheduled;
+        };
+        for (const auto& e : f.events) {
+            if (e.timeNs == kNoTime) {
+                continue;
+            }
+            if (e.kind == LogEventKind::CompletionError) {
+                // The latest record enqueued before the error and still open at it.
+                for (std::size_t i = col.size(); i-- > 0;) {
+                    if (col.enqueueNs[i] <= e.timeNs && open(i)) {
+                        col.state[i] = static_cast<std::uint8_t>(CollectiveState::Failed);
+                        col.endNs[i] = e.timeNs;
+                        break;
+                    }
+                }
+            } else if (e.kind == LogEventKind::WatchdogTimeout) {
+                for (std::size_t i = 0; i < col.size(); ++i) {
+                    if (col.seq[i] == e.seq && open(i) && col.enqueueNs[i] <= e.timeNs
+                        && static_cast<CollectiveState>(col.state[i]) != CollectiveState::Failed) {
+                        col.state[i] = static_cast<std::uint8_t>(CollectiveState::TimedOut);
+                        col.endNs[i] = e.timeNs;
+                    }
+                }
+            }
+        }
+    }
+}
+
+// A trap-128 notice names a switch, not its port. The port is the one of that switch's cabled ports that other
+// evidence marks: down in an iblinkinfo snapshot, or its link_downed counter rising in the sample interval
+// around the trap. With exactly one such port the trap becomes its link event, alternating down and up
+// (both ends of a flapping link trap on the way down and again on the way up); otherwise it stays a count.
+static void addTrapEvents(JobSnapshot& snap, Gathered& g)
+{
+    const auto& topo = snap.topology;
+    std::set<std::pair<std::uint64_t, std::uint16_t>> seenDown;
+    for (const auto& [file, s] : g.linkinfo) {
+        for (const auto& p : s.ports) {
+            if (!p.up) {
+                seenDown.insert({ g.fabric.canonical(p.guid), p.port });
+            }
+        }
+    }
+    auto counterRose = [&](std::uint64_t guid, std::uint16_t port, TimeNs t) {
+        constexpr TimeNs slack = 5 * kNsPerSec;
+        for (const auto& c : snap.counters) {
+            const auto& cp = snap.counterPorts[c.port];
+            if (c.kind != CounterKind::LinkDowned || cp.guid != guid || cp.port != port) {
+                continue;
+            }
+            for (std::size_t k = 1; k < c.size(); ++k) {
+                if (c.timesNs[k - 1] - slack <= t && t <= c.timesNs[k] + slack
+                    && counterDelta(c.value(k - 1), c.value(k), c.bits).increase > 0) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    };
+    const auto source = snap.strings.intern("opensm trap");
+    std::map<std::pair<std::uint64_t, std::uint16_t>, std::pair<TimeNs, bool>> lastDown; // port → (time, down?)
+    for (const auto& log : g.opensm) {
+        for (const auto& trap : log.traps) {
+            const auto guid = trap.guid != 0 ? std::optional<std::uint64_t>(g.fabric.canonical(trap.guid))
+                                             : g.fabric.guidOfLid(trap.lid);
+            const auto node = guid ? topo.findNodeByGuid(*guid) : std::nullopt;
+            if (!node) {
+                continue;
+            }
+            std::vector<std::uint16_t> candidates;
+            for (std::uint16_t p = 1; p <= std::max<std::uint16_t>(topo.node(*node).portCount, 64); ++p) {
+                if (topo.linkAt({ *node, p }) && (seenDown.count({ *guid, p }) || counterRose(*guid, p, trap.timeNs))) {
+                    candidates.push_back(p);
+                }
+            }
+            if (candidates.size() != 1) {
+                continue;
+            }
+            auto& [when, down] = lastDown[{ *guid, candidates[0] }];
+            const bool nowDown = !(down && trap.timeNs - when < 10 * 60 * kNsPerSec);
+            snap.linkEvents.push_back(
+                { trap.timeNs, *guid, candidates[0], nowDown ? LinkState::Down : LinkState::Up, source });
+            when = trap.timeNs;
+            down = nowDown;
+        }
+    }
+}
+
+// Ranks, groups and collective records from the dumps; rank → host → HCA from the logs.
+Result<std::uint32_t> addCollectives(JobSnapshot& snap, OwnedColumns& owned, Gathered& g)
+{
+    std::uint32_t world = 0;
+    std::map<std::uint32_t, std::string> seen;
+    std::vector<std::pair<std::string, RankRecords>> unique;
+    for (auto& [file, d] : g.dumps) {
+        if (auto [it, fresh] = seen.emplace(*d.rank, file); !fresh) {
+            g.warnings.push_back({ file, 0, -1,
+                "a second dump of rank " + std::to_string(*d.rank) + " (the first is " + it->second
+                    + "): this one is left out" });
+            continue;
+        }
+        unique.emplace_back(file, std::move(d));
+    }
+    g.dumps = std::move(unique);
+    mergeTraces(g);
+    world = g.worldHint;
+    for (const auto& [file, d] : g.dumps) {
+        world = std::max(world, *d.rank + 1);
+        for (const auto& [name, grp] : d.groups) {
+            for (auto r : grp.ranks) {
+                world = std::max(world, r + 1);
+            }
+        }
+    }
+    snap.job.worldSize = world;
+    snap.ranks.assign(world, RankInfo {});
+    std::map<std::string, std::uint16_t> groupIndex;
+    for (const auto& [file, d] : g.dumps) {
+        for (const auto& [name, grp] : d.groups) {
+            if (groupIndex.count(name)) {
+                continue;
+            }
+            groupIndex[name] = static_cast<std::uint16_t>(snap.groups.size());
+            ProcessGroup pg { snap.strings.intern(name), snap.strings.intern(grp.desc), grp.ranks };
+            std::sort(pg.ranks.begin(), pg.ranks.end());
+            snap.groups.push_back(std::move(pg));
+        }
+    }
+    for (const auto& [file, f] : g.logs) {
+        if (!f.rank || *f.rank >= world) {
+            continue;
+        }
+        auto& ri = snap.ranks[*f.rank];
+        ri.host = snap.strings.intern(f.host);
+        ri.localGpu = static_cast<std::uint16_t>(f.cudaDev.value_or(0));
+        if (!f.hcas.empty()) {
+            // Several HCAs listed: the one at the rank's CUDA device index (rail-optimized hosts pair GPU i with
+            // HCA i); a guess where NCCL's channel lines would say exactly.
+            const auto d = static_cast<std::size_t>(f.cudaDev.value_or(0));
+            ri.hca = snap.strings.intern(f.hcas.size() == 1 ? f.hcas[0] : f.hcas[std::min(d, f.hcas.size() - 1)]);
+        }
+    }
+    for (const auto& [rank, o] : g.mapping.ranks) { // the mapping file fills or corrects placements
+        if (rank >= world) {
+            g.warnings.push_back({ "mapping file", 0, -1,
+                "rank " + std::to_string(rank) + " is outside the job (" + std::to_string(world) + " ranks)" });
+            continue;
+        }
+        auto& ri = snap.ranks[rank];
+        if (!o.host.empty()) {
+            ri.host = snap.strings.intern(o.host);
+        }
+        if (!o.hca.empty()) {
+            ri.hca = snap.strings.intern(o.hca);
+        }
+        if (o.gpu) {
+            ri.localGpu = *o.gpu;
+        }
+    }
+    owned.ranks.resize(world);
+    std::map<std::uint16_t, std::set<std::uint32_t>> implicit; // groups no source lists: who ran them
+    TimeNs first = std::numeric_limits<TimeNs>::max();
+    for (const auto& [file, d] : g.dumps) {
+        auto& col = owned.ranks[*d.rank];
+        for (const auto& e : d.entries) {
+            auto git = groupIndex.find(e.pg);
+            if (git == groupIndex.end()) {
+                git = groupIndex.emplace(e.pg, static_cast<std::uint16_t>(snap.groups.size())).first;
+                snap.groups.push_back({ snap.strings.intern(e.pg), {}, {} });
+                if (d.version != "kineto") { // traces name groups only where an op carries its ranks
+                    g.warnings.push_back({ file, 0, -1,
+                        "process group \"" + e.pg + "\" is not in pg_config: its members are the ranks that ran it" });
+                }
+            }
+            if (snap.groups[git->second].ranks.empty() || implicit.count(git->second)) {
+                implicit[git->second].insert(*d.rank);
+            }
+            auto shape = internShape(snap.shapes, { git->second, e.op, e.bytes });
+            if (!shape) {
+                return LoadIssue { file, 0, -1, "more than 65535 distinct (group, op, bytes) shapes" };
+            }
+            col.push(e.enqueueNs, e.startNs, e.endNs, e.seq, *shape, e.state);
+            first = std::min(first, e.enqueueNs);
+        }
+        col.sortByEnqueue();
+    }
+    for (const auto& [group, members] : implicit) {
+        snap.groups[group].ranks.assign(members.begin(), members.end());
+    }
+    snap.job.clockOriginNs = first == std::numeric_limits<TimeNs>::max() ? 0 : first;
+    snap.job.span = { snap.job.clockOriginNs, snap.job.clockOriginNs };
+    return world;
+}
+
+// Every counter source into the sink, joined to canonical node GUIDs.
+void addCounters(const std::string& dir, Gathered& g, CounterSink& sink)
+{
+    auto& fabric = g.fabric;
+    const GuidOfHca guidOfHca = [&](const std::string& desc) { return fabric.guidOfHca(desc); };
+    for (const auto& [file, text] : g.csvs) {
+        readCollectorCsv(file, text, guidOfHca, sink, g.warnings);
+    }
+    std::set<std::string> unknown;
+    for (auto& ps : g.matrix) {
+        const auto desc = ps.host + " " + ps.device;
+        const auto guid = fabric.guidOfHca(desc);
+        if (!guid) {
+            if (unknown.insert(desc).second) {
+                g.warnings.push_back(
+                    { dir, 0, -1, "Prometheus series of \"" + desc + "\" match no HCA in the topology: skipped" });
+            }
+            continue;
+        }
+        for (std::size_t i = 0; i < ps.timesNs.size(); ++i) {
+            sink.sample(*guid, ps.port, ps.kind, ps.timesNs[i], ps.values[i]);
+        }
+    }
+    for (const auto& [dated, ef] : g.exposition) {
+        if (ef.undated) {
+            g.warnings.push_back({ dated.file, 0, -1,
+                "samples without a timestamp or stamp line are dated by the file's modification time" });
+        }
+        BackwardsCheck backwards(dated.file);
+        for (const auto& s : ef.samples) {
+            const auto t = s.timeNs == kNoTime ? dated.modified : s.timeNs;
+            backwards.see((s.hostSide ? s.host + " " + s.device : formatGuid(s.guid)) + " port "
+                    + std::to_string(s.port) + " " + std::string(semantics(s.kind).name),
+                t, s.value, s.line, g.warnings);
+            if (s.hostSide) {
+                const auto desc = s.host + " " + s.device;
+                if (const auto guid = fabric.guidOfHca(desc)) {
+                    sink.sample(*guid, s.port, s.kind, t, s.value);
+                } else if (unknown.insert(desc).second) {
+                    g.warnings.push_back(
+                        { dated.file, 0, -1, "node_exporter series of \"" + desc + "\" match no HCA: skipped" });
+                }
+            } else {
+                sink.sample(fabric.canonical(s.guid), s.port, s.kind, t, s.value);
+            }
+        }
+    }
+    for (const auto& [dated, samples] : g.perfquery) {
+        bool undated = false;
+        std::set<std::uint32_t> unknownLids;
+        BackwardsCheck backwards(dated.file);
+        for (const auto& s : samples) {
+            if (s.timeNs != kNoTime) {
+                backwards.see("LID " + std::to_string(s.lid) + " port " + std::to_string(s.port) + " "
+                        + std::string(semantics(s.kind).name) + (s.extended ? " (extended)" : ""),
+                    s.timeNs, s.value, s.line, g.warnings);
+            }
+            const auto guid = fabric.guidOfLid(s.lid);
+            if (!guid) {
+                if (unknownLids.insert(s.lid).second) {
+                    g.warnings.push_back({ dated.file, 0, -1,
+                        "LID " + std::to_string(s.lid)
+                            + " is in no topology file (ibnetdiscover or iblinkinfo): its counters are skipped" });
+                }
+                continue;
+            }
+            undated = undated || s.timeNs == kNoTime;
+            const bool dataOrPackets = s.kind == CounterKind::PortXmitData || s.kind == CounterKind::PortRcvData
+                || s.kind == CounterKind::PortXmitPackets || s.kind == CounterKind::PortRcvPackets;
+            sink.sample(*guid, s.port, s.kind, s.timeNs == kNoTime ? dated.modified : s.timeNs, s.value,
+                dataOrPackets ? (s.extended ? 64 : 32) : 0);
+        }
+        if (undated) {
+            g.warnings.push_back({ dated.file, 0, -1,
+                "perfquery blocks without a stamp line before them are dated by the file's modification time" });
+        }
+    }
+}
+
+// Port events from the ranks' logs ("nccl"), the subnet manager ("opensm") and dated iblinkinfo snapshots.
+void addLinkEvents(JobSnapshot& snap, Gathered& g)
+{
+    const auto nccl = snap.strings.intern("nccl");
+    for (const auto& [file, f] : g.logs) {
+        for (const auto& e : f.events) {
+            if ((e.kind != LogEventKind::PortError && e.kind != LogEventKind::PortActive) || e.timeNs == kNoTime) {
+                continue;
+            }
+            const auto hca = e.hca.empty() && !f.hcas.empty() ? f.hcas[0] : e.hca;
+            if (const auto guid = g.fabric.guidOfHca(f.host + " " + hca)) {
+                snap.linkEvents.push_back(
+                    { e.timeNs, *guid, 1, e.kind == LogEventKind::PortError ? LinkState::Down : LinkState::Up, nccl });
+            }
+        }
+    }
+    const auto opensm = snap.strings.intern("opensm");
+    for (const auto& log : g.opensm) {
+        for (const auto& e : log.events) {
+            if (const auto guid = g.fabric.guidOfHca(e.nodeDescription)) {
+                snap.linkEvents.push_back({ e.timeNs, *guid, 1, e.up ? LinkState::Up : LinkState::Down, opensm });
+            }
+        }
+    }
+    // A port seen down in a dated snapshot, on a link another snapshot saw up: the link was down then.
+    const auto linkinfo = snap.strings.intern("iblinkinfo");
+    std::map<std::pair<std::uint64_t, std::uint16_t>, bool> last;
+    std::sort(g.linkinfo.begin(), g.linkinfo.end(),
+        [](const auto& a, const auto& b) { return a.second.stampNs < b.second.stampNs; });
+    for (const auto& [file, s] : g.linkinfo) {
+        if (s.stampNs == kNoTime) {
+            continue;
+        }
+        for (const auto& p : s.ports) {
+            const auto guid = g.fabric.canonical(p.guid);
+            const auto node = snap.topology.findNodeByGuid(guid);
+            if (!node || !snap.topology.linkAt({ *node, p.port })) {
+                continue; // never cabled in any snapshot
+            }
+            auto [it, fresh] = last.try_emplace({ guid, p.port }, true);
+            if (it->second != p.up || (fresh && !p.up)) {
+                snap.linkEvents.push_back(
+                    { s.stampNs, guid, p.port, p.up ? LinkState::Up : LinkState::Down, linkinfo });
+            }
+            it->second = p.up;
+        }
+    }
+    addTrapEvents(snap, g);
+    std::stable_sort(snap.linkEvents.begin(), snap.linkEvents.end(),
+        [](const LinkEvent& a, const LinkEvent& b) { return a.timeNs < b.timeNs; });
+}
+
+void widenSpan(JobSnapshot& snap)
+{
+    TimeNs lo = snap.job.span.start, hi = snap.job.span.end;
+    for (const auto& c : snap.collectives) {
+        for (std::size_t i = 0; i < c.size(); ++i) {
+            for (auto t : { c.enqueueNs[i], c.startNs[i], c.endNs[i] }) {
+                if (t != kNoTime) {
+                    lo = std::min(lo, t);
+                    hi = std::max(hi, t);
+                }
+            }
+        }
+    }
+    snap.job.span = { lo, hi };
+}
+
+} // namespace stallscope::folder

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Internal to the raw-folder importer (import/folder/raw_folder.cpp): what the folder's files say before it becomes a
+// snapshot, filled by import/folder/read.cpp and turned into a snapshot by import/folder/assemble.cpp.
+
+#include "import/common/counter_sink.h"
+#include "import/common/fabric_builder.h"
+#include "import/infiniband/collector_csv.h"
+#include "import/infiniband/fabric_tools.h"
+#include "import/flight_recorder/flight_recorder.h"
+#include "import/folder/mapping.h"
+#include "import/infiniband/opensm_log.h"
+#include "import/prometheus/exposition.h"
+#include "import/prometheus/http_answers.h"
+#include "import/logs/rank_log.h"
+#include "core/job_snapshot.h"
+#include "core/progress.h"
+
+#include <filesystem>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace stallscope::folder {
+
+struct DatedFile
+{
+    std::string file;
+    TimeNs modified = kNoTime; // the sample time of undated snapshots
+};
+
+// What the folder's files say, before it becomes a snapshot.
+struct Gathered
+{
+    std::vector<std::pair<std::string, RankRecords>> dumps;
+    std::vector<std::pair<std::string, RankRecords>> traces; // profiler traces, as dumps without open entries
+    std::uint32_t worldHint = 0; // distributedInfo.world_size
+    std::vector<std::pair<std::string, RankLogFacts>> logs;
+    std::set<std::size_t> rankFromName; // logs whose rank came from a file or folder name, not their lines
+    std::vector<OpensmLog> opensm;
+    std::vector<PromSeries> matrix;
+    std::vector<std::pair<DatedFile, ExpositionFile>> exposition;
+    std::vector<std::pair<DatedFile, std::vector<PerfquerySample>>> perfquery;
+    std::vector<std::pair<std::string, IblinkinfoSnapshot>> linkinfo;
+    std::vector<std::pair<std::string, std::string>> csvs; // file, text
+    FabricBuilder fabric;
+    LogClock clock; // rank logs: the year from the dumps, the zone from the mapping file
+    FolderMapping mapping;
+    bool haveMapping = false;
+
+    std::vector<LoadIssue> warnings;
+    std::vector<std::string> recognised;
+    std::map<std::string, int> counts;
+
+    void note(const std::filesystem::path& p, const std::string& what, const std::string& detail)
+    {
+        recognised.push_back(p.filename().string() + ": " + what + (detail.empty() ? "" : ", " + detail));
+        ++counts[what];
+    }
+    template <typename W> void warn(const W& ws) { warnings.insert(warnings.end(), ws.begin(), ws.end()); }
+};
+
+// Reads every file under `dir` into `g` (recognised by content; files that cannot be read become warnings).
+// Returns an error only when cancelled.
+std::optional<LoadIssue> readFolder(const std::string& dir, Gathered& g, Progress& progress, std::uint64_t& bytes);
+
+// Turning what was read into the snapshot (import/folder/assemble.cpp).
+Result<std::uint32_t> addCollectives(JobSnapshot& snap, OwnedColumns& owned, Gathered& g);
+void applyLogOutcomes(OwnedColumns& owned, const Gathered& g);
+void addCounters(const std::string& dir, Gathered& g, CounterSink& sink);
+void addLinkEvents(JobSnapshot& snap, Gathered& g);
+void widenSpan(JobSnapshot& snap);
+// Clock offsets of the mapping file, and the check that sources agree (import/folder/clocks.cpp).
+void alignClocks(Gathered& g);
+
+} // namespace stallscope::folder

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: MIT
+#include "import/folder/mapping.h"
+
+#include "core/time_format.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <regex>
+#include <set>
+
+namespace stallscope {
+
+bool looksLikeMapping(const std::string& text)
+{
+    return text.find("\"stallscope_mapping\"") != std::string::npos;
+}
+
+std::optional<TimeNs> parseUtcOffset(const std::string& text)
+{
+    if (text == "UTC" || text == "Z" || text == "utc" || text == "+00:00") {
+        return 0;
+    }
+    static const std::regex re(R"(^(?:UTC)?([+-])(\d{1,2}):?(\d{2})?$)");
+    std::smatch m;
+    if (!std::regex_match(text, m, re)) {
+        return std::nullopt;
+    }
+    const TimeNs v = (std::stoll(m[2]) * 3600 + (m[3].matched ? std::stoll(m[3]) * 60 : 0)) * kNsPerSec;
+    return m[1] == "-" ? -v : v;
+}
+
+Result<FolderMapping> parseMapping(const std::string& file, const std::string& text)
+{
+    static const std::set<std::string> sources
+        = { "dumps", "profiler", "rank_logs", "opensm", "counters", "fabric_snapshots" };
+    FolderMapping out;
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::parse_error& e) {
+        return LoadIssue { file, 0, static_cast<std::int64_t>(e.byte), std::string("invalid JSON: ") + e.what() };
+    }
+    try {
+        // Copies: items() of a temporary would dangle.
+        const auto ranks = j.value("ranks", nlohmann::json::object());
+        const auto zones = j.value("time_zones", nlohmann::json::object());
+        const auto offsets = j.value("clock_offsets", nlohmann::json::object());
+        for (const auto& [rank, r] : ranks.items()) {
+            RankOverride o;
+            o.host = r.value("host", std::string());
+            o.hca = r.value("hca", std::string());
+            if (r.contains("gpu")) {
+                o.gpu = r["gpu"].get<std::uint16_t>();
+            }
+            out.ranks[static_cast<std::uint32_t>(std::stoul(rank))] = o;
+        }
+        for (const auto& [source, zone] : zones.items()) {
+            const auto v = parseUtcOffset(zone.get<std::string>());
+            if (!v || (source != "rank_logs" && source != "opensm")) {
+                return LoadIssue { file, 0, -1,
+                    "time_zones." + source + ": expected rank_logs or opensm with an offset like \"+02:00\"" };
+            }
+            out.timeZones[source] = *v;
+        }
+        for (const auto& [source, offset] : offsets.items()) {
+            const auto v = parseSignedDuration(offset.get<std::string>());
+            if (!v || !sources.count(source)) {
+                return LoadIssue { file, 0, -1,
+                    "clock_offsets." + source
+                        + ": expected one of dumps, profiler, rank_logs, opensm, counters, fabric_snapshots with a "
+                          "signed duration like \"-1.5s\"" };
+            }
+            out.clockOffsets[source] = *v;
+        }
+    } catch (const std::exception& e) {
+        return LoadIssue { file, 0, -1, std::string("unexpected content in the mapping file: ") + e.what() };
+    }
+    return out;
+}
+
+} // namespace stallscope

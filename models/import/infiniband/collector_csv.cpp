@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: MIT
+#include "import/infiniband/collector_csv.h"
+
+#include <set>
+#include <sstream>
+
+namespace stallscope {
+
+bool looksLikeCollectorCsv(const std::string& text)
+{
+    return text.rfind(kCollectorCsvHeader, 0) == 0;
+}
+
+namespace {
+
+std::vector<std::string> splitCsv(const std::string& line)
+{
+    std::vector<std::string> out;
+    std::stringstream ss(line);
+    std::string cell;
+    while (std::getline(ss, cell, ',')) {
+        out.push_back(cell);
+    }
+    if (!line.empty() && line.back() == ',') {
+        out.emplace_back();
+    }
+    return out;
+}
+
+} // namespace
+
+void readCollectorCsv(const std::string& file, const std::string& text, const GuidOfHca& guidOfHca, CounterSink& sink,
+    std::vector<LoadIssue>& warnings)
+{
+    std::istringstream in(text);
+    std::string line;
+    std::getline(in, line);
+    const auto header = splitCsv(line);
+    std::set<std::string> unknownHcas;
+    BackwardsCheck backwards(file);
+    std::int64_t lineNo = 1;
+    while (std::getline(in, line)) {
+        ++lineNo;
+        if (!line.empty() && line.back() == '\r') {
+            line.pop_back();
+        }
+        const auto cells = splitCsv(line);
+        if (cells.size() != header.size()) {
+            warnings.push_back({ file, lineNo, -1,
+                "expected " + std::to_string(header.size()) + " columns, got " + std::to_string(cells.size())
+                    + ": row skipped" });
+            continue;
+        }
+        TimeNs t = 0;
+        try {
+            t = std::stoll(cells[0]);
+        } catch (...) {
+            warnings.push_back({ file, lineNo, -1, "expected a time in ns in the first column: row skipped" });
+            continue;
+        }
+        const auto desc = cells[1] + " " + cells[2];
+        const auto guid = guidOfHca(desc);
+        if (!guid) {
+            if (unknownHcas.insert(desc).second) {
+                warnings.push_back(
+                    { file, lineNo, -1, "no topology node named \"" + desc + "\": its counters are skipped" });
+            }
+            continue;
+        }
+        const auto port = static_cast<std::uint16_t>(std::atoi(cells[3].c_str()));
+        for (std::size_t c = 5; c < header.size(); ++c) {
+            const auto kind = parseCounterKind(header[c]);
+            if (cells[c].empty() || !kind) {
+                continue;
+            }
+            try {
+                std::size_t used = 0;
+                const auto value = std::stoull(cells[c], &used);
+                if (used != cells[c].size()) {
+                    throw std::invalid_argument("trailing characters");
+                }
+                backwards.see(desc + " port " + cells[3] + " " + header[c], t, value, lineNo, warnings);
+                sink.sample(*guid, port, *kind, t, value);
+            } catch (const std::exception&) {
+                warnings.push_back({ file, lineNo, -1,
+                    "column \"" + header[c] + "\": expected a counter value, got \"" + cells[c]
+                        + "\": sample skipped" });
+            }
+        }
+    }
+}
+
+} // namespace stallscope

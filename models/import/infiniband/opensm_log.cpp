@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: MIT
+#include "import/infiniband/opensm_log.h"
+
+#include <ctime>
+#include <map>
+#include <regex>
+#include <sstream>
+
+namespace stallscope {
+
+bool looksLikeOpensmLog(const std::string& text)
+{
+    return text.find("drop_mgr_remove_port") != std::string::npos || text.find("log_trap_info") != std::string::npos
+        || text.find("state_mgr_report_new_ports") != std::string::npos || text.find("SUBNET UP") != std::string::npos;
+}
+
+Result<OpensmLog> parseOpensmLog(const std::string& file, const std::string& text, const LogClock& clock)
+{
+    static const std::map<std::string, int> months
+        = { { "Jan", 1 }, { "Feb", 2 }, { "Mar", 3 }, { "Apr", 4 }, { "May", 5 }, { "Jun", 6 }, { "Jul", 7 },
+              { "Aug", 8 }, { "Sep", 9 }, { "Oct", 10 }, { "Nov", 11 }, { "Dec", 12 } };
+    static const std::regex stamp(R"(^(\w{3}) +(\d{1,2}) (\d{2}):(\d{2}):(\d{2}) (\d{6}) )");
+    static const std::regex removed(
+        R"(drop_mgr_remove_port: Removed port with GUID:0x([0-9a-fA-F]+).*of node:\s*(.+?)\s*$)");
+    static const std::regex discovered(
+        R"(state_mgr_report_new_ports: Discovered new port with GUID:0x([0-9a-fA-F]+).*of node:\s*(.+?)\s*$)");
+    OpensmLog log;
+    std::istringstream in(text);
+    std::string line;
+    std::int64_t lineNo = 0;
+    while (std::getline(in, line)) {
+        ++lineNo;
+        if (!line.empty() && line.back() == '\r') {
+            line.pop_back();
+        }
+        std::smatch m, s;
+        if (line.find("Link state change") != std::string::npos) {
+            static const std::regex trapLid(R"(from LID:(\d+))");
+            static const std::regex noticeGuid(R"(from switch LID (\d+), GUID 0x([0-9a-fA-F]+))");
+            if (line.find("log_trap_info") != std::string::npos && std::regex_search(line, m, trapLid)
+                && std::regex_search(line, s, stamp) && months.count(s[1])) {
+                ++log.linkStateTraps;
+                OpensmTrap t;
+                t.timeNs = logTimeNs(clock, clock.year, months.at(s[1]), std::stoi(s[2]), std::stoi(s[3]),
+                    std::stoi(s[4]), std::stoi(s[5]), std::stoll(s[6]) * kNsPerUs);
+                t.lid = static_cast<std::uint32_t>(std::stoul(m[1]));
+                t.line = lineNo;
+                log.traps.push_back(t);
+            } else if (std::regex_search(line, m, noticeGuid)) {
+                // The notice follows its trap, but the SM's threads interleave traps of several switches:
+                // the latest trap of the same LID still without a GUID is this notice's.
+                const auto lid = std::stoul(m[1]);
+                for (auto it = log.traps.rbegin(); it != log.traps.rend(); ++it) {
+                    if (it->lid == lid && it->guid == 0) {
+                        it->guid = std::stoull(m[2], nullptr, 16);
+                        break;
+                    }
+                }
+            }
+            continue;
+        }
+        const bool down = std::regex_search(line, m, removed);
+        if (!down && !std::regex_search(line, m, discovered)) {
+            continue;
+        }
+        if (!std::regex_search(line, s, stamp) || !months.count(s[1])) {
+            log.warnings.push_back(
+                { file, lineNo, -1, "expected a time like \"Jun 01 12:00:31 123456\" at the start: line skipped" });
+            continue;
+        }
+        OpensmPortEvent e;
+        e.timeNs = logTimeNs(clock, clock.year, months.at(s[1]), std::stoi(s[2]), std::stoi(s[3]), std::stoi(s[4]),
+            std::stoi(s[5]), std::stoll(s[6]) * kNsPerUs);
+        e.portGuid = std::stoull(m[1], nullptr, 16);
+        e.nodeDescription = m[2];
+        e.up = !down;
+        e.line = lineNo;
+        log.events.push_back(std::move(e));
+    }
+    if (log.events.empty() && log.linkStateTraps == 0 && !looksLikeOpensmLog(text)) {
+        return LoadIssue { file, 0, -1, "no OpenSM log lines found" };
+    }
+    return log;
+}
+
+} // namespace stallscope

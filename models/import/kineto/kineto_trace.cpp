@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: MIT
+#include "import/kineto/kineto_trace.h"
+
+#include <simdjson.h>
+
+#include <cmath>
+#include <unordered_map>
+
+namespace stallscope {
+
+namespace ond = simdjson::ondemand;
+
+bool looksLikeKinetoTrace(const std::string& text)
+{
+    const auto first = text.find_first_not_of(" \t\r\n");
+    return first != std::string::npos && text[first] == '{' && text.find("\"traceEvents\"") != std::string::npos;
+}
+
+namespace {
+
+// The fields of one trace event that matter here.
+struct Event
+{
+    bool kernel = false; // cat "kernel" / "Kernel"
+    bool paramComms = false; // the CPU record_param_comms op
+    double ts = NAN, dur = NAN; // µs
+    std::int64_t externalId = -1;
+    std::string collective, dtype, pg, pgRanks;
+    std::int64_t nelems = -1, seq = -1;
+};
+
+std::string str(ond::value v)
+{
+    std::string_view s;
+    return v.get_string().get(s) ? std::string() : std::string(s);
+}
+
+std::int64_t integer(ond::value v)
+{
+    std::int64_t i = -1;
+    if (v.get_int64().get(i)) {
+        double d = 0;
+        if (!v.get_double().get(d)) {
+            i = static_cast<std::int64_t>(d);
+        } else {
+            std::string_view s; // some writers quote numbers
+            if (!v.get_string().get(s)) {
+                i = std::atoll(std::string(s).c_str());
+            }
+        }
+    }
+    return i;
+}
+
+void readArgs(ond::object args, Event& e)
+{
+    for (auto field : args) {
+        std::string_view k;
+        if (field.unescaped_key().get(k)) {
+            continue;
+        }
+        ond::value v;
+        if (field.value().get(v)) {
+            continue;
+        }
+        if (k == "Collective name") {
+            e.collective = str(v);
+        } else if (k == "In msg nelems") {
+            e.nelems = integer(v);
+        } else if (k == "dtype") {
+            e.dtype = str(v);
+        } else if (k == "Process Group Name") {
+            e.pg = str(v);
+        } else if (k == "Process Group Ranks") {
+            e.pgRanks = str(v);
+        } else if (k == "Seq") {
+            e.seq = integer(v);
+        } else if (k == "External id") {
+            e.externalId = integer(v);
+        }
+    }
+}
+
+Event readEvent(ond::object o)
+{
+    Event e;
+    std::string_view name;
+    for (auto field : o) {
+        std::string_view k;
+        if (field.unescaped_key().get(k)) {
+            continue;
+        }
+        ond::value v;
+        if (field.value().get(v)) {
+            continue;
+        }
+        if (k == "cat") {
+            const auto cat = str(v);
+            e.kernel = cat == "kernel" || cat == "Kernel";
+        } else if (k == "name") {
+            e.paramComms = str(v) == "record_param_comms";
+        } else if (k == "ts") {
+            if (v.get_double().get(e.ts)) {
+                e.ts = NAN;
+            }
+        } else if (k == "dur") {
+            if (v.get_double().get(e.dur)) {
+                e.dur = NAN;
+            }
+        } else if (k == "args") {
+            ond::object args;
+            if (!v.get_object().get(args)) {
+                readArgs(args, e);
+            }
+        }
+    }
+    return e;
+}
+
+} // namespace
+
+Result<KinetoTrace> parseKinetoTrace(const std::string& file, const std::string& text)
+{
+    KinetoTrace out;
+    out.collectives.version = "kineto";
+    if (text.capacity() < text.size() + simdjson::SIMDJSON_PADDING) {
+        return LoadIssue { file, 0, -1, "internal: the buffer lacks simdjson's padding" };
+    }
+    thread_local ond::parser parser; // one parser reused across files: its buffers stay warm
+    std::vector<Event> events;
+    std::optional<std::int64_t> baseNs;
+    try {
+        auto doc = parser.iterate(simdjson::padded_string_view(text.data(), text.size(), text.capacity()));
+        ond::object top;
+        if (auto err = doc.get_object().get(top)) {
+            return LoadIssue { file, 0, -1, std::string("expected a JSON object: ") + simdjson::error_message(err) };
+        }
+        for (auto field : top) {
+            std::string_view key;
+            if (field.unescaped_key().get(key)) {
+                continue;
+            }
+            ond::value v;
+            if (field.value().get(v)) {
+                continue;
+            }
+            if (key == "baseTimeNanoseconds") {
+                baseNs = integer(v);
+            } else if (key == "distributedInfo") {
+                ond::object info;
+                if (v.get_object().get(info)) {
+                    continue;
+                }
+                for (auto f : info) {
+                    std::string_view k;
+                    ond::value iv;
+                    if (f.unescaped_key().get(k) || f.value().get(iv)) {
+                        continue;
+                    }
+                    if (k == "rank") {
+                        const auto r = integer(iv);
+                        if (r >= 0) {
+                            out.rank = static_cast<std::uint32_t>(r);
+                        }
+                    } else if (k == "world_size") {
+                        out.worldSize = static_cast<std::uint32_t>(std::max<std::int64_t>(0, integer(iv)));
+                    }
+                }
+            } else if (key == "traceEvents") {
+                ond::array arr;
+                if (v.get_array().get(arr)) {
+                    return LoadIssue { file, 0, -1, "\"traceEvents\" is not an array" };
+                }
+                for (auto item : arr) {
+                    ond::object o;
+                    if (item.get_object().get(o)) {
+                        continue;
+                    }
+                    auto e = readEvent(o);
+                    if ((e.kernel && !e.collective.empty()) || (e.paramComms && e.externalId >= 0)) {
+                        events.push_back(std::move(e));
+                    }
+                }
+            }
+        }
+    } catch (const simdjson::simdjson_error& e) {
+        return LoadIssue { file, 0, -1, std::string("invalid JSON: ") + e.what() };
+    }
+    // ts is µs after baseTimeNanoseconds, or epoch µs in traces older than torch 2.4.
+    // Integer base plus the offset: a double holding epoch ns would lose 256 ns of precision.
+    const TimeNs base = baseNs.value_or(0);
+    auto toNs = [&](double us) { // whole µs and the fraction apart: epoch µs has 16 digits
+        const double whole = std::floor(us);
+        return base + static_cast<TimeNs>(whole) * 1000 + static_cast<TimeNs>(std::llround((us - whole) * 1000.0));
+    };
+    std::unordered_map<std::int64_t, TimeNs> enqueue; // External id → CPU op start
+    for (const auto& e : events) {
+        if (e.paramComms && std::isfinite(e.ts)) {
+            enqueue.emplace(e.externalId, toNs(e.ts));
+        }
+        if (!e.pgRanks.empty() && !out.collectives.groups.count(e.pg.empty() ? "0" : e.pg)) {
+            out.collectives.groups[e.pg.empty() ? "0" : e.pg] = GroupInfo { {}, parseRanks(e.pgRanks) };
+        }
+    }
+    for (const auto& e : events) {
+        if (!e.kernel) {
+            continue;
+        }
+        ++out.kernels;
+        if (!std::isfinite(e.ts) || !std::isfinite(e.dur) || e.seq < 0) {
+            out.collectives.warnings.push_back(
+                { file, 0, -1, "an NCCL kernel without ts, dur or Seq (" + e.collective + "): skipped" });
+            continue;
+        }
+        RankRecord fe;
+        fe.pg = e.pg.empty() ? "0" : e.pg;
+        fe.seq = static_cast<std::uint32_t>(e.seq);
+        fe.op = opFromProfilingName(e.collective);
+        const auto width = dtypeBytes(e.dtype);
+        fe.bytes = static_cast<std::uint64_t>(std::max<std::int64_t>(0, e.nelems)) * (width == 0 ? 1 : width);
+        fe.startNs = toNs(e.ts);
+        fe.endNs = fe.startNs + static_cast<TimeNs>(std::llround(e.dur * 1000.0));
+        auto it = enqueue.find(e.externalId);
+        fe.enqueueNs = it != enqueue.end() && it->second <= fe.startNs ? it->second : fe.startNs;
+        fe.state = CollectiveState::Completed;
+        out.collectives.entries.push_back(fe);
+    }
+    std::sort(out.collectives.entries.begin(), out.collectives.entries.end(),
+        [](const RankRecord& a, const RankRecord& b) { return a.enqueueNs < b.enqueueNs; });
+    out.collectives.rank = out.rank;
+    return out;
+}
+
+} // namespace stallscope

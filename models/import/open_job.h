@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The one way to open a job: a Stallscope bundle (a folder with manifest.json) or a folder of raw files as the
+// cluster left them, recognised by content. Both give the same LoadedJob. Pure function of the files: never
+// writes into what it opens; an exception inside a reader becomes an error naming the path, never a crash.
+
+#include "core/loaded_job.h"
+#include "core/progress.h"
+
+#include <string>
+
+namespace stallscope {
+
+Result<LoadedJob> openJob(const std::string& path, Progress& progress);
+Result<LoadedJob> openJob(const std::string& path);
+
+} // namespace stallscope

@@ -1,0 +1,361 @@
+// SPDX-License-Identifier: MIT
+#include "import/prometheus/exposition.h"
+
+#include "import/prometheus/http_answers.h"
+#include "import/common/sample_stamp.h"
+
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <regex>
+#include <sstream>
+
+namespace stallscope {
+
+namespace {
+
+using Labels = std::vector<std::pair<std::string, std::string>>;
+
+// One parsed sample line, reused from line to line: its strings keep their capacity (a scrape file has
+// hundreds of thousands of lines, and allocation dominated the parse).
+struct Line
+{
+    std::string name;
+    Labels labels; // the first `count` are this line's
+    std::size_t count = 0;
+    double value = 0;
+    std::optional<std::int64_t> timestampMs;
+};
+
+// name{a="x",b="y"} value [timestamp_ms]; label values may hold escaped quotes.
+bool parseLine(std::string_view s, Line& l)
+{
+    std::size_t i = 0;
+    while (i < s.size() && (std::isalnum(static_cast<unsigned char>(s[i])) || s[i] == '_' || s[i] == ':')) {
+        ++i;
+    }
+    if (i == 0) {
+        return false;
+    }
+    l.name.assign(s.data(), i);
+    l.count = 0;
+    l.timestampMs.reset();
+    if (i < s.size() && s[i] == '{') {
+        ++i;
+        while (i < s.size() && s[i] != '}') {
+            while (i < s.size() && (s[i] == ',' || s[i] == ' ')) {
+                ++i;
+            }
+            if (i < s.size() && s[i] == '}') {
+                break;
+            }
+            const auto eq = s.find('=', i);
+            if (eq == std::string_view::npos || eq + 1 >= s.size() || s[eq + 1] != '"') {
+                return false;
+            }
+            if (l.labels.size() <= l.count) {
+                l.labels.emplace_back();
+            }
+            auto& [key, value] = l.labels[l.count++];
+            key.assign(s.data() + i, eq - i);
+            value.clear();
+            std::size_t j = eq + 2;
+            for (; j < s.size() && s[j] != '"'; ++j) {
+                if (s[j] == '\\' && j + 1 < s.size()) {
+                    ++j;
+                    value += s[j] == 'n' ? '\n' : s[j];
+                } else {
+                    value += s[j];
+                }
+            }
+            if (j >= s.size()) {
+                return false;
+            }
+            i = j + 1;
+        }
+        if (i >= s.size()) {
+            return false;
+        }
+        ++i; // '}'
+    }
+    auto skip = [&] {
+        while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) {
+            ++i;
+        }
+    };
+    skip();
+    const auto valueEnd = std::min(s.find_first_of(" \t", i), s.size());
+    const std::string_view value = s.substr(i, valueEnd - i);
+    if (value.empty()) {
+        return false;
+    }
+    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), l.value);
+    if (ec != std::errc {} || end != value.data() + value.size()) {
+        // NaN / +Inf spellings from_chars does not take
+        if (value == "NaN" || value == "+Inf" || value == "-Inf") {
+            l.value = value == "NaN" ? NAN : value == "+Inf" ? INFINITY : -INFINITY;
+        } else {
+            return false;
+        }
+    }
+    i = valueEnd;
+    skip();
+    if (i < s.size()) {
+        std::int64_t ts = 0;
+        const auto [tend, tec] = std::from_chars(s.data() + i, s.data() + s.size(), ts);
+        if (tec != std::errc {} || (tend != s.data() + s.size() && *tend != ' ' && *tend != '\r')) {
+            return false;
+        }
+        l.timestampMs = ts;
+    }
+    return true;
+}
+
+struct Kind
+{
+    CounterKind kind;
+    std::uint64_t divisor; // bytes → 4-byte words
+};
+
+// treydock's counter names (after infiniband_{switch,hca}_port_ and before _total).
+std::optional<Kind> treydockKind(const std::string& name)
+{
+    static const std::map<std::string, Kind> m = {
+        { "transmit_data_bytes", { CounterKind::PortXmitData, 4 } },
+        { "receive_data_bytes", { CounterKind::PortRcvData, 4 } },
+        { "transmit_packets", { CounterKind::PortXmitPackets, 1 } },
+        { "receive_packets", { CounterKind::PortRcvPackets, 1 } },
+        { "symbol_error", { CounterKind::SymbolError, 1 } },
+        { "link_error_recovery", { CounterKind::LinkErrorRecovery, 1 } },
+        { "link_downed", { CounterKind::LinkDowned, 1 } },
+        { "receive_errors", { CounterKind::PortRcvErrors, 1 } },
+        { "transmit_discards", { CounterKind::PortXmitDiscards, 1 } },
+        { "transmit_wait", { CounterKind::PortXmitWait, 1 } },
+    };
+    auto it = m.find(name);
+    return it == m.end() ? std::nullopt : std::optional<Kind>(it->second);
+}
+
+const std::string* findLabel(const Line& l, std::string_view key)
+{
+    for (std::size_t i = 0; i < l.count; ++i) {
+        if (l.labels[i].first == key) {
+            return &l.labels[i].second;
+        }
+    }
+    return nullptr;
+}
+
+std::optional<std::uint64_t> guidLabel(const Line& labels, const char* key)
+{
+    const auto* v = findLabel(labels, key);
+    return v ? parseGuid(*v) : std::nullopt;
+}
+
+std::uint16_t portLabel(const Line& labels, const char* key)
+{
+    const auto* v = findLabel(labels, key);
+    return static_cast<std::uint16_t>(v ? std::atoi(v->c_str()) : 1);
+}
+
+std::string label(const Line& labels, const char* key)
+{
+    const auto* v = findLabel(labels, key);
+    return v ? *v : std::string();
+}
+
+bool startsWith(std::string_view s, std::string_view p)
+{
+    return s.substr(0, p.size()) == p;
+}
+
+bool endsWith(std::string_view s, std::string_view p)
+{
+    return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
+}
+
+} // namespace
+
+bool looksLikePrometheusExposition(const std::string& text)
+{
+    return text.find("node_infiniband_") != std::string::npos || text.find("infiniband_switch_") != std::string::npos
+        || text.find("infiniband_hca_") != std::string::npos
+        || (text.find("infiniband_") != std::string::npos && text.find("local_guid=") != std::string::npos);
+}
+
+namespace {
+
+// The fabric the info series describe (treydock): switch and HCA names, LIDs, and what each port faces.
+void readInfoSeries(const Line& l, FabricBuilder& fabric, ExpositionFile& out)
+{
+    const bool isSwitch = startsWith(l.name, "infiniband_switch_");
+    const bool uplink = l.name.find("_uplink_info") != std::string::npos;
+    ++out.infoSeries;
+    const auto guid = guidLabel(l, "guid");
+    if (!guid) {
+        return;
+    }
+    const auto self
+        = fabric.node(isSwitch ? NodeKind::Switch : NodeKind::Hca, *guid, label(l, isSwitch ? "switch" : "hca"));
+    if (const auto lid = label(l, "lid"); !lid.empty() && !uplink) {
+        fabric.lid(static_cast<std::uint32_t>(std::atoi(lid.c_str())), self);
+    }
+    if (const auto far = uplink ? guidLabel(l, "uplink_guid") : std::nullopt) {
+        const auto type = label(l, "uplink_type");
+        const auto farGuid = fabric.node(type == "CA" ? NodeKind::Hca : NodeKind::Switch, *far, label(l, "uplink"));
+        fabric.link(self, portLabel(l, "port"), farGuid, portLabel(l, "uplink_port"));
+    }
+}
+
+struct Context
+{
+    std::string unameHost, fileHost;
+    bool warnedFileHost = false;
+};
+
+// One counter sample, or nullopt for series that are not port counters.
+std::optional<ExpositionSample> readSample(const std::string& file, std::int64_t lineNo, const Line& l,
+    FabricBuilder& fabric, Context& ctx, ExpositionFile& out)
+{
+    ExpositionSample s;
+    std::uint64_t divisor = 1;
+    if (startsWith(l.name, "node_infiniband_")) {
+        const auto& hostMap = prometheusNodeExporterMetrics();
+        auto it = hostMap.find(l.name);
+        if (it == hostMap.end()) {
+            return std::nullopt;
+        }
+        s.hostSide = true;
+        s.kind = it->second.kind;
+        divisor = it->second.divisor;
+        const auto instance = label(l, "instance");
+        const auto nodename = label(l, "nodename");
+        s.host = !instance.empty()   ? instance.substr(0, instance.find(':'))
+            : !nodename.empty()      ? nodename
+            : !ctx.unameHost.empty() ? ctx.unameHost
+                                     : ctx.fileHost;
+        if (instance.empty() && nodename.empty() && ctx.unameHost.empty() && !ctx.warnedFileHost) {
+            out.warnings.push_back({ file, lineNo, -1,
+                "no instance label or node_uname_info: the host is taken from the file name (\"" + ctx.fileHost
+                    + "\")" });
+            ctx.warnedFileHost = true;
+        }
+        s.device = label(l, "device");
+        s.port = portLabel(l, "port");
+        ++out.hostSeries;
+    } else if ((startsWith(l.name, "infiniband_switch_port_") || startsWith(l.name, "infiniband_hca_port_"))
+        && endsWith(l.name, "_total")) {
+        const auto prefix = startsWith(l.name, "infiniband_switch_port_") ? 23u : 20u;
+        const auto k = treydockKind(l.name.substr(prefix, l.name.size() - prefix - 6));
+        const auto guid = guidLabel(l, "guid");
+        if (!k || !guid) {
+            return std::nullopt;
+        }
+        s.kind = k->kind;
+        divisor = k->divisor;
+        s.guid = *guid;
+        s.port = portLabel(l, "port");
+        ++out.fabricSeries;
+    } else if (startsWith(l.name, "infiniband_") && endsWith(l.name, "_total") && findLabel(l, "local_guid")) {
+        const auto k = counterKindFromPerfName(l.name.substr(11, l.name.size() - 11 - 6)); // ibqueryerrors' names
+        const auto local = guidLabel(l, "local_guid");
+        if (!k || !local) {
+            return std::nullopt;
+        }
+        const auto localName = label(l, "local_name");
+        const auto self = fabric.node(guessKindFromDescription(localName), *local, localName, 0, false);
+        if (const auto remote = guidLabel(l, "remote_guid")) {
+            const auto remoteName = label(l, "remote_name");
+            const auto far = fabric.node(guessKindFromDescription(remoteName), *remote, remoteName, 0, false);
+            fabric.link(self, portLabel(l, "local_port"), far, portLabel(l, "remote_port"));
+        }
+        s.kind = *k;
+        s.guid = self;
+        s.port = portLabel(l, "local_port");
+        ++out.fabricSeries;
+    } else {
+        return std::nullopt;
+    }
+    s.value = static_cast<std::uint64_t>(std::llround(l.value)) / divisor;
+    return s;
+}
+
+bool isInfoSeries(std::string_view name)
+{
+    return name == "infiniband_switch_info" || name == "infiniband_hca_info" || name == "infiniband_switch_uplink_info"
+        || name == "infiniband_hca_uplink_info";
+}
+
+} // namespace
+
+Result<ExpositionFile> readPrometheusExposition(const std::string& file, const std::string& text, FabricBuilder& fabric)
+{
+    ExpositionFile out;
+    Context ctx;
+    ctx.fileHost = std::filesystem::path(file).filename().string();
+    ctx.fileHost = ctx.fileHost.substr(0, ctx.fileHost.find('.'));
+    // Pass 1: the info series and node_uname_info, wherever they are in the file.
+    for (std::size_t pos = 0; pos < text.size();) {
+        const auto end = std::min(text.find('\n', pos), text.size());
+        const std::string_view raw(text.data() + pos, end - pos);
+        pos = end + 1;
+        if (startsWith(raw, "infiniband_switch_info") || startsWith(raw, "infiniband_hca_info")
+            || startsWith(raw, "infiniband_switch_uplink_info") || startsWith(raw, "infiniband_hca_uplink_info")
+            || startsWith(raw, "node_uname_info")) {
+            Line l;
+            if (parseLine(raw, l) && isInfoSeries(l.name)) {
+                readInfoSeries(l, fabric, out);
+            } else if (l.name == "node_uname_info") {
+                ctx.unameHost = label(l, "nodename");
+            }
+        }
+    }
+    // Pass 2: samples, dated by their own timestamp or the stamp line in force.
+    TimeNs stamp = kNoTime;
+    std::int64_t lineNo = 0;
+    Line l;
+    for (std::size_t pos = 0; pos < text.size();) {
+        const auto end = std::min(text.find('\n', pos), text.size());
+        std::string_view raw(text.data() + pos, end - pos);
+        pos = end + 1;
+        ++lineNo;
+        if (!raw.empty() && raw.back() == '\r') {
+            raw.remove_suffix(1);
+        }
+        if (raw.find_first_not_of(" \t") == std::string_view::npos) {
+            continue;
+        }
+        if (raw[0] == '#' || std::isdigit(static_cast<unsigned char>(raw[0]))) {
+            if (auto t = parseSampleStamp(raw)) {
+                stamp = *t;
+            }
+            continue; // HELP / TYPE, or a stamp
+        }
+        if (!startsWith(raw, "node_infiniband_") && !startsWith(raw, "infiniband_")) {
+            continue;
+        }
+        if (!parseLine(raw, l)) {
+            out.warnings.push_back(
+                { file, lineNo, -1, "expected a sample `name{label=\"value\",...} value [timestamp]`: line skipped" });
+            continue;
+        }
+        if (!std::isfinite(l.value) || l.value < 0 || isInfoSeries(l.name)) {
+            continue;
+        }
+        auto s = readSample(file, lineNo, l, fabric, ctx, out);
+        if (!s) {
+            continue;
+        }
+        s->timeNs = l.timestampMs ? *l.timestampMs * 1'000'000 : stamp;
+        s->line = lineNo;
+        out.undated = out.undated || s->timeNs == kNoTime;
+        out.samples.push_back(std::move(*s));
+    }
+    if (out.samples.empty() && out.infoSeries == 0) {
+        return LoadIssue { file, 0, -1, "no InfiniBand counter samples found in the Prometheus exposition" };
+    }
+    return out;
+}
+
+} // namespace stallscope

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Prometheus text exposition snapshots (a scrape saved to a file, or a textfile-collector .prom file) of
+// InfiniBand port counters, from the three exporters engineers run (formats.md §4c, §4e):
+// - node_exporter on each host: node_infiniband_<counter>_total{device, port[, instance]} — the HCA end.
+//   The host is the instance label, else node_uname_info's nodename, else the file name up to its first dot.
+// - treydock/infiniband_exporter: infiniband_{switch,hca}_port_<counter>_total{guid, port}; names and far
+//   ends from infiniband_{switch,hca}_info and _uplink_info series, which also describe the fabric.
+// - guilbaults/infiniband-exporter: infiniband_<ibqueryerrors counter>_total{local_guid, local_name,
+//   local_port, remote_guid, remote_name, remote_port} — one series per cable end, the link on every sample.
+// Sample time: the sample's own timestamp (ms), else the last stamp line before it (import/common/sample_stamp.h), else
+// none (the caller dates the file by its modification time and says so).
+
+#include "core/counters.h"
+#include "import/common/fabric_builder.h"
+#include "core/result.h"
+
+#include <string>
+#include <vector>
+
+namespace stallscope {
+
+struct ExpositionSample
+{
+    bool hostSide = false; // node_exporter: joined by host + device; otherwise by GUID
+    std::string host, device; // host side
+    std::uint64_t guid = 0; // fabric side: the port's node (canonical in the builder)
+    std::uint16_t port = 1;
+    CounterKind kind = CounterKind::LinkDowned;
+    TimeNs timeNs = kNoTime;
+    std::uint64_t value = 0; // raw, in the model's units (data in 4-byte words)
+    std::int64_t line = 0;
+};
+
+struct ExpositionFile
+{
+    std::vector<ExpositionSample> samples;
+    std::size_t hostSeries = 0, fabricSeries = 0, infoSeries = 0;
+    bool undated = false; // some samples have no time
+    std::vector<LoadIssue> warnings;
+};
+
+bool looksLikePrometheusExposition(const std::string& text);
+// Fabric facts from info series and cable labels go into `fabric`.
+Result<ExpositionFile> readPrometheusExposition(
+    const std::string& file, const std::string& text, FabricBuilder& fabric);
+
+} // namespace stallscope

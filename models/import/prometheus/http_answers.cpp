@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: MIT
+#include "import/prometheus/http_answers.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <map>
+
+namespace stallscope {
+
+const std::map<std::string, PromMetric>& prometheusNodeExporterMetrics()
+{
+    static const std::map<std::string, PromMetric> m = {
+        { "node_infiniband_link_downed_total", { CounterKind::LinkDowned, 1 } },
+        { "node_infiniband_link_error_recovery_total", { CounterKind::LinkErrorRecovery, 1 } },
+        { "node_infiniband_symbol_error_total", { CounterKind::SymbolError, 1 } },
+        { "node_infiniband_port_errors_received_total", { CounterKind::PortRcvErrors, 1 } },
+        { "node_infiniband_port_discards_transmitted_total", { CounterKind::PortXmitDiscards, 1 } },
+        { "node_infiniband_port_transmit_wait_total", { CounterKind::PortXmitWait, 1 } },
+        { "node_infiniband_port_data_transmitted_bytes_total", { CounterKind::PortXmitData, 4 } },
+        { "node_infiniband_port_data_received_bytes_total", { CounterKind::PortRcvData, 4 } },
+        { "node_infiniband_port_packets_transmitted_total", { CounterKind::PortXmitPackets, 1 } },
+        { "node_infiniband_port_packets_received_total", { CounterKind::PortRcvPackets, 1 } },
+    };
+    return m;
+}
+
+bool looksLikePrometheusMatrix(const std::string& text)
+{
+    return text.find("\"resultType\"") != std::string::npos && text.find("\"matrix\"") != std::string::npos
+        && text.find("\"status\"") != std::string::npos;
+}
+
+namespace {
+
+// A switch-side exporter's series (treydock, guilbaults) as exposition lines with millisecond timestamps, so one
+// reader handles their labels, info series and cable names whether they were scraped or queried.
+void appendAsExposition(
+    const std::string& name, const nlohmann::json& metric, const nlohmann::json& series, std::string& out)
+{
+    std::string labels;
+    for (const auto& [k, v] : metric.items()) {
+        if (k == "__name__" || !v.is_string()) {
+            continue;
+        }
+        std::string escaped;
+        for (char c : v.get<std::string>()) {
+            if (c == '"' || c == '\\') {
+                escaped += '\\';
+            }
+            escaped += c;
+        }
+        labels += (labels.empty() ? "" : ",") + k + "=\"" + escaped + "\"";
+    }
+    const auto prefix = name + "{" + labels + "} ";
+    for (const auto& pair : series.value("values", nlohmann::json::array())) {
+        const double secs = pair.at(0).get<double>();
+        out += prefix + pair.at(1).get<std::string>() + " " + std::to_string(std::llround(secs * 1000)) + "\n";
+    }
+}
+
+} // namespace
+
+Result<PromMatrix> parsePrometheusMatrix(const std::string& file, const std::string& text)
+{
+    PromMatrix out;
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::parse_error& e) {
+        return LoadIssue { file, 0, static_cast<std::int64_t>(e.byte), std::string("invalid JSON: ") + e.what() };
+    }
+    try {
+        if (j.value("status", std::string()) != "success") {
+            return LoadIssue { file, 0, -1,
+                "a Prometheus error response: " + j.value("error", std::string("(no message)")) };
+        }
+        const auto& result = j.at("data").at("result");
+        for (std::size_t i = 0; i < result.size(); ++i) {
+            const auto& metric = result[i].at("metric");
+            const auto name = metric.value("__name__", std::string());
+            auto it = prometheusNodeExporterMetrics().find(name);
+            if (it == prometheusNodeExporterMetrics().end() && name.rfind("infiniband_", 0) == 0) {
+                appendAsExposition(name, metric, result[i], out.switchSide);
+                continue;
+            }
+            if (it == prometheusNodeExporterMetrics().end()) {
+                out.warnings.push_back({ file, 0, -1,
+                    "series " + std::to_string(i) + ": "
+                        + (name.empty()
+                                ? std::string("no __name__ (a rate() or increase() query?): raw counters are needed")
+                                : "\"" + name + "\" is not an InfiniBand port counter")
+                        + ", skipped" });
+                continue;
+            }
+            PromSeries s;
+            const auto instance = metric.value("instance", std::string());
+            s.host = instance.substr(0, instance.find(':'));
+            s.device = metric.value("device", std::string());
+            s.port = static_cast<std::uint16_t>(std::atoi(metric.value("port", std::string("1")).c_str()));
+            s.kind = it->second.kind;
+            for (const auto& pair : result[i].at("values")) {
+                const double secs = pair.at(0).get<double>();
+                const auto value = std::stod(pair.at(1).get<std::string>()); // values are strings; "NaN" possible
+                if (!std::isfinite(value) || value < 0) {
+                    continue;
+                }
+                s.timesNs.push_back(static_cast<TimeNs>(std::llround(secs * 1e9)));
+                s.values.push_back(static_cast<std::uint64_t>(std::llround(value)) / it->second.divisor);
+            }
+            out.series.push_back(std::move(s));
+        }
+    } catch (const std::exception& e) {
+        return LoadIssue { file, 0, -1, std::string("unexpected content in a Prometheus matrix: ") + e.what() };
+    }
+    return out;
+}
+
+} // namespace stallscope

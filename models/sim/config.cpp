@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: MIT
+#include "sim/config.h"
+
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+namespace stallscope {
+
+std::optional<SimConfig> presetConfig(const std::string& name)
+{
+    SimConfig c;
+    c.preset = name;
+    if (name == "small") {
+        c.jobName = "sim-small";
+        c.hosts = 8;
+        c.spines = 4;
+        c.durationNs = 600 * kNsPerSec;
+        FaultSpec f;
+        f.rank = 37;
+        f.atNs = 120 * kNsPerSec;
+        f.durationNs = 2 * kNsPerSec;
+        c.faults = { f };
+    } else if (name == "hourly-flap") {
+        c.jobName = "llm-pretrain-1024";
+        c.hosts = 128;
+        c.spines = 8;
+        c.durationNs = 70 * 60 * kNsPerSec;
+        FaultSpec f;
+        f.rank = 8 * 17 + 3; // gpu-a017 mlx5_3
+        f.atNs = 5 * 60 * kNsPerSec;
+        f.durationNs = 2 * kNsPerSec;
+        f.everyNs = 3600 * kNsPerSec;
+        c.faults = { f };
+    } else if (name == "bench-hour") {
+        c.jobName = "bench-hour";
+        c.hosts = 128;
+        c.spines = 8;
+        c.durationNs = 3600 * kNsPerSec;
+        c.collectivesPerStep = 10;
+        c.bucketBytes = 25ULL << 20;
+        FaultSpec f;
+        f.rank = 8 * 17 + 3;
+        f.atNs = 5 * 60 * kNsPerSec;
+        f.durationNs = 2 * kNsPerSec;
+        c.faults = { f };
+    } else {
+        return std::nullopt;
+    }
+    return c;
+}
+
+std::vector<std::string> presetNames()
+{
+    return { "small", "hourly-flap", "bench-hour" };
+}
+
+namespace {
+
+std::vector<std::string> split(const std::string& s, char sep)
+{
+    std::vector<std::string> out;
+    std::stringstream ss(s);
+    std::string part;
+    while (std::getline(ss, part, sep)) {
+        out.push_back(part);
+    }
+    return out;
+}
+
+bool parseUInt(const std::string& s, std::uint32_t& out)
+{
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+    return ec == std::errc {} && p == s.data() + s.size();
+}
+
+} // namespace
+
+Result<FaultSpec, std::string> parseFaultSpec(const std::string& text)
+{
+    const auto parts = split(text, ':');
+    FaultSpec f;
+    std::size_t first = 1;
+    if (parts.empty()) {
+        return std::string("empty fault");
+    }
+    if (parts[0] == "flap") {
+        f.kind = FaultKind::LinkFlap;
+        if (parts.size() < 2 || (parts[1] != "host-leaf" && parts[1] != "leaf-spine")) {
+            return std::string("a flap names its link tier: flap:host-leaf:... or flap:leaf-spine:...");
+        }
+        f.tier = parts[1] == "host-leaf" ? LinkTier::HostLeaf : LinkTier::LeafSpine;
+        first = 2;
+    } else if (parts[0] == "dead-rank") {
+        f.kind = FaultKind::DeadRank;
+    } else if (parts[0] == "slow-rank") {
+        f.kind = FaultKind::SlowRank;
+    } else {
+        return "unknown fault kind \"" + parts[0] + "\" (expected flap, dead-rank or slow-rank)";
+    }
+    for (std::size_t i = first; i < parts.size(); ++i) {
+        const auto eq = parts[i].find('=');
+        if (eq == std::string::npos) {
+            return "expected key=value, got \"" + parts[i] + "\"";
+        }
+        const auto key = parts[i].substr(0, eq);
+        const auto val = parts[i].substr(eq + 1);
+        bool ok = true;
+        if (key == "rank") {
+            ok = parseUInt(val, f.rank);
+        } else if (key == "leaf") {
+            ok = parseUInt(val, f.leaf);
+        } else if (key == "spine") {
+            ok = parseUInt(val, f.spine);
+        } else if (key == "at" || key == "for" || key == "every") {
+            auto d = parseDuration(val);
+            ok = d.has_value();
+            if (ok) {
+                (key == "at" ? f.atNs : key == "for" ? f.durationNs : f.everyNs) = *d;
+            }
+        } else if (key == "ar") {
+            ok = val == "on" || val == "off";
+            f.adaptiveRouting = val == "on";
+        } else if (key == "factor") {
+            try {
+                f.slowFactor = std::stod(val);
+            } catch (...) {
+                ok = false;
+            }
+            ok = ok && f.slowFactor >= 1.0 && f.slowFactor <= 100.0;
+        } else {
+            return "unknown fault key \"" + key + "\"";
+        }
+        if (!ok) {
+            return "bad value for \"" + key + "\": \"" + val + "\"";
+        }
+    }
+    return f;
+}
+
+std::string describeFault(const FaultSpec& f)
+{
+    std::string s;
+    switch (f.kind) {
+    case FaultKind::LinkFlap:
+        s = f.tier == LinkTier::HostLeaf ? "host-leaf flap (rank " + std::to_string(f.rank) + "'s HCA)"
+                                         : "leaf-spine flap (leaf " + std::to_string(f.leaf) + ", spine "
+                + std::to_string(f.spine) + (f.adaptiveRouting ? ", adaptive routing)" : ", no adaptive routing)");
+        s += " at +" + formatDuration(f.atNs) + " for " + formatDuration(f.durationNs);
+        if (f.everyNs > 0) {
+            s += ", every " + formatDuration(f.everyNs);
+        }
+        return s;
+    case FaultKind::DeadRank:
+        return "dead rank " + std::to_string(f.rank) + " at +" + formatDuration(f.atNs);
+    case FaultKind::SlowRank:
+        return "slow rank " + std::to_string(f.rank) + " (x" + std::to_string(f.slowFactor).substr(0, 4) + ") from +"
+            + formatDuration(f.atNs);
+    }
+    return s;
+}
+
+std::string validateConfig(const SimConfig& c)
+{
+    if (c.hosts < 2 || c.hosts > 4096 || c.gpusPerHost < 1 || c.gpusPerHost > 16 || c.spines < 1 || c.spines > 64) {
+        return "fabric out of range: 2..4096 hosts, 1..16 GPUs per host, 1..64 spines";
+    }
+    if (c.durationNs <= 0 || c.stepNs < 10 * kNsPerMs || c.collectivesPerStep < 1 || c.collectivesPerStep > 1000) {
+        return "job shape out of range: positive duration, step >= 10ms, 1..1000 collectives per step";
+    }
+    if (c.counterIntervalNs < 10 * kNsPerMs) {
+        return "counter interval must be at least 10ms";
+    }
+    if (c.dataCounterBits != 32 && c.dataCounterBits != 64) {
+        return "data counter width must be 32 or 64 bits";
+    }
+    for (const auto& f : c.faults) {
+        if ((f.kind != FaultKind::LinkFlap || f.tier == LinkTier::HostLeaf) && f.rank >= c.worldSize()) {
+            return "fault names rank " + std::to_string(f.rank) + " but the job has " + std::to_string(c.worldSize())
+                + " ranks";
+        }
+        if (f.kind == FaultKind::LinkFlap && f.tier == LinkTier::LeafSpine
+            && (f.leaf >= c.gpusPerHost || f.spine >= c.spines)) {
+            return "fault names leaf " + std::to_string(f.leaf) + " / spine " + std::to_string(f.spine)
+                + " outside the fabric";
+        }
+        if (f.kind == FaultKind::LinkFlap && (f.durationNs <= 0 || (f.everyNs > 0 && f.everyNs <= f.durationNs))) {
+            return "a flap needs a positive duration shorter than its period";
+        }
+    }
+    return {};
+}
+
+} // namespace stallscope

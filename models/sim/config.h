@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Configuration of the flap simulator: fabric shape, job shape, faults, timeout policy, presets.
+
+#include "core/result.h"
+#include "core/time_format.h"
+#include "core/timeout_policy.h"
+#include "core/types.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace stallscope {
+
+enum class FaultKind { LinkFlap, DeadRank, SlowRank };
+enum class LinkTier { HostLeaf, LeafSpine };
+
+struct FaultSpec
+{
+    FaultKind kind = FaultKind::LinkFlap;
+    LinkTier tier = LinkTier::HostLeaf;
+    std::uint32_t rank = 0; // host-leaf flap: the rank whose HCA link flaps; rank faults: the rank
+    std::uint32_t leaf = 0; // leaf-spine flap: leaf (= rail) index
+    std::uint32_t spine = 0; // leaf-spine flap: spine index
+    bool adaptiveRouting = true; // leaf-spine flap: the switch reroutes in hardware
+    TimeNs atNs = 0; // offset from job start
+    TimeNs durationNs = 2 * kNsPerSec; // flap: outage length
+    TimeNs everyNs = 0; // flap: repeat period (0 = once)
+    double slowFactor = 1.3; // slow rank: compute time multiplier
+};
+
+struct SimConfig
+{
+    std::string preset = "small";
+    std::string jobName = "sim-small";
+    std::uint64_t seed = 1;
+    std::uint32_t hosts = 8;
+    std::uint32_t gpusPerHost = 8; // = HCAs per host = rails = leaves
+    std::uint32_t spines = 4;
+    TimeNs startNs = 1'793'491'200LL * kNsPerSec; // 2026-11-01T00:00:00Z: fixed so output is reproducible
+    TimeNs durationNs = 600 * kNsPerSec;
+    TimeNs stepNs = kNsPerSec; // nominal step length (compute + collectives)
+    std::uint32_t collectivesPerStep = 5;
+    std::uint64_t bucketBytes = 100ULL << 20; // payload per collective per rank
+    bool fsdp = false; // alternate all_gather / reduce_scatter instead of all_reduce
+    double busBandwidthBytesPerSec = 45e9; // per rank link
+    double jitter = 0.01; // relative std-dev of per-rank compute time
+    TimeNs clockSkewNs = 3 * kNsPerMs; // per-host clock offset, uniform in ±this
+    TimeNs counterIntervalNs = kNsPerSec;
+    std::uint8_t dataCounterBits = 64; // 32 = old adapters whose data counters saturate
+    TimeNs arRerouteNs = 50 * kNsPerMs; // blip when adaptive routing moves traffic off a failed uplink
+    TimeNs smRerouteNs = 15 * kNsPerSec; // without AR: the subnet manager recomputes routes
+    bool linkEvents
+        = true; // write the subnet manager's link down/up events (off: counters are the only fabric evidence)
+    TimeoutPolicy policy;
+    std::vector<FaultSpec> faults;
+
+    std::uint32_t worldSize() const { return hosts * gpusPerHost; }
+};
+
+// "small", "hourly-flap", "bench-hour"; nullopt for an unknown name.
+std::optional<SimConfig> presetConfig(const std::string& name);
+std::vector<std::string> presetNames();
+
+// Parses a --fault argument, e.g. "flap:host-leaf:rank=37:at=5m:for=2s:every=1h",
+// "flap:leaf-spine:leaf=3:spine=5:at=5m:for=2s:ar=off", "dead-rank:rank=17:at=5m",
+// "slow-rank:rank=17:at=2m:factor=1.3". Returns the fault or an error message.
+Result<FaultSpec, std::string> parseFaultSpec(const std::string& text);
+std::string describeFault(const FaultSpec& f);
+
+// Checks ranges (ranks, leaves, spines inside the fabric; positive durations). Empty string when valid.
+std::string validateConfig(const SimConfig& c);
+
+} // namespace stallscope

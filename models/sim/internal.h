@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Internals shared by the simulator's parts (fabric, collectives, counters). Not a public API.
+
+#include "core/job_snapshot.h"
+#include "sim/config.h"
+#include "sim/simulator.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace stallscope::sim {
+
+// Counter-based randomness: every draw is a pure function of (seed, what, who, when), so results do not
+// depend on evaluation order and no std:: distribution (implementation-defined) is involved.
+constexpr std::uint64_t mix(std::uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+constexpr std::uint64_t hash(
+    std::uint64_t seed, std::uint64_t a, std::uint64_t b = 0, std::uint64_t c = 0, std::uint64_t d = 0)
+{
+    return mix(mix(mix(mix(seed ^ a) ^ b) ^ c) ^ d);
+}
+inline double uniform(std::uint64_t h)
+{
+    return double(h >> 11) * 0x1.0p-53;
+} // [0, 1)
+// Approximately standard normal (Irwin–Hall with 4 terms, rescaled).
+inline double gauss(std::uint64_t h)
+{
+    double s = 0;
+    for (int i = 0; i < 4; ++i) {
+        s += uniform(mix(h + std::uint64_t(i)));
+    }
+    return (s - 2.0) * 1.7320508;
+}
+
+// Draw purposes, so different uses of the same (rank, step) never correlate.
+enum Purpose : std::uint64_t { kCompute = 1, kEndJitter, kSkew, kPortScale, kPortNoise, kSymbols, kWaitNoise, kPhase };
+
+struct Fabric
+{
+    std::vector<LinkId> hcaLink; // per rank
+    std::vector<LinkId> uplink; // [leaf * spines + spine]
+    std::vector<NodeId> hcaNode; // per rank
+    std::vector<NodeId> leafNode; // per rail
+    std::vector<NodeId> spineNode;
+};
+
+Fabric buildFabric(const SimConfig& c, JobSnapshot& snap);
+
+// An interval in which the job's collectives move data, in true time; rate is bytes per ns per rank link.
+struct Segment
+{
+    TimeNs a = 0;
+    TimeNs b = 0;
+    double bytesPerNs = 0;
+};
+
+struct CounterInputs
+{
+    const SimConfig& config;
+    const Fabric& fabric;
+    const std::vector<Segment>& segments; // sorted by time, non-overlapping
+    const std::vector<SimOutage>& outages;
+    const std::vector<TimeNs>& hostSkew;
+};
+
+// Adds counter ports and series (with their columns in `owned`) and link events to `snap`.
+void buildCounters(
+    const CounterInputs& in, JobSnapshot& snap, OwnedColumns& owned, std::vector<std::uint32_t>& seriesTimeBlock);
+
+} // namespace stallscope::sim

@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Writes a snapshot (a simulated incident) as the folder of raw files a real cluster leaves behind, in the
+// formats of formats.md, so the importers, the analysis and new on-call engineers can train on incidents
+// whose truth is known:
+//   nccl_trace_rank_<r>      Flight Recorder dump per rank (pickle protocol 2, or JSON), schema 2.10
+//   <host>_<pid>.<ns>.pt.trace.json  optional PyTorch profiler trace per rank: the NCCL kernels of completed
+//                            collectives with their args, and the CPU record_param_comms ops
+//   rank<r>.log              the rank's stderr: NCCL's HCA list and init line, async port events of its own HCA,
+//                            transport-retry completion errors (failed ranks), watchdog timeouts
+//   ibnetdiscover.txt        the fabric as `ibnetdiscover` prints it
+//   fabric.net               the same fabric as an ibsim net file (node ids = node descriptions)
+//   counters-<host>.csv      HCA port counters, in the CSV of `stallscope collect`
+//   switch-counters.prom     switch port counters as treydock/infiniband_exporter exposes them (ms timestamps)
+//   opensm.log               the subnet manager's view of the link events (port removed / rediscovered, traps)
+// Local times in logs are UTC unless logUtcOffsetNs says otherwise.
+
+#include "core/job_snapshot.h"
+
+#include <string>
+
+namespace stallscope {
+
+struct RawWriteOptions
+{
+    bool pickle = true; // Flight Recorder dumps as pickle (the default form) or JSON
+    std::size_t frEntries = 0; // keep the last N entries per rank, like TORCH_FR_BUFFER_SIZE; 0 = all
+    bool flightRecorder = true; // write the dumps (off: a folder of logs, traces and counters only)
+    bool kineto = false; // also write a PyTorch profiler trace per rank (<host>_<pid>.<ns>.pt.trace.json)
+    TimeNs logUtcOffsetNs = 0; // rank logs and the OpenSM log in local time this far from UTC (e.g. +2 h)
+    TimeNs profilerSkewNs = 0; // profiler traces' clock this far from the dumps' (a badly synced host)
+};
+
+// Returns "" or an error naming the file that could not be written. Each file is written atomically.
+std::string writeRawFolder(const JobSnapshot& snap, const std::string& dir, const RawWriteOptions& options = {});
+
+} // namespace stallscope

@@ -1,0 +1,371 @@
+// SPDX-License-Identifier: MIT
+#include "sim/simulator.h"
+
+#include "sim/internal.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace stallscope {
+
+using namespace sim;
+
+namespace {
+
+constexpr TimeNs kLaunchNs = 8 * kNsPerUs; // enqueue → kernel start when the stream is free
+constexpr TimeNs kOptimizerNs = 5 * kNsPerMs; // after the last bucket, before the next step's compute
+constexpr TimeNs kDetectNs = 800 * kNsPerMs; // watchdog notices a failed work item
+
+struct Outcome
+{
+    TimeNs endNs = 0; // when the collective completed (true time), if !failed
+    bool failed = false;
+    TimeNs failNs = 0;
+    std::uint32_t failFault = 0;
+    LinkId failLink {};
+};
+
+class JobSim
+{
+public:
+    JobSim(const SimConfig& c, Progress& progress)
+        : m_c(c)
+        , m_progress(progress)
+        , m_n(c.worldSize())
+    {
+    }
+
+    Result<SimResult, std::string> run();
+
+private:
+    void planOutages();
+    double opFactor(CollectiveOp op) const;
+    TimeNs computeNs(std::uint32_t r, std::uint64_t step, TimeNs at) const;
+    Outcome execute(TimeNs gs, TimeNs dur, std::uint32_t seq, CollectiveOp op, std::uint64_t bytes);
+    std::vector<std::uint32_t> ranksBehind(const SimOutage& o) const;
+    void recordHang(std::uint64_t step, std::uint32_t c0, const std::vector<TimeNs>& enq, const std::vector<TimeNs>& st,
+        std::uint32_t seq0, const std::vector<bool>& failed, TimeNs failRecordNs);
+    TimeNs skew(std::uint32_t r) const { return m_skew[r / m_c.gpusPerHost]; }
+
+    const SimConfig& m_c;
+    Progress& m_progress;
+    const std::uint32_t m_n;
+    std::shared_ptr<JobSnapshot> m_snap = std::make_shared<JobSnapshot>();
+    std::shared_ptr<OwnedColumns> m_owned = std::make_shared<OwnedColumns>();
+    Fabric m_fabric;
+    std::vector<TimeNs> m_skew; // per host
+    std::vector<SimOutage> m_outages; // sorted by downNs
+    std::vector<Segment> m_segments;
+    std::vector<std::uint16_t> m_shapeOf; // per collective index within a step
+    SimResult m_result;
+    TimeNs m_endNs = 0;
+    TimeNs m_lastGiveUpNs = 0;
+};
+
+double JobSim::opFactor(CollectiveOp op) const
+{
+    // Bytes each rank sends per payload byte: ring all-reduce 2(n-1)/n, all-gather / reduce-scatter (n-1)/n.
+    const double f = double(m_n - 1) / double(m_n);
+    return op == CollectiveOp::AllReduce ? 2 * f : f;
+}
+
+void JobSim::planOutages()
+{
+    for (std::uint32_t i = 0; i < m_c.faults.size(); ++i) {
+        const auto& f = m_c.faults[i];
+        if (f.kind != FaultKind::LinkFlap) {
+            continue;
+        }
+        const LinkId link
+            = f.tier == LinkTier::HostLeaf ? m_fabric.hcaLink[f.rank] : m_fabric.uplink[f.leaf * m_c.spines + f.spine];
+        for (TimeNs at = f.atNs; at < m_c.durationNs; at += f.everyNs) {
+            SimOutage o { i, link, m_c.startNs + at, m_c.startNs + at + f.durationNs, 0 };
+            o.trafficUpNs = o.upNs;
+            if (f.tier == LinkTier::LeafSpine) {
+                o.trafficUpNs
+                    = o.downNs + std::min(f.durationNs, f.adaptiveRouting ? m_c.arRerouteNs : m_c.smRerouteNs);
+            }
+            m_outages.push_back(o);
+            if (f.everyNs <= 0) {
+                break;
+            }
+        }
+    }
+    std::sort(m_outages.begin(), m_outages.end(), [](auto& a, auto& b) { return a.downNs < b.downNs; });
+}
+
+TimeNs JobSim::computeNs(std::uint32_t r, std::uint64_t step, TimeNs at) const
+{
+    const double busy
+        = double(m_c.collectivesPerStep) * double(m_c.bucketBytes) * 2.0 / m_c.busBandwidthBytesPerSec * 1e9;
+    const double base = std::max(double(m_c.stepNs) - busy - double(kOptimizerNs), double(m_c.stepNs) * 0.1);
+    double t = base * (1.0 + m_c.jitter * gauss(hash(m_c.seed, kCompute, r, step)));
+    for (const auto& f : m_c.faults) {
+        if (f.kind == FaultKind::SlowRank && f.rank == r && at >= m_c.startNs + f.atNs) {
+            t *= f.slowFactor;
+        }
+    }
+    return static_cast<TimeNs>(std::max(t, 1e6));
+}
+
+// Runs one collective's data phase from `gs` (every rank arrived) for `dur` ns of transfer, through the
+// outages of links its traffic crosses. Every link carries the global group's traffic in this model: a
+// host link carries its rank's ring and tree edges, and every uplink carries cross-rail tree traffic.
+Outcome JobSim::execute(TimeNs gs, TimeNs dur, std::uint32_t seq, CollectiveOp op, std::uint64_t bytes)
+{
+    const auto& policy = m_c.policy;
+    TimeNs t = gs;
+    TimeNs rem = dur;
+    for (const auto& o : m_outages) {
+        if (o.trafficUpNs <= t) {
+            continue;
+        }
+        if (o.downNs >= t + rem) {
+            break;
+        }
+        const auto& fault = m_c.faults[o.fault];
+        const TimeNs stallStart = std::max(o.downNs, t);
+        rem -= stallStart - t;
+        m_segments.push_back({ t, stallStart, 0 });
+        TimeNs resume = 0;
+        const TimeNs downFor = o.trafficUpNs - stallStart;
+        if (fault.tier == LinkTier::LeafSpine && fault.adaptiveRouting) {
+            resume = o.trafficUpNs; // the switch moved traffic to another uplink: a blip, no retransmission wait
+        } else if (policy.infiniteRetry()) {
+            resume = o.trafficUpNs;
+        } else if (downFor > policy.retryBudgetNs()) {
+            Outcome out;
+            out.failed = true;
+            out.failNs = stallStart + policy.retryBudgetNs();
+            out.failFault = o.fault;
+            out.failLink = o.link;
+            m_result.stalls.push_back({ stallStart, 0, m_n, o.fault, 0, seq, op, bytes, true });
+            return out;
+        } else {
+            const TimeNs period = policy.retryPeriodNs();
+            resume = stallStart + ((downFor + period - 1) / period) * period;
+        }
+        m_result.stalls.push_back({ stallStart, resume, m_n, o.fault, 0, seq, op, bytes, false });
+        t = resume;
+    }
+    m_segments.push_back({ t, t + rem, 0 });
+    return Outcome { t + rem };
+}
+
+std::vector<std::uint32_t> JobSim::ranksBehind(const SimOutage& o) const
+{
+    const auto& f = m_c.faults[o.fault];
+    std::vector<std::uint32_t> out;
+    const auto G = m_c.gpusPerHost;
+    if (f.tier == LinkTier::HostLeaf) {
+        // The rank on the HCA and its ring neighbours on the same rail (previous and next host).
+        const auto h = f.rank / G;
+        const auto g = f.rank % G;
+        out = { ((h + m_c.hosts - 1) % m_c.hosts) * G + g, f.rank, ((h + 1) % m_c.hosts) * G + g };
+    } else {
+        for (std::uint32_t h = f.spine; h < m_c.hosts; h += m_c.spines) {
+            out.push_back(h * G + f.leaf); // ECMP-hashed flows of rail `leaf` through this spine
+        }
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
+// The job hangs inside collective c0 of `step`: ranks in `failed` fail with a transport error at
+// failRecordNs; every other rank that entered times out at the collective timeout. Buckets already enqueued
+// after c0 stay "scheduled".
+void JobSim::recordHang(std::uint64_t step, std::uint32_t c0, const std::vector<TimeNs>& enq,
+    const std::vector<TimeNs>& st, std::uint32_t seq0, const std::vector<bool>& failed, TimeNs failRecordNs)
+{
+    (void)step;
+    TimeNs crash = 0;
+    const std::uint32_t C = m_c.collectivesPerStep;
+    for (std::uint32_t r = 0; r < m_n; ++r) {
+        auto& col = m_owned->ranks[r];
+        if (enq[r * C + c0] == kNoTime) {
+            continue; // never entered (dead before enqueuing)
+        }
+        TimeNs death;
+        CollectiveState state;
+        TimeNs endRec;
+        if (failed[r]) {
+            death = failRecordNs;
+            state = CollectiveState::Failed;
+            endRec = failRecordNs;
+        } else if (st[r * C + c0] == kNoTime) {
+            death = kNoTime;
+            state = CollectiveState::Started;
+            endRec = kNoTime; // the dead rank itself: its record stays "started"
+        } else {
+            death = enq[r * C + c0] + m_c.policy.collectiveTimeoutNs;
+            state = CollectiveState::TimedOut;
+            endRec = death;
+        }
+        const TimeNs s = skew(r);
+        const TimeNs startRec = st[r * C + c0] == kNoTime ? enq[r * C + c0] + kLaunchNs : st[r * C + c0];
+        col.push(enq[r * C + c0] + s, startRec + s, endRec == kNoTime ? kNoTime : endRec + s, seq0 + c0, m_shapeOf[c0],
+            state);
+        for (std::uint32_t c = c0 + 1; c < C; ++c) {
+            if (enq[r * C + c] != kNoTime && (death == kNoTime || enq[r * C + c] < death)) {
+                col.push(enq[r * C + c] + s, kNoTime, kNoTime, seq0 + c, m_shapeOf[c], CollectiveState::Scheduled);
+            }
+        }
+        crash = std::max(crash, death);
+    }
+    m_lastGiveUpNs = crash; // the last rank gave up (timed out or failed)
+    m_result.crashNs = crash + kDetectNs; // the job is gone once the watchdogs tore it down
+}
+
+Result<SimResult, std::string> JobSim::run()
+{
+    if (auto err = validateConfig(m_c); !err.empty()) {
+        return err;
+    }
+    auto& snap = *m_snap;
+    snap.job = { m_c.jobName, m_n, m_c.startNs, { m_c.startNs, m_c.startNs + m_c.durationNs } };
+    snap.policy = m_c.policy;
+    m_fabric = buildFabric(m_c, snap);
+    ProcessGroup pg { snap.strings.intern("0"), snap.strings.intern("default_pg"), {} };
+    for (std::uint32_t r = 0; r < m_n; ++r) {
+        pg.ranks.push_back(r);
+    }
+    snap.groups.push_back(std::move(pg));
+    const std::uint32_t C = m_c.collectivesPerStep;
+    for (std::uint32_t c = 0; c < C; ++c) {
+        const auto op
+            = !m_c.fsdp ? CollectiveOp::AllReduce : (c % 2 ? CollectiveOp::ReduceScatter : CollectiveOp::AllGather);
+        m_shapeOf.push_back(*internShape(snap.shapes, { 0, op, m_c.bucketBytes }));
+    }
+    for (std::uint32_t h = 0; h < m_c.hosts; ++h) {
+        m_skew.push_back(static_cast<TimeNs>((uniform(hash(m_c.seed, kSkew, h)) * 2 - 1) * double(m_c.clockSkewNs)));
+    }
+    planOutages();
+    m_result.outages = m_outages;
+
+    std::vector<TimeNs> deathNs(m_n, std::numeric_limits<TimeNs>::max());
+    for (const auto& f : m_c.faults) {
+        if (f.kind == FaultKind::DeadRank) {
+            deathNs[f.rank] = std::min(deathNs[f.rank], m_c.startNs + f.atNs);
+        }
+    }
+    m_endNs = m_c.startNs + m_c.durationNs;
+    const auto steps = static_cast<std::uint64_t>(m_c.durationNs / m_c.stepNs) + 2;
+    m_owned->ranks.resize(m_n);
+    for (auto& col : m_owned->ranks) {
+        col.reserve(steps * C);
+    }
+    std::vector<TimeNs> stepStart(m_n);
+    for (std::uint32_t r = 0; r < m_n; ++r) {
+        stepStart[r] = m_c.startNs + static_cast<TimeNs>(uniform(hash(m_c.seed, kPhase, r)) * 2e6);
+    }
+    std::vector<TimeNs> enq(std::size_t(m_n) * C), st(std::size_t(m_n) * C), comp(m_n), prevEnd(m_n);
+    std::uint32_t seq = 1;
+    for (std::uint64_t k = 0; !m_result.crashNs; ++k) {
+        if (m_progress.cancelled()) {
+            return std::string("cancelled");
+        }
+        if (*std::min_element(stepStart.begin(), stepStart.end()) >= m_endNs) {
+            break;
+        }
+        m_progress.report("Simulating collectives", static_cast<std::uint64_t>(stepStart[0] - m_c.startNs),
+            static_cast<std::uint64_t>(m_c.durationNs));
+        for (std::uint32_t r = 0; r < m_n; ++r) {
+            comp[r] = computeNs(r, k, stepStart[r]);
+            prevEnd[r] = stepStart[r];
+            for (std::uint32_t c = 0; c < C; ++c) {
+                // DDP enqueues bucket c during the backward pass; the last bucket when compute ends.
+                const TimeNs e = stepStart[r] + static_cast<TimeNs>(double(comp[r]) * (0.5 + 0.5 * double(c + 1) / C));
+                enq[r * C + c] = e < deathNs[r] ? e : kNoTime;
+            }
+        }
+        for (std::uint32_t c = 0; c < C && !m_result.crashNs; ++c) {
+            TimeNs gs = 0;
+            bool missing = false;
+            bool diesInside = false;
+            for (std::uint32_t r = 0; r < m_n; ++r) {
+                if (enq[r * C + c] == kNoTime) {
+                    missing = true;
+                    st[r * C + c] = kNoTime;
+                    continue;
+                }
+                st[r * C + c] = std::max(enq[r * C + c] + kLaunchNs, prevEnd[r]);
+                gs = std::max(gs, st[r * C + c]);
+            }
+            const auto shape = snap.shapes[m_shapeOf[c]];
+            const auto dur
+                = static_cast<TimeNs>(double(shape.bytes) * opFactor(shape.op) / m_c.busBandwidthBytesPerSec * 1e9);
+            for (std::uint32_t r = 0; r < m_n && !missing; ++r) {
+                if (deathNs[r] < gs + dur) {
+                    diesInside = true; // hung inside the collective: its record stays "started"
+                    st[r * C + c] = kNoTime;
+                }
+            }
+            if (missing || diesInside) {
+                std::uint32_t entered = 0;
+                for (std::uint32_t r = 0; r < m_n; ++r) {
+                    entered += enq[r * C + c] != kNoTime;
+                }
+                recordHang(k, c, enq, st, seq, std::vector<bool>(m_n, false), 0);
+                m_result.stalls.push_back({ gs, m_lastGiveUpNs, entered - (diesInside ? 1 : 0),
+                    static_cast<std::uint32_t>(m_c.faults.size()), 0, seq + c, shape.op, shape.bytes, true });
+                for (std::uint32_t i = 0; i < m_c.faults.size(); ++i) {
+                    if (m_c.faults[i].kind == FaultKind::DeadRank) {
+                        m_result.stalls.back().fault = i;
+                    }
+                }
+                break;
+            }
+            const auto out = execute(gs, dur, seq + c, shape.op, shape.bytes);
+            if (out.failed) {
+                std::vector<bool> failed(m_n, false);
+                const auto it = std::find_if(m_outages.begin(), m_outages.end(),
+                    [&](auto& o) { return o.link == out.failLink && o.fault == out.failFault; });
+                for (auto r : ranksBehind(*it)) {
+                    failed[r] = true;
+                    m_result.failedRanks.push_back(r);
+                }
+                recordHang(k, c, enq, st, seq, failed, out.failNs + kDetectNs / 4);
+                m_result.stalls.back().endNs = m_lastGiveUpNs;
+                m_result.stalls.back().ranksAffected = m_n;
+                break;
+            }
+            for (std::uint32_t r = 0; r < m_n; ++r) {
+                const TimeNs end
+                    = out.endNs + static_cast<TimeNs>(uniform(hash(m_c.seed, kEndJitter, r, k * C + c)) * 40e3);
+                const TimeNs s = skew(r);
+                m_owned->ranks[r].push(
+                    enq[r * C + c] + s, st[r * C + c] + s, end + s, seq + c, m_shapeOf[c], CollectiveState::Completed);
+                prevEnd[r] = end;
+            }
+        }
+        seq += C;
+        for (std::uint32_t r = 0; r < m_n; ++r) {
+            stepStart[r] = prevEnd[r] + kOptimizerNs;
+        }
+    }
+    // Every data phase moves bytes at the bus bandwidth; stalls are the gaps between segments.
+    const double bytesPerNs = m_c.busBandwidthBytesPerSec / 1e9;
+    for (auto& seg : m_segments) {
+        seg.bytesPerNs = bytesPerNs;
+    }
+    std::erase_if(m_segments, [](const Segment& s) { return s.b <= s.a; });
+    m_progress.report("Sampling counters", 0, 1);
+    CounterInputs inputs { m_c, m_fabric, m_segments, m_outages, m_skew };
+    std::vector<std::uint32_t> seriesTimeBlock;
+    buildCounters(inputs, snap, *m_owned, seriesTimeBlock);
+    attachOwnedColumns(snap, m_owned, seriesTimeBlock);
+    resolveJoins(snap); // as a loaded bundle would have them
+    m_result.snapshot = m_snap;
+    return std::move(m_result);
+}
+
+} // namespace
+
+Result<SimResult, std::string> simulate(const SimConfig& config, Progress& progress)
+{
+    JobSim sim(config, progress);
+    return sim.run();
+}
+
+} // namespace stallscope

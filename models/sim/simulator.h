@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// A deterministic simulator of a data-parallel training job on a rail-optimized two-tier fat tree, with
+// link flaps, dead and slow ranks, and NCCL's timeout policy applied as the real stack applies it
+// (shared/docs/formats.md §6). Same config and seed give the same snapshot and truth, byte for byte.
+//
+// Physics in brief: a collective progresses only while every link its traffic crosses is up. When a link
+// drops, RC transport retransmits every ack timeout T = 4.096 µs × 2^NCCL_IB_TIMEOUT; the collective resumes
+// at the first retransmission after the link is back, or fails after NCCL_IB_RETRY_CNT × T without
+// progress. Failed ranks abort; the others time out at the collective timeout and the job dies.
+
+#include "core/job_snapshot.h"
+#include "core/progress.h"
+#include "core/result.h"
+#include "sim/config.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace stallscope {
+
+// One occurrence of a link outage (a periodic flap has several).
+struct SimOutage
+{
+    std::uint32_t fault = 0; // index into SimConfig::faults
+    LinkId link {};
+    TimeNs downNs = 0; // true time (Unix epoch ns)
+    TimeNs upNs = 0; // link physically back
+    TimeNs trafficUpNs = 0; // traffic can use the path again (AR / SM reroute may be earlier)
+};
+
+// A job-wide stall the simulator caused, in true time.
+struct SimStall
+{
+    TimeNs startNs = 0; // progress stopped
+    TimeNs endNs = 0; // the collective completed, or the job died
+    std::uint32_t ranksAffected = 0;
+    std::uint32_t fault = 0;
+    std::uint16_t group = 0;
+    std::uint32_t seq = 0;
+    CollectiveOp op = CollectiveOp::AllReduce;
+    std::uint64_t bytes = 0;
+    bool crashed = false;
+};
+
+struct SimResult
+{
+    std::shared_ptr<JobSnapshot> snapshot;
+    std::vector<SimOutage> outages;
+    std::vector<SimStall> stalls;
+    std::optional<TimeNs> crashNs; // when the job died, if it did
+    std::vector<std::uint32_t> failedRanks; // ranks that failed with transport-retry errors
+};
+
+Result<SimResult, std::string> simulate(const SimConfig& config, Progress& progress);
+
+// truth.json: every injected fault (link endpoints by node description, GUID and port, or rank; down/up
+// times) and every stall it caused.
+std::string truthToJson(const SimConfig& config, const SimResult& result);
+
+} // namespace stallscope

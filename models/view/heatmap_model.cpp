@@ -1,0 +1,439 @@
+// SPDX-License-Identifier: MIT
+#include "view/heatmap_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <thread>
+
+namespace stallscope {
+
+namespace {
+
+constexpr std::size_t kMaxBaseBuckets = 32768; // level-0 buckets per rank: ~16 % of a bench-hour snapshot
+enum Channel { kInside = 0, kFailed = 1 };
+constexpr int kChannels = 2;
+
+// Adds [a, b) to channel `ch` of `acc` (kChannels floats per bucket, in units of whole buckets).
+void addInterval(float* acc, std::size_t n, TimeNs origin, double bucketNs, TimeNs a, TimeNs b, int ch)
+{
+    double fa = std::max(double(a - origin) / bucketNs, 0.0);
+    double fb = std::min(double(b - origin) / bucketNs, double(n));
+    if (fb <= fa) {
+        return;
+    }
+    const auto i0 = static_cast<std::size_t>(fa);
+    const auto i1 = std::min(static_cast<std::size_t>(fb), n - 1);
+    if (i0 == i1) {
+        acc[kChannels * i0 + ch] += float(fb - fa);
+        return;
+    }
+    acc[kChannels * i0 + ch] += float(double(i0 + 1) - fa);
+    for (std::size_t i = i0 + 1; i < i1; ++i) {
+        acc[kChannels * i + ch] += 1.0f;
+    }
+    acc[kChannels * i1 + ch] += float(fb - double(i1));
+}
+
+// Accumulates rank `c`'s records into n buckets of bucketNs from origin.
+void accumulate(const RankCollectives& c, TimeNs spanEnd, TimeNs origin, double bucketNs, std::size_t n, float* acc)
+{
+    const TimeNs windowEnd = origin + static_cast<TimeNs>(bucketNs * double(n));
+    // First record enqueued at or after the window; then back up over records that may still be running
+    // (a stalled or hung collective spans many buckets). NCCL runs one stream per group in order, so a
+    // completed record that ended before the window means earlier ones did too.
+    auto i = static_cast<std::size_t>(
+        std::lower_bound(c.enqueueNs.begin(), c.enqueueNs.end(), origin) - c.enqueueNs.begin());
+    while (i > 0) {
+        const auto j = i - 1;
+        if (c.stateAt(j) == CollectiveState::Completed && c.endNs[j] != kNoTime && c.endNs[j] <= origin) {
+            break;
+        }
+        i = j;
+    }
+    for (; i < c.size() && c.enqueueNs[i] < windowEnd; ++i) {
+        const auto st = c.stateAt(i);
+        if (st == CollectiveState::Scheduled) {
+            continue; // queued behind another collective, not inside one yet
+        }
+        const TimeNs a = c.startNs[i] != kNoTime ? c.startNs[i] : c.enqueueNs[i];
+        const TimeNs b = c.endNs[i] != kNoTime ? c.endNs[i] : spanEnd;
+        if (b <= origin) {
+            continue;
+        }
+        addInterval(acc, n, origin, bucketNs, a, b, kInside);
+        if ((st == CollectiveState::Failed || st == CollectiveState::TimedOut) && c.endNs[i] != kNoTime) {
+            addInterval(acc, n, origin, bucketNs, c.endNs[i], spanEnd, kFailed);
+        }
+    }
+}
+
+std::uint8_t quantize(float share)
+{
+    return static_cast<std::uint8_t>(std::min(share, 1.0f) * 255.0f + 0.5f);
+}
+
+LevelCell merge(const LevelCell& x, const LevelCell& y)
+{
+    return { static_cast<std::uint8_t>((x.inside + y.inside + 1) / 2), std::max(x.late, y.late),
+        std::max(x.failed, y.failed), std::max(x.present, y.present) };
+}
+
+// Runs fn(part, parts) on up to 4 threads (the caller's included); ranks are split by part.
+template <typename Fn> void parallelParts(Fn fn)
+{
+    const unsigned parts = std::max(1u, std::min(4u, std::thread::hardware_concurrency()));
+    std::vector<std::thread> pool;
+    for (unsigned p = 1; p < parts; ++p) {
+        pool.emplace_back(fn, p, parts);
+    }
+    fn(0u, parts);
+    for (auto& t : pool) {
+        t.join();
+    }
+}
+
+} // namespace
+
+// Coarser levels by pairs (mean inside, max of the rest) until a rank fits in a few hundred buckets.
+void HeatmapModel::addCoarserLevels(Levels& levels, std::uint32_t ranks)
+{
+    while (levels.bucketsAt.back() > 256) {
+        const auto prev = levels.bucketsAt.back();
+        const auto next = (prev + 1) / 2;
+        std::vector<LevelCell> level(std::size_t(ranks) * next);
+        const auto& src = levels.cells.back();
+        for (std::uint32_t r = 0; r < ranks; ++r) {
+            for (std::size_t i = 0; i < next; ++i) {
+                const auto& x = src[std::size_t(r) * prev + 2 * i];
+                level[std::size_t(r) * next + i]
+                    = 2 * i + 1 < prev ? merge(x, src[std::size_t(r) * prev + 2 * i + 1]) : x;
+            }
+        }
+        levels.bucketsAt.push_back(next);
+        levels.cells.push_back(std::move(level));
+    }
+}
+
+std::shared_ptr<const HeatmapModel> HeatmapModel::build(
+    SnapshotPtr snap, std::vector<TimeRange> stalls, Progress& progress)
+{
+    auto m = std::make_shared<HeatmapModel>();
+    m->m_snap = std::move(snap);
+    std::sort(stalls.begin(), stalls.end(), [](auto& a, auto& b) { return a.start < b.start; });
+    m->m_stalls = std::move(stalls);
+    const auto& s = *m->m_snap;
+    m->m_originNs = s.job.span.start;
+    const TimeNs span = std::max<TimeNs>(s.job.span.delta(), 1);
+    m->m_baseNs = 1;
+    while (std::size_t(span / m->m_baseNs) > kMaxBaseBuckets) {
+        m->m_baseNs *= 2;
+    }
+    auto levels = std::make_shared<Levels>();
+    const std::size_t n0 = static_cast<std::size_t>((span + m->m_baseNs - 1) / m->m_baseNs);
+    const std::uint32_t ranks = static_cast<std::uint32_t>(s.collectives.size());
+    levels->bucketsAt.push_back(n0);
+    levels->cells.emplace_back(std::size_t(ranks) * n0);
+    // Level 0 from the records, ranks split across the machine's cores.
+    parallelParts([&](unsigned part, unsigned parts) {
+        std::vector<float> acc(kChannels * n0);
+        for (std::uint32_t r = part; r < ranks; r += parts) {
+            if (part == 0) {
+                progress.report("Building heatmap levels", r, ranks);
+            }
+            std::fill(acc.begin(), acc.end(), 0.0f);
+            accumulate(s.collectives[r], s.job.span.end, m->m_originNs, double(m->m_baseNs), n0, acc.data());
+            auto* row = levels->cells[0].data() + std::size_t(r) * n0;
+            for (std::size_t i = 0; i < n0; ++i) {
+                row[i] = { quantize(acc[kChannels * i]), 0, quantize(acc[kChannels * i + 1]), 255 };
+            }
+        }
+    });
+    addCoarserLevels(*levels, ranks);
+    m->m_levels = std::move(levels);
+    return m;
+}
+
+std::uint8_t quantizeLateness(TimeNs latenessNs)
+{
+    if (latenessNs <= 0) {
+        return 0;
+    }
+    const double ms = double(latenessNs) / 1e6;
+    return static_cast<std::uint8_t>(std::clamp(std::log2(ms + 1.0) / std::log2(1001.0) * 255.0, 1.0, 255.0));
+}
+
+std::shared_ptr<const HeatmapModel> HeatmapModel::withLateness(const AnalysisResult& analysis) const
+{
+    const auto& s = *m_snap;
+    // (group, seq) → mean arrival: matches are sorted by (group, seq); index each group's seq range.
+    std::vector<std::pair<std::size_t, std::size_t>> groupRange(s.groups.size(), { 0, 0 });
+    const auto& matches = analysis.collectives;
+    for (std::size_t i = 0; i < matches.size(); ++i) {
+        auto& r = groupRange[matches[i].group];
+        if (r.second == 0) {
+            r.first = i;
+        }
+        r.second = i + 1;
+    }
+    auto meanArrival = [&](std::uint16_t group, std::uint32_t seq) -> TimeNs {
+        const auto [b, e] = groupRange[group];
+        auto it = std::lower_bound(matches.begin() + std::ptrdiff_t(b), matches.begin() + std::ptrdiff_t(e), seq,
+            [](const CollectiveMatch& m, std::uint32_t v) { return m.seq < v; });
+        return it != matches.begin() + std::ptrdiff_t(e) && it->seq == seq ? it->meanArrivalNs : kNoTime;
+    };
+    auto levels = std::make_shared<Levels>();
+    const std::size_t n0 = m_levels->bucketsAt[0];
+    const auto ranks = static_cast<std::uint32_t>(s.collectives.size());
+    levels->bucketsAt.push_back(n0);
+    levels->cells.emplace_back(std::size_t(ranks) * n0);
+    parallelParts([&](unsigned part, unsigned parts) {
+        for (std::uint32_t r = part; r < ranks; r += parts) {
+            const auto& c = s.collectives[r];
+            auto* row = levels->cells[0].data() + std::size_t(r) * n0;
+            for (std::size_t i = 0; i < c.size(); ++i) {
+                if (c.stateAt(i) == CollectiveState::Scheduled && c.startNs[i] == kNoTime) {
+                    continue;
+                }
+                const TimeNs arrival = c.startNs[i] != kNoTime ? c.startNs[i] : c.enqueueNs[i];
+                const TimeNs mean = meanArrival(s.shapes[c.shape[i]].group, c.seq[i]);
+                const TimeNs at = arrival - m_originNs;
+                if (mean == kNoTime || at < 0 || std::size_t(at / m_baseNs) >= n0) {
+                    continue;
+                }
+                auto& cell = row[std::size_t(at / m_baseNs)];
+                cell.late = std::max(cell.late, quantizeLateness(arrival - mean));
+                cell.present = 255;
+            }
+        }
+    });
+    addCoarserLevels(*levels, ranks); // the same bucket sequence as m_levels
+    auto m = std::make_shared<HeatmapModel>(*this);
+    m->m_lateLevels = std::move(levels);
+    return m;
+}
+
+std::shared_ptr<const HeatmapModel> HeatmapModel::withStalls(std::vector<TimeRange> stalls) const
+{
+    auto m = std::make_shared<HeatmapModel>(*this); // copies pointers and scalars; the levels are shared
+    std::sort(stalls.begin(), stalls.end(), [](auto& a, auto& b) { return a.start < b.start; });
+    m->m_stalls = std::move(stalls);
+    return m;
+}
+
+std::uint64_t HeatmapModel::memoryBytes() const
+{
+    std::uint64_t bytes = 0;
+    for (const auto* levels : { m_levels.get(), m_lateLevels.get() }) {
+        for (const auto& l : levels ? levels->cells : std::vector<std::vector<LevelCell>> {}) {
+            bytes += l.capacity() * sizeof(LevelCell);
+        }
+    }
+    return bytes;
+}
+
+std::vector<std::uint32_t> HeatmapModel::rowOrder(RowOrder order) const
+{
+    const auto& s = *m_snap;
+    std::vector<std::uint32_t> rows(s.collectives.size());
+    std::iota(rows.begin(), rows.end(), 0u);
+    auto key = [&](std::uint32_t r) -> std::tuple<std::uint64_t, std::uint64_t, std::uint32_t> {
+        const auto& ri = s.ranks[r];
+        switch (order) {
+        case RowOrder::Host:
+            return { index(ri.host), ri.localGpu, r };
+        case RowOrder::Rail:
+            return { ri.localGpu, index(ri.host), r };
+        default:
+            return { 0, 0, r };
+        }
+    };
+    if (order == RowOrder::FirstStuck && !m_stalls.empty()) {
+        // When each rank arrived in the first stall: ranks stuck earliest on top.
+        const TimeNs at = m_stalls.front().start;
+        std::vector<TimeNs> arrival(rows.size(), std::numeric_limits<TimeNs>::max());
+        for (std::uint32_t r = 0; r < rows.size(); ++r) {
+            const auto& c = s.collectives[r];
+            auto i = std::upper_bound(c.enqueueNs.begin(), c.enqueueNs.end(), at) - c.enqueueNs.begin();
+            if (i > 0) {
+                const auto j = static_cast<std::size_t>(i - 1);
+                arrival[r] = c.startNs[j] != kNoTime ? c.startNs[j] : c.enqueueNs[j];
+            }
+        }
+        std::stable_sort(rows.begin(), rows.end(), [&](auto a, auto b) { return arrival[a] < arrival[b]; });
+        return rows;
+    }
+    std::sort(rows.begin(), rows.end(), [&](auto a, auto b) { return key(a) < key(b); });
+    return rows;
+}
+
+HeatmapModel::FramePlan HeatmapModel::plan(const TimeAxisMapping& map) const
+{
+    FramePlan p;
+    const auto W = static_cast<std::size_t>(std::max(1, map.widthPx));
+    const auto& s = *m_snap;
+    p.present.resize(W);
+    p.stallShare.assign(W, 0);
+    auto stall = std::lower_bound(
+        m_stalls.begin(), m_stalls.end(), map.visible.start, [](const TimeRange& r, TimeNs t) { return r.end <= t; });
+    for (std::size_t x = 0; x < W; ++x) {
+        const TimeNs t = map.t(double(x));
+        const TimeNs t1 = map.t(double(x + 1));
+        p.present[x] = t >= s.job.span.start && t < s.job.span.end ? 255 : 0;
+        while (stall != m_stalls.end() && stall->end <= t) {
+            ++stall;
+        }
+        TimeNs covered = 0;
+        for (auto it = stall; it != m_stalls.end() && it->start < t1; ++it) {
+            covered += std::max<TimeNs>(0, std::min(t1, it->end) - std::max(t, it->start));
+        }
+        if (covered > 0) {
+            // Never round a stall away: at least 1/255 when it touches the column.
+            p.stallShare[x]
+                = std::max<std::uint8_t>(1, quantize(float(double(covered) / double(std::max<TimeNs>(1, t1 - t)))));
+        }
+    }
+    const double nsPerPx = map.nsPerPx();
+    // Level 0 still serves when one of its buckets spans up to 2 columns (a little blocky, never wrong);
+    // finer than that, the records are rasterized directly.
+    if (nsPerPx < double(m_baseNs) / 2) {
+        p.fromRecords = true;
+        return p;
+    }
+    while (p.level + 1 < m_levels->cells.size() && double(m_baseNs << (p.level + 1)) <= nsPerPx) {
+        ++p.level;
+    }
+    const TimeNs bucket = m_baseNs << p.level;
+    const auto n = static_cast<TimeNs>(m_levels->bucketsAt[p.level]);
+    p.first.resize(W);
+    p.last.resize(W);
+    for (std::size_t x = 0; x < W; ++x) {
+        const TimeNs t0 = map.t(double(x)) - m_originNs;
+        const TimeNs t1 = map.t(double(x + 1)) - m_originNs;
+        if (t1 <= 0 || t0 >= n * bucket) {
+            p.first[x] = p.last[x] = 0;
+            continue;
+        }
+        p.first[x] = static_cast<std::uint32_t>(std::max<TimeNs>(t0, 0) / bucket);
+        p.last[x] = static_cast<std::uint32_t>(std::min<TimeNs>(n, (t1 + bucket - 1) / bucket));
+    }
+    return p;
+}
+
+void HeatmapModel::rasterizeRank(const TimeAxisMapping& map, const FramePlan& plan, std::uint32_t rank,
+    std::vector<float>& scratch, HeatCell* out) const
+{
+    const auto W = static_cast<std::size_t>(std::max(1, map.widthPx));
+    const auto& s = *m_snap;
+    if (plan.fromRecords) {
+        // Finer than the pyramid: straight from the records in the window.
+        scratch.assign(kChannels * W, 0.0f);
+        accumulate(s.collectives[rank], s.job.span.end, map.visible.start, map.nsPerPx(), W, scratch.data());
+        for (std::size_t x = 0; x < W; ++x) {
+            const auto inside = quantize(scratch[kChannels * x]);
+            out[x] = { inside, std::min(inside, plan.stallShare[x]), quantize(scratch[kChannels * x + 1]),
+                plan.present[x] };
+        }
+        return;
+    }
+    const auto n = m_levels->bucketsAt[plan.level];
+    const LevelCell* row = m_levels->cells[plan.level].data() + std::size_t(rank) * n;
+    for (std::size_t x = 0; x < W; ++x) {
+        const auto i0 = plan.first[x];
+        const auto i1 = plan.last[x];
+        if (i1 <= i0) {
+            out[x] = {};
+            continue;
+        }
+        unsigned inside = 0;
+        HeatCell c {};
+        for (auto i = i0; i < i1; ++i) {
+            inside += row[i].inside;
+            c.failed = std::max(c.failed, row[i].failed);
+            c.present = std::max(c.present, row[i].present);
+        }
+        c.inside = static_cast<std::uint8_t>(inside / (i1 - i0));
+        if (m_lateLevels) {
+            const LevelCell* lrow = m_lateLevels->cells[plan.level].data() + std::size_t(rank) * n;
+            for (auto i = i0; i < i1; ++i) {
+                c.late = std::max(c.late, lrow[i].late);
+            }
+        }
+        // Inside a collective during a job-wide stall. Folded: a stall touching the column shows even when
+        // the averaged inside share is small, because any inside time there overlaps it.
+        c.stalled = std::min<std::uint8_t>(std::max<std::uint8_t>(c.inside, inside > 0 ? 1 : 0), plan.stallShare[x]);
+        out[x] = c;
+    }
+}
+
+void HeatmapModel::rasterize(
+    const TimeAxisMapping& map, int heightPx, const std::vector<std::uint32_t>& order, std::vector<HeatCell>& out) const
+{
+    const auto W = static_cast<std::size_t>(std::max(1, map.widthPx));
+    const auto H = static_cast<std::size_t>(std::max(1, heightPx));
+    out.assign(W * H, HeatCell {});
+    const std::size_t R = order.size();
+    if (R == 0) {
+        return;
+    }
+    const FramePlan framePlan = plan(map);
+    // Pixel rows are independent: split them over the cores. Pixel row y shows ranks [r0, r1) of `order`
+    // (several ranks per row when ranks outnumber pixels: stalled/failed max, inside averaged).
+    auto work = [&](std::size_t yBegin, std::size_t yEnd) {
+        std::vector<float> scratch;
+        std::vector<HeatCell> rankRow(W);
+        std::vector<unsigned> insideSum(W);
+        std::size_t lastRank = R; // more pixel rows than ranks: reuse the rank's row
+        for (std::size_t y = yBegin; y < yEnd; ++y) {
+            const std::size_t r0 = std::min(R - 1, y * R / H);
+            const std::size_t r1 = std::min(R, std::max(r0 + 1, (y + 1) * R / H));
+            HeatCell* dst = out.data() + y * W;
+            if (r1 == r0 + 1 && r0 == lastRank) {
+                std::copy(rankRow.begin(), rankRow.end(), dst);
+                continue;
+            }
+            std::fill(insideSum.begin(), insideSum.end(), 0u);
+            for (std::size_t r = r0; r < r1; ++r) {
+                rasterizeRank(map, framePlan, order[r], scratch, rankRow.data());
+                for (std::size_t x = 0; x < W; ++x) {
+                    insideSum[x] += rankRow[x].inside;
+                    dst[x].stalled = std::max(dst[x].stalled, rankRow[x].stalled);
+                    dst[x].failed = std::max(dst[x].failed, rankRow[x].failed);
+                    dst[x].present = std::max(dst[x].present, rankRow[x].present);
+                    dst[x].late = std::max(dst[x].late, rankRow[x].late);
+                }
+            }
+            const auto count = static_cast<unsigned>(r1 - r0);
+            for (std::size_t x = 0; x < W; ++x) {
+                dst[x].inside = static_cast<std::uint8_t>(insideSum[x] / count);
+            }
+            lastRank = r1 == r0 + 1 ? r0 : R;
+            if (lastRank != R) {
+                std::copy(dst, dst + W, rankRow.begin());
+            }
+        }
+    };
+    const unsigned threads = std::max(1u, std::min(4u, std::thread::hardware_concurrency()));
+    if (threads == 1 || H < 64) {
+        work(0, H);
+        return;
+    }
+    std::vector<std::thread> pool;
+    for (unsigned i = 1; i < threads; ++i) {
+        pool.emplace_back(work, H * i / threads, H * (i + 1) / threads);
+    }
+    work(0, H / threads);
+    for (auto& t : pool) {
+        t.join();
+    }
+}
+
+HeatCell HeatmapModel::cellAt(const TimeAxisMapping& map, std::uint32_t rank, int x) const
+{
+    std::vector<float> scratch;
+    std::vector<HeatCell> row(static_cast<std::size_t>(std::max(1, map.widthPx)));
+    rasterizeRank(map, plan(map), rank, scratch, row.data());
+    return x >= 0 && x < map.widthPx ? row[static_cast<std::size_t>(x)] : HeatCell {};
+}
+
+} // namespace stallscope

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// What the rank×time heatmap shows, computed without any GUI type: per rank and time bucket, the share of
+// time spent inside a collective and failed/dead. The STALLED share is an overlay: the stall windows (job-wide,
+// from the analysis) are applied per pixel column at rasterization, so the levels can be built while the
+// analysis still runs and a new analysis costs nothing (withStalls()).
+// A pyramid of power-of-two buckets (per rank) serves coarse zoom; finer zoom rasterizes straight from the
+// records (binary search of the visible window). Activity narrower than a cell is folded into it: stalled
+// and failed shares are max-aggregated so a one-pixel stall never vanishes, inside shares are averaged.
+// Immutable after build(); rasterize() may run on any thread.
+
+#include "analysis/analysis.h"
+#include "core/job_snapshot.h"
+#include "core/progress.h"
+#include "view/time_axis_mapping.h"
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace stallscope {
+
+struct HeatCell
+{
+    std::uint8_t inside = 0; // share of the cell's time inside any collective, 0..255
+    std::uint8_t stalled = 0; // share inside a collective during a job-wide stall, 0..255
+    std::uint8_t failed = 0; // share after the rank failed or timed out, 0..255
+    std::uint8_t present = 0; // 255 when the cell has data at all
+    std::uint8_t late = 0; // how late the rank arrived (max in the cell), log scale: 0 = on time, 255 = >= 1 s
+};
+
+// A stored pyramid cell: 4 bytes (the stall share is an overlay applied per column at rasterization).
+struct LevelCell
+{
+    std::uint8_t inside = 0;
+    std::uint8_t late = 0; // lateness levels only
+    std::uint8_t failed = 0;
+    std::uint8_t present = 0;
+};
+static_assert(sizeof(LevelCell) == 4);
+
+// Lateness in ns → the cell's log-scale byte (1 ms ≈ 26, 10 ms ≈ 89, 100 ms ≈ 171, 1 s = 255).
+std::uint8_t quantizeLateness(TimeNs latenessNs);
+
+enum class RowOrder { Rank, Host, Rail, FirstStuck };
+
+class HeatmapModel
+{
+public:
+    // `stalls`: time windows of job-wide stalls (incident windows).
+    static std::shared_ptr<const HeatmapModel> build(
+        SnapshotPtr snap, std::vector<TimeRange> stalls, Progress& progress);
+    // The same levels with other stall windows (cheap: the levels are shared).
+    std::shared_ptr<const HeatmapModel> withStalls(std::vector<TimeRange> stalls) const;
+    // Adds lateness levels (each rank's arrival minus the collective's mean arrival, max per bucket), built
+    // from the analysis' matched collectives. O(records); run it off the GUI thread.
+    std::shared_ptr<const HeatmapModel> withLateness(const AnalysisResult& analysis) const;
+    bool hasLateness() const { return m_lateLevels != nullptr; }
+
+    const JobSnapshot& snapshot() const { return *m_snap; }
+    std::uint32_t rows() const { return static_cast<std::uint32_t>(m_snap->collectives.size()); }
+
+    // Rank shown in each row for an order (FirstStuck: ranks that entered the first stall earliest first).
+    std::vector<std::uint32_t> rowOrder(RowOrder order) const;
+
+    // Fills `out` (widthPx × heightPx, row-major) for the visible window. When there are more ranks than
+    // pixel rows, each pixel row aggregates consecutive ranks of `order` (max for stalled/failed).
+    void rasterize(const TimeAxisMapping& map, int heightPx, const std::vector<std::uint32_t>& order,
+        std::vector<HeatCell>& out) const;
+
+    // The cell for one rank at one pixel column (tooltips, tests).
+    HeatCell cellAt(const TimeAxisMapping& map, std::uint32_t rank, int x) const;
+
+    TimeNs baseBucketNs() const { return m_baseNs; }
+    int levels() const { return static_cast<int>(m_levels->cells.size()); }
+    std::uint64_t memoryBytes() const;
+
+private:
+    // Per-frame plan shared by every rank: which level, and the bucket range of each pixel column.
+    struct FramePlan
+    {
+        bool fromRecords = false;
+        std::size_t level = 0;
+        std::vector<std::uint32_t> first, last; // bucket range [first, last) per column
+        std::vector<std::uint8_t> present;
+        std::vector<std::uint8_t> stallShare; // share of each column inside a stall window, 0..255
+    };
+    FramePlan plan(const TimeAxisMapping& map) const;
+    void rasterizeRank(const TimeAxisMapping& map, const FramePlan& plan, std::uint32_t rank,
+        std::vector<float>& scratch, HeatCell* out) const;
+
+    struct Levels
+    {
+        std::vector<std::size_t> bucketsAt; // buckets per rank at each level
+        std::vector<std::vector<LevelCell>> cells; // [level][rank * bucketsAt + i]
+    };
+    SnapshotPtr m_snap;
+    std::vector<TimeRange> m_stalls; // sorted by start
+    TimeNs m_originNs = 0;
+    TimeNs m_baseNs = 1;
+    std::shared_ptr<const Levels> m_levels;
+    std::shared_ptr<const Levels> m_lateLevels; // same buckets; .late holds the lateness (optional)
+
+    static void addCoarserLevels(Levels& levels, std::uint32_t ranks);
+};
+
+} // namespace stallscope

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The state of every fabric link at a moment, from link events and counters: what the topology view
+// colours. Built once per snapshot (per-link down intervals and error sample times); stateAt() is
+// O(log samples) per link.
+
+#include "core/job_snapshot.h"
+
+#include <vector>
+
+namespace stallscope {
+
+enum class LinkHealth { Normal, Idle, Congested, Erroring, Down };
+std::string_view toString(LinkHealth h);
+
+class LinkStates
+{
+public:
+    explicit LinkStates(std::shared_ptr<const JobSnapshot> snap);
+    LinkHealth stateAt(LinkId link, TimeNs t) const;
+    std::size_t linkCount() const { return m_links.size(); }
+
+private:
+    struct PerLink
+    {
+        std::vector<TimeRange> down;
+        std::vector<TimeRange> errorSamples; // sample intervals in which an error counter increased
+        const CounterSeries* traffic = nullptr; // xmit_data at end a (or b)
+        const CounterSeries* wait = nullptr; // xmit_wait at the switch end
+    };
+    std::shared_ptr<const JobSnapshot> m_snap;
+    std::vector<PerLink> m_links;
+};
+
+} // namespace stallscope

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: MIT
+#include "view/review_session.h"
+
+#include "core/atomic_file.h"
+#include "core/topology.h"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace stallscope {
+
+namespace {
+
+using nlohmann::ordered_json;
+
+ordered_json linkJson(const LinkRefByPorts& l)
+{
+    return { { "a", { { "guid", formatGuid(l.guidA) }, { "port", l.portA } } },
+        { "b", { { "guid", formatGuid(l.guidB) }, { "port", l.portB } } } };
+}
+
+LinkRefByPorts parseLink(const nlohmann::json& j)
+{
+    LinkRefByPorts l;
+    auto guid = [](const nlohmann::json& e) {
+        auto g = parseGuid(e.at("guid").get<std::string>());
+        if (!g) {
+            throw std::runtime_error("expected a GUID like \"0x0c42a10300a1b2c4\"");
+        }
+        return *g;
+    };
+    l.guidA = guid(j.at("a"));
+    l.portA = j.at("a").at("port").get<std::uint16_t>();
+    l.guidB = guid(j.at("b"));
+    l.portB = j.at("b").at("port").get<std::uint16_t>();
+    return l;
+}
+
+} // namespace
+
+std::string sessionToJson(const ReviewSession& s)
+{
+    ordered_json j;
+    j["format"] = "stallscope-session";
+    j["version"] = ReviewSession::kVersion;
+    j["bundle"] = s.bundlePath;
+    j["window"] = { { "start_ns", s.window.start }, { "end_ns", s.window.end } };
+    j["row_order"] = s.rowOrder;
+    j["selected_incident"] = s.selectedIncident;
+    ordered_json links = ordered_json::array();
+    for (const auto& l : s.plottedLinks) {
+        links.push_back(linkJson(l));
+    }
+    j["plotted_links"] = links;
+    j["layout"] = s.layout;
+    ordered_json notes = ordered_json::array();
+    for (const auto& a : s.annotations) {
+        ordered_json n = { { "start_ns", a.startNs }, { "end_ns", a.endNs }, { "text", a.text } };
+        n["rank"] = a.rank ? ordered_json(*a.rank) : ordered_json(nullptr);
+        n["link"] = a.link ? linkJson(*a.link) : ordered_json(nullptr);
+        notes.push_back(std::move(n));
+    }
+    j["annotations"] = notes;
+    return j.dump(1) + "\n";
+}
+
+Result<ReviewSession> parseSession(const std::string& file, const std::string& text)
+{
+    ReviewSession s;
+    try {
+        const auto j = nlohmann::json::parse(text);
+        if (j.value("format", std::string()) != "stallscope-session") {
+            return LoadIssue { file, 0, -1, "expected \"format\": \"stallscope-session\"" };
+        }
+        if (j.at("version").get<int>() != ReviewSession::kVersion) {
+            return LoadIssue { file, 0, -1,
+                "unsupported session version " + std::to_string(j.at("version").get<int>()) };
+        }
+        s.bundlePath = j.at("bundle").get<std::string>();
+        s.window = { j.at("window").at("start_ns").get<TimeNs>(), j.at("window").at("end_ns").get<TimeNs>() };
+        s.rowOrder = j.value("row_order", std::string("rank"));
+        s.selectedIncident = j.value("selected_incident", 0);
+        for (const auto& l : j.value("plotted_links", nlohmann::json::array())) {
+            s.plottedLinks.push_back(parseLink(l));
+        }
+        s.layout = j.value("layout", std::string());
+        for (const auto& n : j.value("annotations", nlohmann::json::array())) {
+            Annotation a;
+            a.startNs = n.at("start_ns").get<TimeNs>();
+            a.endNs = n.value("end_ns", a.startNs);
+            a.text = n.at("text").get<std::string>();
+            if (n.contains("rank") && !n["rank"].is_null()) {
+                a.rank = n["rank"].get<std::uint32_t>();
+            }
+            if (n.contains("link") && !n["link"].is_null()) {
+                a.link = parseLink(n["link"]);
+            }
+            s.annotations.push_back(std::move(a));
+        }
+    } catch (const nlohmann::json::parse_error& e) {
+        return LoadIssue { file, 0, static_cast<std::int64_t>(e.byte), std::string("invalid JSON: ") + e.what() };
+    } catch (const std::exception& e) {
+        return LoadIssue { file, 0, -1, std::string("unexpected content: ") + e.what() };
+    }
+    return s;
+}
+
+std::string saveSession(const std::string& path, const ReviewSession& s)
+{
+    return writeFileAtomic(path, sessionToJson(s));
+}
+
+Result<ReviewSession> loadSession(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        return LoadIssue { path, 0, -1, "cannot open the file" };
+    }
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return parseSession(path, ss.str());
+}
+
+std::string resolveBundlePath(const std::string& sessionPath, const ReviewSession& s)
+{
+    const std::filesystem::path bundle(s.bundlePath);
+    if (bundle.is_absolute()) {
+        return bundle.string();
+    }
+    return (std::filesystem::path(sessionPath).parent_path() / bundle).lexically_normal().string();
+}
+
+} // namespace stallscope

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: MIT
+#include "view/view_state.h"
+
+#include <algorithm>
+
+namespace stallscope {
+
+ViewState::ViewState(QObject* parent)
+    : QObject(parent)
+{
+}
+
+void ViewState::setSpan(TimeRange span)
+{
+    m_span = span.isEmpty() ? TimeRange { span.start, span.start + kMinWindowNs } : span;
+    m_back.clear();
+    m_forward.clear();
+    m_window = m_span;
+    emit historyChanged();
+    emit timeWindowChanged(m_window);
+}
+
+TimeRange ViewState::clamp(TimeRange w) const
+{
+    w = w.normalized();
+    TimeNs width = std::clamp<TimeNs>(w.delta(), kMinWindowNs, m_span.delta());
+    TimeNs start = std::clamp<TimeNs>(w.start, m_span.start, m_span.end - width);
+    return { start, start + width };
+}
+
+void ViewState::setWindow(TimeRange window, bool remember)
+{
+    const auto w = clamp(window);
+    if (w == m_window) {
+        return;
+    }
+    if (remember) {
+        m_back.push_back(m_window);
+        m_forward.clear();
+        emit historyChanged();
+    }
+    m_window = w;
+    emit timeWindowChanged(m_window);
+}
+
+void ViewState::zoomAround(TimeNs center, double factor)
+{
+    const double left = double(center - m_window.start) * factor;
+    const double width = double(m_window.delta()) * factor;
+    const TimeNs start = center - static_cast<TimeNs>(left);
+    setWindow({ start, start + static_cast<TimeNs>(width) }, false);
+}
+
+void ViewState::pan(TimeNs delta)
+{
+    setWindow({ m_window.start + delta, m_window.end + delta }, false);
+}
+
+void ViewState::resetZoom()
+{
+    setWindow(m_span, true);
+}
+
+void ViewState::back()
+{
+    if (m_back.empty()) {
+        return;
+    }
+    m_forward.push_back(m_window);
+    m_window = m_back.back();
+    m_back.pop_back();
+    emit historyChanged();
+    emit timeWindowChanged(m_window);
+}
+
+void ViewState::forward()
+{
+    if (m_forward.empty()) {
+        return;
+    }
+    m_back.push_back(m_window);
+    m_window = m_forward.back();
+    m_forward.pop_back();
+    emit historyChanged();
+    emit timeWindowChanged(m_window);
+}
+
+void ViewState::setCursor(TimeNs t)
+{
+    if (t != m_cursor) {
+        m_cursor = t;
+        emit cursorChanged(t);
+    }
+}
+
+void ViewState::selectRank(std::optional<std::uint32_t> rank)
+{
+    selectRanks(rank ? std::vector<std::uint32_t> { *rank } : std::vector<std::uint32_t> {});
+}
+
+void ViewState::selectRanks(std::vector<std::uint32_t> ranks)
+{
+    std::sort(ranks.begin(), ranks.end());
+    ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+    if (ranks != m_ranks) {
+        m_ranks = std::move(ranks);
+        emit selectionChanged();
+    }
+}
+
+void ViewState::selectIncident(int number)
+{
+    m_incident = number;
+    emit incidentSelected(number);
+    emit selectionChanged();
+}
+
+void ViewState::selectLink(LinkId link)
+{
+    if (std::find(m_links.begin(), m_links.end(), link) == m_links.end()) {
+        m_links.push_back(link);
+        emit selectionChanged();
+    }
+}
+
+void ViewState::clearLinks()
+{
+    if (!m_links.empty()) {
+        m_links.clear();
+        emit selectionChanged();
+    }
+}
+
+void ViewState::setAnnotations(std::vector<Annotation> annotations)
+{
+    m_annotations = std::move(annotations);
+    emit annotationsChanged();
+}
+
+void ViewState::addAnnotation(Annotation annotation)
+{
+    m_annotations.push_back(std::move(annotation));
+    emit annotationsChanged();
+}
+
+} // namespace stallscope
