@@ -10,6 +10,31 @@
 
 namespace stallscope {
 
+// What marks a dump (see looksLikeFlightRecorder*).
+namespace {
+constexpr unsigned char kPickleProto = 0x80;
+constexpr const char* kJsonKeys[] = { "\"version\"", "\"entries\"", "\"pg_config\"" };
+constexpr const char* kJsonLinesKey = "\"collective_seq_id\"";
+} // namespace
+
+bool looksLikeFlightRecorderPickle(std::string_view bytes)
+{
+    return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == kPickleProto && bytes[1] >= 2 && bytes[1] <= 5;
+}
+
+bool looksLikeFlightRecorderJson(const std::string& text)
+{
+    const auto first = text.find_first_not_of(" \t\r\n");
+    if (first == std::string::npos || text[first] != '{') {
+        return false;
+    }
+    if (text.find(kJsonKeys[0]) != std::string::npos
+        && (text.find(kJsonKeys[1]) != std::string::npos || text.find(kJsonKeys[2]) != std::string::npos)) {
+        return true;
+    }
+    return text.find(kJsonLinesKey) < text.find('\n', first); // JSON lines, one entry a line
+}
+
 namespace {
 
 // Times: an int (ns), or 0 / null when not observed.

@@ -15,6 +15,12 @@
 
 namespace stallscope {
 
+// By content: a pickle stream (protocol 2–5 header, 0x80 0x0N), or a JSON object with "version" and
+// "entries" (or "pg_config" alone: a dump whose buffer was empty omits entries), or JSON lines whose first line
+// is an entry ("collective_seq_id").
+bool looksLikeFlightRecorderPickle(std::string_view bytes);
+bool looksLikeFlightRecorderJson(const std::string& text);
+
 // The JSON form (an object with version, pg_config, entries); JSON lines (one entry per line, as some
 // third-party collectors write) are detected and read by the second function.
 Result<RankRecords> parseFlightRecorderJson(const std::string& file, const std::string& text);

@@ -29,4 +29,9 @@ Result<std::size_t> readIbnetdiscover(
 // One file on its own. `strings` interns the names (the snapshot's pool). Errors name the file and line.
 Result<ImportedTopology> parseIbnetdiscover(const std::string& file, const std::string& text, StringPool& strings);
 
+// ibnetdiscover's topology file, plain or -p (a "Switch\t" or "# Topology file" line, or "SW "/"CA " port lines).
+// ibsim's net file looks alike but starts its nodes with "Hca\t" and has no GUIDs: not this.
+bool looksLikeIbnetdiscover(const std::string& text);
+bool looksLikeIbsimNet(const std::string& text);
+
 } // namespace stallscope

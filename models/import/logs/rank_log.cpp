@@ -9,6 +9,12 @@
 
 namespace stallscope {
 
+bool looksLikeRankLog(const std::string& text)
+{
+    return text.find("NCCL INFO") != std::string::npos || text.find("NCCL WARN") != std::string::npos
+        || text.find("[rank") != std::string::npos;
+}
+
 namespace {
 
 // "162555850" (9 digits) or "162555" (6) → ns

@@ -41,6 +41,9 @@ struct RankLogFacts
     std::vector<LoadIssue> warnings;
 };
 
+// NCCL's "NCCL INFO" / "NCCL WARN" lines or PyTorch's "[rankN]" prefix anywhere in the text.
+bool looksLikeRankLog(const std::string& text);
+
 Result<RankLogFacts> parseRankLog(const std::string& file, const std::string& text, const LogClock& clock = {});
 
 } // namespace stallscope

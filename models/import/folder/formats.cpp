@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: MIT
+// The format table and, for each format, how what its reader returns joins the folder's facts. Runs on the
+// calling thread except the `parse` functions, which touch nothing shared.
+#include "import/folder/formats.h"
+
+#include "import/infiniband/ibnetdiscover.h"
+#include "import/kineto/kineto_trace.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+
+namespace stallscope::folder {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Files the simulator writes beside a raw folder: recognised so they are not reported as unknown, never read.
+constexpr const char* kSimulatorTruthMarker = "\"generator\": \"stallscope simulate\"";
+
+TimeNs modifiedNs(const fs::path& p)
+{
+    std::error_code ec;
+    const auto t = fs::last_write_time(p, ec);
+    if (ec) {
+        return kNoTime;
+    }
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::file_clock::to_sys(t).time_since_epoch())
+        .count();
+}
+
+// "; pg 0: last completed 1841, started 1842, enqueued 1843" — where each group stood when the dump was taken.
+std::string statusNote(const RankRecords& d)
+{
+    std::string out;
+    for (const auto& [pg, st] : d.pgStatus) {
+        out += "; pg " + pg + ": last completed " + std::to_string(st.lastCompleted) + ", started "
+            + std::to_string(st.lastStarted) + ", enqueued " + std::to_string(st.lastEnqueued);
+        if (out.size() > 200) {
+            break;
+        }
+    }
+    return out;
+}
+
+// --- Flight Recorder dumps and profiler traces: parsed on worker threads ---
+
+std::any parsePickleDump(const std::string& file, const std::string& text)
+{
+    return parseFlightRecorderPickle(file, text);
+}
+
+std::any parseJsonDump(const std::string& file, const std::string& text)
+{
+    return parseFlightRecorderJson(file, text);
+}
+
+std::any parseTrace(const std::string& file, const std::string& text)
+{
+    return parseKinetoTrace(file, text);
+}
+
+std::optional<LoadIssue> addDump(FileInput& in, Gathered& g, const char* what)
+{
+    auto& d = std::any_cast<Result<RankRecords>&>(in.parsed);
+    if (!d) {
+        g.warnings.push_back({ d.error().file, d.error().line, d.error().offset,
+            d.error().message + " (this rank's dump is left out)" });
+        return std::nullopt;
+    }
+    if (!d->rank) {
+        g.warnings.push_back({ in.path.string(), 0, -1, "Flight Recorder dump without a rank in its name: skipped" });
+        return std::nullopt;
+    }
+    g.warn(d->warnings);
+    g.note(in.path, what,
+        "rank " + std::to_string(*d->rank) + ", version " + d->version + ", " + std::to_string(d->entries.size())
+            + " collectives" + statusNote(d.value()));
+    g.dumps.emplace_back(in.path.string(), std::move(d.value()));
+    return std::nullopt;
+}
+
+std::optional<LoadIssue> addPickleDump(FileInput& in, Gathered& g)
+{
+    return addDump(in, g, "Flight Recorder pickle dump");
+}
+
+std::optional<LoadIssue> addJsonDump(FileInput& in, Gathered& g)
+{
+    return addDump(in, g, "Flight Recorder JSON dump");
+}
+
+std::optional<LoadIssue> addTrace(FileInput& in, Gathered& g)
+{
+    auto& t = std::any_cast<Result<KinetoTrace>&>(in.parsed);
+    if (!t) {
+        return t.error();
+    }
+    if (!t->rank) {
+        g.warnings.push_back({ in.path.string(), 0, -1, "profiler trace without distributedInfo.rank: skipped" });
+        return std::nullopt;
+    }
+    g.warn(t->collectives.warnings);
+    g.note(in.path, "profiler trace",
+        "rank " + std::to_string(*t->rank) + ", " + std::to_string(t->collectives.entries.size())
+            + " NCCL kernels with collective args");
+    g.worldHint = std::max(g.worldHint, t->worldSize);
+    g.traces.emplace_back(in.path.string(), std::move(t->collectives));
+    return std::nullopt;
+}
+
+// --- Fabric tools ---
+
+std::optional<LoadIssue> addIbnetdiscover(FileInput& in, Gathered& g)
+{
+    const auto before = std::pair(g.fabric.nodeCount(), g.fabric.linkCount());
+    auto r = readIbnetdiscover(in.path.string(), in.text, g.fabric, g.warnings);
+    if (!r) {
+        return r.error();
+    }
+    g.note(in.path, "ibnetdiscover topology",
+        std::to_string(g.fabric.nodeCount() - before.first) + " new nodes, "
+            + std::to_string(g.fabric.linkCount() - before.second) + " new links");
+    return std::nullopt;
+}
+
+std::optional<LoadIssue> addIblinkinfo(FileInput& in, Gathered& g)
+{
+    auto r = readIblinkinfo(in.path.string(), in.text, g.fabric, g.warnings);
+    if (!r) {
+        return r.error();
+    }
+    const auto down = std::count_if(r->ports.begin(), r->ports.end(), [](const auto& s) { return !s.up; });
+    g.note(in.path, "iblinkinfo", std::to_string(r->links) + " links up, " + std::to_string(down) + " ports down");
+    g.linkinfo.emplace_back(in.path.string(), std::move(r.value()));
+    return std::nullopt;
+}
+
+std::optional<LoadIssue> addPerfquery(FileInput& in, Gathered& g)
+{
+    auto r = readPerfquery(in.path.string(), in.text, g.warnings);
+    if (!r) {
+        return r.error();
+    }
+    g.note(in.path, "perfquery counters", std::to_string(r->size()) + " values");
+    g.perfquery.emplace_back(DatedFile { in.path.string(), modifiedNs(in.path) }, std::move(r.value()));
+    return std::nullopt;
+}
+
+std::optional<LoadIssue> addCollectorCsv(FileInput& in, Gathered& g)
+{
+    g.note(in.path, "counters CSV", "stallscope collect");
+    g.csvs.emplace_back(in.path.string(), std::move(in.text)); // read once the topology is known
+    return std::nullopt;
+}
+
+std::optional<LoadIssue> addOpensmLog(FileInput& in, Gathered& g)
+{
+    auto opensmClock = g.clock;
+    const auto zone = g.mapping.timeZones.find("opensm");
+    opensmClock.utcOffsetNs = zone == g.mapping.timeZones.end() ? 0 : zone->second;
+    auto l = parseOpensmLog(in.path.string(), in.text, opensmClock);
+    if (l) {
+        g.warn(l->warnings);
+        g.note(in.path, "OpenSM log",
+            std::to_string(l->events.size()) + " port removals/discoveries, " + std::to_string(l->linkStateTraps)
+                + " link-state traps");
+        g.opensm.push_back(std::move(l.value()));
+    }
+    return std::nullopt;
+}
+
+// --- Prometheus ---
+
+std::optional<LoadIssue> addExposition(FileInput& in, Gathered& g)
+{
+    auto r = readPrometheusExposition(in.path.string(), in.text, g.fabric);
+    if (!r) {
+        return r.error();
+    }
+    g.warn(r->warnings);
+    g.note(in.path, "Prometheus exposition",
+        std::to_string(r->hostSeries) + " host-side and " + std::to_string(r->fabricSeries) + " switch-side samples, "
+            + std::to_string(r->infoSeries) + " info series");
+    g.exposition.emplace_back(DatedFile { in.path.string(), modifiedNs(in.path) }, std::move(r.value()));
+    return std::nullopt;
+}
+
+std::optional<LoadIssue> addMatrix(FileInput& in, Gathered& g)
+{
+    const auto file = in.path.string();
+    auto m = parsePrometheusMatrix(file, in.text);
+    if (!m) {
+        return m.error();
+    }
+    g.warn(m->warnings);
+    std::size_t switchSamples = 0;
+    if (!m->switchSide.empty()) {
+        auto e = readPrometheusExposition(file, m->switchSide, g.fabric);
+        if (e) {
+            switchSamples = e->samples.size();
+            g.exposition.emplace_back(DatedFile { file, modifiedNs(in.path) }, std::move(e.value()));
+        }
+    }
+    g.note(in.path, "Prometheus matrix",
+        std::to_string(m->series.size()) + " host-side series"
+            + (switchSamples ? ", " + std::to_string(switchSamples) + " switch-side samples" : std::string()));
+    std::move(m->series.begin(), m->series.end(), std::back_inserter(g.matrix));
+    return std::nullopt;
+}
+
+// --- Rank logs and the mapping file ---
+
+std::optional<LoadIssue> addRankLog(FileInput& in, Gathered& g)
+{
+    auto f = parseRankLog(in.path.string(), in.text, g.clock);
+    if (!f) {
+        g.warnings.push_back(f.error());
+        return std::nullopt;
+    }
+    const bool named = !f->rank; // the content did not say: the name has to
+    if (!f->rank) {
+        // "rank17.log", "rank_17.err", "17.log" — not "gpu-a017.log" or NCCL_DEBUG_FILE's "nccl.host.pid"
+        f->rank = rankFromFolderName(in.path.stem().string());
+    }
+    if (!f->rank) {
+        f->rank = rankFromFolderName(in.path.parent_path().filename().string()); // "logs/17/stderr.log"
+    }
+    if (named && f->rank) {
+        g.rankFromName.insert(g.logs.size());
+    }
+    g.warn(f->warnings);
+    g.note(in.path, "rank log",
+        (f->rank ? "rank " + std::to_string(*f->rank) : std::string("no rank"))
+            + (f->host.empty() ? "" : ", host " + f->host));
+    g.logs.emplace_back(in.path.string(), std::move(f.value()));
+    return std::nullopt;
+}
+
+std::optional<LoadIssue> addMapping(FileInput& in, Gathered& g)
+{
+    auto m = parseMapping(in.path.string(), in.text);
+    if (!m) {
+        return m.error();
+    }
+    g.mapping = std::move(m.value());
+    g.haveMapping = true;
+    if (auto it = g.mapping.timeZones.find("rank_logs"); it != g.mapping.timeZones.end()) {
+        g.clock.utcOffsetNs = it->second;
+    }
+    g.note(in.path, "mapping file",
+        std::to_string(g.mapping.ranks.size()) + " rank placements, " + std::to_string(g.mapping.timeZones.size())
+            + " time zones, " + std::to_string(g.mapping.clockOffsets.size()) + " clock offsets");
+    return std::nullopt;
+}
+
+// --- Known, not read ---
+
+bool looksLikeSimulatorTruth(const std::string& text)
+{
+    return text.find(kSimulatorTruthMarker) != std::string::npos;
+}
+
+std::optional<LoadIssue> noteIbsimNet(FileInput& in, Gathered& g)
+{
+    g.note(in.path, "ibsim net file", "the simulator's input, not read (captures of the fabric are)");
+    return std::nullopt;
+}
+
+std::optional<LoadIssue> noteTruth(FileInput& in, Gathered& g)
+{
+    g.note(in.path, "simulator truth", "not read: it is what the analysis is checked against");
+    return std::nullopt;
+}
+
+bool pickleText(const std::string& text)
+{
+    return looksLikeFlightRecorderPickle(text);
+}
+
+} // namespace
+
+const std::vector<Format>& formats()
+{
+    // Order matters where formats overlap: JSON kinds before the text kinds whose markers they may quote,
+    // ibsim's net file before ibnetdiscover, rank logs before exposition text (a log may print metric lines).
+    static const std::vector<Format> table = {
+        { "Flight Recorder pickle dump", pickleText, 0, parsePickleDump, addPickleDump },
+        { "profiler trace", looksLikeKinetoTrace, 0, parseTrace, addTrace },
+        { "Flight Recorder JSON dump", looksLikeFlightRecorderJson, 0, parseJsonDump, addJsonDump },
+        { "Prometheus matrix", looksLikePrometheusMatrix, 0, nullptr, addMatrix },
+        { "counters CSV", looksLikeCollectorCsv, 0, nullptr, addCollectorCsv },
+        { "mapping file", looksLikeMapping, 0, nullptr, addMapping },
+        { "simulator truth", looksLikeSimulatorTruth, 0, nullptr, noteTruth },
+        { "ibsim net file", looksLikeIbsimNet, 0, nullptr, noteIbsimNet },
+        { "ibnetdiscover topology", looksLikeIbnetdiscover, 0, nullptr, addIbnetdiscover },
+        { "iblinkinfo", looksLikeIblinkinfo, 1, nullptr, addIblinkinfo },
+        { "perfquery counters", looksLikePerfquery, 2, nullptr, addPerfquery },
+        { "OpenSM log", looksLikeOpensmLog, 3, nullptr, addOpensmLog },
+        { "rank log", looksLikeRankLog, 3, nullptr, addRankLog },
+        { "Prometheus exposition", looksLikePrometheusExposition, 0, nullptr, addExposition },
+    };
+    return table;
+}
+
+const Format* recognise(const std::string& text)
+{
+    for (const auto& f : formats()) {
+        if (f.recognise(text)) {
+            return &f;
+        }
+    }
+    return nullptr;
+}
+
+std::optional<std::uint32_t> rankFromFolderName(const std::string& name)
+{
+    std::string digits = name;
+    for (const char* prefix : { "rank_", "rank-", "rank" }) {
+        if (digits.rfind(prefix, 0) == 0) {
+            digits = digits.substr(std::strlen(prefix));
+            break;
+        }
+    }
+    if (digits.empty() || digits.size() > 7 || !std::all_of(digits.begin(), digits.end(), ::isdigit)) {
+        return std::nullopt;
+    }
+    return static_cast<std::uint32_t>(std::stoul(digits));
+}
+
+} // namespace stallscope::folder

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The table of input formats a raw folder may hold (docs/formats.md). Each row names a format, the recogniser
+// its folder under import/ provides (content sniffing: the first bytes and a few markers, never the file name),
+// when it is read, and how what it says joins the folder's facts. The folder reader dispatches through this
+// table only: a new format is a folder under import/, a recogniser and reader there, and one row here.
+
+#include "import/folder/gathered.h"
+
+#include <any>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace stallscope::folder {
+
+// One file as the folder reader holds it between reading and adding.
+struct FileInput
+{
+    std::filesystem::path path;
+    std::string text; // the bytes (gzip inflated), kept for formats added on the calling thread
+    std::any parsed; // what a format's `parse` returned on a worker thread
+};
+
+struct Format
+{
+    const char* name; // "Flight Recorder pickle dump": for messages and `info`
+    bool (*recognise)(const std::string& text);
+    // Files whose reading depends on others come later: 0 first; iblinkinfo names peers by the LIDs topology
+    // files gave (1); perfquery blocks name ports by LID (2); logs take their year from the dumps (3).
+    int phase = 0;
+    // Optional: a parse that needs no other file and no shared state, run on a worker thread (dumps, traces:
+    // where opening large folders spends its time). Its result goes to FileInput::parsed.
+    std::any (*parse)(const std::string& file, const std::string& text) = nullptr;
+    // Folds the file into `g` on the calling thread; an issue returned leaves the file out with a warning.
+    std::optional<LoadIssue> (*add)(FileInput& in, Gathered& g) = nullptr;
+};
+
+// In recognition order: the first row whose recogniser accepts the text reads the file.
+const std::vector<Format>& formats();
+// The row reading `text`, or nullptr when no format recognises it.
+const Format* recognise(const std::string& text);
+
+// "17", "rank17", "rank_17", "rank-17" as a folder or file name (without extension); not "attempt_0".
+std::optional<std::uint32_t> rankFromFolderName(const std::string& name);
+
+} // namespace stallscope::folder
