@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "import/folder/mapping.h"
+#include "import/common/small_json.h"
 
 #include "core/time_format.h"
 
@@ -35,12 +36,11 @@ Result<FolderMapping> parseMapping(const std::string& file, const std::string& t
     static const std::set<std::string> sources
         = { "dumps", "profiler", "rank_logs", "opensm", "counters", "fabric_snapshots" };
     FolderMapping out;
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& e) {
-        return LoadIssue { file, 0, static_cast<std::int64_t>(e.byte), std::string("invalid JSON: ") + e.what() };
+    auto parsed = parseSmallJson(file, text);
+    if (!parsed) {
+        return parsed.error();
     }
+    const nlohmann::json& j = parsed.value();
     try {
         // Copies: items() of a temporary would dangle.
         const auto ranks = j.value("ranks", nlohmann::json::object());

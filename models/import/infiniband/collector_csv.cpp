@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "import/infiniband/collector_csv.h"
 
+#include "import/common/text_lines.h"
+
 #include <set>
 #include <sstream>
 
@@ -32,18 +34,14 @@ std::vector<std::string> splitCsv(const std::string& line)
 void readCollectorCsv(const std::string& file, const std::string& text, const GuidOfHca& guidOfHca, CounterSink& sink,
     std::vector<LoadIssue>& warnings)
 {
-    std::istringstream in(text);
+    TextLines reader(text);
     std::string line;
-    std::getline(in, line);
+    reader.next(line);
     const auto header = splitCsv(line);
     std::set<std::string> unknownHcas;
     BackwardsCheck backwards(file);
-    std::int64_t lineNo = 1;
-    while (std::getline(in, line)) {
-        ++lineNo;
-        if (!line.empty() && line.back() == '\r') {
-            line.pop_back();
-        }
+    while (reader.next(line)) {
+        const std::int64_t lineNo = reader.number();
         const auto cells = splitCsv(line);
         if (cells.size() != header.size()) {
             warnings.push_back({ file, lineNo, -1,
@@ -87,6 +85,9 @@ void readCollectorCsv(const std::string& file, const std::string& text, const Gu
                         + "\": sample skipped" });
             }
         }
+    }
+    if (auto cut = reader.cutWarning(file)) {
+        warnings.push_back(*cut);
     }
 }
 

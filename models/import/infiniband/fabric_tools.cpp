@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "import/infiniband/fabric_tools.h"
+#include "import/common/text_lines.h"
 
 #include "import/common/sample_stamp.h"
 
@@ -11,12 +12,6 @@
 namespace stallscope {
 
 namespace {
-
-std::string lower(std::string s)
-{
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return s;
-}
 
 std::string trim(const std::string& s)
 {
@@ -72,14 +67,10 @@ Result<IblinkinfoSnapshot> readIblinkinfo(
     std::vector<LinkinfoLine> lines;
     LinkinfoLine node; // the current header's node
     bool haveHeader = false;
-    std::istringstream in(text);
+    TextLines reader(text);
     std::string line;
-    std::int64_t lineNo = 0;
-    while (std::getline(in, line)) {
-        ++lineNo;
-        if (!line.empty() && line.back() == '\r') {
-            line.pop_back();
-        }
+    while (reader.next(line)) {
+        const std::int64_t lineNo = reader.number();
         std::smatch m;
         if (trim(line).empty()) {
             continue;
@@ -141,6 +132,9 @@ Result<IblinkinfoSnapshot> readIblinkinfo(
         }
         lines.push_back(std::move(l));
     }
+    if (auto cut = reader.cutWarning(file)) {
+        warnings.push_back(*cut);
+    }
     if (lines.empty()) {
         return LoadIssue { file, 0, -1, "no port lines found: expected iblinkinfo output" };
     }
@@ -194,11 +188,10 @@ Result<std::vector<PerfquerySample>> readPerfquery(
     bool inBlock = false, extended = false;
     std::uint32_t lid = 0;
     std::uint16_t port = 0;
-    std::istringstream in(text);
+    TextLines reader(text);
     std::string line;
-    std::int64_t lineNo = 0;
-    while (std::getline(in, line)) {
-        ++lineNo;
+    while (reader.next(line)) {
+        const std::int64_t lineNo = reader.number();
         std::smatch m;
         if (std::regex_search(line, m, header)) {
             extended = m[1].matched;
@@ -237,6 +230,9 @@ Result<std::vector<PerfquerySample>> readPerfquery(
             warnings.push_back(
                 { file, lineNo, -1, name + ": expected a counter value, got \"" + value + "\": skipped" });
         }
+    }
+    if (auto cut = reader.cutWarning(file)) {
+        warnings.push_back(*cut);
     }
     if (out.empty()) {
         return LoadIssue { file, 0, -1, "no counter values found: expected perfquery output" };

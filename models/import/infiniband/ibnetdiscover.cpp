@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "import/infiniband/ibnetdiscover.h"
+#include "import/common/text_lines.h"
 
 #include <regex>
 #include <sstream>
@@ -53,14 +54,10 @@ Result<std::size_t> readIbnetdiscover(
     bool haveCurrent = false;
     NodeKind currentKind = NodeKind::Switch;
     std::size_t lines = 0;
-    std::istringstream in(text);
+    TextLines reader(text);
     std::string line;
-    std::int64_t lineNo = 0;
-    while (std::getline(in, line)) {
-        ++lineNo;
-        if (!line.empty() && line.back() == '\r') {
-            line.pop_back();
-        }
+    while (reader.next(line)) {
+        const std::int64_t lineNo = reader.number();
         std::smatch m;
         if (line.empty() || line[0] == '#' || line.rfind("vendid", 0) == 0 || line.rfind("devid", 0) == 0
             || line.rfind("sysimgguid", 0) == 0 || line.rfind("switchguid", 0) == 0 || line.rfind("caguid", 0) == 0
@@ -112,6 +109,9 @@ Result<std::size_t> readIbnetdiscover(
             continue; // -p: an unconnected port (only the local description)
         }
         warnings.push_back({ file, lineNo, -1, "unrecognised line skipped: " + line.substr(0, 80) });
+    }
+    if (auto cut = reader.cutWarning(file)) {
+        warnings.push_back(*cut);
     }
     if (lines == 0) {
         return LoadIssue { file, 0, -1, "no Switch/Ca nodes found: expected ibnetdiscover output" };

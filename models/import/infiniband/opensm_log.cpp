@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "import/infiniband/opensm_log.h"
+#include "import/common/text_lines.h"
 
 #include <ctime>
 #include <map>
@@ -25,14 +26,10 @@ Result<OpensmLog> parseOpensmLog(const std::string& file, const std::string& tex
     static const std::regex discovered(
         R"(state_mgr_report_new_ports: Discovered new port with GUID:0x([0-9a-fA-F]+).*of node:\s*(.+?)\s*$)");
     OpensmLog log;
-    std::istringstream in(text);
+    TextLines reader(text);
     std::string line;
-    std::int64_t lineNo = 0;
-    while (std::getline(in, line)) {
-        ++lineNo;
-        if (!line.empty() && line.back() == '\r') {
-            line.pop_back();
-        }
+    while (reader.next(line)) {
+        const std::int64_t lineNo = reader.number();
         std::smatch m, s;
         if (line.find("Link state change") != std::string::npos) {
             static const std::regex trapLid(R"(from LID:(\d+))");
@@ -76,6 +73,9 @@ Result<OpensmLog> parseOpensmLog(const std::string& file, const std::string& tex
         e.up = !down;
         e.line = lineNo;
         log.events.push_back(std::move(e));
+    }
+    if (auto cut = reader.cutWarning(file)) {
+        log.warnings.push_back(*cut);
     }
     if (log.events.empty() && log.linkStateTraps == 0 && !looksLikeOpensmLog(text)) {
         return LoadIssue { file, 0, -1, "no OpenSM log lines found" };

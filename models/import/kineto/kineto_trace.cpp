@@ -52,17 +52,22 @@ std::int64_t integer(ond::value v)
     return i;
 }
 
+// Calls fn(key, value) for each field of `o` whose key and value read cleanly (On-Demand: key before value).
+template <typename Fn> void forEachField(ond::object o, Fn&& fn)
+{
+    for (auto field : o) {
+        std::string_view k;
+        ond::value v;
+        if (field.unescaped_key().get(k) || field.value().get(v)) {
+            continue;
+        }
+        fn(k, v);
+    }
+}
+
 void readArgs(ond::object args, Event& e)
 {
-    for (auto field : args) {
-        std::string_view k;
-        if (field.unescaped_key().get(k)) {
-            continue;
-        }
-        ond::value v;
-        if (field.value().get(v)) {
-            continue;
-        }
+    forEachField(args, [&](std::string_view k, ond::value v) {
         if (k == "Collective name") {
             e.collective = str(v);
         } else if (k == "In msg nelems") {
@@ -78,22 +83,13 @@ void readArgs(ond::object args, Event& e)
         } else if (k == "External id") {
             e.externalId = integer(v);
         }
-    }
+    });
 }
 
 Event readEvent(ond::object o)
 {
     Event e;
-    std::string_view name;
-    for (auto field : o) {
-        std::string_view k;
-        if (field.unescaped_key().get(k)) {
-            continue;
-        }
-        ond::value v;
-        if (field.value().get(v)) {
-            continue;
-        }
+    forEachField(o, [&](std::string_view k, ond::value v) {
         if (k == "cat") {
             const auto cat = str(v);
             e.kernel = cat == "kernel" || cat == "Kernel";
@@ -113,7 +109,7 @@ Event readEvent(ond::object o)
                 readArgs(args, e);
             }
         }
-    }
+    });
     return e;
 }
 
@@ -135,28 +131,16 @@ Result<KinetoTrace> parseKinetoTrace(const std::string& file, const std::string&
         if (auto err = doc.get_object().get(top)) {
             return LoadIssue { file, 0, -1, std::string("expected a JSON object: ") + simdjson::error_message(err) };
         }
-        for (auto field : top) {
-            std::string_view key;
-            if (field.unescaped_key().get(key)) {
-                continue;
-            }
-            ond::value v;
-            if (field.value().get(v)) {
-                continue;
-            }
+        std::optional<LoadIssue> failed;
+        forEachField(top, [&](std::string_view key, ond::value v) {
             if (key == "baseTimeNanoseconds") {
                 baseNs = integer(v);
             } else if (key == "distributedInfo") {
                 ond::object info;
                 if (v.get_object().get(info)) {
-                    continue;
+                    return;
                 }
-                for (auto f : info) {
-                    std::string_view k;
-                    ond::value iv;
-                    if (f.unescaped_key().get(k) || f.value().get(iv)) {
-                        continue;
-                    }
+                forEachField(info, [&](std::string_view k, ond::value iv) {
                     if (k == "rank") {
                         const auto r = integer(iv);
                         if (r >= 0) {
@@ -165,11 +149,12 @@ Result<KinetoTrace> parseKinetoTrace(const std::string& file, const std::string&
                     } else if (k == "world_size") {
                         out.worldSize = static_cast<std::uint32_t>(std::max<std::int64_t>(0, integer(iv)));
                     }
-                }
+                });
             } else if (key == "traceEvents") {
                 ond::array arr;
                 if (v.get_array().get(arr)) {
-                    return LoadIssue { file, 0, -1, "\"traceEvents\" is not an array" };
+                    failed = LoadIssue { file, 0, -1, "\"traceEvents\" is not an array" };
+                    return;
                 }
                 for (auto item : arr) {
                     ond::object o;
@@ -182,6 +167,9 @@ Result<KinetoTrace> parseKinetoTrace(const std::string& file, const std::string&
                     }
                 }
             }
+        });
+        if (failed) {
+            return *failed;
         }
     } catch (const simdjson::simdjson_error& e) {
         return LoadIssue { file, 0, -1, std::string("invalid JSON: ") + e.what() };

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "import/logs/rank_log.h"
+#include "import/common/text_lines.h"
 
 #include "core/time_format.h"
 
@@ -51,14 +52,10 @@ Result<RankLogFacts> parseRankLog(const std::string& file, const std::string& te
     RankLogFacts f;
     unsigned long worldSeen = 0;
     std::optional<std::uint32_t> commRank;
-    std::istringstream in(text);
+    TextLines reader(text);
     std::string raw;
-    std::int64_t lineNo = 0;
-    while (std::getline(in, raw)) {
-        ++lineNo;
-        if (!raw.empty() && raw.back() == '\r') {
-            raw.pop_back();
-        }
+    while (reader.next(raw)) {
+        const std::int64_t lineNo = reader.number();
         const std::string line = stripLauncherPrefix(raw);
         std::smatch m;
         TimeNs when = kNoTime;
@@ -143,8 +140,11 @@ Result<RankLogFacts> parseRankLog(const std::string& file, const std::string& te
                 "skipped" });
         }
     }
-    if (!text.empty() && text.back() != '\n' && lineNo > 0) {
-        f.warnings.push_back({ file, lineNo, -1, "the file ends inside this line (cut off while written?)" });
+    if (auto cut = reader.cutWarning(file)) {
+        f.warnings.push_back(*cut);
+    }
+    if (!text.empty() && text.back() != '\n' && reader.number() > 0) {
+        f.warnings.push_back({ file, reader.number(), -1, "the file ends inside this line (cut off while written?)" });
     }
     if (!f.rank && commRank) {
         f.rank = commRank;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "import/prometheus/http_answers.h"
+#include "import/common/small_json.h"
 
 #include <nlohmann/json.hpp>
 
@@ -64,12 +65,11 @@ void appendAsExposition(
 Result<PromMatrix> parsePrometheusMatrix(const std::string& file, const std::string& text)
 {
     PromMatrix out;
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& e) {
-        return LoadIssue { file, 0, static_cast<std::int64_t>(e.byte), std::string("invalid JSON: ") + e.what() };
+    auto parsed = parseSmallJson(file, text);
+    if (!parsed) {
+        return parsed.error();
     }
+    const nlohmann::json& j = parsed.value();
     try {
         if (j.value("status", std::string()) != "success") {
             return LoadIssue { file, 0, -1,

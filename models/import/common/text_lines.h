@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The lines of a text file, one at a time, as every line-oriented reader wants them: numbered from 1, a trailing
+// CR removed (files copied off Windows hosts), and no line longer than kMaxLineBytes — a longer one (a JSON blob
+// printed on one line, a corrupted file without newlines) is cut there and counted, so no pattern ever runs over
+// unbounded input. Readers report the count once per file (cutWarning) instead of once per line.
+
+#include "core/result.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace stallscope {
+
+class TextLines
+{
+public:
+    static constexpr std::size_t kMaxLineBytes = 4096;
+
+    explicit TextLines(std::string_view text)
+        : m_text(text)
+    {
+    }
+    // The next line into `line` (its buffer reused); false after the last one.
+    bool next(std::string& line);
+    std::int64_t number() const { return m_number; }
+    std::size_t cutLines() const { return m_cut; }
+    std::int64_t firstCutLine() const { return m_firstCut; }
+    // "N lines longer than 4096 bytes were read up to that length (first: line L)", or nothing.
+    std::optional<LoadIssue> cutWarning(const std::string& file) const;
+
+private:
+    std::string_view m_text;
+    std::size_t m_pos = 0;
+    std::int64_t m_number = 0;
+    std::size_t m_cut = 0;
+    std::int64_t m_firstCut = 0;
+};
+
+} // namespace stallscope
