@@ -5,12 +5,6 @@
 
 namespace stallscope::cli {
 
-const std::vector<std::string>& subcommands()
-{
-    static const std::vector<std::string> names = { "simulate", "info", "analyze", "export-trace", "collect", "convert" };
-    return names;
-}
-
 std::string formatOptions(const std::vector<OptionSpec>& specs)
 {
     std::size_t width = 0;
@@ -24,12 +18,6 @@ std::string formatOptions(const std::vector<OptionSpec>& specs)
         s += name + o.help + '\n';
     }
     return s;
-}
-
-bool isSubcommand(const std::string& word)
-{
-    const auto& names = subcommands();
-    return word == "help" || std::find(names.begin(), names.end(), word) != names.end();
 }
 
 ParsedArgs parseArgs(const std::vector<std::string>& args, const std::vector<OptionSpec>& specs)

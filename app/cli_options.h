@@ -48,7 +48,4 @@ ParsedArgs parseArgs(const std::vector<std::string>& args, const std::vector<Opt
 // The "Options:" block of a usage text: one line per option, help aligned in a column.
 std::string formatOptions(const std::vector<OptionSpec>& specs);
 
-const std::vector<std::string>& subcommands();
-bool isSubcommand(const std::string& word);
-
 } // namespace stallscope::cli

@@ -7,55 +7,74 @@
 
 namespace stallscope::cli {
 
+namespace {
+
+int runHelp(const std::vector<std::string>&, std::ostream& out, std::ostream&)
+{
+    out << mainUsage();
+    return kExitOk;
+}
+
+} // namespace
+
+const std::vector<Subcommand>& subcommandTable()
+{
+    using N = Subcommand::Needs;
+    static const std::vector<Subcommand> table = {
+        { "simulate", "generate a simulated incident bundle (with truth.json)", N::Core, runSimulate },
+        { "info", "print what a bundle or raw folder holds and how long it took to load", N::Core, runInfo },
+        { "convert", "write a folder of raw files (Flight Recorder dumps, logs, counters, topology) as a bundle",
+            N::Core, runConvert },
+        { "analyze", "find stalls, hangs and stragglers; name the link or rank; price each incident", N::Core,
+            runAnalyze },
+        { "collect", "sample this host's InfiniBand port counters into CSV (run it as a service)", N::Core,
+            runCollect },
+        { "export-trace", "Chrome trace JSON for Perfetto (ranks, collectives, link counters, events)", N::Core,
+            runExportTrace },
+        { "report", "a self-contained HTML and Markdown incident report with one image per incident", N::Painting,
+            runReport },
+        { "render", "the composed postmortem image of an incident or window (PNG, SVG, PDF), headless",
+            N::Painting, runRender },
+        { "help", "this text", N::Core, runHelp },
+    };
+    return table;
+}
+
+const Subcommand* findSubcommand(const std::string& word)
+{
+    for (const auto& c : subcommandTable()) {
+        if (word == c.name) {
+            return &c;
+        }
+    }
+    return nullptr;
+}
+
 std::string mainUsage()
 {
-    return "Usage: stallscope [BUNDLE] [--theme light|dark] [--incident N]\n"
-           "                                        open the GUI (optionally with a bundle, zoomed to incident N)\n"
-           "       stallscope COMMAND [OPTIONS]     run a command without a display\n"
-           "\n"
-           "Commands:\n"
-           "  simulate   generate a simulated incident bundle (with truth.json)\n"
-           "  info       print what a bundle or raw folder holds and how long it took to load\n"
-           "  convert    write a folder of raw files (Flight Recorder dumps, logs, counters, topology) as a bundle\n"
-           "  analyze    find stalls, hangs and stragglers; name the link or rank; price each incident\n"
-           "  collect    sample this host's InfiniBand port counters into CSV (run it as a service)\n"
-           "  export-trace  Chrome trace JSON for Perfetto (ranks, collectives, link counters, events)\n"
-           "  report     a self-contained HTML and Markdown incident report with one image per incident\n"
-           "  render     the composed postmortem image of an incident or window (PNG, SVG, PDF), headless\n"
-           "\n"
-           "Run 'stallscope COMMAND --help' for a command's options.\n"
-           "Exit codes: 0 ok, 1 bad input, 2 usage error.\n";
+    std::string s = "Usage: stallscope [BUNDLE] [--theme light|dark] [--incident N]\n"
+                    "                                        open the GUI (optionally with a bundle, zoomed to "
+                    "incident N)\n"
+                    "       stallscope COMMAND [OPTIONS]     run a command without a display\n"
+                    "\n"
+                    "Commands:\n";
+    for (const auto& c : subcommandTable()) {
+        std::string name = c.name;
+        name.resize(std::max<std::size_t>(name.size() + 1, 15), ' ');
+        s += "  " + name + c.summary + "\n";
+    }
+    return s
+        + "\nRun 'stallscope COMMAND --help' for a command's options.\n"
+          "Exit codes: 0 ok, 1 bad input, 2 usage error.\n";
 }
 
 int runSubcommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
 {
-    if (args.empty()) {
+    const Subcommand* c = args.empty() ? nullptr : findSubcommand(args[0]);
+    if (!c) {
         return -1;
     }
-    const std::vector<std::string> rest(args.begin() + 1, args.end());
-    if (args[0] == "simulate") {
-        return runSimulate(rest, out, err);
-    }
-    if (args[0] == "collect") {
-        return runCollect(rest, out, err);
-    }
-    if (args[0] == "export-trace") {
-        return runExportTrace(rest, out, err);
-    }
-    if (args[0] == "analyze") {
-        return runAnalyze(rest, out, err);
-    }
-    if (args[0] == "convert") {
-        return runConvert(rest, out, err);
-    }
-    if (args[0] == "info") {
-        return runInfo(rest, out, err);
-    }
-    if (args[0] == "help") {
-        out << mainUsage();
-        return kExitOk;
-    }
-    return -1;
+    return c->run({ args.begin() + 1, args.end() }, out, err);
 }
 
 } // namespace stallscope::cli

@@ -3,7 +3,7 @@
 #include "cli_options.h"
 #include "commands.h"
 #include "main_window.h"
-#include "render_command.h"
+#include "commands.h"
 #include "theme.h"
 
 #include <QApplication>
@@ -74,18 +74,17 @@ int runGui(int argc, char** argv, const std::vector<std::string>& args)
 int main(int argc, char** argv)
 {
     std::vector<std::string> args(argv + 1, argv + argc);
-    if (!args.empty() && (args[0] == "render" || args[0] == "report")) {
+    const auto* command = args.empty() ? nullptr : stallscope::cli::findSubcommand(args[0]);
+    if (command && command->needs == stallscope::cli::Subcommand::Needs::Painting) {
         // Painting without a display: the offscreen platform, unless the caller chose one.
         if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) {
             qputenv("QT_QPA_PLATFORM", "offscreen");
         }
         QApplication app(argc, argv);
-        const std::vector<std::string> rest(args.begin() + 1, args.end());
-        return args[0] == "render" ? stallscope::cli::runRender(rest, std::cout, std::cerr)
-                                   : stallscope::cli::runReport(rest, std::cout, std::cerr);
+        return stallscope::cli::runSubcommand(args, std::cout, std::cerr);
     }
-    if (!args.empty() && stallscope::cli::isSubcommand(args[0])) {
-        QCoreApplication core(argc, argv); // subcommands never touch widget code
+    if (command) {
+        QCoreApplication core(argc, argv); // these subcommands never touch widget code
         return stallscope::cli::runSubcommand(args, std::cout, std::cerr);
     }
     return runGui(argc, argv, args);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // `stallscope render`: the composed postmortem image, headless (offscreen platform), deterministic.
-#include "render_command.h"
+#include "commands.h"
 #include "cli_options.h"
 
 #include "load_job.h"

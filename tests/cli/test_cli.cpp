@@ -42,6 +42,17 @@ Run runBinary(const std::vector<std::string>& argv)
         p.readAllStandardError().toStdString() };
 }
 
+// A 2-minute small job with a 2 s host-leaf flap of rank 12 at 60 s, simulated into tmp/b.
+std::string simulateTwoMinuteFlap(const TempDir& tmp)
+{
+    const auto bundle = tmp.str("b");
+    REQUIRE(runBinary(
+                { "simulate", "--duration", "2m", "--fault", "flap:host-leaf:rank=12:at=60s:for=2s", "--out", bundle })
+                .code
+        == 0);
+    return bundle;
+}
+
 Run runInProcess(const std::vector<std::string>& args)
 {
     std::ostringstream out, err;
@@ -163,11 +174,7 @@ TEST_CASE("analyze: text, JSON and exit codes through the real binary", "[cli]")
 TEST_CASE("render: deterministic PNG with the stall band and the culprit, SVG and PDF", "[cli][render]")
 {
     TempDir tmp;
-    const auto bundle = tmp.str("b");
-    REQUIRE(runBinary(
-                { "simulate", "--duration", "2m", "--fault", "flap:host-leaf:rank=12:at=60s:for=2s", "--out", bundle })
-                .code
-        == 0);
+    const auto bundle = simulateTwoMinuteFlap(tmp);
     auto r = runBinary({ "render", bundle, "--incident", "1", "--out", tmp.str("a.png"), "--size", "1200x800" });
     INFO(r.err);
     REQUIRE(r.code == 0);
@@ -217,11 +224,7 @@ TEST_CASE("render: deterministic PNG with the stall band and the culprit, SVG an
 TEST_CASE("export-trace writes Chrome trace JSON with the expected events", "[cli]")
 {
     TempDir tmp;
-    const auto bundle = tmp.str("b");
-    REQUIRE(runBinary(
-                { "simulate", "--duration", "2m", "--fault", "flap:host-leaf:rank=12:at=60s:for=2s", "--out", bundle })
-                .code
-        == 0);
+    const auto bundle = simulateTwoMinuteFlap(tmp);
     auto r = runBinary(
         { "export-trace", bundle, "--out", tmp.str("t.json"), "--window", "50s..70s", "--ranks", "0-3,12" });
     INFO(r.err);
@@ -250,11 +253,7 @@ TEST_CASE("export-trace writes Chrome trace JSON with the expected events", "[cl
 TEST_CASE("report: HTML and Markdown that reference only files in the folder", "[cli][render]")
 {
     TempDir tmp;
-    const auto bundle = tmp.str("b");
-    REQUIRE(runBinary(
-                { "simulate", "--duration", "2m", "--fault", "flap:host-leaf:rank=12:at=60s:for=2s", "--out", bundle })
-                .code
-        == 0);
+    const auto bundle = simulateTwoMinuteFlap(tmp);
     const auto dir = tmp.path() / "report";
     auto r = runBinary({ "report", bundle, "--out", dir.string() });
     INFO(r.err);
