@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // qcustomplot_include.h must come first: it lifts QT_NO_FOREACH before any Qt header sees it.
 #include "qcustomplot_include.h"
+#include "view_menu.h"
 
 #include "counter_plot_widget.h"
 
@@ -10,7 +11,6 @@
 
 #include <QContextMenuEvent>
 #include <QLabel>
-#include <QMenu>
 #include <QVBoxLayout>
 
 #include <optional>
@@ -257,9 +257,7 @@ void CounterPlotWidget::changeEvent(QEvent* event)
 
 void CounterPlotWidget::contextMenuEvent(QContextMenuEvent* event)
 {
-    QMenu menu(this);
-    menu.addAction(tr("Export…"), this, &CounterPlotWidget::exportRequested);
-    menu.exec(event->globalPos());
+    execViewMenu(this, event, [this] { emit exportRequested(); });
 }
 
 } // namespace stallscope

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "heatmap_widget.h"
+#include "view_menu.h"
 
 #include "core/time_format.h"
 #include "view/view_state.h"
@@ -7,7 +8,6 @@
 #include <QContextMenuEvent>
 #include <QHelpEvent>
 #include <QKeyEvent>
-#include <QMenu>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QToolTip>
@@ -561,9 +561,7 @@ bool HeatmapWidget::event(QEvent* event)
 
 void HeatmapWidget::contextMenuEvent(QContextMenuEvent* event)
 {
-    QMenu menu(this);
-    menu.addAction(tr("Export…"), this, &HeatmapWidget::exportRequested);
-    menu.exec(event->globalPos());
+    execViewMenu(this, event, [this] { emit exportRequested(); });
 }
 
 } // namespace stallscope

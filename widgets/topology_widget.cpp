@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "topology_widget.h"
+#include "view_menu.h"
 
 #include "analysis/analysis.h"
 #include "heatmap_palette.h"
@@ -8,7 +9,6 @@
 
 #include <QContextMenuEvent>
 #include <QHelpEvent>
-#include <QMenu>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QToolTip>
@@ -418,9 +418,7 @@ bool TopologyWidget::event(QEvent* event)
 
 void TopologyWidget::contextMenuEvent(QContextMenuEvent* event)
 {
-    QMenu menu(this);
-    menu.addAction(tr("Export…"), this, &TopologyWidget::exportRequested);
-    menu.exec(event->globalPos());
+    execViewMenu(this, event, [this] { emit exportRequested(); });
 }
 
 } // namespace stallscope

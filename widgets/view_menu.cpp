@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: MIT
+#include "view_menu.h"
+
+#include <QApplication>
+#include <QClipboard>
+#include <QContextMenuEvent>
+#include <QMenu>
+#include <QWidget>
+
+namespace stallscope {
+
+void execViewMenu(QWidget* view, QContextMenuEvent* event, const std::function<void()>& requestExport)
+{
+    QMenu menu(view);
+    menu.addAction(QMenu::tr("Export…"), view, requestExport);
+    menu.addAction(QMenu::tr("Copy this view"), view, [view] { QApplication::clipboard()->setPixmap(view->grab()); });
+    menu.exec(event->globalPos());
+}
+
+} // namespace stallscope
