@@ -1,4 +1,7 @@
 // SPDX-License-Identifier: MIT
+// Over 600 lines on purpose: one state machine over the pickle opcodes, whose hot loop, cell stack and key
+// classification must sit together to be read (and kept) as the one pass they are; split, each part would
+// only make sense beside the others.
 // The fast path for Flight Recorder pickles: the same safe opcode subset as import/flight_recorder/pickle_reader.cpp, but values live
 // on the machine's stack as 16-byte cells instead of tree nodes, and each dict's items are read into the entry
 // fields as SETITEMS lands. Keys are classified once, when their string is first seen (they are memoized and
