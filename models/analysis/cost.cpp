@@ -10,7 +10,7 @@ namespace stallscope::analysis {
 
 namespace {
 
-// NCCL_IB_TIMEOUT values worth comparing (formats.md §6a table) and outage lengths for the what-if table.
+// NCCL_IB_TIMEOUT values worth comparing (docs/formats.md §6a table) and outage lengths for the what-if table.
 constexpr int kTimeouts[] = { 14, 16, 18, 19, 20, 21, 22 };
 constexpr TimeNs kOutages[] = { 500 * kNsPerMs, 2 * kNsPerSec, 10 * kNsPerSec, 30 * kNsPerSec, 60 * kNsPerSec };
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Simulated port counters and link events, with the semantics of the real counters (formats.md §4a):
+// Simulated port counters and link events, with the semantics of the real counters (docs/formats.md §4a):
 // raw cumulative values, 8-bit link_downed that sticks at 255, saturating error counters, data in 4-byte
 // units, optional 32-bit saturating data counters. Hosts sample on their own (skewed) clocks; one fabric-wide
 // sampler reads every switch port.

@@ -2,7 +2,7 @@
 #pragma once
 
 // Writes Python pickles, protocol 2, in the opcode subset torch::jit::Pickler uses for Flight Recorder dumps
-// (formats.md §1d): EMPTY_DICT/LIST + MARK + SETITEMS/APPENDS, BINUNICODE with memoized repeats, BININT1/2,
+// (docs/formats.md §1a): EMPTY_DICT/LIST + MARK + SETITEMS/APPENDS, BINUNICODE with memoized repeats, BININT1/2,
 // BININT, LONG1, BINFLOAT, NEWTRUE/NEWFALSE, NONE, TUPLE2. Used by the simulator to write raw incident folders.
 // Streaming: the caller opens containers, writes keys and values in order, and closes them.
 

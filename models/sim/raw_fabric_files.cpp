@@ -44,7 +44,7 @@ std::uint32_t lidOf(std::uint32_t node)
     return node + 1;
 }
 
-// `ibnetdiscover` plain output (formats.md §5a): switches, then CAs.
+// `ibnetdiscover` plain output (docs/formats.md §5a): switches, then CAs.
 std::string ibnetdiscoverText(const JobSnapshot& snap)
 {
     const auto& t = snap.topology;

@@ -105,7 +105,7 @@ std::string rankList(const std::vector<std::uint32_t>& ranks)
     return s + "]";
 }
 
-// One Flight Recorder entry, as the dump states it (formats.md §1b): what FR cannot say (failed vs timed
+// One Flight Recorder entry, as the dump states it (docs/formats.md §1b): what FR cannot say (failed vs timed
 // out) collapses into "started" + retired.
 struct FrView
 {
@@ -287,7 +287,7 @@ std::string micros(TimeNs ns)
     return buf;
 }
 
-// A Kineto Chrome trace (formats.md §3b): the completed collectives as kernels on the PG's NCCL stream, each
+// A Kineto Chrome trace (docs/formats.md §3b): the completed collectives as kernels on the PG's NCCL stream, each
 // linked by External id to its CPU record_param_comms op; ts relative to the 3-month-floored base.
 std::string kinetoTrace(const JobSnapshot& snap, std::uint32_t r, TimeNs skew)
 {

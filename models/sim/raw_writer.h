@@ -2,7 +2,7 @@
 #pragma once
 
 // Writes a snapshot (a simulated incident) as the folder of raw files a real cluster leaves behind, in the
-// formats of formats.md, so the importers, the analysis and new on-call engineers can train on incidents
+// formats of docs/formats.md, so the importers, the analysis and new on-call engineers can train on incidents
 // whose truth is known:
 //   nccl_trace_rank_<r>      Flight Recorder dump per rank (pickle protocol 2, or JSON), schema 2.10
 //   <host>_<pid>.<ns>.pt.trace.json  optional PyTorch profiler trace per rank: the NCCL kernels of completed

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The simulator's determinism and its physics against the timeout policy (formats.md §6).
+// The simulator's determinism and its physics against the timeout policy (docs/formats.md §6).
 #include "bundle/writer.h"
 #include "test_support.h"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// perfquery output and Prometheus exposition snapshots carry no time of their own (formats.md §0): the
+// perfquery output and Prometheus exposition snapshots carry no time of their own (docs/formats.md §0): the
 // sampler stamps them. A stamp is a line of its own before the samples it dates, in any of the forms a
 // shell wrapper writes: `date +%s` / `%s.%N` (seconds, or ms / µs / ns judged by the digit count),
 // `date -Is` / `--rfc-3339=ns` (ISO 8601 with a zone), or plain `date` ("Sun Nov 29 17:40:39 UTC 2026").

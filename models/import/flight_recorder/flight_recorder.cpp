@@ -90,7 +90,7 @@ void finishEntry(const RawEntry& r, std::size_t index, const std::string& file, 
         : r.state == "started"        ? CollectiveState::Started
                                       : CollectiveState::Scheduled;
     if (fe.state != CollectiveState::Completed && r.retired) {
-        fe.state = CollectiveState::TimedOut; // retired but not completed = timed out (formats.md §1b)
+        fe.state = CollectiveState::TimedOut; // retired but not completed = timed out (docs/formats.md §1b)
     }
     d.entries.push_back(fe);
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// PyTorch NCCL Flight Recorder dumps, JSON form (formats.md §1): versions 2.3–2.10, states scheduled /
+// PyTorch NCCL Flight Recorder dumps, JSON form (docs/formats.md §1): versions 2.3–2.10, states scheduled /
 // started / completed, timing on or off, pg_config and pg_status. One file per rank; the rank comes from the
 // file name (<prefix><rank>).
 

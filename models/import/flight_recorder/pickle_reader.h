@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// A safe reader for the Python pickles PyTorch writes as Flight Recorder dumps (formats.md §1d): protocol 2
+// A safe reader for the Python pickles PyTorch writes as Flight Recorder dumps (docs/formats.md §1a): protocol 2
 // from torch::jit::Pickler with type tags off. It builds only None, booleans, integers (up to 64 bits),
 // floats, strings, lists, tuples and dicts, and refuses every other opcode (GLOBAL, REDUCE, BUILD, ...), so
 // no code is ever named or executed. The memo is honoured: a BINGET yields the same node again.

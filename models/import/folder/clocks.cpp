@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// One job clock for a raw folder's sources (formats.md §0): the mapping file's offsets are applied, then the
+// One job clock for a raw folder's sources (docs/formats.md §0): the mapping file's offsets are applied, then the
 // sources that can be compared are compared — a watchdog line against the dump entry it names, a profiler
 // kernel against the dump entry of the same collective, a rank's port event against the subnet manager's.
 // Disagreement beyond a second is reported with its size. Rank logs whose disagreement with the dumps is a

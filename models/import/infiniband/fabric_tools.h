@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// Text output of infiniband-diags as captured on a management host (formats.md §4b, §5b):
+// Text output of infiniband-diags as captured on a management host (docs/formats.md §4b, §5b):
 // - iblinkinfo (default and -l forms): nodes, links and each port's state; remote ends are named by LID and
 //   description only, so they resolve through the LIDs this file and earlier topology files gave.
 // - perfquery (standard and -x extended blocks, old short counter names too): counter values per

@@ -5,7 +5,7 @@
 // node descriptions and GUIDs, links with both ends' ports, width and speed. Each link appears once (the
 // file lists it from both ends). Switch tiers are inferred: a switch with a CA neighbour is a leaf (1),
 // the others are spines (2). CA node descriptions "<host> <hca>" give host and HCA names.
-// A down link is simply absent from the file (formats.md §5a): diff two snapshots to find it.
+// A down link is simply absent from the file (docs/formats.md §5a): diff two snapshots to find it.
 
 #include "import/common/fabric_builder.h"
 #include "core/job_snapshot.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The OpenSM log (formats.md §5d): the fabric side's record of a flap. An HCA port the subnet manager removed
+// The OpenSM log (docs/formats.md §5d): the fabric side's record of a flap. An HCA port the subnet manager removed
 // ("drop_mgr_remove_port ... of node:<desc>") is a link going down; one it discovered again
 // ("state_mgr_report_new_ports ... of node: <desc>") is the link back up. Trap-128 notices ("Link state
 // change") name only the switch; the importer finds the port from the fabric snapshots or counters.

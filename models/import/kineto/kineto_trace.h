@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// PyTorch profiler (Kineto) Chrome traces (formats.md §3): NCCL kernels carrying their collective's args
+// PyTorch profiler (Kineto) Chrome traces (docs/formats.md §3): NCCL kernels carrying their collective's args
 // (Collective name, In msg nelems, dtype, Process Group Name, Seq), microsecond ts/dur relative to
 // baseTimeNanoseconds (absolute epoch µs when it is missing), distributedInfo.rank. Each NCCL kernel becomes a
 // completed collective record: arrival = the CPU record_param_comms op with the same External id (else the

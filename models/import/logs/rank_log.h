@@ -2,7 +2,7 @@
 #pragma once
 
 // One rank's stderr: PyTorch ProcessGroupNCCL lines and NCCL's own INFO/WARN lines, in the wording variants of
-// formats.md §2 across versions. Extracts what joins and what accuses: rank, host, the HCAs NCCL uses
+// docs/formats.md §2 across versions. Extracts what joins and what accuses: rank, host, the HCAs NCCL uses
 // (`NET/IB : Using [0]mlx5_0:1/IB ...`), transport completion errors with their status and HCA (the EARLIEST
 // ones point at the culprit), port error / active events, and watchdog timeouts with their sequence number.
 // Launcher prefixes (torchrun --tee, srun -l, Ray) are stripped first.

@@ -2,7 +2,7 @@
 #pragma once
 
 // Prometheus text exposition snapshots (a scrape saved to a file, or a textfile-collector .prom file) of
-// InfiniBand port counters, from the three exporters engineers run (formats.md §4c, §4e):
+// InfiniBand port counters, from the three exporters engineers run (docs/formats.md §4c, §4e):
 // - node_exporter on each host: node_infiniband_<counter>_total{device, port[, instance]} — the HCA end.
 //   The host is the instance label, else node_uname_info's nodename, else the file name up to its first dot.
 // - treydock/infiniband_exporter: infiniband_{switch,hca}_port_<counter>_total{guid, port}; names and far

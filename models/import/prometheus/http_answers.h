@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// Prometheus HTTP API `query_range` results (matrix) of node_exporter's InfiniBand collector (formats.md §4c,
+// Prometheus HTTP API `query_range` results (matrix) of node_exporter's InfiniBand collector (docs/formats.md §4c,
 // §4d): `node_infiniband_<counter>_total{device, port, instance}` series of [float seconds, "value"] pairs.
 // Values are raw cumulative counters; node_exporter already multiplied the data counters by 4 (bytes), so they
 // are divided back into 4-byte words to keep the model's units. Host = the instance label before ':'.
