@@ -53,7 +53,7 @@ std::int64_t integer(ond::value v)
 }
 
 // Calls fn(key, value) for each field of `o` whose key and value read cleanly (On-Demand: key before value).
-template <typename Fn> void forEachField(ond::object o, Fn&& fn)
+template <typename Fn> [[gnu::always_inline]] inline void forEachField(ond::object o, Fn&& fn)
 {
     for (auto field : o) {
         std::string_view k;
@@ -89,7 +89,7 @@ void readArgs(ond::object args, Event& e)
 Event readEvent(ond::object o)
 {
     Event e;
-    forEachField(o, [&](std::string_view k, ond::value v) {
+    forEachField(o, [&](std::string_view k, ond::value v) __attribute__((always_inline)) { // the hot loop: every event
         if (k == "cat") {
             const auto cat = str(v);
             e.kernel = cat == "kernel" || cat == "Kernel";
