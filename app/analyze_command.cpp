@@ -3,8 +3,8 @@
 #include "commands.h"
 
 #include "analysis/analysis.h"
-#include "import/open_job.h"
 #include "core/time_format.h"
+#include "import/open_job.h"
 
 #include <ostream>
 

@@ -2,8 +2,8 @@
 #include "cli_options.h"
 #include "commands.h"
 
-#include "core/time_format.h"
 #include "collect/sysfs_collector.h"
+#include "core/time_format.h"
 
 #include <atomic>
 #include <charconv>

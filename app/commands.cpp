@@ -33,8 +33,8 @@ const std::vector<Subcommand>& subcommandTable()
             runExportTrace },
         { "report", "a self-contained HTML and Markdown incident report with one image per incident", N::Painting,
             runReport },
-        { "render", "the composed postmortem image of an incident or window (PNG, SVG, PDF), headless",
-            N::Painting, runRender },
+        { "render", "the composed postmortem image of an incident or window (PNG, SVG, PDF), headless", N::Painting,
+            runRender },
         { "help", "this text", N::Core, runHelp },
     };
     return table;

@@ -2,9 +2,9 @@
 #include "cli_options.h"
 #include "commands.h"
 
-#include "import/open_job.h"
 #include "bundle/writer.h"
 #include "core/time_format.h"
+#include "import/open_job.h"
 
 #include <chrono>
 #include <filesystem>

@@ -3,8 +3,8 @@
 #include "commands.h"
 
 #include "analysis/analysis.h"
-#include "import/open_job.h"
 #include "export/trace_export.h"
+#include "import/open_job.h"
 
 #include <cstdio>
 #include <filesystem>

@@ -2,8 +2,8 @@
 #include "cli_options.h"
 #include "commands.h"
 
-#include "import/open_job.h"
 #include "core/snapshot_summary.h"
+#include "import/open_job.h"
 
 #include <ostream>
 

@@ -3,7 +3,6 @@
 #include "cli_options.h"
 #include "commands.h"
 #include "main_window.h"
-#include "commands.h"
 #include "theme.h"
 
 #include <QApplication>

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "main_window.h"
 
+#include "core/snapshot_summary.h"
+#include "core/time_format.h"
 #include "counter_plot_widget.h"
 #include "heatmap_widget.h"
 #include "incidents_panel.h"
@@ -8,11 +10,9 @@
 #include "load_job.h"
 #include "postmortem_render.h"
 #include "postmortem_report.h"
-#include "view/review_session.h"
-#include "core/snapshot_summary.h"
 #include "summary_view.h"
-#include "core/time_format.h"
 #include "topology_widget.h"
+#include "view/review_session.h"
 #include "view/view_state.h"
 
 #include <filesystem>

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 // `stallscope render`: the composed postmortem image, headless (offscreen platform), deterministic.
-#include "commands.h"
 #include "cli_options.h"
+#include "commands.h"
 
+#include "core/time_format.h"
 #include "load_job.h"
 #include "postmortem_render.h"
 #include "postmortem_report.h"
 #include "view/review_session.h"
-#include "core/time_format.h"
 
 #include <QString>
 

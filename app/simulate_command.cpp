@@ -4,10 +4,10 @@
 
 #include "bundle/writer.h"
 #include "core/atomic_file.h"
-#include "sim/raw_writer.h"
-#include "sim/config.h"
-#include "sim/simulator.h"
 #include "core/time_format.h"
+#include "sim/config.h"
+#include "sim/raw_writer.h"
+#include "sim/simulator.h"
 
 #include <charconv>
 #include <chrono>

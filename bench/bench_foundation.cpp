@@ -8,13 +8,13 @@
 // $TMPDIR/stallscope-bench-hour (the bench-hour preset: 1,024 ranks × 1 h × 10 collectives/s).
 // Load runs are warm (the bundle is in the page cache): that is what a user re-opening a bundle sees.
 #include "analysis/analysis.h"
-#include "import/open_job.h"
 #include "bundle/writer.h"
-#include "view/heatmap_model.h"
 #include "core/mapped_file.h"
+#include "core/snapshot_summary.h"
+#include "import/open_job.h"
 #include "sim/config.h"
 #include "sim/simulator.h"
-#include "core/snapshot_summary.h"
+#include "view/heatmap_model.h"
 
 #include <benchmark/benchmark.h>
 

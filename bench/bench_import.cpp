@@ -4,10 +4,10 @@
 // by `stallscope simulate --raw` (bench/import_vs_python.sh makes them and runs Python's json/pickle on the
 // same files in the same run). Environment: STALLSCOPE_BENCH_RAW_JSON, STALLSCOPE_BENCH_RAW_PICKLE,
 // STALLSCOPE_BENCH_RAW_KINETO (folders).
-#include "import/open_job.h"
-#include "import/flight_recorder/flight_recorder.h"
 #include "import/common/file_bytes.h"
+#include "import/flight_recorder/flight_recorder.h"
 #include "import/kineto/kineto_trace.h"
+#include "import/open_job.h"
 
 #include <benchmark/benchmark.h>
 

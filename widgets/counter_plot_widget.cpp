@@ -5,8 +5,8 @@
 
 #include "counter_plot_widget.h"
 
-#include "view/counter_plot_data.h"
 #include "core/job_snapshot.h"
+#include "view/counter_plot_data.h"
 #include "view/view_state.h"
 
 #include <QContextMenuEvent>

@@ -6,8 +6,8 @@
 // keeps no zoom of its own. The raster is cached per (model, window, size, dpr, order, palette).
 
 #include "analysis/analysis.h"
-#include "view/heatmap_model.h"
 #include "heatmap_palette.h"
+#include "view/heatmap_model.h"
 
 #include <QImage>
 #include <QWidget>

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "postmortem_render.h"
 
+#include "core/time_format.h"
 #include "counter_plot_widget.h"
 #include "heatmap_widget.h"
 #include "theme.h"
-#include "core/time_format.h"
 #include "topology_widget.h"
 #include "view/view_state.h"
 

@@ -3,8 +3,8 @@
 #include "view_menu.h"
 
 #include "analysis/analysis.h"
-#include "heatmap_palette.h"
 #include "core/time_format.h"
+#include "heatmap_palette.h"
 #include "view/view_state.h"
 
 #include <QContextMenuEvent>

@@ -93,7 +93,7 @@ std::optional<CounterKind> counterKindFromPerfName(std::string name)
         { "rcvpkts", CounterKind::PortRcvPackets },
     };
     auto it = kinds.find((std::transform(name.begin(), name.end(), name.begin(),
-                                        [](unsigned char c) { return static_cast<char>(std::tolower(c)); }),
+                              [](unsigned char c) { return static_cast<char>(std::tolower(c)); }),
         name));
     return it == kinds.end() ? std::nullopt : std::optional<CounterKind>(it->second);
 }

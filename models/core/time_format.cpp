@@ -81,6 +81,11 @@ std::string formatCount(std::uint64_t n)
 
 TimeNs utcCivilNs(int year, int month, int day, int hour, int minute, int second)
 {
+    // Epoch ns in 64 bits reach 1677-09-21 .. 2262-04-11: outside whole years 1678..2261 the product overflows.
+    if (year < 1678 || year > 2261 || month < 1 || month > 12 || day < 1 || day > 31 || hour < 0 || hour > 24
+        || minute < 0 || minute > 59 || second < 0 || second > 60) {
+        return kNoTime;
+    }
     std::tm tm {};
     tm.tm_year = year - 1900;
     tm.tm_mon = month - 1;

@@ -10,7 +10,8 @@ namespace stallscope {
 
 // "2026-11-01 00:05:00.123 UTC" (milliseconds, always UTC).
 std::string formatUtc(TimeNs t);
-// A UTC civil time (month and day 1-based) → epoch ns.
+// A UTC civil time (month and day 1-based) → epoch ns; kNoTime when a field is out of range or the year is
+// outside 1678..2261 (what int64 ns can hold).
 TimeNs utcCivilNs(int year, int month, int day, int hour, int minute, int second);
 // "2s", "4.29s", "1h05m00s", "870us": short, for people.
 std::string formatDuration(TimeNs ns);

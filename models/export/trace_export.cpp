@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "export/trace_export.h"
 
-#include "view/counter_plot_data.h"
 #include "core/time_format.h"
+#include "view/counter_plot_data.h"
 
 #include <nlohmann/json.hpp>
 

@@ -264,5 +264,4 @@ std::string opensmLog(const JobSnapshot& snap, TimeNs local)
     return o.str();
 }
 
-
 } // namespace stallscope::rawfiles

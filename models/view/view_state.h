@@ -4,8 +4,8 @@
 // The one view state every view subscribes to: time window, cursor, zoom history and selection. No view
 // keeps its own zoom. Lives on the GUI thread; Qt Core only, so the core library stays widget-free.
 
-#include "view/review_session.h"
 #include "core/types.h"
+#include "view/review_session.h"
 
 #include <QObject>
 

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "core/collectives.h"
 #include "core/counters.h"
-#include "sim/config.h"
 #include "core/time_format.h"
 #include "core/timeout_policy.h"
 #include "core/topology.h"
+#include "sim/config.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-#include "import/open_job.h"
 #include "bundle/writer.h"
 #include "core/atomic_file.h"
+#include "import/open_job.h"
 #include "test_support.h"
 
 #include <catch2/catch.hpp>

@@ -3,9 +3,9 @@
 // disagree are reported with the size of the disagreement, and the optional mapping file fills placements and
 // corrects clocks.
 #include "analysis/analysis.h"
-#include "import/open_job.h"
 #include "core/time_format.h"
 #include "import/folder/mapping.h"
+#include "import/open_job.h"
 #include "sim/raw_writer.h"
 #include "test_support.h"
 

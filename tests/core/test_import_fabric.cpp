@@ -2,12 +2,12 @@
 // Fabric inputs captured from a real simulated fabric (tests/data/ibsim: ibsim + opensm + infiniband-diags,
 // written by tests/fabric/fabric_capture.sh) and Prometheus expositions of the three exporter conventions.
 #include "import/common/fabric_builder.h"
+#include "import/common/sample_stamp.h"
 #include "import/infiniband/fabric_tools.h"
 #include "import/infiniband/ibnetdiscover.h"
 #include "import/infiniband/opensm_log.h"
 #include "import/prometheus/exposition.h"
 #include "import/prometheus/http_answers.h"
-#include "import/common/sample_stamp.h"
 #include "test_support.h"
 
 #include <catch2/catch.hpp>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-#include "import/open_job.h"
 #include "import/common/file_bytes.h"
 #include "import/kineto/kineto_trace.h"
+#include "import/open_job.h"
 #include "test_support.h"
 
 #include <catch2/catch.hpp>

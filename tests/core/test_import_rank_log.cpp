@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
+#include "core/time_format.h"
 #include "import/logs/rank_log.h"
 #include "test_support.h"
-#include "core/time_format.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Every loader error path: the message names the file and the line (or byte offset) and what was
 // expected; nothing crashes; nothing is written into the bundle.
-#include "import/open_job.h"
 #include "bundle/writer.h"
+#include "import/open_job.h"
 #include "test_support.h"
 
 #include <catch2/catch.hpp>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-#include "import/open_job.h"
-#include "import/flight_recorder/flight_recorder.h"
 #include "import/flight_recorder/entry_semantics.h"
+#include "import/flight_recorder/flight_recorder.h"
 #include "import/flight_recorder/pickle_reader.h"
+#include "import/open_job.h"
 #include "sim/raw_writer.h"
 #include "test_support.h"
 

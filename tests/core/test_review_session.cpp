@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-#include "view/review_session.h"
 #include "test_support.h"
+#include "view/review_session.h"
 
 #include <catch2/catch.hpp>
 

@@ -2,7 +2,6 @@
 // The heatmap widget offscreen: zoom around the pointer, one cursor for all views, tooltips, and the
 // rendered image showing a full-height stall band at the flap (#4).
 #include "analysis/analysis.h"
-#include "view/counter_plot_data.h"
 #include "counter_plot_widget.h"
 #include "heatmap_palette.h"
 #include "heatmap_widget.h"
@@ -10,6 +9,7 @@
 #include "test_support.h"
 #include "theme.h"
 #include "topology_widget.h"
+#include "view/counter_plot_data.h"
 #include "view/view_state.h"
 
 #include <catch2/catch.hpp>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-#include "import/open_job.h"
 #include "bundle/writer.h"
 #include "core/snapshot_summary.h"
+#include "import/open_job.h"
 #include "summary_view.h"
 #include "test_support.h"
 

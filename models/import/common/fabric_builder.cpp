@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "import/common/fabric_builder.h"
+#include "core/parse_number.h"
 
 #include <regex>
 #include <set>
@@ -169,7 +170,8 @@ Topology FabricBuilder::build(StringPool& strings, const std::string& file, std:
         FabricLink fl;
         fl.a = { swap ? b : a, static_cast<std::uint16_t>(swap ? pb : pa) };
         fl.b = { swap ? a : b, static_cast<std::uint16_t>(swap ? pa : pb) };
-        fl.width = static_cast<std::uint8_t>(l->width.empty() ? 4 : std::atoi(l->width.c_str()));
+        const auto digits = l->width.substr(0, l->width.find_first_not_of("0123456789"));
+        fl.width = parseNumber<std::uint8_t>(digits).value_or(l->width.empty() ? 4 : 0); // "4x" → 4; 0 unknown
         fl.speed = strings.intern(l->speed);
         topo.addLink(fl);
     }

@@ -4,6 +4,7 @@
 #include <simdjson.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstdio>
 
 namespace stallscope {
@@ -15,48 +16,72 @@ std::size_t jsonPadding()
     return simdjson::SIMDJSON_PADDING;
 }
 
-// The file's bytes; gzip files (profiler traces are often .json.gz) are inflated. A corrupt gzip stream
-// gives what inflated before the damage; the format reader then reports the truncation.
-std::string readFileBytes(const fs::path& p)
+Result<std::string> readFileBytes(const fs::path& p, const GzipLimits& limits)
 {
     std::string bytes;
     std::error_code ec;
     const auto size = fs::file_size(p, ec);
     if (ec) {
-        return bytes;
+        return LoadIssue { p.string(), 0, -1, "cannot read the file: " + ec.message() };
     }
     bytes.reserve(size + jsonPadding()); // simdjson reads up to its padding past the end
     bytes.resize(size);
-    if (std::FILE* f = std::fopen(p.c_str(), "rb")) {
-        bytes.resize(std::fread(bytes.data(), 1, size, f));
-        std::fclose(f);
-    } else {
-        bytes.clear();
+    std::FILE* f = std::fopen(p.c_str(), "rb");
+    if (!f) {
+        return LoadIssue { p.string(), 0, -1, "cannot open the file" };
     }
+    bytes.resize(std::fread(bytes.data(), 1, size, f));
+    std::fclose(f);
     if (bytes.size() < 2 || static_cast<unsigned char>(bytes[0]) != 0x1f
         || static_cast<unsigned char>(bytes[1]) != 0x8b) {
         return bytes;
     }
+    return inflateGzip(p.string(), bytes, limits);
+}
+
+Result<std::string> inflateGzip(const std::string& file, const std::string& bytes, const GzipLimits& limits)
+{
+    // How far this stream may inflate: its size times the ratio, at least the floor, at most the ceiling.
+    const double byRatio = static_cast<double>(bytes.size()) * limits.maxRatio;
+    const std::uint64_t cap = static_cast<std::uint64_t>(
+        std::clamp(byRatio, static_cast<double>(limits.floorBytes), static_cast<double>(limits.ceilingBytes)));
     std::string out;
     z_stream z {};
     if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) {
-        return bytes;
+        return LoadIssue { file, 0, 0, "cannot start inflating the gzip stream" };
     }
-    z.next_in = reinterpret_cast<Bytef*>(bytes.data());
-    z.avail_in = static_cast<uInt>(bytes.size());
+    std::size_t fed = 0;
     char buf[1 << 16];
     int rc = Z_OK;
     while (rc == Z_OK) {
+        if (z.avail_in == 0 && fed < bytes.size()) { // uInt is 32 bits: feed files over 4 GiB in slices
+            const std::size_t slice = std::min<std::size_t>(bytes.size() - fed, 1u << 30);
+            z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data() + fed));
+            z.avail_in = static_cast<uInt>(slice);
+            fed += slice;
+        }
         z.next_out = reinterpret_cast<Bytef*>(buf);
         z.avail_out = sizeof buf;
         rc = inflate(&z, Z_NO_FLUSH);
         out.append(buf, sizeof buf - z.avail_out);
-        if (rc == Z_STREAM_END && z.avail_in > 0) { // concatenated members
+        if (out.size() > cap) {
+            const auto at = static_cast<std::int64_t>(fed - z.avail_in);
+            inflateEnd(&z);
+            return LoadIssue { file, 0, at,
+                "the gzip stream inflates beyond " + std::to_string(cap >> 20) + " MiB (over "
+                    + std::to_string(static_cast<int>(limits.maxRatio))
+                    + "x its size, the ratio limit): refused as a gzip bomb or a damaged file" };
+        }
+        if (rc == Z_STREAM_END && (z.avail_in > 0 || fed < bytes.size())) { // concatenated members
             inflateReset(&z);
             rc = Z_OK;
         }
+        if (rc == Z_BUF_ERROR && z.avail_in == 0 && fed < bytes.size()) {
+            rc = Z_OK; // the slice ran out; the next one follows
+        }
     }
     inflateEnd(&z);
+    // A corrupt or cut stream gives what inflated before the damage; the format reader reports the truncation.
     out.reserve(out.size() + jsonPadding());
     return out;
 }

@@ -4,7 +4,10 @@
 // A raw file's bytes as every format reader wants them: gzip inflated (profiler traces and rotated logs are often
 // .gz), with the spare capacity simdjson reads past the end of a document.
 
+#include "core/result.h"
+
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <string>
 
@@ -13,7 +16,18 @@ namespace stallscope {
 // Bytes of spare capacity simdjson needs after a document (its SIMDJSON_PADDING).
 std::size_t jsonPadding();
 
-// The file's bytes, gzip members inflated; capacity ≥ size + jsonPadding(). Empty when it cannot be read.
-std::string readFileBytes(const std::filesystem::path& p);
+// How far a gzip file may inflate before it is refused: a bomb (a few MB of zeros that inflate to GBs) must
+// not take the machine's memory, while real traces (10–20x) and logs (up to ~50x) always pass.
+struct GzipLimits
+{
+    double maxRatio = 100; // inflated bytes per compressed byte, beyond the floor
+    std::uint64_t floorBytes = 256ull << 20; // small files may always inflate this far
+    std::uint64_t ceilingBytes = 16ull << 30; // never more than this, whatever the ratio
+};
+
+// The file's bytes, gzip members inflated (within `limits`); capacity ≥ size + jsonPadding(). An error names the
+// file (and the compressed offset where inflating stopped).
+Result<std::string> readFileBytes(const std::filesystem::path& p, const GzipLimits& limits = {});
+Result<std::string> inflateGzip(const std::string& file, const std::string& bytes, const GzipLimits& limits = {});
 
 } // namespace stallscope

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "import/common/rank_records.h"
 
+#include "core/parse_number.h"
+
 #include <cctype>
 #include <filesystem>
 
@@ -64,9 +66,8 @@ std::optional<std::uint32_t> rankFromFileName(const std::string& path)
     if (i == name.size() || name.size() - i > 9) {
         return std::nullopt;
     }
-    return static_cast<std::uint32_t>(std::stoul(name.substr(i)));
+    return parseNumber<std::uint32_t>(std::string_view(name).substr(i));
 }
-
 
 std::vector<std::uint32_t> parseRanks(const std::string& s)
 {
@@ -77,7 +78,9 @@ std::vector<std::uint32_t> parseRanks(const std::string& s)
         if (std::isdigit(static_cast<unsigned char>(c))) {
             digits += c;
         } else if (!digits.empty()) {
-            out.push_back(static_cast<std::uint32_t>(std::stoul(digits)));
+            if (const auto r = parseNumber<std::uint32_t>(digits)) { // a rank past 2^32 is damage: left out
+                out.push_back(*r);
+            }
             digits.clear();
         }
     }

@@ -26,10 +26,11 @@ struct RawEntry
 // number or a creation time skipped with a warning.
 void finishEntry(const RawEntry& r, std::size_t index, const std::string& file, RankRecords& d);
 
-// The fast path for pickle dumps (import/flight_recorder/pickle_stream.cpp): nullopt when the file is not in the shape it reads, and
-// the caller falls back to the general reader of import/flight_recorder/pickle_reader.h.
+// The fast path for pickle dumps (import/flight_recorder/pickle_stream.cpp): nullopt when the file is not in the shape
+// it reads, and the caller falls back to the general reader of import/flight_recorder/pickle_reader.h.
 std::optional<Result<RankRecords>> parseFlightRecorderPickleStream(const std::string& file, std::string_view bytes);
-// The general reader: a tree of the whole pickle (import/flight_recorder/pickle_reader.h), then the entries read off it.
+// The general reader: a tree of the whole pickle (import/flight_recorder/pickle_reader.h), then the entries read off
+// it.
 Result<RankRecords> parseFlightRecorderPickleTree(const std::string& file, std::string_view bytes);
 
 } // namespace stallscope::fr_detail

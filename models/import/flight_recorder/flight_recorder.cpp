@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "import/flight_recorder/flight_recorder.h"
 
+#include "core/parse_number.h"
 #include "import/flight_recorder/entry_semantics.h"
 #include "import/flight_recorder/pickle_reader.h"
 
@@ -337,11 +338,7 @@ Result<RankRecords> fr_detail::parseFlightRecorderPickleTree(const std::string& 
                 if (p.type(*v) == T::Int) {
                     return p.integer(*v);
                 }
-                try {
-                    return p.type(*v) == T::Str ? std::stoll(std::string(p.str(*v))) : -1;
-                } catch (const std::exception&) {
-                    return -1;
-                }
+                return p.type(*v) == T::Str ? parseNumber<std::int64_t>(p.str(*v)).value_or(-1) : -1;
             };
             d.pgStatus[std::string(p.str(kv[k]))] = { loose("last_enqueued_collective"),
                 loose("last_started_collective"), loose("last_completed_collective") };

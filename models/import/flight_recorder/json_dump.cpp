@@ -3,6 +3,8 @@
 // parser manages tens; bench/RESULTS.md), one parser per thread reused across files.
 #include "import/flight_recorder/entry_semantics.h"
 
+#include "core/parse_number.h"
+
 #include <simdjson.h>
 
 namespace stallscope {
@@ -165,10 +167,7 @@ std::int64_t looseInt(ond::value v)
     }
     std::string_view s;
     if (!v.get_string().get(s)) {
-        try {
-            return std::stoll(std::string(s));
-        } catch (const std::exception&) {
-        }
+        return parseNumber<std::int64_t>(s).value_or(-1);
     }
     return -1;
 }

@@ -365,8 +365,10 @@ private:
             fail(at, "memo PUT with an empty stack");
             return false;
         }
-        if (index >= kMaxMemo) {
-            fail(at, "memo index " + std::to_string(index) + " is implausibly large");
+        if (index >= kMaxMemo || index > m_b.size()) { // each PUT costs a byte or more, numbered in order
+            fail(at,
+                "memo index " + std::to_string(index) + " is beyond what a file of " + std::to_string(m_b.size())
+                    + " bytes can hold");
             return false;
         }
         if (m_memo.size() <= index) {

@@ -2,13 +2,15 @@
 // Over 600 lines on purpose: one state machine over the pickle opcodes, whose hot loop, cell stack and key
 // classification must sit together to be read (and kept) as the one pass they are; split, each part would
 // only make sense beside the others.
-// The fast path for Flight Recorder pickles: the same safe opcode subset as import/flight_recorder/pickle_reader.cpp, but values live
-// on the machine's stack as 16-byte cells instead of tree nodes, and each dict's items are read into the entry
-// fields as SETITEMS lands. Keys are classified once, when their string is first seen (they are memoized and
+// The fast path for Flight Recorder pickles: the same safe opcode subset as import/flight_recorder/pickle_reader.cpp,
+// but values live on the machine's stack as 16-byte cells instead of tree nodes, and each dict's items are read into
+// the entry fields as SETITEMS lands. Keys are classified once, when their string is first seen (they are memoized and
 // come back as BINGET), so matching a key costs a byte compare. Any shape this reader does not expect (a
 // needed field that is not where the schema puts it, an opcode outside the subset, a truncation) returns
 // nullopt and the caller reads the file with the general reader, which also words the error.
 #include "import/flight_recorder/entry_semantics.h"
+
+#include "core/parse_number.h"
 
 #include <cstring>
 
@@ -219,11 +221,7 @@ public:
                     if (c.tag != Tag::Str) {
                         return -1;
                     }
-                    try {
-                        return std::stoll(std::string(view(c)));
-                    } catch (const std::exception&) {
-                        return -1;
-                    }
+                    return parseNumber<std::int64_t>(view(c)).value_or(-1);
                 };
                 d.pgStatus[std::string(view(name))]
                     = { loose(gf.lastEnqueued), loose(gf.lastStarted), loose(gf.lastCompleted) };
@@ -473,7 +471,9 @@ private:
     }
     bool put(std::uint64_t index)
     {
-        if (m_sp == 0 || m_stack[m_sp - 1].tag == Tag::Mark || index >= (1u << 26)) {
+        // A pickler numbers memo entries in order and each PUT costs at least a byte: an index past the file's
+        // size is damage, never a reason to allocate (the tree reader then words the error).
+        if (m_sp == 0 || m_stack[m_sp - 1].tag == Tag::Mark || index > m_b.size()) {
             return false;
         }
         if (m_memo.size() <= index) {

@@ -3,6 +3,7 @@
 // calling thread except the `parse` functions, which touch nothing shared.
 #include "import/folder/formats.h"
 
+#include "core/parse_number.h"
 #include "import/infiniband/ibnetdiscover.h"
 #include "import/kineto/kineto_trace.h"
 
@@ -326,7 +327,7 @@ std::optional<std::uint32_t> rankFromFolderName(const std::string& name)
     if (digits.empty() || digits.size() > 7 || !std::all_of(digits.begin(), digits.end(), ::isdigit)) {
         return std::nullopt;
     }
-    return static_cast<std::uint32_t>(std::stoul(digits));
+    return parseNumber<std::uint32_t>(digits);
 }
 
 } // namespace stallscope::folder

@@ -4,18 +4,18 @@
 // Internal to the raw-folder importer (import/folder/raw_folder.cpp): what the folder's files say before it becomes a
 // snapshot, filled by import/folder/read.cpp and turned into a snapshot by import/folder/assemble.cpp.
 
-#include "import/common/counter_sink.h"
-#include "import/common/fabric_builder.h"
-#include "import/infiniband/collector_csv.h"
-#include "import/infiniband/fabric_tools.h"
-#include "import/flight_recorder/flight_recorder.h"
-#include "import/folder/mapping.h"
-#include "import/infiniband/opensm_log.h"
-#include "import/prometheus/exposition.h"
-#include "import/prometheus/http_answers.h"
-#include "import/logs/rank_log.h"
 #include "core/job_snapshot.h"
 #include "core/progress.h"
+#include "import/common/counter_sink.h"
+#include "import/common/fabric_builder.h"
+#include "import/flight_recorder/flight_recorder.h"
+#include "import/folder/mapping.h"
+#include "import/infiniband/collector_csv.h"
+#include "import/infiniband/fabric_tools.h"
+#include "import/infiniband/opensm_log.h"
+#include "import/logs/rank_log.h"
+#include "import/prometheus/exposition.h"
+#include "import/prometheus/http_answers.h"
 
 #include <filesystem>
 #include <map>

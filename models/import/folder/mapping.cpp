@@ -2,6 +2,7 @@
 #include "import/folder/mapping.h"
 #include "import/common/small_json.h"
 
+#include "core/parse_number.h"
 #include "core/time_format.h"
 
 #include <nlohmann/json.hpp>
@@ -22,12 +23,16 @@ std::optional<TimeNs> parseUtcOffset(const std::string& text)
     if (text == "UTC" || text == "Z" || text == "utc" || text == "+00:00") {
         return 0;
     }
+    if (text.size() > 16) {
+        return std::nullopt; // "UTC+05:30" is 9 characters
+    }
     static const std::regex re(R"(^(?:UTC)?([+-])(\d{1,2}):?(\d{2})?$)");
     std::smatch m;
     if (!std::regex_match(text, m, re)) {
         return std::nullopt;
     }
-    const TimeNs v = (std::stoll(m[2]) * 3600 + (m[3].matched ? std::stoll(m[3]) * 60 : 0)) * kNsPerSec;
+    const TimeNs v
+        = (toNumber<TimeNs>(m[2].str()) * 3600 + (m[3].matched ? toNumber<TimeNs>(m[3].str()) * 60 : 0)) * kNsPerSec;
     return m[1] == "-" ? -v : v;
 }
 
@@ -53,7 +58,12 @@ Result<FolderMapping> parseMapping(const std::string& file, const std::string& t
             if (r.contains("gpu")) {
                 o.gpu = r["gpu"].get<std::uint16_t>();
             }
-            out.ranks[static_cast<std::uint32_t>(std::stoul(rank))] = o;
+            const auto rankNo = parseNumber<std::uint32_t>(rank);
+            if (!rankNo) {
+                return LoadIssue { file, 0, -1,
+                    "ranks: expected rank numbers as keys, got \"" + rank.substr(0, 40) + "\"" };
+            }
+            out.ranks[*rankNo] = o;
         }
         for (const auto& [source, zone] : zones.items()) {
             const auto v = parseUtcOffset(zone.get<std::string>());

@@ -64,13 +64,19 @@ struct Parsed
 {
     const Format* format = nullptr; // nullptr: no format recognised it
     FileInput input;
+    std::optional<LoadIssue> unreadable; // the bytes could not be had (I/O error, gzip over its limits)
 };
 
 Parsed readAndParse(const fs::path& p)
 {
     Parsed r;
     r.input.path = p;
-    r.input.text = readFileBytes(p);
+    auto bytes = readFileBytes(p);
+    if (!bytes) {
+        r.unreadable = bytes.error();
+        return r;
+    }
+    r.input.text = std::move(bytes.value());
     r.format = recognise(r.input.text);
     if (r.format && r.format->parse) {
         r.input.parsed = r.format->parse(p.string(), r.input.text);
@@ -81,6 +87,9 @@ Parsed readAndParse(const fs::path& p)
 
 std::optional<LoadIssue> readOne(Parsed& parsed, Gathered& g)
 {
+    if (parsed.unreadable) {
+        return parsed.unreadable;
+    }
     if (!parsed.format) {
         g.warnings.push_back({ parsed.input.path.string(), 0, -1, "not a recognised format: skipped" });
         return std::nullopt;
@@ -180,8 +189,8 @@ std::optional<LoadIssue> readFolder(const std::string& dir, Gathered& g, Progres
         parsed[i].input = FileInput(); // moved into g or reported; free the rest early
     }
     learnYear(g);
-    std::stable_sort(later.begin(), later.end(),
-        [&](std::size_t a, std::size_t b) { return phase(parsed[a]) < phase(parsed[b]); });
+    std::stable_sort(
+        later.begin(), later.end(), [&](std::size_t a, std::size_t b) { return phase(parsed[a]) < phase(parsed[b]); });
     for (std::size_t k = 0; k < later.size(); ++k) {
         progress.report("Reading files", files.size() + k, files.size() * 2);
         if (auto err = readOne(parsed[later[k]], g)) {

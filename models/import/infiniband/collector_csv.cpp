@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "import/infiniband/collector_csv.h"
+#include "core/parse_number.h"
 
 #include "import/common/text_lines.h"
 
@@ -49,11 +50,12 @@ void readCollectorCsv(const std::string& file, const std::string& text, const Gu
                     + ": row skipped" });
             continue;
         }
-        TimeNs t = 0;
-        try {
-            t = std::stoll(cells[0]);
-        } catch (...) {
-            warnings.push_back({ file, lineNo, -1, "expected a time in ns in the first column: row skipped" });
+        const auto t = parseNumber<TimeNs>(cells[0]);
+        const auto port = parseNumber<std::uint16_t>(cells[3]);
+        if (!t || !port) {
+            warnings.push_back({ file, lineNo, -1,
+                !t ? "expected a time in ns in the first column: row skipped"
+                   : "expected a port number in the fourth column: row skipped" });
             continue;
         }
         const auto desc = cells[1] + " " + cells[2];
@@ -65,21 +67,15 @@ void readCollectorCsv(const std::string& file, const std::string& text, const Gu
             }
             continue;
         }
-        const auto port = static_cast<std::uint16_t>(std::atoi(cells[3].c_str()));
         for (std::size_t c = 5; c < header.size(); ++c) {
             const auto kind = parseCounterKind(header[c]);
             if (cells[c].empty() || !kind) {
                 continue;
             }
-            try {
-                std::size_t used = 0;
-                const auto value = std::stoull(cells[c], &used);
-                if (used != cells[c].size()) {
-                    throw std::invalid_argument("trailing characters");
-                }
-                backwards.see(desc + " port " + cells[3] + " " + header[c], t, value, lineNo, warnings);
-                sink.sample(*guid, port, *kind, t, value);
-            } catch (const std::exception&) {
+            if (const auto value = parseNumber<std::uint64_t>(cells[c])) {
+                backwards.see(desc + " port " + cells[3] + " " + header[c], *t, *value, lineNo, warnings);
+                sink.sample(*guid, *port, *kind, *t, *value);
+            } else {
                 warnings.push_back({ file, lineNo, -1,
                     "column \"" + header[c] + "\": expected a counter value, got \"" + cells[c]
                         + "\": sample skipped" });

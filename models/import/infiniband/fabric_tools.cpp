@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "import/infiniband/fabric_tools.h"
+#include "core/parse_number.h"
 #include "import/common/text_lines.h"
 
 #include "import/common/sample_stamp.h"
@@ -71,66 +72,70 @@ Result<IblinkinfoSnapshot> readIblinkinfo(
     std::string line;
     while (reader.next(line)) {
         const std::int64_t lineNo = reader.number();
-        std::smatch m;
-        if (trim(line).empty()) {
-            continue;
-        }
-        if (auto t = parseSampleStamp(line)) {
-            snap.stampNs = snap.stampNs == kNoTime ? *t : snap.stampNs;
-            continue;
-        }
-        if (std::regex_match(line, m, switchHeader)) {
-            node = LinkinfoLine {};
-            node.guid = std::stoull(m[1], nullptr, 16);
-            node.desc = trim(m[2]);
-            node.kind = NodeKind::Switch;
-            node.kindKnown = true;
-            haveHeader = true;
-            continue;
-        }
-        if (std::regex_match(line, m, caHeader)) {
-            node = LinkinfoLine {};
-            node.desc = trim(m[1]);
-            node.kind = NodeKind::Hca;
-            node.kindKnown = true;
-            haveHeader = true;
-            continue;
-        }
-        if (!std::regex_search(line, m, portLine)) {
-            if (line[0] != '#') {
-                warnings.push_back({ file, lineNo, -1, "unrecognised line skipped: " + line.substr(0, 80) });
+        try {
+            std::smatch m;
+            if (trim(line).empty()) {
+                continue;
             }
-            continue;
+            if (auto t = parseSampleStamp(line)) {
+                snap.stampNs = snap.stampNs == kNoTime ? *t : snap.stampNs;
+                continue;
+            }
+            if (std::regex_match(line, m, switchHeader)) {
+                node = LinkinfoLine {};
+                node.guid = toNumber<std::uint64_t>(m[1].str(), 16);
+                node.desc = trim(m[2]);
+                node.kind = NodeKind::Switch;
+                node.kindKnown = true;
+                haveHeader = true;
+                continue;
+            }
+            if (std::regex_match(line, m, caHeader)) {
+                node = LinkinfoLine {};
+                node.desc = trim(m[1]);
+                node.kind = NodeKind::Hca;
+                node.kindKnown = true;
+                haveHeader = true;
+                continue;
+            }
+            if (!std::regex_search(line, m, portLine)) {
+                if (line[0] != '#') {
+                    warnings.push_back({ file, lineNo, -1, "unrecognised line skipped: " + line.substr(0, 80) });
+                }
+                continue;
+            }
+            LinkinfoLine l = haveHeader ? node : LinkinfoLine {};
+            if (m[1].matched) {
+                l.guid = toNumber<std::uint64_t>(m[1].str(), 16); // a CA's port GUID, or the -l form's node GUID
+            }
+            if (m[2].matched) {
+                l.desc = trim(m[2]);
+            }
+            if (l.guid == 0) {
+                warnings.push_back({ file, lineNo, -1, "a port line without its node's GUID: skipped" });
+                continue;
+            }
+            l.lid = toNumber<std::uint32_t>(m[3].str());
+            l.port = toNumber<std::uint16_t>(m[4].str());
+            l.up = m[6] == "Active" || m[6] == "Armed";
+            if (m[8].matched) {
+                l.remoteGuid = toNumber<std::uint64_t>(m[8].str(), 16);
+            }
+            if (m[9].matched) {
+                l.remoteLid = toNumber<std::uint32_t>(m[9].str());
+                l.remotePort = toNumber<std::uint16_t>(m[10].str());
+            }
+            l.remoteDesc = m[11];
+            std::smatch w;
+            const std::string inner = m[5];
+            if (std::regex_search(inner, w, widthSpeed)) {
+                l.width = w[1].str() + "x";
+                l.speed = w[2].str();
+            }
+            lines.push_back(std::move(l));
+        } catch (const BadNumber& e) {
+            warnings.push_back({ file, lineNo, -1, std::string(e.what()) + ": line skipped" });
         }
-        LinkinfoLine l = haveHeader ? node : LinkinfoLine {};
-        if (m[1].matched) {
-            l.guid = std::stoull(m[1], nullptr, 16); // a CA's port GUID, or the -l form's node GUID
-        }
-        if (m[2].matched) {
-            l.desc = trim(m[2]);
-        }
-        if (l.guid == 0) {
-            warnings.push_back({ file, lineNo, -1, "a port line without its node's GUID: skipped" });
-            continue;
-        }
-        l.lid = static_cast<std::uint32_t>(std::stoul(m[3]));
-        l.port = std::stoi(m[4]);
-        l.up = m[6] == "Active" || m[6] == "Armed";
-        if (m[8].matched) {
-            l.remoteGuid = std::stoull(m[8], nullptr, 16);
-        }
-        if (m[9].matched) {
-            l.remoteLid = static_cast<std::uint32_t>(std::stoul(m[9]));
-            l.remotePort = std::stoi(m[10]);
-        }
-        l.remoteDesc = m[11];
-        std::smatch w;
-        const std::string inner = m[5];
-        if (std::regex_search(inner, w, widthSpeed)) {
-            l.width = w[1].str() + "x";
-            l.speed = w[2].str();
-        }
-        lines.push_back(std::move(l));
     }
     if (auto cut = reader.cutWarning(file)) {
         warnings.push_back(*cut);
@@ -192,43 +197,45 @@ Result<std::vector<PerfquerySample>> readPerfquery(
     std::string line;
     while (reader.next(line)) {
         const std::int64_t lineNo = reader.number();
-        std::smatch m;
-        if (std::regex_search(line, m, header)) {
-            extended = m[1].matched;
-            lid = static_cast<std::uint32_t>(std::stoul(m[2]));
-            port = static_cast<std::uint16_t>(std::stoul(m[3]));
-            inBlock = port != 255; // -a: all ports summed, not one port
-            if (!inBlock) {
-                warnings.push_back({ file, lineNo, -1, "aggregated counters (perfquery -a) name no port: skipped" });
-            }
-            continue;
-        }
-        if (auto t = parseSampleStamp(line)) {
-            stamp = *t;
-            inBlock = false;
-            continue;
-        }
-        const auto colon = line.find(':');
-        if (!inBlock || colon == std::string::npos) {
-            continue;
-        }
-        std::string name = line.substr(0, colon);
-        const auto kind = counterKindFromPerfName(name);
-        if (!kind) {
-            continue; // PortSelect, CounterSelect, QP1Dropped, ...
-        }
-        const auto valueStart = line.find_first_not_of('.', colon + 1);
-        const std::string value = valueStart == std::string::npos ? std::string() : trim(line.substr(valueStart));
         try {
-            std::size_t used = 0;
-            const auto v = std::stoull(value, &used, 0);
-            if (used != value.size()) {
-                throw std::invalid_argument("trailing characters");
+            std::smatch m;
+            if (std::regex_search(line, m, header)) {
+                inBlock = false; // until the header's numbers read
+                extended = m[1].matched;
+                lid = toNumber<std::uint32_t>(m[2].str());
+                port = toNumber<std::uint16_t>(m[3].str());
+                inBlock = port != 255; // -a: all ports summed, not one port
+                if (!inBlock) {
+                    warnings.push_back(
+                        { file, lineNo, -1, "aggregated counters (perfquery -a) name no port: skipped" });
+                }
+                continue;
             }
-            out.push_back({ lid, port, extended, *kind, stamp, v, lineNo });
-        } catch (const std::exception&) {
-            warnings.push_back(
-                { file, lineNo, -1, name + ": expected a counter value, got \"" + value + "\": skipped" });
+            if (auto t = parseSampleStamp(line)) {
+                stamp = *t;
+                inBlock = false;
+                continue;
+            }
+            const auto colon = line.find(':');
+            if (!inBlock || colon == std::string::npos) {
+                continue;
+            }
+            std::string name = line.substr(0, colon);
+            const auto kind = counterKindFromPerfName(name);
+            if (!kind) {
+                continue; // PortSelect, CounterSelect, QP1Dropped, ...
+            }
+            const auto valueStart = line.find_first_not_of('.', colon + 1);
+            const std::string value = valueStart == std::string::npos ? std::string() : trim(line.substr(valueStart));
+            const bool hex = value.size() > 2 && value[0] == '0' && (value[1] == 'x' || value[1] == 'X');
+            if (const auto v = parseNumber<std::uint64_t>(value, hex ? 16 : 10)) {
+                out.push_back({ lid, port, extended, *kind, stamp, *v, lineNo });
+            } else {
+                warnings.push_back({ file, lineNo, -1,
+                    name + ": expected a counter value, got \"" + value.substr(0, 40) + "\": skipped" });
+            }
+        } catch (const BadNumber& e) {
+            warnings.push_back({ file, lineNo, -1, std::string(e.what()) + ": line skipped" });
         }
     }
     if (auto cut = reader.cutWarning(file)) {

@@ -8,8 +8,8 @@
 //   (LID, port). perfquery prints no time; the stamp lines of import/common/sample_stamp.h date the blocks after them.
 
 #include "core/counters.h"
-#include "import/common/fabric_builder.h"
 #include "core/result.h"
+#include "import/common/fabric_builder.h"
 
 #include <string>
 #include <vector>

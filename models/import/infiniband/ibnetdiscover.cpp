@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "import/infiniband/ibnetdiscover.h"
+#include "core/parse_number.h"
 #include "import/common/text_lines.h"
 
 #include <regex>
@@ -34,7 +35,7 @@ std::pair<std::string, std::string> widthSpeed(const std::string& tail)
 
 std::uint64_t hex(const std::string& s)
 {
-    return std::stoull(s, nullptr, 16);
+    return toNumber<std::uint64_t>(s, 16);
 }
 
 } // namespace
@@ -58,57 +59,61 @@ Result<std::size_t> readIbnetdiscover(
     std::string line;
     while (reader.next(line)) {
         const std::int64_t lineNo = reader.number();
-        std::smatch m;
-        if (line.empty() || line[0] == '#' || line.rfind("vendid", 0) == 0 || line.rfind("devid", 0) == 0
-            || line.rfind("sysimgguid", 0) == 0 || line.rfind("switchguid", 0) == 0 || line.rfind("caguid", 0) == 0
-            || line.rfind("rtguid", 0) == 0) {
-            continue;
-        }
-        if (std::regex_search(line, m, header)) {
-            currentKind = m[1] == "Switch" ? NodeKind::Switch : NodeKind::Hca;
-            current = fabric.node(currentKind, hex(m[4]), m[5], std::stoi(m[2]));
-            if (m[6].matched) {
-                fabric.lid(static_cast<std::uint32_t>(std::stoul(m[6])), current);
+        try {
+            std::smatch m;
+            if (line.empty() || line[0] == '#' || line.rfind("vendid", 0) == 0 || line.rfind("devid", 0) == 0
+                || line.rfind("sysimgguid", 0) == 0 || line.rfind("switchguid", 0) == 0 || line.rfind("caguid", 0) == 0
+                || line.rfind("rtguid", 0) == 0) {
+                continue;
             }
-            haveCurrent = true;
-            ++lines;
-            continue;
-        }
-        if (std::regex_search(line, m, port)) {
-            if (!haveCurrent) {
-                return LoadIssue { file, lineNo, -1, "a port line before any Switch/Ca header" };
+            if (std::regex_search(line, m, header)) {
+                currentKind = m[1] == "Switch" ? NodeKind::Switch : NodeKind::Hca;
+                current = fabric.node(currentKind, hex(m[4]), m[5], toNumber<int>(m[2].str()));
+                if (m[6].matched) {
+                    fabric.lid(toNumber<std::uint32_t>(m[6].str()), current);
+                }
+                haveCurrent = true;
+                ++lines;
+                continue;
             }
-            if (m[2].matched) {
-                fabric.alias(hex(m[2]), current); // a CA's own port GUID
+            if (std::regex_search(line, m, port)) {
+                if (!haveCurrent) {
+                    return LoadIssue { file, lineNo, -1, "a port line before any Switch/Ca header" };
+                }
+                if (m[2].matched) {
+                    fabric.alias(hex(m[2]), current); // a CA's own port GUID
+                }
+                const auto remote = hex(m[4]);
+                if (m[6].matched) {
+                    fabric.alias(hex(m[6]), remote); // the remote CA's port GUID
+                }
+                const std::string tail = m[7];
+                std::smatch lm;
+                if (currentKind == NodeKind::Hca && std::regex_search(tail, lm, caLid)) {
+                    fabric.lid(toNumber<std::uint32_t>(lm[1].str()), current);
+                }
+                const auto [width, speed] = widthSpeed(tail);
+                fabric.link(current, toNumber<int>(m[1].str()), remote, toNumber<int>(m[5].str()), width, speed);
+                ++lines;
+                continue;
             }
-            const auto remote = hex(m[4]);
-            if (m[6].matched) {
-                fabric.alias(hex(m[6]), remote); // the remote CA's port GUID
+            if (std::regex_search(line, m, portsReport)) {
+                // The ports report names port GUIDs; a CA is joined to its node by description.
+                const auto a = fabric.node(m[1] == "SW" ? NodeKind::Switch : NodeKind::Hca, hex(m[4]), m[11]);
+                const auto b = fabric.node(m[7] == "SW" ? NodeKind::Switch : NodeKind::Hca, hex(m[10]), m[12]);
+                fabric.lid(toNumber<std::uint32_t>(m[2].str()), a);
+                fabric.lid(toNumber<std::uint32_t>(m[8].str()), b);
+                fabric.link(a, toNumber<int>(m[3].str()), b, toNumber<int>(m[9].str()), m[5], m[6]);
+                ++lines;
+                continue;
             }
-            const std::string tail = m[7];
-            std::smatch lm;
-            if (currentKind == NodeKind::Hca && std::regex_search(tail, lm, caLid)) {
-                fabric.lid(static_cast<std::uint32_t>(std::stoul(lm[1])), current);
+            if (line.rfind("SW ", 0) == 0 || line.rfind("CA ", 0) == 0) {
+                continue; // -p: an unconnected port (only the local description)
             }
-            const auto [width, speed] = widthSpeed(tail);
-            fabric.link(current, std::stoi(m[1]), remote, std::stoi(m[5]), width, speed);
-            ++lines;
-            continue;
+            warnings.push_back({ file, lineNo, -1, "unrecognised line skipped: " + line.substr(0, 80) });
+        } catch (const BadNumber& e) {
+            warnings.push_back({ file, lineNo, -1, std::string(e.what()) + ": line skipped" });
         }
-        if (std::regex_search(line, m, portsReport)) {
-            // The ports report names port GUIDs; a CA is joined to its node by description.
-            const auto a = fabric.node(m[1] == "SW" ? NodeKind::Switch : NodeKind::Hca, hex(m[4]), m[11]);
-            const auto b = fabric.node(m[7] == "SW" ? NodeKind::Switch : NodeKind::Hca, hex(m[10]), m[12]);
-            fabric.lid(static_cast<std::uint32_t>(std::stoul(m[2])), a);
-            fabric.lid(static_cast<std::uint32_t>(std::stoul(m[8])), b);
-            fabric.link(a, std::stoi(m[3]), b, std::stoi(m[9]), m[5], m[6]);
-            ++lines;
-            continue;
-        }
-        if (line.rfind("SW ", 0) == 0 || line.rfind("CA ", 0) == 0) {
-            continue; // -p: an unconnected port (only the local description)
-        }
-        warnings.push_back({ file, lineNo, -1, "unrecognised line skipped: " + line.substr(0, 80) });
     }
     if (auto cut = reader.cutWarning(file)) {
         warnings.push_back(*cut);

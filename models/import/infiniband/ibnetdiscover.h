@@ -7,9 +7,9 @@
 // the others are spines (2). CA node descriptions "<host> <hca>" give host and HCA names.
 // A down link is simply absent from the file (docs/formats.md §5a): diff two snapshots to find it.
 
-#include "import/common/fabric_builder.h"
 #include "core/job_snapshot.h"
 #include "core/result.h"
+#include "import/common/fabric_builder.h"
 
 #include <string>
 #include <vector>

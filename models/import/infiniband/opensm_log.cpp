@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "import/infiniband/opensm_log.h"
+#include "core/parse_number.h"
 #include "import/common/text_lines.h"
 
 #include <ctime>
@@ -30,49 +31,61 @@ Result<OpensmLog> parseOpensmLog(const std::string& file, const std::string& tex
     std::string line;
     while (reader.next(line)) {
         const std::int64_t lineNo = reader.number();
-        std::smatch m, s;
-        if (line.find("Link state change") != std::string::npos) {
-            static const std::regex trapLid(R"(from LID:(\d+))");
-            static const std::regex noticeGuid(R"(from switch LID (\d+), GUID 0x([0-9a-fA-F]+))");
-            if (line.find("log_trap_info") != std::string::npos && std::regex_search(line, m, trapLid)
-                && std::regex_search(line, s, stamp) && months.count(s[1])) {
-                ++log.linkStateTraps;
-                OpensmTrap t;
-                t.timeNs = logTimeNs(clock, clock.year, months.at(s[1]), std::stoi(s[2]), std::stoi(s[3]),
-                    std::stoi(s[4]), std::stoi(s[5]), std::stoll(s[6]) * kNsPerUs);
-                t.lid = static_cast<std::uint32_t>(std::stoul(m[1]));
-                t.line = lineNo;
-                log.traps.push_back(t);
-            } else if (std::regex_search(line, m, noticeGuid)) {
-                // The notice follows its trap, but the SM's threads interleave traps of several switches:
-                // the latest trap of the same LID still without a GUID is this notice's.
-                const auto lid = std::stoul(m[1]);
-                for (auto it = log.traps.rbegin(); it != log.traps.rend(); ++it) {
-                    if (it->lid == lid && it->guid == 0) {
-                        it->guid = std::stoull(m[2], nullptr, 16);
-                        break;
+        try {
+            std::smatch m, s;
+            if (line.find("Link state change") != std::string::npos) {
+                static const std::regex trapLid(R"(from LID:(\d+))");
+                static const std::regex noticeGuid(R"(from switch LID (\d+), GUID 0x([0-9a-fA-F]+))");
+                if (line.find("log_trap_info") != std::string::npos && std::regex_search(line, m, trapLid)
+                    && std::regex_search(line, s, stamp) && months.count(s[1])) {
+                    ++log.linkStateTraps;
+                    OpensmTrap t;
+                    t.timeNs = logTimeNs(clock, clock.year, months.at(s[1]), toNumber<int>(s[2].str()),
+                        toNumber<int>(s[3].str()), toNumber<int>(s[4].str()), toNumber<int>(s[5].str()),
+                        toNumber<TimeNs>(s[6].str()) * kNsPerUs);
+                    if (t.timeNs == kNoTime) {
+                        throw BadNumber("a time that is no date (" + s[0].str() + ")");
+                    }
+                    t.lid = toNumber<std::uint32_t>(m[1].str());
+                    t.line = lineNo;
+                    log.traps.push_back(t);
+                } else if (std::regex_search(line, m, noticeGuid)) {
+                    // The notice follows its trap, but the SM's threads interleave traps of several switches:
+                    // the latest trap of the same LID still without a GUID is this notice's.
+                    const auto lid = toNumber<std::uint32_t>(m[1].str());
+                    for (auto it = log.traps.rbegin(); it != log.traps.rend(); ++it) {
+                        if (it->lid == lid && it->guid == 0) {
+                            it->guid = toNumber<std::uint64_t>(m[2].str(), 16);
+                            break;
+                        }
                     }
                 }
+                continue;
             }
-            continue;
+            const bool down = std::regex_search(line, m, removed);
+            if (!down && !std::regex_search(line, m, discovered)) {
+                continue;
+            }
+            if (!std::regex_search(line, s, stamp) || !months.count(s[1])) {
+                log.warnings.push_back(
+                    { file, lineNo, -1, "expected a time like \"Jun 01 12:00:31 123456\" at the start: line skipped" });
+                continue;
+            }
+            OpensmPortEvent e;
+            e.timeNs
+                = logTimeNs(clock, clock.year, months.at(s[1]), toNumber<int>(s[2].str()), toNumber<int>(s[3].str()),
+                    toNumber<int>(s[4].str()), toNumber<int>(s[5].str()), toNumber<TimeNs>(s[6].str()) * kNsPerUs);
+            if (e.timeNs == kNoTime) {
+                throw BadNumber("a time that is no date (" + s[0].str() + ")");
+            }
+            e.portGuid = toNumber<std::uint64_t>(m[1].str(), 16);
+            e.nodeDescription = m[2];
+            e.up = !down;
+            e.line = lineNo;
+            log.events.push_back(std::move(e));
+        } catch (const BadNumber& e) {
+            log.warnings.push_back({ file, lineNo, -1, std::string(e.what()) + ": line skipped" });
         }
-        const bool down = std::regex_search(line, m, removed);
-        if (!down && !std::regex_search(line, m, discovered)) {
-            continue;
-        }
-        if (!std::regex_search(line, s, stamp) || !months.count(s[1])) {
-            log.warnings.push_back(
-                { file, lineNo, -1, "expected a time like \"Jun 01 12:00:31 123456\" at the start: line skipped" });
-            continue;
-        }
-        OpensmPortEvent e;
-        e.timeNs = logTimeNs(clock, clock.year, months.at(s[1]), std::stoi(s[2]), std::stoi(s[3]), std::stoi(s[4]),
-            std::stoi(s[5]), std::stoll(s[6]) * kNsPerUs);
-        e.portGuid = std::stoull(m[1], nullptr, 16);
-        e.nodeDescription = m[2];
-        e.up = !down;
-        e.line = lineNo;
-        log.events.push_back(std::move(e));
     }
     if (auto cut = reader.cutWarning(file)) {
         log.warnings.push_back(*cut);

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "import/kineto/kineto_trace.h"
 
+#include "core/checked_math.h"
+#include "core/parse_number.h"
+
 #include <simdjson.h>
 
 #include <cmath>
@@ -41,11 +44,11 @@ std::int64_t integer(ond::value v)
     if (v.get_int64().get(i)) {
         double d = 0;
         if (!v.get_double().get(d)) {
-            i = static_cast<std::int64_t>(d);
+            i = checkedFromDouble(d).value_or(-1); // 1e20 does not fit: treated as absent
         } else {
             std::string_view s; // some writers quote numbers
             if (!v.get_string().get(s)) {
-                i = std::atoll(std::string(s).c_str());
+                i = parseNumber<std::int64_t>(s).value_or(-1);
             }
         }
     }
@@ -89,27 +92,28 @@ void readArgs(ond::object args, Event& e)
 Event readEvent(ond::object o)
 {
     Event e;
-    forEachField(o, [&](std::string_view k, ond::value v) __attribute__((always_inline)) { // the hot loop: every event
-        if (k == "cat") {
-            const auto cat = str(v);
-            e.kernel = cat == "kernel" || cat == "Kernel";
-        } else if (k == "name") {
-            e.paramComms = str(v) == "record_param_comms";
-        } else if (k == "ts") {
-            if (v.get_double().get(e.ts)) {
-                e.ts = NAN;
+    forEachField(
+        o, [&](std::string_view k, ond::value v) __attribute__((always_inline)) { // the hot loop: every event
+            if (k == "cat") {
+                const auto cat = str(v);
+                e.kernel = cat == "kernel" || cat == "Kernel";
+            } else if (k == "name") {
+                e.paramComms = str(v) == "record_param_comms";
+            } else if (k == "ts") {
+                if (v.get_double().get(e.ts)) {
+                    e.ts = NAN;
+                }
+            } else if (k == "dur") {
+                if (v.get_double().get(e.dur)) {
+                    e.dur = NAN;
+                }
+            } else if (k == "args") {
+                ond::object args;
+                if (!v.get_object().get(args)) {
+                    readArgs(args, e);
+                }
             }
-        } else if (k == "dur") {
-            if (v.get_double().get(e.dur)) {
-                e.dur = NAN;
-            }
-        } else if (k == "args") {
-            ond::object args;
-            if (!v.get_object().get(args)) {
-                readArgs(args, e);
-            }
-        }
-    });
+        });
     return e;
 }
 
@@ -177,14 +181,20 @@ Result<KinetoTrace> parseKinetoTrace(const std::string& file, const std::string&
     // ts is µs after baseTimeNanoseconds, or epoch µs in traces older than torch 2.4.
     // Integer base plus the offset: a double holding epoch ns would lose 256 ns of precision.
     const TimeNs base = baseNs.value_or(0);
-    auto toNs = [&](double us) { // whole µs and the fraction apart: epoch µs has 16 digits
+    // Whole µs and the fraction apart (epoch µs has 16 digits); nullopt when the sum leaves int64 ns.
+    auto toNs = [&](double us) -> std::optional<TimeNs> {
         const double whole = std::floor(us);
-        return base + static_cast<TimeNs>(whole) * 1000 + static_cast<TimeNs>(std::llround((us - whole) * 1000.0));
+        const auto wholeUs = checkedFromDouble(whole);
+        const auto wholeNs = wholeUs ? checkedMul(*wholeUs, 1000) : std::nullopt;
+        const auto withBase = wholeNs ? checkedAdd(base, *wholeNs) : std::nullopt;
+        return withBase ? checkedAdd(*withBase, std::llround((us - whole) * 1000.0)) : std::nullopt;
     };
     std::unordered_map<std::int64_t, TimeNs> enqueue; // External id → CPU op start
     for (const auto& e : events) {
         if (e.paramComms && std::isfinite(e.ts)) {
-            enqueue.emplace(e.externalId, toNs(e.ts));
+            if (const auto t = toNs(e.ts)) {
+                enqueue.emplace(e.externalId, *t);
+            }
         }
         if (!e.pgRanks.empty() && !out.collectives.groups.count(e.pg.empty() ? "0" : e.pg)) {
             out.collectives.groups[e.pg.empty() ? "0" : e.pg] = GroupInfo { {}, parseRanks(e.pgRanks) };
@@ -206,8 +216,17 @@ Result<KinetoTrace> parseKinetoTrace(const std::string& file, const std::string&
         fe.op = opFromProfilingName(e.collective);
         const auto width = dtypeBytes(e.dtype);
         fe.bytes = static_cast<std::uint64_t>(std::max<std::int64_t>(0, e.nelems)) * (width == 0 ? 1 : width);
-        fe.startNs = toNs(e.ts);
-        fe.endNs = fe.startNs + static_cast<TimeNs>(std::llround(e.dur * 1000.0));
+        const auto start = toNs(e.ts);
+        const auto durNs = checkedFromDouble(std::round(e.dur * 1000.0));
+        const auto end = start && durNs && *durNs >= 0 ? checkedAdd(*start, *durNs) : std::nullopt;
+        if (!end) {
+            out.collectives.warnings.push_back({ file, 0, -1,
+                "an NCCL kernel whose ts or dur lies outside what epoch nanoseconds hold (" + e.collective
+                    + "): skipped" });
+            continue;
+        }
+        fe.startNs = *start;
+        fe.endNs = *end;
         auto it = enqueue.find(e.externalId);
         fe.enqueueNs = it != enqueue.end() && it->second <= fe.startNs ? it->second : fe.startNs;
         fe.state = CollectiveState::Completed;

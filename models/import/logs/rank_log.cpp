@@ -2,6 +2,7 @@
 #include "import/logs/rank_log.h"
 #include "import/common/text_lines.h"
 
+#include "core/parse_number.h"
 #include "core/time_format.h"
 
 #include <ctime>
@@ -18,12 +19,14 @@ bool looksLikeRankLog(const std::string& text)
 
 namespace {
 
+constexpr std::uint32_t kMaxHcasPerHost = 64;
+
 // "162555850" (9 digits) or "162555" (6) → ns
 TimeNs fraction(const std::string& digits)
 {
     std::string d = digits.substr(0, 9);
     d.resize(9, '0');
-    return std::stoll(d);
+    return toNumber<TimeNs>(d);
 }
 
 std::string stripLauncherPrefix(const std::string& line)
@@ -32,112 +35,143 @@ std::string stripLauncherPrefix(const std::string& line)
     return std::regex_replace(line, prefix, "", std::regex_constants::format_first_only);
 }
 
+// The patterns of the lines a rank log may hold (docs/formats.md §2b); lines are at most 4 KiB (TextLines).
+struct Patterns
+{
+    const std::regex rankRe { R"(\[rank(\d+)\])" };
+    const std::regex c10Time { R"(\[[IWEF](\d{2})(\d{2}) (\d{2}):(\d{2}):(\d{2})\.(\d+) )" };
+    const std::regex ncclPrefix {
+        R"(^(?:\[(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})\] )?([\w.\-]+):(\d+):(\d+) \[(\d+)\] )"
+    };
+    const std::regex using_ { R"(NET/IB : Using (.*))" };
+    const std::regex usingItem { R"(\[(\d+)\]([\w\-]+):(\d+)/(IB|RoCE))" };
+    const std::regex completion { R"(Got completion from peer (\S+) with (?:error |status=)(?:\w+\()?(\d+))" };
+    const std::regex hcaTail { R"( hca (\S+))" };
+    const std::regex asyncEvent {
+        R"(NET/IB ?: ?(?:([\w\-]+):(\d+) )?Got (?:async event|async error event|non-fatal async event) ?: ?(port error|port active))"
+    };
+    const std::regex commInit { R"(NCCL INFO comm \S+ rank (\d+) nranks (\d+) cudaDev (\d+))" };
+    const std::regex watchdog {
+        R"(Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(\d+), OpType=(\w+))"
+    };
+};
+
+const Patterns& patterns()
+{
+    static const Patterns p;
+    return p;
+}
+
+// What one line of the log says, into `f`. Throws BadNumber when a number in it does not fit.
+void readLogLine(const std::string& file, const std::string& raw, std::int64_t lineNo, const LogClock& clock,
+    RankLogFacts& f, std::uint32_t& worldSeen, std::optional<std::uint32_t>& commRank)
+{
+    const auto& [rankRe, c10Time, ncclPrefix, using_, usingItem, completion, hcaTail, asyncEvent, commInit, watchdog]
+        = patterns();
+    const std::string line = stripLauncherPrefix(raw);
+    std::smatch m;
+    TimeNs when = kNoTime;
+    if (std::regex_search(line, m, rankRe)) {
+        const auto r = toNumber<std::uint32_t>(m[1].str());
+        if (f.rank && *f.rank != r) {
+            f.warnings.push_back({ file, lineNo, -1,
+                "lines of rank " + std::to_string(r) + " in the log of rank " + std::to_string(*f.rank) });
+        } else {
+            f.rank = r;
+        }
+    }
+    if (std::regex_search(line, m, c10Time)) {
+        when = logTimeNs(clock, clock.year, toNumber<int>(m[1].str()), toNumber<int>(m[2].str()),
+            toNumber<int>(m[3].str()), toNumber<int>(m[4].str()), toNumber<int>(m[5].str()), fraction(m[6]));
+    }
+    if (std::regex_search(line, m, ncclPrefix)) {
+        if (m[1].matched) {
+            when = logTimeNs(clock, toNumber<int>(m[1].str()), toNumber<int>(m[2].str()), toNumber<int>(m[3].str()),
+                toNumber<int>(m[4].str()), toNumber<int>(m[5].str()), toNumber<int>(m[6].str()), 0);
+        }
+        if (f.host.empty()) {
+            f.host = m[7];
+            f.cudaDev = toNumber<int>(m[10].str());
+        }
+    }
+    if (line.find("nranks") != std::string::npos && std::regex_search(line, m, commInit)) {
+        // The communicator with the most ranks is the world: its rank is the global rank, used when no
+        // "[rankN]" prefix says it.
+        const auto n = toNumber<std::uint32_t>(m[2].str());
+        if (n > worldSeen) {
+            worldSeen = n;
+            commRank = toNumber<std::uint32_t>(m[1].str());
+        }
+        if (!f.cudaDev) {
+            f.cudaDev = toNumber<int>(m[3].str());
+        }
+        return;
+    }
+    if (std::regex_search(line, m, using_) && f.hcas.empty()) {
+        const std::string list = m[1];
+        for (auto it = std::sregex_iterator(list.begin(), list.end(), usingItem); it != std::sregex_iterator(); ++it) {
+            // NCCL numbers the HCAs it uses from 0; a host has a few dozen at most. A larger index is a damaged
+            // line, not a reason to allocate.
+            const auto idx = toNumber<std::uint32_t>((*it)[1].str());
+            if (idx >= kMaxHcasPerHost) {
+                throw BadNumber("HCA index " + std::to_string(idx) + " in NCCL's \"Using\" list: a host has fewer than "
+                    + std::to_string(kMaxHcasPerHost) + " HCAs");
+            }
+            if (f.hcas.size() <= idx) {
+                f.hcas.resize(idx + 1);
+            }
+            f.hcas[idx] = (*it)[2];
+        }
+        return;
+    }
+    LogEvent e;
+    e.timeNs = when;
+    e.line = lineNo;
+    if (std::regex_search(line, m, completion)) {
+        e.kind = LogEventKind::CompletionError;
+        e.status = toNumber<int>(m[2].str());
+        std::smatch h;
+        if (std::regex_search(line, h, hcaTail)) {
+            e.hca = h[1];
+        }
+        f.events.push_back(e);
+    } else if (std::regex_search(line, m, asyncEvent)) {
+        e.kind = m[3] == "port error" ? LogEventKind::PortError : LogEventKind::PortActive;
+        e.hca = m[1].matched ? m[1].str() : std::string();
+        f.events.push_back(e);
+    } else if (std::regex_search(line, m, watchdog)) {
+        e.kind = LogEventKind::WatchdogTimeout;
+        e.seq = toNumber<std::uint32_t>(m[1].str());
+        e.op = m[2];
+        static const std::regex ranFor(R"(ran for (\d+) milliseconds)");
+        if (std::smatch r; std::regex_search(line, r, ranFor)) {
+            e.ranForMs = toNumber<std::int64_t>(r[1].str());
+        }
+        f.events.push_back(e);
+    } else if (line.find("Got completion from peer") != std::string::npos
+        || line.find("Watchdog caught") != std::string::npos || line.find("Got async") != std::string::npos
+        || line.find("Got non-fatal async") != std::string::npos) {
+        // The start of a line the patterns above read, without its end.
+        f.warnings.push_back({ file, lineNo, -1,
+            "a transport error, port event or watchdog line that does not read to its end (cut in half?): "
+            "skipped" });
+    }
+}
+
 } // namespace
 
 Result<RankLogFacts> parseRankLog(const std::string& file, const std::string& text, const LogClock& clock)
 {
-    static const std::regex rankRe(R"(\[rank(\d+)\])");
-    static const std::regex c10Time(R"(\[[IWEF](\d{2})(\d{2}) (\d{2}):(\d{2}):(\d{2})\.(\d+) )");
-    static const std::regex ncclPrefix(
-        R"(^(?:\[(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})\] )?([\w.\-]+):(\d+):(\d+) \[(\d+)\] )");
-    static const std::regex using_(R"(NET/IB : Using (.*))");
-    static const std::regex usingItem(R"(\[(\d+)\]([\w\-]+):(\d+)/(IB|RoCE))");
-    static const std::regex completion(R"(Got completion from peer (\S+) with (?:error |status=)(?:\w+\()?(\d+))");
-    static const std::regex hcaTail(R"( hca (\S+))");
-    static const std::regex asyncEvent(
-        R"(NET/IB ?: ?(?:([\w\-]+):(\d+) )?Got (?:async event|async error event|non-fatal async event) ?: ?(port error|port active))");
-    static const std::regex commInit(R"(NCCL INFO comm \S+ rank (\d+) nranks (\d+) cudaDev (\d+))");
-    static const std::regex watchdog(
-        R"(Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(\d+), OpType=(\w+))");
     RankLogFacts f;
-    unsigned long worldSeen = 0;
+    std::uint32_t worldSeen = 0;
     std::optional<std::uint32_t> commRank;
     TextLines reader(text);
     std::string raw;
     while (reader.next(raw)) {
-        const std::int64_t lineNo = reader.number();
-        const std::string line = stripLauncherPrefix(raw);
-        std::smatch m;
-        TimeNs when = kNoTime;
-        if (std::regex_search(line, m, rankRe)) {
-            const auto r = static_cast<std::uint32_t>(std::stoul(m[1]));
-            if (f.rank && *f.rank != r) {
-                f.warnings.push_back({ file, lineNo, -1,
-                    "lines of rank " + std::to_string(r) + " in the log of rank " + std::to_string(*f.rank) });
-            } else {
-                f.rank = r;
-            }
-        }
-        if (std::regex_search(line, m, c10Time)) {
-            when = logTimeNs(clock, clock.year, std::stoi(m[1]), std::stoi(m[2]), std::stoi(m[3]), std::stoi(m[4]),
-                std::stoi(m[5]), fraction(m[6]));
-        }
-        if (std::regex_search(line, m, ncclPrefix)) {
-            if (m[1].matched) {
-                when = logTimeNs(clock, std::stoi(m[1]), std::stoi(m[2]), std::stoi(m[3]), std::stoi(m[4]),
-                    std::stoi(m[5]), std::stoi(m[6]), 0);
-            }
-            if (f.host.empty()) {
-                f.host = m[7];
-                f.cudaDev = std::stoi(m[10]);
-            }
-        }
-        if (line.find("nranks") != std::string::npos && std::regex_search(line, m, commInit)) {
-            // The communicator with the most ranks is the world: its rank is the global rank, used when no
-            // "[rankN]" prefix says it.
-            const auto n = std::stoul(m[2]);
-            if (n > worldSeen) {
-                worldSeen = n;
-                commRank = static_cast<std::uint32_t>(std::stoul(m[1]));
-            }
-            if (!f.cudaDev) {
-                f.cudaDev = std::stoi(m[3]);
-            }
-            continue;
-        }
-        if (std::regex_search(line, m, using_) && f.hcas.empty()) {
-            const std::string list = m[1];
-            for (auto it = std::sregex_iterator(list.begin(), list.end(), usingItem); it != std::sregex_iterator();
-                 ++it) {
-                const auto idx = static_cast<std::size_t>(std::stoul((*it)[1]));
-                if (f.hcas.size() <= idx) {
-                    f.hcas.resize(idx + 1);
-                }
-                f.hcas[idx] = (*it)[2];
-            }
-            continue;
-        }
-        LogEvent e;
-        e.timeNs = when;
-        e.line = lineNo;
-        if (std::regex_search(line, m, completion)) {
-            e.kind = LogEventKind::CompletionError;
-            e.status = std::stoi(m[2]);
-            std::smatch h;
-            if (std::regex_search(line, h, hcaTail)) {
-                e.hca = h[1];
-            }
-            f.events.push_back(e);
-        } else if (std::regex_search(line, m, asyncEvent)) {
-            e.kind = m[3] == "port error" ? LogEventKind::PortError : LogEventKind::PortActive;
-            e.hca = m[1].matched ? m[1].str() : std::string();
-            f.events.push_back(e);
-        } else if (std::regex_search(line, m, watchdog)) {
-            e.kind = LogEventKind::WatchdogTimeout;
-            e.seq = static_cast<std::uint32_t>(std::stoul(m[1]));
-            e.op = m[2];
-            static const std::regex ranFor(R"(ran for (\d+) milliseconds)");
-            if (std::smatch r; std::regex_search(line, r, ranFor)) {
-                e.ranForMs = std::stoll(r[1]);
-            }
-            f.events.push_back(e);
-        } else if (line.find("Got completion from peer") != std::string::npos
-            || line.find("Watchdog caught") != std::string::npos || line.find("Got async") != std::string::npos
-            || line.find("Got non-fatal async") != std::string::npos) {
-            // The start of a line the patterns above read, without its end.
-            f.warnings.push_back({ file, lineNo, -1,
-                "a transport error, port event or watchdog line that does not read to its end (cut in half?): "
-                "skipped" });
+        try {
+            readLogLine(file, raw, reader.number(), clock, f, worldSeen, commRank);
+        } catch (const BadNumber& e) {
+            f.warnings.push_back({ file, reader.number(), -1, std::string(e.what()) + ": line skipped" });
         }
     }
     if (auto cut = reader.cutWarning(file)) {

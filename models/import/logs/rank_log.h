@@ -8,8 +8,8 @@
 // Launcher prefixes (torchrun --tee, srun -l, Ray) are stripped first.
 
 #include "core/result.h"
-#include "import/common/log_clock.h"
 #include "core/types.h"
+#include "import/common/log_clock.h"
 
 #include <optional>
 #include <string>

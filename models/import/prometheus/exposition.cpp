@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "import/prometheus/exposition.h"
+#include "core/parse_number.h"
 
-#include "import/prometheus/http_answers.h"
 #include "import/common/sample_stamp.h"
+#include "import/prometheus/http_answers.h"
 
 #include <charconv>
 #include <cmath>
@@ -156,7 +157,7 @@ std::optional<std::uint64_t> guidLabel(const Line& labels, const char* key)
 std::uint16_t portLabel(const Line& labels, const char* key)
 {
     const auto* v = findLabel(labels, key);
-    return static_cast<std::uint16_t>(v ? std::atoi(v->c_str()) : 1);
+    return v ? parseNumber<std::uint16_t>(*v).value_or(0) : 1; // 0: no such port, the sample finds no link
 }
 
 std::string label(const Line& labels, const char* key)
@@ -199,7 +200,9 @@ void readInfoSeries(const Line& l, FabricBuilder& fabric, ExpositionFile& out)
     const auto self
         = fabric.node(isSwitch ? NodeKind::Switch : NodeKind::Hca, *guid, label(l, isSwitch ? "switch" : "hca"));
     if (const auto lid = label(l, "lid"); !lid.empty() && !uplink) {
-        fabric.lid(static_cast<std::uint32_t>(std::atoi(lid.c_str())), self);
+        if (const auto n = parseNumber<std::uint32_t>(lid)) {
+            fabric.lid(*n, self);
+        }
     }
     if (const auto far = uplink ? guidLabel(l, "uplink_guid") : std::nullopt) {
         const auto type = label(l, "uplink_type");

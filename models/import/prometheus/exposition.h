@@ -13,8 +13,8 @@
 // none (the caller dates the file by its modification time and says so).
 
 #include "core/counters.h"
-#include "import/common/fabric_builder.h"
 #include "core/result.h"
+#include "import/common/fabric_builder.h"
 
 #include <string>
 #include <vector>

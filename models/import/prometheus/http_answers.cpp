@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "import/prometheus/http_answers.h"
+#include "core/checked_math.h"
+#include "core/parse_number.h"
 #include "import/common/small_json.h"
 
 #include <nlohmann/json.hpp>
@@ -97,16 +99,18 @@ Result<PromMatrix> parsePrometheusMatrix(const std::string& file, const std::str
             const auto instance = metric.value("instance", std::string());
             s.host = instance.substr(0, instance.find(':'));
             s.device = metric.value("device", std::string());
-            s.port = static_cast<std::uint16_t>(std::atoi(metric.value("port", std::string("1")).c_str()));
+            s.port = parseNumber<std::uint16_t>(metric.value("port", std::string("1"))).value_or(0);
             s.kind = it->second.kind;
             for (const auto& pair : result[i].at("values")) {
-                const double secs = pair.at(0).get<double>();
-                const auto value = std::stod(pair.at(1).get<std::string>()); // values are strings; "NaN" possible
-                if (!std::isfinite(value) || value < 0) {
+                // Values are strings ("NaN" possible); a time or value outside int64 is damage: the point is dropped.
+                const auto t = checkedFromDouble(std::round(pair.at(0).get<double>() * 1e9));
+                const auto value = parseDouble(pair.at(1).get<std::string>());
+                const auto whole = value && *value >= 0 ? checkedFromDouble(std::round(*value)) : std::nullopt;
+                if (!t || !whole) {
                     continue;
                 }
-                s.timesNs.push_back(static_cast<TimeNs>(std::llround(secs * 1e9)));
-                s.values.push_back(static_cast<std::uint64_t>(std::llround(value)) / it->second.divisor);
+                s.timesNs.push_back(*t);
+                s.values.push_back(static_cast<std::uint64_t>(*whole) / it->second.divisor);
             }
             out.series.push_back(std::move(s));
         }

@@ -5,7 +5,8 @@
 // §4d): `node_infiniband_<counter>_total{device, port, instance}` series of [float seconds, "value"] pairs.
 // Values are raw cumulative counters; node_exporter already multiplied the data counters by 4 (bytes), so they
 // are divided back into 4-byte words to keep the model's units. Host = the instance label before ':'.
-// Series of the switch-side exporters (infiniband_*) are handed on as exposition text to import/prometheus/exposition.h.
+// Series of the switch-side exporters (infiniband_*) are handed on as exposition text to
+// import/prometheus/exposition.h.
 
 #include "core/counters.h"
 #include "core/result.h"

@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: MIT
+// Regression inputs for what fuzzing and probing found (issue #17): each was a crash, an uncaught exception, an
+// allocation sized by the file or signed-overflow UB before its fix. Every one must now end as a warning or an
+// error naming the file and line (or offset), and the rest of the input must still be read.
+#include "core/parse_number.h"
+#include "core/time_format.h"
+#include "import/common/file_bytes.h"
+#include "import/common/sample_stamp.h"
+#include "import/flight_recorder/flight_recorder.h"
+#include "import/flight_recorder/pickle_reader.h"
+#include "import/folder/mapping.h"
+#include "import/infiniband/fabric_tools.h"
+#include "import/infiniband/ibnetdiscover.h"
+#include "import/infiniband/opensm_log.h"
+#include "import/kineto/kineto_trace.h"
+#include "import/logs/rank_log.h"
+#include "import/open_job.h"
+#include "import/prometheus/exposition.h"
+#include "import/prometheus/http_answers.h"
+#include "test_support.h"
+
+#include <catch2/catch.hpp>
+#include <zlib.h>
+
+#include <fstream>
+
+using namespace stallscope;
+using namespace stallscope::test;
+
+namespace {
+
+bool mentions(const std::vector<LoadIssue>& ws, const std::string& what)
+{
+    for (const auto& w : ws) {
+        if (w.format().find(what) != std::string::npos) {
+            return true;
+        }
+    }
+    return false;
+}
+
+const std::string kHugeNumber = "99999999999999999999999";
+const std::string kLongTail(30000, 'x');
+
+} // namespace
+
+TEST_CASE("finding 1: a 30,000-character line is read up to 4 KiB, never matched whole", "[core][hostile]")
+{
+    // std::regex recursed once per character: a line this long overflowed the stack of a release build.
+    const std::string log = "gpu-a017:1234:1234 [2] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB " + kLongTail
+        + "\n[rank3]:[E1101 00:05:03.000000 ProcessGroupNCCL.cpp:1] [Rank 3] Watchdog caught collective operation "
+          "timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE) ran for 600000 milliseconds\n";
+    auto r = parseRankLog("rank3.log", log);
+    REQUIRE(r.ok());
+    CHECK(r->rank == 3u);
+    CHECK(r->events.size() == 1);
+    CHECK(mentions(r->warnings, "rank3.log:1: 1 line longer than 4096 bytes"));
+
+    FabricBuilder fabric;
+    std::vector<LoadIssue> warnings;
+    const std::string topo = "Switch\t36 \"S-0002c90200000001\"\t# \"sw\" lid 1\n"
+                             "[1]\t\"H-0002c90200000010\"[1](0002c90200000011)\t\t# \"h1 mlx5_0\" lid 5 4xEDR\n"
+                             "[2]\t\"H-0002c90200000020\"[1](0002c90200000021)\t\t# \""
+        + kLongTail + "\" lid 6 4xEDR\n";
+    auto t = readIbnetdiscover("topo.txt", topo, fabric, warnings);
+    CHECK(t.ok());
+    CHECK(mentions(warnings, "topo.txt:3: 1 line longer"));
+
+    CHECK_FALSE(parseSampleStamp(std::string(30000, '7')).has_value());
+    CHECK_FALSE(parseUtcOffset("+" + std::string(30000, '1')).has_value());
+}
+
+TEST_CASE("finding 2: over-long numbers are warnings naming file and line, not a failed folder", "[core][hostile]")
+{
+    auto log = parseRankLog("rank5.log",
+        "[rank5]:host:1:1 [0] NCCL INFO NET/IB : Using [" + kHugeNumber
+            + "]mlx5_0:1/IB\n[rank5]:[E1101 00:05:03.000000 x.cpp:1] [Rank 5] Watchdog caught collective operation "
+              "timeout: WorkNCCL(SeqNum="
+            + kHugeNumber + ", OpType=ALLREDUCE)\nhost:1:1 [0] NCCL INFO comm 0x1 rank 5 nranks 8 cudaDev 0\n");
+    REQUIRE(log.ok());
+    CHECK(log->rank == 5u);
+    CHECK(mentions(log->warnings, "rank5.log:1:"));
+    CHECK(mentions(log->warnings, "rank5.log:2:"));
+
+    FabricBuilder fabric;
+    std::vector<LoadIssue> warnings;
+    auto t = readIbnetdiscover("p.txt",
+        "SW 1719 1 0x7cfe9003009ce5b0 4x EDR - CA " + kHugeNumber
+            + " 1 0x7cfe9003009ce5b1 ( 'sw' - 'h1 mlx5_0' )\nSW 1719 2 0x7cfe9003009ce5b0 4x EDR - CA 134 1 "
+              "0x7cfe9003009ce5c1 ( 'sw' - 'h2 mlx5_0' )\n",
+        fabric, warnings);
+    REQUIRE(t.ok());
+    CHECK(mentions(warnings, "p.txt:1:"));
+    CHECK(fabric.linkCount() == 1);
+
+    warnings.clear();
+    auto pq = readPerfquery("pq.txt",
+        "# Port counters: Lid 17 port " + kHugeNumber + "\nLinkDownedCounter:.......1\n# Port counters: Lid 17 port 2\n"
+            + "LinkDownedCounter:.......3\nXmtWait:...." + kHugeNumber + "\n",
+        warnings);
+    REQUIRE(pq.ok());
+    CHECK(pq->size() == 1);
+    CHECK(mentions(warnings, "pq.txt:1:"));
+    CHECK(mentions(warnings, "pq.txt:5:"));
+
+    auto sm = parseOpensmLog("opensm.log",
+        "Nov 01 00:05:03 " + kHugeNumber
+            + " [7FFFF700] 0x01 -> drop_mgr_remove_port: Removed port with GUID:0x0002c90200000011 LID range [5, 5] "
+              "of node: h1 mlx5_0\nNov 01 00:05:05 000001 [7FFFF700] 0x02 -> state_mgr_report_new_ports: Discovered "
+              "new port with GUID:0x0002c90200000011 LID range [5, 5] of node: h1 mlx5_0\n");
+    REQUIRE(sm.ok());
+    CHECK(sm->events.size() == 1);
+    CHECK(mentions(sm->warnings, "opensm.log:1:"));
+
+    CHECK_FALSE(parseSampleStamp(kHugeNumber).has_value());
+    CHECK_FALSE(parseNumber<std::uint32_t>("4294967296").has_value());
+    CHECK(parseNumber<std::uint32_t>("4294967295") == 4294967295u);
+    CHECK_THROWS_AS(toNumber<std::uint16_t>(std::string_view("65536")), BadNumber);
+}
+
+TEST_CASE("finding 3: a JSON number out of range (1e999) is an error naming the file", "[core][hostile]")
+{
+    auto m = parseMapping("map.json", R"({"stallscope_mapping": 1e999})");
+    REQUIRE_FALSE(m.ok());
+    CHECK_THAT(m.error().format(), Catch::Contains("map.json"));
+    auto q = parsePrometheusMatrix(
+        "q.json", R"({"status":"success","data":{"resultType":"matrix","result":[{"metric":{},"values":[[1e999,"1"]]}]}})");
+    REQUIRE_FALSE(q.ok());
+    CHECK_THAT(q.error().format(), Catch::Contains("q.json"));
+}
+
+TEST_CASE("finding 4: sizes taken from a file are checked before anything is allocated", "[core][hostile]")
+{
+    // NCCL's HCA index sized a vector: [100000000] took 3 GB for a 48-byte line.
+    auto log = parseRankLog("r.log", "[rank1]:h:1:1 [0] NCCL INFO NET/IB : Using [100000000]mlx5_0:1/IB\n");
+    REQUIRE(log.ok());
+    CHECK(log->hcas.empty());
+    CHECK(mentions(log->warnings, "r.log:1:"));
+
+    // A pickle whose memo index asks for 2^26 entries (9 bytes): refused at that opcode.
+    const std::string memo = std::string("\x80\x02", 2) + "N" + "r" + std::string("\x00\x00\x00\x04", 4) + ".";
+    auto p = parseFlightRecorderPickle("nccl_trace_rank_0", memo);
+    REQUIRE_FALSE(p.ok());
+    CHECK_THAT(p.error().format(), Catch::Contains("nccl_trace_rank_0") && Catch::Contains("memo"));
+
+    // A gzip bomb: 64 MiB of zeros in 64 KiB is inflated up to the ratio limit, then refused with a message.
+    TempDir tmp;
+    const auto gz = tmp.str("bomb.json.gz");
+    {
+        gzFile f = gzopen(gz.c_str(), "wb9");
+        REQUIRE(f);
+        const std::string zeros(1 << 20, '\0');
+        for (int i = 0; i < 64; ++i) {
+            gzwrite(f, zeros.data(), static_cast<unsigned>(zeros.size()));
+        }
+        gzclose(f);
+    }
+    GzipLimits limits;
+    limits.floorBytes = 1 << 20;
+    limits.maxRatio = 100;
+    auto bytes = readFileBytes(gz, limits);
+    REQUIRE_FALSE(bytes.ok());
+    CHECK_THAT(bytes.error().format(), Catch::Contains("bomb.json.gz") && Catch::Contains("ratio"));
+}
+
+TEST_CASE("finding 5: time arithmetic on file values saturates or refuses instead of overflowing", "[core][hostile]")
+{
+    // 19 digits: ms/µs/ns judged by length, the multiplication would overflow int64.
+    CHECK_FALSE(parseSampleStamp("9999999999999999999").has_value());
+    CHECK_FALSE(parseSampleStamp("99999999999.5").has_value());
+    // A year outside what epoch ns can hold.
+    CHECK(utcCivilNs(99999, 1, 1, 0, 0, 0) == kNoTime);
+    CHECK(utcCivilNs(1000, 1, 1, 0, 0, 0) == kNoTime);
+    CHECK(utcCivilNs(2026, 11, 1, 0, 0, 0) == 1793491200LL * kNsPerSec);
+    // Kineto: a base of 1e20 ns and µs timestamps that overflow when scaled are skipped with a warning.
+    std::string trace = R"({"baseTimeNanoseconds": 1e20, "distributedInfo": {"rank": 0, "world_size": 2},
+        "traceEvents": [{"ph": "X", "cat": "kernel", "name": "ncclKernel", "ts": 1e300, "dur": 5,
+        "args": {"Collective name": "allreduce", "In msg nelems": 4, "dtype": "Float", "Seq": 1,
+        "Process Group Name": "0"}}]})";
+    trace.reserve(trace.size() + jsonPadding());
+    auto k = parseKinetoTrace("t.json", trace);
+    if (k.ok()) {
+        CHECK(k->collectives.entries.empty());
+        CHECK_FALSE(k->collectives.warnings.empty());
+    } else {
+        CHECK_THAT(k.error().format(), Catch::Contains("t.json"));
+    }
+}
+
+TEST_CASE("a folder holding every kind of hostile file still opens, with the rest read", "[core][hostile]")
+{
+    TempDir tmp;
+    const auto dir = tmp.str("incident");
+    std::filesystem::create_directories(dir);
+    auto write = [&](const std::string& name, const std::string& text) {
+        std::ofstream(dir + "/" + name, std::ios::binary) << text;
+    };
+    // One good dump so the folder is a job.
+    write("nccl_trace_rank_0.json",
+        R"({"version": "2.4", "pg_config": {"0": {"name": "0", "desc": "default_pg", "ranks": "[0]"}},
+        "entries": [{"collective_seq_id": 1, "process_group": ["0", "default_pg"], "profiling_name": "nccl:all_reduce",
+        "input_sizes": [[4]], "input_dtypes": ["Float"], "time_created_ns": 1793491200000000000,
+        "state": "completed", "retired": true}]})");
+    write("rank0.log", "[rank0]:h:1:1 [0] NCCL INFO NET/IB : Using [" + kHugeNumber + "]mlx5_0:1/IB " + kLongTail + "\n");
+    write("topo.txt", "Switch\t36 \"S-0002c90200000001\"\t# \"sw\" lid " + kHugeNumber + "\n");
+    write("pq.txt", "# Port counters: Lid " + kHugeNumber + " port 1\nLinkDownedCounter:....1\n");
+    write("map.json", R"({"stallscope_mapping": 1, "ranks": {")" + kHugeNumber + R"(": {"host": "h"}}})");
+    auto r = openJob(dir);
+    INFO((r ? "" : r.error().format()));
+    REQUIRE(r.ok());
+    CHECK(r->snapshot->ranks.size() == 1);
+    CHECK(mentions(r->warnings, "rank0.log:1:"));
+    CHECK(mentions(r->warnings, "pq.txt:1:"));
+}
