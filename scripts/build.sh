@@ -10,6 +10,8 @@ stallscope_build() {
     local build_dir="$1"
     stallscope_install_deps
     export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/stallscope-ccache}"
+    # Paths relative to the clone, so a fresh clone (CI) hits the cache of an earlier one.
+    export CCACHE_BASEDIR="$STALLSCOPE_ROOT" CCACHE_NOHASHDIR=1
     if [ ! -f "$build_dir/build.ninja" ]; then
         cmake -S "$STALLSCOPE_ROOT" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release
     fi

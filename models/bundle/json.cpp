@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "bundle/json.h"
+#include "core/json_number.h"
 
 #include "bundle/format.h"
 
@@ -39,7 +40,7 @@ std::int64_t needInt(const json& obj, const char* key, const std::string& path)
     if (!v.is_number_integer()) {
         throw SchemaError { "expected \"" + path + key + "\" to be an integer" };
     }
-    return v.get<std::int64_t>();
+    return jsonNumber<std::int64_t>(v);
 }
 
 std::uint64_t needUInt(const json& obj, const char* key, const std::string& path)
@@ -48,7 +49,7 @@ std::uint64_t needUInt(const json& obj, const char* key, const std::string& path
     if (!v.is_number_unsigned()) {
         throw SchemaError { "expected \"" + path + key + "\" to be a non-negative integer" };
     }
-    return v.get<std::uint64_t>();
+    return jsonNumber<std::uint64_t>(v);
 }
 
 std::string needString(const json& obj, const char* key, const std::string& path)
@@ -298,7 +299,7 @@ std::optional<LoadIssue> parseManifest(
                     if (!v.is_number_unsigned() || v.get<std::uint64_t>() >= snap.job.worldSize) {
                         throw SchemaError { "\"" + path + "ranks\" holds a rank outside 0..world_size-1" };
                     }
-                    g.ranks.push_back(v.get<std::uint32_t>());
+                    g.ranks.push_back(jsonNumber<std::uint32_t>(v));
                 }
                 std::sort(g.ranks.begin(), g.ranks.end());
             } else {
@@ -320,6 +321,8 @@ std::optional<LoadIssue> parseManifest(
         }
     } catch (const SchemaError& e) {
         return LoadIssue { file, 0, -1, e.message };
+    } catch (const BadNumber& e) {
+        return LoadIssue { file, 0, -1, e.what() };
     }
     return std::nullopt;
 }
@@ -377,12 +380,14 @@ std::optional<LoadIssue> parseTopology(const std::string& file, const std::strin
             l.a = end("a");
             l.b = end("b");
             const auto width = links[i].value("width", std::string("4x"));
-            l.width = static_cast<std::uint8_t>(std::atoi(width.c_str()));
+            l.width = parseNumber<std::uint8_t>(width.substr(0, width.find_first_not_of("0123456789"))).value_or(0);
             l.speed = snap.strings.intern(links[i].value("speed", std::string()));
             snap.topology.addLink(l);
         }
     } catch (const SchemaError& e) {
         return LoadIssue { file, 0, -1, e.message };
+    } catch (const BadNumber& e) {
+        return LoadIssue { file, 0, -1, e.what() };
     } catch (const json::exception& e) {
         return LoadIssue { file, 0, -1, e.what() };
     }
@@ -415,6 +420,8 @@ template <typename Fn> std::optional<LoadIssue> forEachJsonLine(const std::strin
             fn(j, lineNo);
         } catch (const SchemaError& e) {
             return LoadIssue { file, lineNo, -1, e.message };
+        } catch (const BadNumber& e) {
+            return LoadIssue { file, lineNo, -1, e.what() };
         } catch (const json::exception& e) {
             return LoadIssue { file, lineNo, -1, e.what() };
         }
@@ -431,7 +438,7 @@ TimeNs optTime(const json& j, const char* key)
         throw SchemaError { std::string("expected \"") + key
             + "\" to be an integer (ns since the Unix epoch) or null" };
     }
-    return j[key].get<TimeNs>();
+    return jsonNumber<TimeNs>(j[key]);
 }
 
 } // namespace

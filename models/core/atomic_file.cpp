@@ -1,13 +1,25 @@
 // SPDX-License-Identifier: MIT
 #include "core/atomic_file.h"
 
+#include <atomic>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <unistd.h>
 
 namespace stallscope {
 
 namespace fs = std::filesystem;
+
+namespace {
+// Bytes after which writes fail (tests only); SIZE_MAX = never. Atomic: sessions are saved off the GUI thread.
+std::atomic<std::size_t> g_failAfter { SIZE_MAX };
+} // namespace
+
+void injectWriteFailureForTesting(std::optional<std::size_t> bytes)
+{
+    g_failAfter = bytes.value_or(SIZE_MAX);
+}
 
 std::string errnoText()
 {
@@ -48,6 +60,12 @@ std::string writeFileDurably(const fs::path& path, std::string_view content)
     DurableFile out(path);
     if (!out) {
         return path.string() + ": " + errnoText();
+    }
+    const std::size_t failAfter = g_failAfter;
+    if (failAfter < content.size()) {
+        std::fwrite(content.data(), 1, failAfter, out.handle());
+        std::fflush(out.handle()); // half a file on disk, as a full disk leaves it
+        return path.string() + ": " + std::strerror(ENOSPC);
     }
     if (std::fwrite(content.data(), 1, content.size(), out.handle()) != content.size()) {
         return path.string() + ": " + errnoText();

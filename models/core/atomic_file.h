@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,5 +42,9 @@ std::string writeFileDurably(const std::filesystem::path& path, std::string_view
 // Writes `content` to `path` atomically (temporary file in the same folder, flush, fsync, rename).
 // Returns an empty string on success, else a message naming the path; the previous file is then untouched.
 std::string writeFileAtomic(const std::string& path, std::string_view content);
+
+// Tests only: the next writes stop after `bytes` bytes and fail as a full disk would (ENOSPC), until reset with
+// nullopt. Lets a test prove that a failed save leaves the previous file intact.
+void injectWriteFailureForTesting(std::optional<std::size_t> bytes);
 
 } // namespace stallscope

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "view/review_session.h"
+#include "core/json_number.h"
 
 #include "core/atomic_file.h"
 #include "core/topology.h"
@@ -33,9 +34,9 @@ LinkRefByPorts parseLink(const nlohmann::json& j)
         return *g;
     };
     l.guidA = guid(j.at("a"));
-    l.portA = j.at("a").at("port").get<std::uint16_t>();
+    l.portA = jsonNumber<std::uint16_t>(j.at("a").at("port"));
     l.guidB = guid(j.at("b"));
-    l.portB = j.at("b").at("port").get<std::uint16_t>();
+    l.portB = jsonNumber<std::uint16_t>(j.at("b").at("port"));
     return l;
 }
 
@@ -75,25 +76,25 @@ Result<ReviewSession> parseSession(const std::string& file, const std::string& t
         if (j.value("format", std::string()) != "stallscope-session") {
             return LoadIssue { file, 0, -1, "expected \"format\": \"stallscope-session\"" };
         }
-        if (j.at("version").get<int>() != ReviewSession::kVersion) {
+        if (jsonNumber<int>(j.at("version")) != ReviewSession::kVersion) {
             return LoadIssue { file, 0, -1,
-                "unsupported session version " + std::to_string(j.at("version").get<int>()) };
+                "unsupported session version " + std::to_string(jsonNumber<int>(j.at("version"))) };
         }
         s.bundlePath = j.at("bundle").get<std::string>();
-        s.window = { j.at("window").at("start_ns").get<TimeNs>(), j.at("window").at("end_ns").get<TimeNs>() };
+        s.window = { jsonNumber<TimeNs>(j.at("window").at("start_ns")), jsonNumber<TimeNs>(j.at("window").at("end_ns")) };
         s.rowOrder = j.value("row_order", std::string("rank"));
-        s.selectedIncident = j.value("selected_incident", 0);
+        s.selectedIncident = jsonNumber<int>(j.value("selected_incident", nlohmann::json(0)));
         for (const auto& l : j.value("plotted_links", nlohmann::json::array())) {
             s.plottedLinks.push_back(parseLink(l));
         }
         s.layout = j.value("layout", std::string());
         for (const auto& n : j.value("annotations", nlohmann::json::array())) {
             Annotation a;
-            a.startNs = n.at("start_ns").get<TimeNs>();
-            a.endNs = n.value("end_ns", a.startNs);
+            a.startNs = jsonNumber<TimeNs>(n.at("start_ns"));
+            a.endNs = jsonNumber<TimeNs>(n.value("end_ns", nlohmann::json(a.startNs)));
             a.text = n.at("text").get<std::string>();
             if (n.contains("rank") && !n["rank"].is_null()) {
-                a.rank = n["rank"].get<std::uint32_t>();
+                a.rank = jsonNumber<std::uint32_t>(n["rank"]);
             }
             if (n.contains("link") && !n["link"].is_null()) {
                 a.link = parseLink(n["link"]);

@@ -2,6 +2,7 @@
 // Regression inputs for what fuzzing and probing found (issue #17): each was a crash, an uncaught exception, an
 // allocation sized by the file or signed-overflow UB before its fix. Every one must now end as a warning or an
 // error naming the file and line (or offset), and the rest of the input must still be read.
+#include "core/atomic_file.h"
 #include "core/parse_number.h"
 #include "core/time_format.h"
 #include "import/common/file_bytes.h"
@@ -211,4 +212,22 @@ TEST_CASE("a folder holding every kind of hostile file still opens, with the res
     CHECK(r->snapshot->ranks.size() == 1);
     CHECK(mentions(r->warnings, "rank0.log:1:"));
     CHECK(mentions(r->warnings, "pq.txt:1:"));
+}
+
+TEST_CASE("a save that fails midway (disk full) leaves the previous file intact and no temporary file",
+    "[core][hostile]")
+{
+    TempDir tmp;
+    const auto path = tmp.str("report.md");
+    REQUIRE(writeFileAtomic(path, "the first report\n").empty());
+    injectWriteFailureForTesting(8); // 8 bytes, then ENOSPC
+    const auto err = writeFileAtomic(path, std::string(1 << 16, 'x'));
+    injectWriteFailureForTesting(std::nullopt);
+    CHECK_THAT(err, Catch::Contains("report.md") && Catch::Contains("No space left on device"));
+    CHECK(readFile(path) == "the first report\n");
+    std::size_t files = 0;
+    for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(tmp.str())) {
+        ++files;
+    }
+    CHECK(files == 1);
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "import/flight_recorder/flight_recorder.h"
+#include "core/json_number.h"
 
 #include "core/parse_number.h"
 #include "import/flight_recorder/entry_semantics.h"
@@ -44,7 +45,7 @@ TimeNs optTime(const nlohmann::json& e, const char* key)
     if (!e.contains(key) || e[key].is_null()) {
         return kNoTime;
     }
-    const auto v = e[key].get<std::int64_t>();
+    const auto v = jsonNumber<std::int64_t>(e[key]);
     return v == 0 ? kNoTime : v;
 }
 
@@ -108,10 +109,10 @@ RawEntry rawFromJson(const nlohmann::json& e)
     r.p2p = e.value("is_p2p", false);
     const auto pg = e.find("process_group");
     r.pg = pg != e.end() && pg->is_array() && !pg->empty() ? (*pg)[0].get<std::string>()
-                                                           : std::to_string(e.value("pg_id", 0));
+                                                           : std::to_string(jsonNumber<std::int64_t>(e.value("pg_id", nlohmann::json(0))));
     const auto seq = e.contains("collective_seq_id") ? e.find("collective_seq_id") : e.find("seq_id");
     if (seq != e.end() && seq->is_number_integer()) {
-        r.seq = seq->get<std::int64_t>();
+        r.seq = jsonNumber<std::int64_t>(*seq);
     }
     r.profilingName = e.value("profiling_name", std::string());
     const auto sizes = e.find("input_sizes");
@@ -119,7 +120,14 @@ RawEntry rawFromJson(const nlohmann::json& e)
         throw std::invalid_argument("input_sizes is not a list of shapes");
     }
     if (sizes != e.end() && sizes->is_array() && !sizes->empty()) {
-        r.sizes = (*sizes)[0].get<std::vector<std::uint64_t>>();
+        if (!(*sizes)[0].is_array()) {
+            throw std::invalid_argument("input_sizes[0] is not a shape");
+        }
+        std::vector<std::uint64_t> dims;
+        for (const auto& d : (*sizes)[0]) {
+            dims.push_back(jsonNumber<std::uint64_t>(d));
+        }
+        r.sizes = std::move(dims);
     }
     const auto dtypes = e.find("input_dtypes");
     if (dtypes != e.end() && dtypes->is_array() && !dtypes->empty()) {
@@ -153,7 +161,7 @@ Result<RankRecords> parseFlightRecorderJsonLines(const std::string& file, const 
         try {
             const auto e = nlohmann::json::parse(line);
             if (e.contains("rank") && e["rank"].is_number_integer() && !d.rank) {
-                d.rank = e["rank"].get<std::uint32_t>();
+                d.rank = jsonNumber<std::uint32_t>(e["rank"]);
             }
             finishEntry(rawFromJson(e), index++, file, d);
         } catch (const std::exception& e) {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "import/folder/mapping.h"
+#include "core/json_number.h"
 #include "import/common/small_json.h"
 
 #include "core/parse_number.h"
@@ -56,7 +57,7 @@ Result<FolderMapping> parseMapping(const std::string& file, const std::string& t
             o.host = r.value("host", std::string());
             o.hca = r.value("hca", std::string());
             if (r.contains("gpu")) {
-                o.gpu = r["gpu"].get<std::uint16_t>();
+                o.gpu = jsonNumber<std::uint16_t>(r["gpu"]);
             }
             const auto rankNo = parseNumber<std::uint32_t>(rank);
             if (!rankNo) {

@@ -39,6 +39,10 @@ void readCollectorCsv(const std::string& file, const std::string& text, const Gu
     std::string line;
     reader.next(line);
     const auto header = splitCsv(line);
+    if (header.size() < 4) { // t_ns, host, device, port: what every row needs before its counters
+        warnings.push_back({ file, 1, -1, "expected the header \"t_ns,host,device,port,...\": file skipped" });
+        return;
+    }
     std::set<std::string> unknownHcas;
     BackwardsCheck backwards(file);
     while (reader.next(line)) {

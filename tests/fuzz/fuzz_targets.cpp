@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: MIT
+// Every reader of what a cluster leaves behind, as a fuzz target (issue #17). One table; each fuzz executable
+// picks its row by the name it was compiled with (STALLSCOPE_FUZZ_TARGET), and the replay test of the normal suite
+// (fuzz_replay.cpp) runs every kept input through the same rows, so a crash found once stays fixed.
+// A target passes an input when the reader returns — a result or an error — without crashing, without a
+// sanitizer report and without an exception escaping: readers must turn every bad input into a LoadIssue.
+#include "fuzz_targets.h"
+
+#include "core/string_pool.h"
+#include "import/common/file_bytes.h"
+#include "import/common/sample_stamp.h"
+#include "import/flight_recorder/flight_recorder.h"
+#include "import/folder/mapping.h"
+#include "import/infiniband/collector_csv.h"
+#include "import/infiniband/fabric_tools.h"
+#include "import/infiniband/ibnetdiscover.h"
+#include "import/infiniband/opensm_log.h"
+#include "import/kineto/kineto_trace.h"
+#include "import/logs/rank_log.h"
+#include "import/open_job.h"
+#include "import/prometheus/exposition.h"
+#include "import/prometheus/http_answers.h"
+#include "view/review_session.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace stallscope::fuzz {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string padded(std::string_view bytes)
+{
+    std::string s(bytes);
+    s.reserve(s.size() + jsonPadding());
+    return s;
+}
+
+void fabricTopology(std::string_view in)
+{
+    FabricBuilder fabric;
+    std::vector<LoadIssue> warnings;
+    if (readIbnetdiscover("f", std::string(in), fabric, warnings)) {
+        StringPool strings;
+        fabric.build(strings, "f", warnings);
+    }
+}
+
+void fabricLinkinfo(std::string_view in)
+{
+    FabricBuilder fabric;
+    std::vector<LoadIssue> warnings;
+    readIblinkinfo("f", std::string(in), fabric, warnings);
+}
+
+void perfquery(std::string_view in)
+{
+    std::vector<LoadIssue> warnings;
+    readPerfquery("f", std::string(in), warnings);
+}
+
+void exposition(std::string_view in)
+{
+    FabricBuilder fabric;
+    if (readPrometheusExposition("f", std::string(in), fabric)) {
+        StringPool strings;
+        std::vector<LoadIssue> warnings;
+        fabric.build(strings, "f", warnings);
+    }
+}
+
+void collectorCsv(std::string_view in)
+{
+    CounterSink sink;
+    std::vector<LoadIssue> warnings;
+    readCollectorCsv(
+        "f", std::string(in), [](const std::string& d) { return std::optional<std::uint64_t>(d.size()); }, sink,
+        warnings);
+}
+
+void kineto(std::string_view in)
+{
+    parseKinetoTrace("f", padded(in));
+}
+
+void frJson(std::string_view in)
+{
+    const auto text = padded(in);
+    parseFlightRecorderJson("f_rank_1", text);
+    parseFlightRecorderJsonLines("f_rank_1", text);
+}
+
+void gzip(std::string_view in)
+{
+    GzipLimits limits;
+    limits.floorBytes = 16 << 20; // the fuzzer's memory limit is 2 GB: keep bombs small
+    inflateGzip("f.gz", std::string(in), limits);
+}
+
+// A scratch folder per process on tmpfs when there is one: the folder and bundle targets write files.
+fs::path scratch()
+{
+    static const fs::path dir = [] {
+        const fs::path base = fs::exists("/dev/shm") ? fs::path("/dev/shm") : fs::temp_directory_path();
+        return base / ("stallscope-fuzz-" + std::to_string(::getpid()));
+    }();
+    return dir;
+}
+
+// The input as several files: parts separated by kFileSeparator, written as `names` (the last name repeats with
+// a number for further parts).
+void writeParts(const fs::path& dir, std::string_view in, const std::vector<std::string>& names)
+{
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+    fs::create_directories(dir, ec);
+    std::size_t k = 0;
+    while (true) {
+        const auto cut = in.find(kFileSeparator);
+        const auto part = in.substr(0, cut);
+        const auto name = k < names.size() ? names[k] : names.back() + std::to_string(k);
+        std::ofstream(dir / name, std::ios::binary).write(part.data(), static_cast<std::streamsize>(part.size()));
+        ++k;
+        if (cut == std::string_view::npos || k > 16) {
+            break;
+        }
+        in.remove_prefix(cut + std::string_view(kFileSeparator).size());
+    }
+}
+
+void folder(std::string_view in)
+{
+    const auto dir = scratch() / "folder";
+    writeParts(dir, in, { "nccl_trace_rank_0", "nccl_trace_rank_1", "rank0.log", "topo.txt", "counters.prom", "f" });
+    openJob(dir.string());
+}
+
+void bundle(std::string_view in)
+{
+    // The files of a bundle in the order the seed writes them; the manifest names the rest.
+    const auto dir = scratch() / "bundle";
+    writeParts(dir, in,
+        { "manifest.json", "topology.json", "collectives.bin", "counters.bin", "link_events.jsonl", "extra" });
+    openJob(dir.string());
+}
+
+} // namespace
+
+const std::vector<Target>& targets()
+{
+    static const std::vector<Target> table = {
+        { "rank_log", [](std::string_view in) { parseRankLog("r.log", std::string(in)); } },
+        { "ibnetdiscover", fabricTopology },
+        { "iblinkinfo", fabricLinkinfo },
+        { "perfquery", perfquery },
+        { "opensm_log", [](std::string_view in) { parseOpensmLog("opensm.log", std::string(in)); } },
+        { "exposition", exposition },
+        { "prometheus_answer", [](std::string_view in) { parsePrometheusMatrix("q.json", std::string(in)); } },
+        { "mapping", [](std::string_view in) { parseMapping("m.json", std::string(in)); } },
+        { "collector_csv", collectorCsv },
+        { "sample_stamp", [](std::string_view in) { parseSampleStamp(in); } },
+        { "fr_pickle", [](std::string_view in) { parseFlightRecorderPickle("nccl_trace_rank_0", in); } },
+        { "fr_json", frJson },
+        { "kineto", kineto },
+        { "gzip", gzip },
+        { "session", [](std::string_view in) { parseSession("s.stallscope", std::string(in)); } },
+        { "folder", folder },
+        { "bundle", bundle },
+    };
+    return table;
+}
+
+const Target* findTarget(std::string_view name)
+{
+    for (const auto& t : targets()) {
+        if (t.name == name) {
+            return &t;
+        }
+    }
+    return nullptr;
+}
+
+} // namespace stallscope::fuzz
+
+#ifdef STALLSCOPE_FUZZ_TARGET
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
+{
+    static const auto* target = stallscope::fuzz::findTarget(STALLSCOPE_FUZZ_TARGET);
+    target->run(std::string_view(reinterpret_cast<const char*>(data), size));
+    return 0;
+}
+#endif
