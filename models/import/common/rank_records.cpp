@@ -17,7 +17,7 @@ CollectiveOp opFromProfilingName(const std::string& name)
     if (op.find("all_gather") != std::string::npos || op.find("allgather") != std::string::npos) {
         return CollectiveOp::AllGather;
     }
-    if (op.find("reduce_scatter") != std::string::npos) {
+    if (op.find("reduce_scatter") != std::string::npos || op.find("reducescatter") != std::string::npos) {
         return CollectiveOp::ReduceScatter;
     }
     if (op.find("broadcast") != std::string::npos) {

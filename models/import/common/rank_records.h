@@ -49,6 +49,10 @@ struct RankRecords
     std::map<std::string, GroupStatus> pgStatus; // pg_status, keyed by the PG id string
     std::vector<RankRecord> entries; // collectives only, oldest first
     std::size_t p2pSkipped = 0;
+    // The source carried no sequence numbers (profiler traces of older PyTorch and other frameworks): `seq` is the
+    // collective's ordinal within its group in this file, which matches across ranks of one trace window (every
+    // rank issues a group's collectives in the same order) but not the dumps' numbering.
+    bool seqFromOrder = false;
     std::vector<LoadIssue> warnings;
 };
 

@@ -28,6 +28,14 @@ void mergeTraces(Gathered& g)
             continue;
         }
         auto& d = g.dumps[it->second].second;
+        if (t.seqFromOrder || d.seqFromOrder) {
+            // Ordinals count from the start of each file: joined by (group, seq) with a dump's sequence numbers or
+            // another window's ordinals they would pair unrelated collectives. The first source is kept.
+            g.warnings.push_back({ file, 0, -1,
+                "rank " + std::to_string(*t.rank)
+                    + " has another source of collectives and this one numbers them by order (no Seq): not merged" });
+            continue;
+        }
         std::set<std::pair<std::string, std::uint32_t>> have;
         for (const auto& e : d.entries) {
             have.insert({ e.pg, e.seq });

@@ -98,14 +98,24 @@ std::optional<LoadIssue> addTrace(FileInput& in, Gathered& g)
     if (!t) {
         return t.error();
     }
+    const bool named = !t->rank;
     if (!t->rank) {
-        g.warnings.push_back({ in.path.string(), 0, -1, "profiler trace without distributedInfo.rank: skipped" });
+        t->rank = rankFromTraceFileName(in.path.string()); // rank-3.json.gz, rank3_trace.json, ...
+        t->collectives.rank = t->rank;
+    }
+    if (!t->rank) {
+        g.warnings.push_back({ in.path.string(), 0, -1,
+            "profiler trace without distributedInfo.rank and without a rank in its name: skipped" });
         return std::nullopt;
     }
     g.warn(t->collectives.warnings);
     g.note(in.path, "profiler trace",
-        "rank " + std::to_string(*t->rank) + ", " + std::to_string(t->collectives.entries.size())
-            + " NCCL kernels with collective args");
+        "rank " + std::to_string(*t->rank) + (named ? " (from the file name)" : "") + ", "
+            + std::to_string(t->collectives.entries.size()) + " collectives from "
+            + std::to_string(t->kernels) + " NCCL kernels"
+            + (t->collectives.p2pSkipped ? ", " + std::to_string(t->collectives.p2pSkipped) + " send/recv skipped"
+                                         : std::string())
+            + (t->collectives.seqFromOrder ? ", matched by order (no Seq)" : ""));
     g.worldHint = std::max(g.worldHint, t->worldSize);
     g.traces.emplace_back(in.path.string(), std::move(t->collectives));
     return std::nullopt;

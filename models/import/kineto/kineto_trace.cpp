@@ -6,7 +6,10 @@
 
 #include <simdjson.h>
 
+#include <cctype>
 #include <cmath>
+#include <filesystem>
+#include <map>
 #include <unordered_map>
 
 namespace stallscope {
@@ -29,8 +32,35 @@ struct Event
     double ts = NAN, dur = NAN; // µs
     std::int64_t externalId = -1;
     std::string collective, dtype, pg, pgRanks;
+    std::string kernelOp; // "AllReduce" from "ncclKernel_AllReduce_RING_LL_Sum_float(...)" / "ncclDevKernel_…"
     std::int64_t nelems = -1, seq = -1;
 };
+
+// The operation an NCCL kernel's name carries: "ncclKernel_AllReduce_RING_LL_Sum_float(...)" (NCCL ≤ 2.18) and
+// "ncclDevKernel_AllGather_RING_LL(...)" (2.19+) → "AllReduce" / "AllGather"; "" for any other name.
+std::string ncclKernelOp(std::string_view name)
+{
+    for (std::string_view prefix : { "ncclKernel_", "ncclDevKernel_" }) {
+        if (name.substr(0, prefix.size()) == prefix) {
+            const auto rest = name.substr(prefix.size());
+            return std::string(rest.substr(0, rest.find_first_of("_(")));
+        }
+    }
+    return {};
+}
+
+bool isPointToPoint(const std::string& op)
+{
+    return op == "SendRecv" || op == "Send" || op == "Recv" || op == "send" || op == "recv" || op == "sendrecv";
+}
+
+std::string lowered(std::string s)
+{
+    for (auto& c : s) {
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    return s;
+}
 
 std::string str(ond::value v)
 {
@@ -98,7 +128,11 @@ Event readEvent(ond::object o)
                 const auto cat = str(v);
                 e.kernel = cat == "kernel" || cat == "Kernel";
             } else if (k == "name") {
-                e.paramComms = str(v) == "record_param_comms";
+                std::string_view name;
+                if (!v.get_string().get(name)) {
+                    e.paramComms = name == "record_param_comms";
+                    e.kernelOp = ncclKernelOp(name);
+                }
             } else if (k == "ts") {
                 if (v.get_double().get(e.ts)) {
                     e.ts = NAN;
@@ -117,7 +151,39 @@ Event readEvent(ond::object o)
     return e;
 }
 
+// Without Seq, the n-th collective a rank launched in a group is the n-th on every other rank (NCCL requires every
+// member to issue a group's collectives in one order): number them by kernel start within each group.
+void numberByOrder(RankRecords& d)
+{
+    std::stable_sort(d.entries.begin(), d.entries.end(),
+        [](const RankRecord& a, const RankRecord& b) { return a.startNs < b.startNs; });
+    std::map<std::string, std::uint32_t> next;
+    for (auto& e : d.entries) {
+        e.seq = ++next[e.pg];
+    }
+    d.seqFromOrder = true;
+}
+
 } // namespace
+
+std::optional<std::uint32_t> rankFromTraceFileName(const std::string& path)
+{
+    const auto name = lowered(std::filesystem::path(path).filename().string());
+    for (auto at = name.rfind("rank"); at != std::string::npos; at = at == 0 ? std::string::npos : name.rfind("rank", at - 1)) {
+        auto i = at + 4;
+        if (i < name.size() && (name[i] == '-' || name[i] == '_')) {
+            ++i;
+        }
+        auto j = i;
+        while (j < name.size() && std::isdigit(static_cast<unsigned char>(name[j]))) {
+            ++j;
+        }
+        if (j > i) {
+            return parseNumber<std::uint32_t>(std::string_view(name).substr(i, j - i));
+        }
+    }
+    return std::nullopt;
+}
 
 Result<KinetoTrace> parseKinetoTrace(const std::string& file, const std::string& text)
 {
@@ -166,7 +232,8 @@ Result<KinetoTrace> parseKinetoTrace(const std::string& file, const std::string&
                         continue;
                     }
                     auto e = readEvent(o);
-                    if ((e.kernel && !e.collective.empty()) || (e.paramComms && e.externalId >= 0)) {
+                    if ((e.kernel && (!e.collective.empty() || !e.kernelOp.empty()))
+                        || (e.paramComms && e.externalId >= 0)) {
                         events.push_back(std::move(e));
                     }
                 }
@@ -200,20 +267,27 @@ Result<KinetoTrace> parseKinetoTrace(const std::string& file, const std::string&
             out.collectives.groups[e.pg.empty() ? "0" : e.pg] = GroupInfo { {}, parseRanks(e.pgRanks) };
         }
     }
+    std::size_t withoutSeq = 0;
     for (const auto& e : events) {
         if (!e.kernel) {
             continue;
         }
         ++out.kernels;
-        if (!std::isfinite(e.ts) || !std::isfinite(e.dur) || e.seq < 0) {
+        const std::string opName = !e.collective.empty() ? e.collective : e.kernelOp;
+        if (isPointToPoint(opName)) {
+            ++out.collectives.p2pSkipped; // send/recv pairs are not collectives every rank joins
+            continue;
+        }
+        if (!std::isfinite(e.ts) || !std::isfinite(e.dur)) {
             out.collectives.warnings.push_back(
-                { file, 0, -1, "an NCCL kernel without ts, dur or Seq (" + e.collective + "): skipped" });
+                { file, 0, -1, "an NCCL kernel without ts or dur (" + opName + "): skipped" });
             continue;
         }
         RankRecord fe;
         fe.pg = e.pg.empty() ? "0" : e.pg;
-        fe.seq = static_cast<std::uint32_t>(e.seq);
-        fe.op = opFromProfilingName(e.collective);
+        fe.seq = e.seq >= 0 ? static_cast<std::uint32_t>(e.seq) : 0;
+        withoutSeq += e.seq < 0 ? 1 : 0;
+        fe.op = opFromProfilingName(lowered(opName));
         const auto width = dtypeBytes(e.dtype);
         fe.bytes = static_cast<std::uint64_t>(std::max<std::int64_t>(0, e.nelems)) * (width == 0 ? 1 : width);
         const auto start = toNs(e.ts);
@@ -231,6 +305,12 @@ Result<KinetoTrace> parseKinetoTrace(const std::string& file, const std::string&
         fe.enqueueNs = it != enqueue.end() && it->second <= fe.startNs ? it->second : fe.startNs;
         fe.state = CollectiveState::Completed;
         out.collectives.entries.push_back(fe);
+    }
+    if (withoutSeq > 0) {
+        numberByOrder(out.collectives);
+        out.collectives.warnings.push_back({ file, 0, -1,
+            std::to_string(withoutSeq) + " NCCL kernels carry no Seq: collectives are matched across ranks by their "
+                                         "order within each process group" });
     }
     std::sort(out.collectives.entries.begin(), out.collectives.entries.end(),
         [](const RankRecord& a, const RankRecord& b) { return a.enqueueNs < b.enqueueNs; });

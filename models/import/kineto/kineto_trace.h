@@ -11,6 +11,7 @@
 
 #include "import/common/rank_records.h"
 
+#include <optional>
 #include <string>
 
 namespace stallscope {
@@ -24,6 +25,9 @@ struct KinetoTrace
 };
 
 bool looksLikeKinetoTrace(const std::string& text);
+// A rank in a trace's file name, for traces without distributedInfo: "rank-3.json.gz", "rank3_trace.json",
+// "sampled_rank_12.pt.trace.json" (the last "rank" followed by digits, case-insensitive).
+std::optional<std::uint32_t> rankFromTraceFileName(const std::string& path);
 // `text` must have at least 64 bytes of spare capacity (simdjson reads past the end; see import/common/file_bytes.h).
 Result<KinetoTrace> parseKinetoTrace(const std::string& file, const std::string& text);
 

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: MIT
+// What is read from files other people's tools wrote (../shared/real-captures, see its PROVENANCE.md): the facts of
+// each file, not merely that nothing crashed. Referenced by path, never copied; skipped with a message when the
+// folder is absent. Our own golden files for each variant learned here live in tests/data.
+#include "import/common/file_bytes.h"
+#include "import/kineto/kineto_trace.h"
+#include "import/open_job.h"
+#include "test_support.h"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+
+using namespace stallscope;
+using namespace stallscope::test;
+
+namespace {
+
+const std::filesystem::path kReal = STALLSCOPE_REAL_CAPTURES_DIR;
+
+// The trace at `rel` under the captures, or nullopt (with a message) when the captures are absent.
+std::optional<KinetoTrace> realTrace(const std::string& rel)
+{
+    const auto path = kReal / rel;
+    if (!std::filesystem::exists(path)) {
+        WARN("real capture " << path << " is absent: skipped");
+        return std::nullopt;
+    }
+    auto bytes = readFileBytes(path);
+    REQUIRE(bytes.ok());
+    auto t = parseKinetoTrace(path.string(), bytes.value());
+    INFO((t ? "" : t.error().format()));
+    REQUIRE(t.ok());
+    if (!t->rank) {
+        t->rank = rankFromTraceFileName(path.string());
+    }
+    return std::move(t.value());
+}
+
+std::map<CollectiveOp, std::size_t> opsOf(const RankRecords& r)
+{
+    std::map<CollectiveOp, std::size_t> n;
+    for (const auto& e : r.entries) {
+        ++n[e.op];
+    }
+    return n;
+}
+
+} // namespace
+
+TEST_CASE("real profiler traces without Seq give their collectives, numbered by order", "[core][real]")
+{
+    // HolisticTraceAnalysis: NCCL 2.17, A100, kernel args with Collective name but no Seq.
+    if (auto t = realTrace("HolisticTraceAnalysis/tests/data/nccl_parser_config/nccl_data.json.gz")) {
+        CHECK(t->rank == 0u);
+        CHECK(t->worldSize == 2);
+        CHECK(t->kernels == 21);
+        CHECK(t->collectives.seqFromOrder);
+        const auto ops = opsOf(t->collectives);
+        CHECK(ops.at(CollectiveOp::AllReduce) == 15);
+        CHECK(ops.at(CollectiveOp::Broadcast) == 6);
+        const auto& e = t->collectives.entries;
+        CHECK(std::any_of(e.begin(), e.end(), [](const RankRecord& r) {
+            return r.op == CollectiveOp::AllReduce && r.bytes == 6637568ull * 4; // In msg nelems × Float
+        }));
+    }
+    // V100, rank 1 of 2: 43 send/recv kernels and 21 all-reduces named only by the kernel.
+    if (auto t = realTrace("HolisticTraceAnalysis/tests/data/trace_diff/test/test.json.gz")) {
+        CHECK(t->rank == 1u);
+        CHECK(t->collectives.p2pSkipped == 43);
+        CHECK(opsOf(t->collectives)[CollectiveOp::AllReduce] == 21);
+    }
+    // 2,020 all-reduces in a 3 MB trace.
+    if (auto t = realTrace("HolisticTraceAnalysis/tests/data/df_index_resolver/df_index_resolver.json.gz")) {
+        CHECK(opsOf(t->collectives)[CollectiveOp::AllReduce] == 2020);
+    }
+}
+
+TEST_CASE("two real ranks of one job: send/recv only, no collective to join", "[core][real]")
+{
+    auto a = realTrace("HolisticTraceAnalysis/tests/data/trace_filter/sampled_rank-0.json.gz");
+    auto b = realTrace("HolisticTraceAnalysis/tests/data/trace_filter/sampled_rank-1.json.gz");
+    if (a && b) {
+        CHECK(a->rank == 0u);
+        CHECK(b->rank == 1u);
+        CHECK(a->worldSize == 128);
+        CHECK(a->collectives.p2pSkipped == 10);
+        CHECK(b->collectives.p2pSkipped == 10);
+        CHECK(a->collectives.entries.empty());
+    }
+}
+
+TEST_CASE("traces without Seq or distributedInfo match across ranks by order (golden)", "[core][import]")
+{
+    TempDir tmp;
+    const auto dir = tmp.str("job");
+    std::filesystem::create_directories(dir);
+    for (const char* f : { "rank-0.trace.json", "rank-1.trace.json" }) {
+        std::filesystem::copy_file(std::string(STALLSCOPE_TEST_DATA_DIR) + "/kineto/no-seq/" + f, dir + "/" + f);
+    }
+    auto r = openJob(dir);
+    INFO((r ? "" : r.error().format()));
+    REQUIRE(r.ok());
+    const auto& s = *r->snapshot;
+    REQUIRE(s.ranks.size() == 2);
+    REQUIRE(s.collectives[0].size() == 4); // the send/recv kernel is not a collective
+    REQUIRE(s.collectives[1].size() == 4);
+    for (std::size_t i = 0; i < 4; ++i) {
+        CHECK(s.collectives[0].seq[i] == s.collectives[1].seq[i]);
+        CHECK(s.collectives[0].seq[i] == i + 1); // kernel start order, not file order
+        CHECK(s.shapes[s.collectives[0].shape[i]].op == s.shapes[s.collectives[1].shape[i]].op);
+    }
+    CHECK(s.shapes[s.collectives[0].shape[1]].op == CollectiveOp::AllGather); // named by its kernel only
+    CHECK(s.shapes[s.collectives[0].shape[2]].op == CollectiveOp::ReduceScatter);
+    bool rankFromName = false;
+    for (const auto& line : r->recognised) {
+        rankFromName |= line.find("rank 1 (from the file name)") != std::string::npos
+            && line.find("matched by order") != std::string::npos;
+    }
+    CHECK(rankFromName);
+}
