@@ -169,6 +169,15 @@ TEST_CASE("finding 5: time arithmetic on file values saturates or refuses instea
     // 19 digits: ms/µs/ns judged by length, the multiplication would overflow int64.
     CHECK_FALSE(parseSampleStamp("9999999999999999999").has_value());
     CHECK_FALSE(parseSampleStamp("99999999999.5").has_value());
+    // An exposition sample whose millisecond timestamp overflows when scaled to ns.
+    FabricBuilder fabric;
+    auto e = readPrometheusExposition("scrape.prom",
+        "node_infiniband_link_downed_total{device=\"mlx5_0\",port=\"1\",instance=\"h:9100\"} 1 9728747100000\n"
+        "node_infiniband_link_downed_total{device=\"mlx5_0\",port=\"1\",instance=\"h:9100\"} 2 1793491200000\n",
+        fabric);
+    REQUIRE(e.ok());
+    CHECK(e->samples.size() == 1);
+    CHECK(mentions(e->warnings, "scrape.prom:1: a timestamp beyond"));
     // A year outside what epoch ns can hold.
     CHECK(utcCivilNs(99999, 1, 1, 0, 0, 0) == kNoTime);
     CHECK(utcCivilNs(1000, 1, 1, 0, 0, 0) == kNoTime);

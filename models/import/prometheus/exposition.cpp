@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "import/prometheus/exposition.h"
+#include "core/checked_math.h"
 #include "core/parse_number.h"
 
 #include "import/common/sample_stamp.h"
@@ -346,11 +347,19 @@ Result<ExpositionFile> readPrometheusExposition(const std::string& file, const s
         if (!std::isfinite(l.value) || l.value < 0 || isInfoSeries(l.name)) {
             continue;
         }
+        // Counters are 64-bit: a value of 2^63 or more (or a timestamp whose ns do not fit) is damage.
+        const auto timeNs = l.timestampMs ? checkedMul(*l.timestampMs, 1'000'000) : std::optional<TimeNs>(stamp);
+        if (l.value >= 9.2e18 || !timeNs) {
+            out.warnings.push_back({ file, lineNo, -1,
+                !timeNs ? "a timestamp beyond what epoch nanoseconds hold: sample skipped"
+                        : "a counter value beyond 64 bits: sample skipped" });
+            continue;
+        }
         auto s = readSample(file, lineNo, l, fabric, ctx, out);
         if (!s) {
             continue;
         }
-        s->timeNs = l.timestampMs ? *l.timestampMs * 1'000'000 : stamp;
+        s->timeNs = *timeNs;
         s->line = lineNo;
         out.undated = out.undated || s->timeNs == kNoTime;
         out.samples.push_back(std::move(*s));
