@@ -6,12 +6,15 @@
 // printed on one line, a corrupted file without newlines) is cut there and counted, so no pattern ever runs over
 // unbounded input. Readers report the count once per file (cutWarning) instead of once per line.
 
+#include "core/parse_number.h"
 #include "core/result.h"
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <vector>
 
 namespace stallscope {
 
@@ -39,5 +42,31 @@ private:
     std::size_t m_cut = 0;
     std::int64_t m_firstCut = 0;
 };
+
+// The loop every line reader runs: fn(line, lineNo) for each line; a number in a line that does not fit (BadNumber)
+// is a warning for that line and reading goes on; lines cut at 4 KiB are reported once at the end. fn returns
+// nothing, or an issue to stop reading (the file is not what it seemed), which readLines returns.
+template <typename Fn>
+std::optional<LoadIssue> readLines(
+    std::string_view text, const std::string& file, std::vector<LoadIssue>& warnings, Fn&& fn)
+{
+    TextLines reader(text);
+    std::string line;
+    while (reader.next(line)) {
+        try {
+            if constexpr (std::is_void_v<std::invoke_result_t<Fn&, const std::string&, std::int64_t>>) {
+                fn(line, reader.number());
+            } else if (auto stop = fn(line, reader.number())) {
+                return stop;
+            }
+        } catch (const BadNumber& e) {
+            warnings.push_back({ file, reader.number(), -1, std::string(e.what()) + ": line skipped" });
+        }
+    }
+    if (auto cut = reader.cutWarning(file)) {
+        warnings.push_back(*cut);
+    }
+    return std::nullopt;
+}
 
 } // namespace stallscope

@@ -68,18 +68,15 @@ Result<IblinkinfoSnapshot> readIblinkinfo(
     std::vector<LinkinfoLine> lines;
     LinkinfoLine node; // the current header's node
     bool haveHeader = false;
-    TextLines reader(text);
-    std::string line;
-    while (reader.next(line)) {
-        const std::int64_t lineNo = reader.number();
-        try {
+    const auto stopped = readLines(
+        text, file, warnings, [&](const std::string& line, std::int64_t lineNo) -> std::optional<LoadIssue> {
             std::smatch m;
             if (trim(line).empty()) {
-                continue;
+                return std::nullopt;
             }
             if (auto t = parseSampleStamp(line)) {
                 snap.stampNs = snap.stampNs == kNoTime ? *t : snap.stampNs;
-                continue;
+                return std::nullopt;
             }
             if (std::regex_match(line, m, switchHeader)) {
                 node = LinkinfoLine {};
@@ -88,7 +85,7 @@ Result<IblinkinfoSnapshot> readIblinkinfo(
                 node.kind = NodeKind::Switch;
                 node.kindKnown = true;
                 haveHeader = true;
-                continue;
+                return std::nullopt;
             }
             if (std::regex_match(line, m, caHeader)) {
                 node = LinkinfoLine {};
@@ -96,13 +93,13 @@ Result<IblinkinfoSnapshot> readIblinkinfo(
                 node.kind = NodeKind::Hca;
                 node.kindKnown = true;
                 haveHeader = true;
-                continue;
+                return std::nullopt;
             }
             if (!std::regex_search(line, m, portLine)) {
                 if (line[0] != '#') {
                     warnings.push_back({ file, lineNo, -1, "unrecognised line skipped: " + line.substr(0, 80) });
                 }
-                continue;
+                return std::nullopt;
             }
             LinkinfoLine l = haveHeader ? node : LinkinfoLine {};
             if (m[1].matched) {
@@ -113,7 +110,7 @@ Result<IblinkinfoSnapshot> readIblinkinfo(
             }
             if (l.guid == 0) {
                 warnings.push_back({ file, lineNo, -1, "a port line without its node's GUID: skipped" });
-                continue;
+                return std::nullopt;
             }
             l.lid = toNumber<std::uint32_t>(m[3].str());
             l.port = toNumber<std::uint16_t>(m[4].str());
@@ -133,12 +130,10 @@ Result<IblinkinfoSnapshot> readIblinkinfo(
                 l.speed = w[2].str();
             }
             lines.push_back(std::move(l));
-        } catch (const BadNumber& e) {
-            warnings.push_back({ file, lineNo, -1, std::string(e.what()) + ": line skipped" });
-        }
-    }
-    if (auto cut = reader.cutWarning(file)) {
-        warnings.push_back(*cut);
+            return std::nullopt;
+        });
+    if (stopped) {
+        return *stopped;
     }
     if (lines.empty()) {
         return LoadIssue { file, 0, -1, "no port lines found: expected iblinkinfo output" };
@@ -193,11 +188,8 @@ Result<std::vector<PerfquerySample>> readPerfquery(
     bool inBlock = false, extended = false;
     std::uint32_t lid = 0;
     std::uint16_t port = 0;
-    TextLines reader(text);
-    std::string line;
-    while (reader.next(line)) {
-        const std::int64_t lineNo = reader.number();
-        try {
+    const auto stopped = readLines(
+        text, file, warnings, [&](const std::string& line, std::int64_t lineNo) -> std::optional<LoadIssue> {
             std::smatch m;
             if (std::regex_search(line, m, header)) {
                 inBlock = false; // until the header's numbers read
@@ -209,21 +201,21 @@ Result<std::vector<PerfquerySample>> readPerfquery(
                     warnings.push_back(
                         { file, lineNo, -1, "aggregated counters (perfquery -a) name no port: skipped" });
                 }
-                continue;
+                return std::nullopt;
             }
             if (auto t = parseSampleStamp(line)) {
                 stamp = *t;
                 inBlock = false;
-                continue;
+                return std::nullopt;
             }
             const auto colon = line.find(':');
             if (!inBlock || colon == std::string::npos) {
-                continue;
+                return std::nullopt;
             }
             std::string name = line.substr(0, colon);
             const auto kind = counterKindFromPerfName(name);
             if (!kind) {
-                continue; // PortSelect, CounterSelect, QP1Dropped, ...
+                return std::nullopt; // PortSelect, CounterSelect, QP1Dropped, ...
             }
             const auto valueStart = line.find_first_not_of('.', colon + 1);
             const std::string value = valueStart == std::string::npos ? std::string() : trim(line.substr(valueStart));
@@ -234,12 +226,10 @@ Result<std::vector<PerfquerySample>> readPerfquery(
                 warnings.push_back({ file, lineNo, -1,
                     name + ": expected a counter value, got \"" + value.substr(0, 40) + "\": skipped" });
             }
-        } catch (const BadNumber& e) {
-            warnings.push_back({ file, lineNo, -1, std::string(e.what()) + ": line skipped" });
-        }
-    }
-    if (auto cut = reader.cutWarning(file)) {
-        warnings.push_back(*cut);
+            return std::nullopt;
+        });
+    if (stopped) {
+        return *stopped;
     }
     if (out.empty()) {
         return LoadIssue { file, 0, -1, "no counter values found: expected perfquery output" };

@@ -55,16 +55,13 @@ Result<std::size_t> readIbnetdiscover(
     bool haveCurrent = false;
     NodeKind currentKind = NodeKind::Switch;
     std::size_t lines = 0;
-    TextLines reader(text);
-    std::string line;
-    while (reader.next(line)) {
-        const std::int64_t lineNo = reader.number();
-        try {
+    const auto stopped = readLines(
+        text, file, warnings, [&](const std::string& line, std::int64_t lineNo) -> std::optional<LoadIssue> {
             std::smatch m;
             if (line.empty() || line[0] == '#' || line.rfind("vendid", 0) == 0 || line.rfind("devid", 0) == 0
                 || line.rfind("sysimgguid", 0) == 0 || line.rfind("switchguid", 0) == 0 || line.rfind("caguid", 0) == 0
                 || line.rfind("rtguid", 0) == 0) {
-                continue;
+                return std::nullopt;
             }
             if (std::regex_search(line, m, header)) {
                 currentKind = m[1] == "Switch" ? NodeKind::Switch : NodeKind::Hca;
@@ -74,7 +71,7 @@ Result<std::size_t> readIbnetdiscover(
                 }
                 haveCurrent = true;
                 ++lines;
-                continue;
+                return std::nullopt;
             }
             if (std::regex_search(line, m, port)) {
                 if (!haveCurrent) {
@@ -95,7 +92,7 @@ Result<std::size_t> readIbnetdiscover(
                 const auto [width, speed] = widthSpeed(tail);
                 fabric.link(current, toNumber<int>(m[1].str()), remote, toNumber<int>(m[5].str()), width, speed);
                 ++lines;
-                continue;
+                return std::nullopt;
             }
             if (std::regex_search(line, m, portsReport)) {
                 // The ports report names port GUIDs; a CA is joined to its node by description.
@@ -105,18 +102,16 @@ Result<std::size_t> readIbnetdiscover(
                 fabric.lid(toNumber<std::uint32_t>(m[8].str()), b);
                 fabric.link(a, toNumber<int>(m[3].str()), b, toNumber<int>(m[9].str()), m[5], m[6]);
                 ++lines;
-                continue;
+                return std::nullopt;
             }
             if (line.rfind("SW ", 0) == 0 || line.rfind("CA ", 0) == 0) {
-                continue; // -p: an unconnected port (only the local description)
+                return std::nullopt; // -p: an unconnected port (only the local description)
             }
             warnings.push_back({ file, lineNo, -1, "unrecognised line skipped: " + line.substr(0, 80) });
-        } catch (const BadNumber& e) {
-            warnings.push_back({ file, lineNo, -1, std::string(e.what()) + ": line skipped" });
-        }
-    }
-    if (auto cut = reader.cutWarning(file)) {
-        warnings.push_back(*cut);
+            return std::nullopt;
+        });
+    if (stopped) {
+        return *stopped;
     }
     if (lines == 0) {
         return LoadIssue { file, 0, -1, "no Switch/Ca nodes found: expected ibnetdiscover output" };

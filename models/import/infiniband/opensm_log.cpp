@@ -27,11 +27,8 @@ Result<OpensmLog> parseOpensmLog(const std::string& file, const std::string& tex
     static const std::regex discovered(
         R"(state_mgr_report_new_ports: Discovered new port with GUID:0x([0-9a-fA-F]+).*of node:\s*(.+?)\s*$)");
     OpensmLog log;
-    TextLines reader(text);
-    std::string line;
-    while (reader.next(line)) {
-        const std::int64_t lineNo = reader.number();
-        try {
+    const auto stopped = readLines(
+        text, file, log.warnings, [&](const std::string& line, std::int64_t lineNo) -> std::optional<LoadIssue> {
             std::smatch m, s;
             if (line.find("Link state change") != std::string::npos) {
                 static const std::regex trapLid(R"(from LID:(\d+))");
@@ -60,16 +57,16 @@ Result<OpensmLog> parseOpensmLog(const std::string& file, const std::string& tex
                         }
                     }
                 }
-                continue;
+                return std::nullopt;
             }
             const bool down = std::regex_search(line, m, removed);
             if (!down && !std::regex_search(line, m, discovered)) {
-                continue;
+                return std::nullopt;
             }
             if (!std::regex_search(line, s, stamp) || !months.count(s[1])) {
                 log.warnings.push_back(
                     { file, lineNo, -1, "expected a time like \"Jun 01 12:00:31 123456\" at the start: line skipped" });
-                continue;
+                return std::nullopt;
             }
             OpensmPortEvent e;
             e.timeNs
@@ -83,12 +80,10 @@ Result<OpensmLog> parseOpensmLog(const std::string& file, const std::string& tex
             e.up = !down;
             e.line = lineNo;
             log.events.push_back(std::move(e));
-        } catch (const BadNumber& e) {
-            log.warnings.push_back({ file, lineNo, -1, std::string(e.what()) + ": line skipped" });
-        }
-    }
-    if (auto cut = reader.cutWarning(file)) {
-        log.warnings.push_back(*cut);
+            return std::nullopt;
+        });
+    if (stopped) {
+        return *stopped;
     }
     if (log.events.empty() && log.linkStateTraps == 0 && !looksLikeOpensmLog(text)) {
         return LoadIssue { file, 0, -1, "no OpenSM log lines found" };

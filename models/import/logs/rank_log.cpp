@@ -165,20 +165,13 @@ Result<RankLogFacts> parseRankLog(const std::string& file, const std::string& te
     RankLogFacts f;
     std::uint32_t worldSeen = 0;
     std::optional<std::uint32_t> commRank;
-    TextLines reader(text);
-    std::string raw;
-    while (reader.next(raw)) {
-        try {
-            readLogLine(file, raw, reader.number(), clock, f, worldSeen, commRank);
-        } catch (const BadNumber& e) {
-            f.warnings.push_back({ file, reader.number(), -1, std::string(e.what()) + ": line skipped" });
-        }
-    }
-    if (auto cut = reader.cutWarning(file)) {
-        f.warnings.push_back(*cut);
-    }
-    if (!text.empty() && text.back() != '\n' && reader.number() > 0) {
-        f.warnings.push_back({ file, reader.number(), -1, "the file ends inside this line (cut off while written?)" });
+    std::int64_t lastLine = 0;
+    readLines(text, file, f.warnings, [&](const std::string& raw, std::int64_t lineNo) {
+        lastLine = lineNo;
+        readLogLine(file, raw, lineNo, clock, f, worldSeen, commRank);
+    });
+    if (!text.empty() && text.back() != '\n' && lastLine > 0) {
+        f.warnings.push_back({ file, lastLine, -1, "the file ends inside this line (cut off while written?)" });
     }
     if (!f.rank && commRank) {
         f.rank = commRank;
