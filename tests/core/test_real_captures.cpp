@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
 
 using namespace stallscope;
@@ -120,4 +121,29 @@ TEST_CASE("traces without Seq or distributedInfo match across ranks by order (go
             && line.find("matched by order") != std::string::npos;
     }
     CHECK(rankFromName);
+    for (const auto& w : r->warnings) {
+        CHECK(w.message.find("may not start at the same collective") == std::string::npos); // the windows agree
+    }
+}
+
+TEST_CASE("traces numbered by order whose windows do not line up are warned", "[core][import]")
+{
+    TempDir tmp;
+    const auto dir = tmp.str("job");
+    std::filesystem::create_directories(dir);
+    const std::string data = std::string(STALLSCOPE_TEST_DATA_DIR) + "/kineto/no-seq/";
+    std::filesystem::copy_file(data + "rank-0.trace.json", dir + "/rank-0.trace.json");
+    // Rank 1's first kernel (an all-reduce) moves to the end of its window: its order no longer matches rank 0's.
+    auto text = readFile(data + "rank-1.trace.json");
+    const auto at = text.find("\"ts\": 1000.8");
+    REQUIRE(at != std::string::npos);
+    text.replace(at, std::string("\"ts\": 1000.8").size(), "\"ts\": 99999.0");
+    std::ofstream(dir + "/rank-1.trace.json") << text;
+    auto r = openJob(dir);
+    REQUIRE(r.ok());
+    bool warned = false;
+    for (const auto& w : r->warnings) {
+        warned |= w.message.find("may not start at the same collective") != std::string::npos;
+    }
+    CHECK(warned);
 }

@@ -52,6 +52,39 @@ void mergeTraces(Gathered& g)
     g.traces.clear();
 }
 
+// Ranks whose traces carry no Seq were numbered by order (docs/formats.md §3d): that holds only if every rank's
+// window starts at the same collective. Where the n-th collective of a group differs in operation or size
+// between ranks, the numbering has drifted: warn once per rank at the first such collective.
+void checkOrderAgreement(Gathered& g)
+{
+    struct Seen
+    {
+        CollectiveOp op;
+        std::uint64_t bytes;
+        std::uint32_t rank;
+    };
+    std::map<std::pair<std::string, std::uint32_t>, Seen> first;
+    for (const auto& [file, d] : g.dumps) {
+        if (!d.seqFromOrder) {
+            continue;
+        }
+        for (const auto& e : d.entries) {
+            const auto [it, fresh] = first.try_emplace({ e.pg, e.seq }, Seen { e.op, e.bytes, *d.rank });
+            if (fresh || (it->second.op == e.op && it->second.bytes == e.bytes)) {
+                continue;
+            }
+            g.warnings.push_back({ file, 0, -1,
+                "collective #" + std::to_string(e.seq) + " of group " + e.pg + " is a " + std::string(toString(e.op))
+                    + " of " + std::to_string(e.bytes) + " bytes on rank " + std::to_string(*d.rank) + " but a "
+                    + std::string(toString(it->second.op)) + " of " + std::to_string(it->second.bytes)
+                    + " bytes on rank " + std::to_string(it->second.rank)
+                    + ": the traces (numbered by order, no Seq) may not start at the same collective, so matching "
+                      "them is unreliable from here" });
+            break; // once per rank
+        }
+    }
+}
+
 } // namespace
 
 // What the logs say that a Flight Recorder dump cannot: a rank whose transport gave up (completion error)
@@ -171,6 +204,7 @@ Result<std::uint32_t> addCollectives(JobSnapshot& snap, OwnedColumns& owned, Gat
     }
     g.dumps = std::move(unique);
     mergeTraces(g);
+    checkOrderAgreement(g);
     world = g.worldHint;
     for (const auto& [file, d] : g.dumps) {
         world = std::max(world, *d.rank + 1);
