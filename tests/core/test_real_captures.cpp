@@ -79,6 +79,28 @@ TEST_CASE("real profiler traces without Seq give their collectives, numbered by 
     }
 }
 
+TEST_CASE("real TraceLens traces: NCCL 2.27 on B200, RCCL's generic kernel on MI300", "[core][real]")
+{
+    if (auto t = realTrace("TraceLens/tests/traces/b200/eager_trace.json.gz")) {
+        CHECK(t->rank == 0u);
+        CHECK(t->worldSize == 8);
+        REQUIRE(t->collectives.entries.size() == 1);
+        CHECK(t->collectives.entries[0].op == CollectiveOp::AllGather); // "_allgather_base"
+        CHECK(t->collectives.entries[0].pg == "3");
+        CHECK(t->collectives.entries[0].bytes == 25136ull * 2); // BFloat16
+    }
+    // RCCL names every kernel ncclDevKernel_Generic; the first five carry no collective args: they are
+    // collectives whose operation is not known.
+    if (auto t = realTrace("TraceLens/tests/traces/mi300/resnet_act_checkpoint.json.gz")) {
+        CHECK(t->kernels == 17);
+        CHECK(t->collectives.entries.size() == 17);
+        auto ops = opsOf(t->collectives);
+        CHECK(ops[CollectiveOp::Other] == 5);
+        CHECK(ops[CollectiveOp::Broadcast] == 6);
+        CHECK(ops[CollectiveOp::AllReduce] == 6);
+    }
+}
+
 TEST_CASE("two real ranks of one job: send/recv only, no collective to join", "[core][real]")
 {
     auto a = realTrace("HolisticTraceAnalysis/tests/data/trace_filter/sampled_rank-0.json.gz");
