@@ -5,6 +5,7 @@
 #include "import/common/file_bytes.h"
 #include "import/kineto/kineto_trace.h"
 #include "import/open_job.h"
+#include "import/prometheus/exposition.h"
 #include "test_support.h"
 
 #include <catch2/catch.hpp>
@@ -168,4 +169,53 @@ TEST_CASE("traces numbered by order whose windows do not line up are warned", "[
         warned |= w.message.find("may not start at the same collective") != std::string::npos;
     }
     CHECK(warned);
+}
+
+namespace {
+
+const ExpositionSample* sampleOf(const ExpositionFile& f, std::uint64_t guid, std::uint16_t port, CounterKind kind)
+{
+    for (const auto& s : f.samples) {
+        if (s.guid == guid && s.port == port && s.kind == kind) {
+            return &s;
+        }
+    }
+    return nullptr;
+}
+
+} // namespace
+
+TEST_CASE("the switch exporter's own expected scrape, lines indented with tabs, gives its counters", "[core][real]")
+{
+    const auto path
+        = kReal / "infiniband_exporter/expected_exposition_from_tests/switch_test.TestSwitchCollector.expected.prom";
+    if (!std::filesystem::exists(path)) {
+        WARN("real capture " << path << " is absent: skipped");
+        return;
+    }
+    FabricBuilder fabric;
+    auto f = readPrometheusExposition(path.string(), readFile(path.string()), fabric);
+    INFO((f ? "" : f.error().format()));
+    REQUIRE(f.ok());
+    CHECK(f->fabricSeries == 30);
+    CHECK(f->infoSeries == 6);
+    const auto* downed = sampleOf(f.value(), 0x506b4b03005c2740ull, 1, CounterKind::LinkDowned);
+    REQUIRE(downed);
+    CHECK(downed->value == 1);
+}
+
+TEST_CASE("indented exposition lines are read (golden)", "[core][import]")
+{
+    FabricBuilder fabric;
+    const auto path = std::string(STALLSCOPE_TEST_DATA_DIR) + "/prometheus/treydock-indented.prom";
+    auto f = readPrometheusExposition(path, readFile(path), fabric);
+    INFO((f ? "" : f.error().format()));
+    REQUIRE(f.ok());
+    CHECK(f->infoSeries == 1);
+    const auto* downed = sampleOf(f.value(), 0x248a070300f1a001ull, 7, CounterKind::LinkDowned);
+    REQUIRE(downed);
+    CHECK(downed->value == 3);
+    const auto* wait = sampleOf(f.value(), 0x248a070300f1a001ull, 7, CounterKind::PortXmitWait);
+    REQUIRE(wait);
+    CHECK(wait->value == 915);
 }

@@ -293,6 +293,21 @@ bool isInfoSeries(std::string_view name)
 
 } // namespace
 
+// The line of `text` at `pos` (advanced past it) without its CR and its leading blanks and tabs: exporters' test
+// fixtures and hand-edited .prom files indent their lines.
+static std::string_view nextLine(const std::string& text, std::size_t& pos)
+{
+    const auto end = std::min(text.find('\n', pos), text.size());
+    std::string_view raw(text.data() + pos, end - pos);
+    pos = end + 1;
+    if (!raw.empty() && raw.back() == '\r') {
+        raw.remove_suffix(1);
+    }
+    const auto first = raw.find_first_not_of(" \t");
+    raw.remove_prefix(first == std::string_view::npos ? raw.size() : first);
+    return raw;
+}
+
 Result<ExpositionFile> readPrometheusExposition(const std::string& file, const std::string& text, FabricBuilder& fabric)
 {
     ExpositionFile out;
@@ -301,9 +316,7 @@ Result<ExpositionFile> readPrometheusExposition(const std::string& file, const s
     ctx.fileHost = ctx.fileHost.substr(0, ctx.fileHost.find('.'));
     // Pass 1: the info series and node_uname_info, wherever they are in the file.
     for (std::size_t pos = 0; pos < text.size();) {
-        const auto end = std::min(text.find('\n', pos), text.size());
-        const std::string_view raw(text.data() + pos, end - pos);
-        pos = end + 1;
+        const std::string_view raw = nextLine(text, pos);
         if (startsWith(raw, "infiniband_switch_info") || startsWith(raw, "infiniband_hca_info")
             || startsWith(raw, "infiniband_switch_uplink_info") || startsWith(raw, "infiniband_hca_uplink_info")
             || startsWith(raw, "node_uname_info")) {
@@ -320,14 +333,9 @@ Result<ExpositionFile> readPrometheusExposition(const std::string& file, const s
     std::int64_t lineNo = 0;
     Line l;
     for (std::size_t pos = 0; pos < text.size();) {
-        const auto end = std::min(text.find('\n', pos), text.size());
-        std::string_view raw(text.data() + pos, end - pos);
-        pos = end + 1;
+        const std::string_view raw = nextLine(text, pos);
         ++lineNo;
-        if (!raw.empty() && raw.back() == '\r') {
-            raw.remove_suffix(1);
-        }
-        if (raw.find_first_not_of(" \t") == std::string_view::npos) {
+        if (raw.empty()) {
             continue;
         }
         if (raw[0] == '#' || std::isdigit(static_cast<unsigned char>(raw[0]))) {
