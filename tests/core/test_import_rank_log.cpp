@@ -90,3 +90,45 @@ TEST_CASE("a log line cut in half is a warning naming its line", "[core][import]
     CHECK_THAT(r->warnings[1].format(), Catch::Contains("rank2.log:3"));
     CHECK_THAT(r->warnings[2].format(), Catch::Contains("rank2.log:3") && Catch::Contains("ends inside"));
 }
+
+TEST_CASE(
+    "a combined log (srun --label, Open MPI) is split into its ranks, with the file's line numbers", "[core][import]")
+{
+    LogClock clock;
+    clock.year = 2026;
+    const auto text = data("logs/combined-srun.log");
+    const auto parts = splitByRankPrefix(text);
+    REQUIRE(parts.size() == 3);
+    CHECK(parts[0].rank == 0);
+    CHECK(parts[1].rank == 1);
+    CHECK(parts[2].rank == 9);
+    auto nine = parseRankLog("combined-srun.log", parts[2].text, clock);
+    REQUIRE(nine.ok());
+    restoreLineNumbers(nine.value(), "combined-srun.log", parts[2].lineNumbers);
+    CHECK(nine->rank == 9u);
+    CHECK(nine->host == "gpu-c003");
+    CHECK(nine->hcas == std::vector<std::string> { "mlx5_0", "mlx5_1" });
+    REQUIRE(nine->events.size() == 1);
+    CHECK(nine->events[0].kind == LogEventKind::CompletionError);
+    CHECK(nine->events[0].hca == "mlx5_1");
+    CHECK(nine->events[0].line == 7); // its line in the file, not in rank 9's share
+    auto zero = parseRankLog("combined-srun.log", parts[0].text, clock);
+    REQUIRE(zero.ok());
+    CHECK(zero->rank == 0u);
+    REQUIRE(zero->events.size() == 1);
+    CHECK(zero->events[0].kind == LogEventKind::WatchdogTimeout);
+    CHECK(zero->events[0].seq == 918);
+    CHECK(zero->warnings.empty());
+
+    const auto ompi = splitByRankPrefix(data("logs/combined-ompi.log"));
+    REQUIRE(ompi.size() == 2);
+    auto six = parseRankLog("combined-ompi.log", ompi[1].text, clock);
+    REQUIRE(six.ok());
+    CHECK(six->host == "gpu-d004");
+    REQUIRE(six->events.size() == 1);
+    CHECK(six->events[0].kind == LogEventKind::PortError);
+
+    // One rank's own log stays whole.
+    CHECK(splitByRankPrefix(data("logs/nccl-variants.log")).empty());
+    CHECK(splitByRankPrefix(data("logs/rank2.log")).empty());
+}

@@ -111,8 +111,8 @@ std::optional<LoadIssue> addTrace(FileInput& in, Gathered& g)
     g.warn(t->collectives.warnings);
     g.note(in.path, "profiler trace",
         "rank " + std::to_string(*t->rank) + (named ? " (from the file name)" : "") + ", "
-            + std::to_string(t->collectives.entries.size()) + " collectives from "
-            + std::to_string(t->kernels) + " NCCL kernels"
+            + std::to_string(t->collectives.entries.size()) + " collectives from " + std::to_string(t->kernels)
+            + " NCCL kernels"
             + (t->collectives.p2pSkipped ? ", " + std::to_string(t->collectives.p2pSkipped) + " send/recv skipped"
                                          : std::string())
             + (t->collectives.seqFromOrder ? ", matched by order (no Seq)" : ""));
@@ -223,29 +223,52 @@ std::optional<LoadIssue> addMatrix(FileInput& in, Gathered& g)
 
 // --- Rank logs and the mapping file ---
 
+// One rank's facts into `g`; `partOf` > 0 when they came from a combined log of that many ranks.
+void addRankFacts(const fs::path& path, RankLogFacts f, std::size_t partOf, Gathered& g)
+{
+    const bool named = !f.rank; // the content did not say: the name has to
+    if (!f.rank && partOf == 0) {
+        // "rank17.log", "rank_17.err", "17.log" — not "gpu-a017.log" or NCCL_DEBUG_FILE's "nccl.host.pid"
+        f.rank = rankFromFolderName(path.stem().string());
+        if (!f.rank) {
+            f.rank = rankFromFolderName(path.parent_path().filename().string()); // "logs/17/stderr.log"
+        }
+        if (named && f.rank) {
+            g.rankFromName.insert(g.logs.size());
+        }
+    }
+    g.warn(f.warnings);
+    g.note(path, "rank log",
+        (f.rank ? "rank " + std::to_string(*f.rank) : std::string("no rank"))
+            + (f.host.empty() ? "" : ", host " + f.host)
+            + (partOf > 0 ? " (one of " + std::to_string(partOf) + " ranks in this file)" : ""));
+    g.logs.emplace_back(path.string(), std::move(f));
+}
+
 std::optional<LoadIssue> addRankLog(FileInput& in, Gathered& g)
 {
-    auto f = parseRankLog(in.path.string(), in.text, g.clock);
-    if (!f) {
-        g.warnings.push_back(f.error());
+    const auto file = in.path.string();
+    const auto parts = splitByRankPrefix(in.text); // a launcher's combined output: one part per rank
+    if (parts.empty()) {
+        auto f = parseRankLog(file, in.text, g.clock);
+        if (!f) {
+            g.warnings.push_back(f.error());
+            return std::nullopt;
+        }
+        addRankFacts(in.path, std::move(f.value()), 0, g);
         return std::nullopt;
     }
-    const bool named = !f->rank; // the content did not say: the name has to
-    if (!f->rank) {
-        // "rank17.log", "rank_17.err", "17.log" — not "gpu-a017.log" or NCCL_DEBUG_FILE's "nccl.host.pid"
-        f->rank = rankFromFolderName(in.path.stem().string());
+    for (const auto& part : parts) {
+        auto f = parseRankLog(file, part.text, g.clock);
+        if (!f) {
+            continue; // this rank printed nothing Stallscope reads
+        }
+        restoreLineNumbers(f.value(), file, part.lineNumbers);
+        if (part.rank) {
+            f->rank = part.rank; // the launcher's prefix names the global rank
+        }
+        addRankFacts(in.path, std::move(f.value()), parts.size(), g);
     }
-    if (!f->rank) {
-        f->rank = rankFromFolderName(in.path.parent_path().filename().string()); // "logs/17/stderr.log"
-    }
-    if (named && f->rank) {
-        g.rankFromName.insert(g.logs.size());
-    }
-    g.warn(f->warnings);
-    g.note(in.path, "rank log",
-        (f->rank ? "rank " + std::to_string(*f->rank) : std::string("no rank"))
-            + (f->host.empty() ? "" : ", host " + f->host));
-    g.logs.emplace_back(in.path.string(), std::move(f.value()));
     return std::nullopt;
 }
 

@@ -5,7 +5,10 @@
 #include "core/parse_number.h"
 #include "core/time_format.h"
 
+#include <algorithm>
+#include <cctype>
 #include <ctime>
+#include <map>
 #include <regex>
 #include <sstream>
 
@@ -31,7 +34,8 @@ TimeNs fraction(const std::string& digits)
 
 std::string stripLauncherPrefix(const std::string& line)
 {
-    static const std::regex prefix(R"(^(?:\[default\d+\]:|\d+: |\(\w+ pid=\d+\) ))");
+    static const std::regex prefix(
+        R"(^(?:\d+: )?(?:\[default\d+\]:|\(\w+ pid=\d+\) |\[\d+,\d+\]<std(?:out|err)>: ?)?)");
     return std::regex_replace(line, prefix, "", std::regex_constants::format_first_only);
 }
 
@@ -159,6 +163,109 @@ void readLogLine(const std::string& file, const std::string& raw, std::int64_t l
 }
 
 } // namespace
+
+namespace {
+
+// Digits at `s[i]`, as a number; `i` moves past them. nullopt (i unchanged) when there are none or too many.
+std::optional<std::uint32_t> digitsAt(std::string_view s, std::size_t& i)
+{
+    auto j = i;
+    while (j < s.size() && j - i < 10 && std::isdigit(static_cast<unsigned char>(s[j]))) {
+        ++j;
+    }
+    auto v = j > i ? parseNumber<std::uint32_t>(s.substr(i, j - i)) : std::nullopt;
+    if (v) {
+        i = j;
+    }
+    return v;
+}
+
+struct Prefix
+{
+    std::string process;
+    std::optional<std::uint32_t> rank;
+};
+
+// What a line's launcher prefix names: "[rank12]:" and "[1,12]<stdout>:" a global rank; "12: " (srun --label) a
+// global rank too, unless torchrun's "[default5]:" follows — then a task and a local rank.
+std::optional<Prefix> linePrefix(std::string_view line)
+{
+    std::size_t i = 0;
+    if (line.substr(0, 5) == "[rank") {
+        i = 5;
+        const auto r = digitsAt(line, i);
+        return r && line.substr(i, 2) == "]:" ? std::optional<Prefix>({ "rank " + std::to_string(*r), r })
+                                              : std::nullopt;
+    }
+    if (line.substr(0, 1) == "[") {
+        i = 1;
+        if (digitsAt(line, i) && line.substr(i, 1) == ",") {
+            ++i;
+            const auto r = digitsAt(line, i);
+            if (r && (line.substr(i, 10) == "]<stdout>:" || line.substr(i, 10) == "]<stderr>:")) {
+                return Prefix { "rank " + std::to_string(*r), r };
+            }
+        }
+        return std::nullopt;
+    }
+    const auto task = digitsAt(line, i);
+    if (!task || line.substr(i, 2) != ": ") {
+        return std::nullopt;
+    }
+    i += 2;
+    if (line.substr(i, 8) == "[default") {
+        i += 8;
+        if (const auto local = digitsAt(line, i)) {
+            return Prefix { "task " + std::to_string(*task) + ", local rank " + std::to_string(*local), std::nullopt };
+        }
+    }
+    return Prefix { "rank " + std::to_string(*task), task };
+}
+
+} // namespace
+
+std::vector<RankLines> splitByRankPrefix(const std::string& text)
+{
+    std::map<std::string, RankLines> parts;
+    RankLines* current = nullptr;
+    std::vector<LoadIssue> ignored; // the parse of each part reports cut lines
+    readLines(text, "", ignored, [&](const std::string& line, std::int64_t lineNo) {
+        if (auto p = linePrefix(line)) {
+            current = &parts[p->process];
+            current->process = std::move(p->process);
+            current->rank = p->rank;
+        }
+        if (current) {
+            current->text.append(line).push_back('\n');
+            current->lineNumbers.push_back(lineNo);
+        }
+    });
+    std::vector<RankLines> out;
+    if (parts.size() >= 2) {
+        for (auto& [process, p] : parts) {
+            out.push_back(std::move(p));
+        }
+        std::sort(out.begin(), out.end(), [](const RankLines& a, const RankLines& b) {
+            return std::pair(!a.rank, a.rank.value_or(0)) < std::pair(!b.rank, b.rank.value_or(0));
+        });
+    }
+    return out;
+}
+
+void restoreLineNumbers(RankLogFacts& facts, const std::string& file, const std::vector<std::int64_t>& lineNumbers)
+{
+    auto fileLine = [&](std::int64_t n) {
+        return n >= 1 && static_cast<std::size_t>(n) <= lineNumbers.size() ? lineNumbers[n - 1] : n;
+    };
+    for (auto& e : facts.events) {
+        e.line = fileLine(e.line);
+    }
+    for (auto& w : facts.warnings) {
+        if (w.file == file) {
+            w.line = fileLine(w.line);
+        }
+    }
+}
 
 Result<RankLogFacts> parseRankLog(const std::string& file, const std::string& text, const LogClock& clock)
 {

@@ -44,6 +44,23 @@ struct RankLogFacts
 // NCCL's "NCCL INFO" / "NCCL WARN" lines or PyTorch's "[rankN]" prefix anywhere in the text.
 bool looksLikeRankLog(const std::string& text);
 
+// One rank's share of a log that holds several ranks' lines: its lines, and each one's line number in the file.
+struct RankLines
+{
+    std::optional<std::uint32_t> rank; // when the prefix names the global rank; else the lines say it
+    std::string process; // what the prefix names: "rank 12", or "task 3, local rank 5" (srun over torchrun)
+    std::string text;
+    std::vector<std::int64_t> lineNumbers;
+};
+
+// A combined log (Slurm `srun --label` "12: ", Open MPI "[1,12]<stdout>:", PyTorch "[rank12]:" on every line)
+// split by the process each line's prefix names; lines without a prefix follow the line before (wrapped
+// messages). An srun label followed by torchrun's "[default5]:" names a task (a node) and a local rank, not a global
+// rank: that part's rank comes from its lines. Empty when the lines name fewer than two processes.
+std::vector<RankLines> splitByRankPrefix(const std::string& text);
+// Moves the line numbers of a part's facts (events, warnings) back to the file's.
+void restoreLineNumbers(RankLogFacts& facts, const std::string& file, const std::vector<std::int64_t>& lineNumbers);
+
 Result<RankLogFacts> parseRankLog(const std::string& file, const std::string& text, const LogClock& clock = {});
 
 } // namespace stallscope
