@@ -40,6 +40,17 @@ std::string padded(std::string_view bytes)
     return s;
 }
 
+void rankLog(std::string_view in)
+{
+    const std::string text(in);
+    parseRankLog("r.log", text);
+    for (const auto& part : splitByRankPrefix(text)) { // a combined log: each rank's share, as the folder reads it
+        if (auto f = parseRankLog("r.log", part.text)) {
+            restoreLineNumbers(f.value(), "r.log", part.lineNumbers);
+        }
+    }
+}
+
 void fabricTopology(std::string_view in)
 {
     FabricBuilder fabric;
@@ -153,7 +164,7 @@ void bundle(std::string_view in)
 const std::vector<Target>& targets()
 {
     static const std::vector<Target> table = {
-        { "rank_log", [](std::string_view in) { parseRankLog("r.log", std::string(in)); } },
+        { "rank_log", rankLog },
         { "ibnetdiscover", fabricTopology },
         { "iblinkinfo", fabricLinkinfo },
         { "perfquery", perfquery },
