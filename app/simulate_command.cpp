@@ -48,6 +48,8 @@ const std::vector<OptionSpec> kSpecs = {
     { "collective-timeout", true, "PyTorch collective timeout (default 10m)" },
     { "checkpoint-interval", true, "checkpoint interval (default 30m)" },
     { "restart-time", true, "time to restart the job after a crash (default 10m)" },
+    { "sm-reroute", true, "without adaptive routing: trap to new routes in the subnet manager (default 5s)" },
+    { "ar-reroute", true, "with adaptive routing: the switch moves a failed uplink's flows (default 50ms)" },
     { "link-events", true, "on | off: write the subnet manager's link events (default on)" },
     { "fault", true, "a fault, repeatable; replaces the preset's faults (see below)" },
     { "no-faults", false, "remove the preset's faults" },
@@ -106,7 +108,8 @@ std::string applyFlags(const ParsedArgs& a, SimConfig& c)
              num("nccl-ib-retry-cnt", c.policy.ncclIbRetryCnt), num("data-counter-bits", dataBits),
              dur("duration", c.durationNs), dur("step", c.stepNs), dur("clock-skew", c.clockSkewNs),
              dur("counter-interval", c.counterIntervalNs), dur("collective-timeout", c.policy.collectiveTimeoutNs),
-             dur("checkpoint-interval", c.policy.checkpointIntervalNs), dur("restart-time", c.policy.restartTimeNs) }) {
+             dur("checkpoint-interval", c.policy.checkpointIntervalNs), dur("restart-time", c.policy.restartTimeNs),
+             dur("sm-reroute", c.smRerouteNs), dur("ar-reroute", c.arRerouteNs) }) {
         if (!err.empty()) {
             return err;
         }

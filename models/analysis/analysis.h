@@ -8,6 +8,7 @@
 
 #include "core/job_snapshot.h"
 #include "core/progress.h"
+#include "core/timeout_policy.h"
 
 #include <memory>
 #include <optional>
@@ -78,9 +79,14 @@ struct LinkVerdict
     LinkEndpoint a, b;
     double score = 0;
     std::string confidence; // "high", "medium", "low"
-    bool reroutedAround = false; // leaf–spine link whose traffic moved to sibling uplinks
+    bool reroutedAround = false; // leaf–spine link whose traffic moved to sibling uplinks (counter evidence)
     TimeNs downNs = kNoTime; // from link events, when seen
     TimeNs upNs = kNoTime;
+    // What gave the stalled collective its path back (docs/formats.md §6b); unset when the evidence cannot
+    // tell (a link back within one ACK timeout looks the same under adaptive routing and without it).
+    std::optional<Recovery> recovery;
+    TimeNs rerouteNs = kNoTime; // subnet-manager reroute: estimated time from the loss to the new routes
+    std::string recoveryText; // one readable sentence, empty when unknown
     std::vector<EvidenceLine> evidence;
 };
 
@@ -98,6 +104,9 @@ struct PolicyVerdict
 {
     TimeNs outageNs = kNoTime; // measured outage (link down → up), when known
     std::string outageSource; // "link events", "stall duration (upper bound)"
+    std::optional<Recovery> recovery; // the culprit's, when known (else the what-if assumes the link must return)
+    TimeNs rerouteNs = kNoTime; // with Recovery::SubnetManager: estimated reroute time
+    TimeNs pathDownNs = kNoTime; // how long no route existed: the outage, or the reroute time when shorter
     TimeNs retryBudgetNs = 0;
     bool underBudget = true;
     double stallGpuSeconds = 0;

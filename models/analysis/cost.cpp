@@ -19,23 +19,25 @@ double gpuSeconds(TimeNs ns, std::uint32_t ranks)
     return double(ns) / 1e9 * double(ranks);
 }
 
-// Cost of one outage of `outage` under `policy`: a stretched collective until the first retransmission
-// after the link is back, or a crash: the retry budget, the collective timeout the other ranks wait out,
-// on average half a checkpoint interval of lost work, and the restart.
-WhatIfRow predict(const TimeoutPolicy& policy, TimeNs outage, std::uint32_t worldSize)
+// Cost of one outage of `outage` under `policy`, with the path restored as the incident's was
+// (flapOutcome, docs/formats.md §6b): a stretched collective of whole retry periods, or a crash: the retry
+// budget, the collective timeout the other ranks wait out, on average half a checkpoint interval of lost
+// work, and the restart.
+WhatIfRow predict(
+    const TimeoutPolicy& policy, TimeNs outage, Recovery recovery, TimeNs reroute, std::uint32_t worldSize)
 {
     WhatIfRow row;
     row.ncclIbTimeout = policy.ncclIbTimeout;
     row.retryBudgetNs = policy.retryBudgetNs();
     row.outageNs = outage;
-    row.crash = !policy.infiniteRetry() && outage > policy.retryBudgetNs();
+    const auto fate = flapOutcome(policy, outage, recovery, reroute);
+    row.crash = fate.crash;
     if (row.crash) {
         const TimeNs lost = policy.retryBudgetNs() + policy.collectiveTimeoutNs + policy.checkpointIntervalNs / 2
             + policy.restartTimeNs;
         row.gpuSeconds = gpuSeconds(lost, worldSize);
     } else {
-        const TimeNs period = policy.infiniteRetry() ? 1 : policy.retryPeriodNs();
-        row.stallNs = policy.infiniteRetry() ? outage : ((outage + period - 1) / period) * period;
+        row.stallNs = fate.stallNs;
         row.gpuSeconds = gpuSeconds(row.stallNs, worldSize);
     }
     return row;
@@ -51,17 +53,22 @@ void priceIncident(const JobSnapshot& snap, Incident& inc)
     if (inc.culprit && inc.culprit->downNs != kNoTime && inc.culprit->upNs != kNoTime) {
         p.outageNs = inc.culprit->upNs - inc.culprit->downNs;
         p.outageSource = "link events";
-        if (!inc.jobCrashed && !policy.infiniteRetry() && p.outageNs > policy.retryBudgetNs()) {
-            // The link stayed down past the budget yet nothing failed: the fabric rerouted the traffic, and
-            // what the job saw was the stall.
-            p.outageNs = inc.endNs - inc.startNs;
-            p.outageSource = "stall duration: the link stayed down longer, but the fabric rerouted around it";
-        }
     } else if (inc.kind == IncidentKind::LinkFlap && !inc.jobCrashed) {
-        p.outageNs = inc.endNs - inc.startNs;
+        // The stall holds the collective's own data phase too (its baseline): take that off.
+        p.outageNs = std::max<TimeNs>(1, inc.endNs - inc.startNs - inc.baselineNs);
         p.outageSource = "stall duration (upper bound)";
     }
-    p.underBudget = p.outageNs != kNoTime ? (policy.infiniteRetry() || p.outageNs <= p.retryBudgetNs) : !inc.jobCrashed;
+    if (inc.culprit) {
+        p.recovery = inc.culprit->recovery;
+        p.rerouteNs = p.recovery == Recovery::AdaptiveRouting ? 0 : inc.culprit->rerouteNs;
+    }
+    // Without a known recovery the what-if assumes the path returns with the link (the costlier case).
+    const Recovery recovery = p.recovery.value_or(Recovery::LinkUp);
+    if (p.outageNs != kNoTime) {
+        p.pathDownNs = flapOutcome(policy, p.outageNs, recovery, p.rerouteNs).pathDownNs;
+    }
+    p.underBudget
+        = p.pathDownNs != kNoTime ? (policy.infiniteRetry() || p.pathDownNs <= p.retryBudgetNs) : !inc.jobCrashed;
     p.stallGpuSeconds = inc.gpuSecondsLost;
     if (inc.jobCrashed && inc.jobDiedNs != kNoTime) {
         // Work since the last checkpoint is lost; the restart costs its time on every GPU.
@@ -79,13 +86,13 @@ void priceIncident(const JobSnapshot& snap, Incident& inc)
         TimeoutPolicy what = policy;
         what.ncclIbTimeout = t;
         if (p.outageNs != kNoTime) {
-            p.whatIf.push_back(predict(what, p.outageNs, snap.job.worldSize));
+            p.whatIf.push_back(predict(what, p.outageNs, recovery, p.rerouteNs, snap.job.worldSize));
         }
         for (const TimeNs o : kOutages) {
             if (o == p.outageNs) {
                 continue; // the measured outage has its own column
             }
-            p.whatIf.push_back(predict(what, o, snap.job.worldSize));
+            p.whatIf.push_back(predict(what, o, recovery, p.rerouteNs, snap.job.worldSize));
         }
     }
 }

@@ -15,7 +15,6 @@ namespace {
 
 constexpr TimeNs kSymbolLookbackNs = 60 * kNsPerSec; // symbol errors precede a flap by seconds
 constexpr TimeNs kOnsetSlackNs = 2 * kNsPerSec; // a link may drop during compute, before the collective
-constexpr TimeNs kBlipNs = kNsPerSec; // what a rerouted uplink can explain at most
 
 std::string portName(const JobSnapshot& snap, std::uint64_t guid, std::uint16_t port)
 {
@@ -197,40 +196,105 @@ std::uint64_t linkTraffic(const FabricIndex& fx, LinkId id, TimeNs from, TimeNs 
     return words;
 }
 
-// Sampling interval of a link's traffic counters (1 s when unknown).
-TimeNs linkInterval(const FabricIndex& fx, LinkId id)
+// Switch-to-switch link: in the first counter sample after the collective resumed (and before the link was
+// back, when that is known), did the link carry nothing while its sibling uplinks carried traffic? Then the
+// job's traffic moved off it. (During the stall itself nothing moves anywhere, so it tells nothing.)
+bool reroutedAround(const FabricIndex& fx, LinkId id, TimeNs resumed, TimeNs up)
 {
     const auto& snap = fx.snap();
     const auto& l = snap.topology.link(id);
     const auto* ps = fx.port(snap.topology.node(l.a.node).guid, l.a.port);
-    const int s = ps ? ps->series[static_cast<std::size_t>(CounterKind::PortXmitData)] : -1;
-    return s >= 0 ? fx.sampleIntervalNs(s) : kNsPerSec;
-}
-
-// Leaf–spine link: did its siblings carry traffic in the first sample wholly inside its outage, while it
-// carried none? Then the fabric routed around it.
-bool reroutedAround(const FabricIndex& fx, LinkId id, TimeNs down, TimeNs up, TimeNs interval)
-{
-    const auto& snap = fx.snap();
-    const auto& l = snap.topology.link(id);
-    if (snap.topology.node(l.a.node).kind != NodeKind::Switch
-        || snap.topology.node(l.b.node).kind != NodeKind::Switch) {
+    const int si = ps ? ps->series[static_cast<std::size_t>(CounterKind::PortXmitData)] : -1;
+    if (si < 0) {
         return false;
     }
-    const TimeNs from = down + interval / 10;
-    const TimeNs to = std::min(up, from + interval) - interval / 10;
-    if (to <= from) {
+    const auto& times = snap.counters[static_cast<std::size_t>(si)].timesNs;
+    const auto k = static_cast<std::size_t>(std::lower_bound(times.begin(), times.end(), resumed) - times.begin());
+    if (k + 1 >= times.size() || (up != kNoTime && times[k + 1] > up)) {
         return false;
     }
-    if (linkTraffic(fx, id, from + 1, to - 1) > 0) {
+    const TimeNs from = times[k] + 1;
+    const TimeNs to = times[k + 1] - 1;
+    if (linkTraffic(fx, id, from, to) > 0) {
         return false;
     }
     for (auto sib : fx.siblingUplinks(id)) {
-        if (linkTraffic(fx, sib, from + 1, to - 1) > 0) {
+        if (linkTraffic(fx, sib, from, to) > 0) {
             return true;
         }
     }
     return false;
+}
+
+// The first "up" event on either end of the link after `down`, if one comes before its next "down".
+TimeNs firstUpAfter(const FabricIndex& fx, const FabricLink& l, TimeNs down)
+{
+    const auto& snap = fx.snap();
+    TimeNs up = kNoTime;
+    TimeNs nextDown = kNoTime;
+    for (const auto& end : { l.a, l.b }) {
+        for (const auto* e : fx.events(snap.topology.node(end.node).guid, end.port)) {
+            if (e->timeNs <= down) {
+                continue;
+            }
+            auto& slot = e->state == LinkState::Down ? nextDown : up;
+            slot = slot == kNoTime ? e->timeNs : std::min(slot, e->timeNs);
+        }
+    }
+    return up != kNoTime && (nextDown == kNoTime || up < nextDown) ? up : kNoTime;
+}
+
+bool isSwitchLink(const JobSnapshot& snap, LinkId id)
+{
+    const auto& l = snap.topology.link(id);
+    return snap.topology.node(l.a.node).kind == NodeKind::Switch
+        && snap.topology.node(l.b.node).kind == NodeKind::Switch;
+}
+
+// What gave the stalled collective its path back (docs/formats.md §6b), from the stall's length against the
+// ACK timeout T and the link's own down/up times. A host's HCA link has no other path: the link came back.
+// A switch link's stall that ended while the link was still down (events), or whose traffic moved to the
+// sibling uplinks (counters), was rerouted: within one T by adaptive routing (or an SM faster than T), after
+// k > 1 periods by the subnet manager, which rewrote the routes between (k-1)T and kT after the loss.
+void judgeRecovery(const FabricIndex& fx, LinkVerdict& v, const Incident& inc)
+{
+    const auto& snap = fx.snap();
+    if (!isSwitchLink(snap, v.link)) {
+        v.recovery = Recovery::LinkUp;
+        v.recoveryText = "a host's own link has no other path: the collective waited for it to come back";
+        return;
+    }
+    if (inc.jobCrashed || snap.policy.infiniteRetry()) {
+        return;
+    }
+    v.reroutedAround = reroutedAround(fx, v.link, inc.endNs, v.upNs);
+    const TimeNs period = snap.policy.retryPeriodNs();
+    const TimeNs stall = inc.endNs - inc.startNs;
+    const auto retries = std::max<TimeNs>(1, (stall + period / 2) / period);
+    const bool endedWhileDown = v.upNs != kNoTime && inc.endNs + period / 4 < v.upNs;
+    if (!endedWhileDown && !v.reroutedAround) {
+        if (v.upNs != kNoTime && retries > 1) {
+            v.recovery = Recovery::LinkUp;
+            v.recoveryText = "no reroute: the collective waited for the link to come back (static routes)";
+        }
+        return; // back within one timeout: adaptive routing and waiting look the same
+    }
+    const std::string how = endedWhileDown ? "the stall ended at " + formatUtc(inc.endNs).substr(11, 12)
+            + " while the link stayed down until " + formatUtc(v.upNs).substr(11, 12)
+                                           : "traffic moved to the sibling uplinks while it was down";
+    if (retries <= 1) {
+        v.recovery = Recovery::AdaptiveRouting;
+        v.recoveryText = how + ": rerouted within one ACK timeout (adaptive routing, or a subnet manager faster "
+            + "than " + formatDuration(period) + "); the data lost on the link still cost that timeout";
+    } else {
+        v.recovery = Recovery::SubnetManager;
+        v.rerouteNs = (retries - 1) * period + period / 2;
+        v.recoveryText = how + ": rerouted by the subnet manager " + formatDuration((retries - 1) * period) + " to "
+            + formatDuration(retries * period) + " after the loss (" + std::to_string(retries)
+            + " ACK timeouts, no adaptive routing)";
+    }
+    v.evidence.push_back({ inc.endNs, v.recoveryText, 0 });
+    std::stable_sort(v.evidence.begin(), v.evidence.end(), [](auto& a, auto& b) { return a.timeNs < b.timeNs; });
 }
 
 Scoring scoreLink(const FabricIndex& fx, LinkId id, const Incident& inc)
@@ -345,6 +409,12 @@ Scoring scoreLink(const FabricIndex& fx, LinkId id, const Incident& inc)
             }
         }
     }
+    if (v.downNs != kNoTime && v.upNs == kNoTime) {
+        v.upNs = firstUpAfter(fx, l, v.downNs); // a link down past the stall came back later, or never
+        if (v.upNs != kNoTime) {
+            v.evidence.push_back({ v.upNs, "link up again after " + formatDuration(v.upNs - v.downNs), 0 });
+        }
+    }
     std::sort(v.evidence.begin(), v.evidence.end(), [](auto& a, auto& b) { return a.timeNs < b.timeNs; });
     return sc;
 }
@@ -376,23 +446,12 @@ void attributeToFabric(const FabricIndex& fx, Incident& inc)
     for (auto& sc : scored) {
         auto& v = sc.verdict;
         if (sc.hard && !blamed) {
-            const TimeNs interval = linkInterval(fx, v.link);
-            const TimeNs down = v.downNs != kNoTime ? v.downNs : inc.startNs;
-            const TimeNs up = v.upNs != kNoTime ? v.upNs : inc.endNs;
-            v.reroutedAround = reroutedAround(fx, v.link, down, up, interval);
-            if (v.reroutedAround && inc.endNs - inc.startNs > kBlipNs) {
-                v.confidence = "low";
-                v.evidence.push_back({ down,
-                    "traffic moved to the sibling uplinks while it was down: it explains at "
-                    "most a short blip, not this stall",
-                    0 });
-                inc.otherLinks.push_back(std::move(v));
-                continue;
-            }
+            // A rerouted link is still the culprit: the data lost on it cost the ACK timeout (§6b).
+            judgeRecovery(fx, v, inc);
             v.confidence = v.score >= 10 ? "high" : v.score >= 4 ? "medium" : "low";
             if (!placementKnown) {
                 v.confidence = v.confidence == "high" ? "medium" : "low";
-                v.evidence.push_back({ down,
+                v.evidence.push_back({ v.downNs != kNoTime ? v.downNs : inc.startNs,
                     "the ranks' places on the fabric are unknown (no rank logs or mapping file): the link is named "
                     "by its own evidence, not by the job's paths",
                     0 });

@@ -52,7 +52,7 @@ void whatIfTable(std::ostream& o, const PolicyVerdict& p)
     o << "  what-if      NCCL_IB_TIMEOUT (budget)";
     for (auto t : outages) {
         std::string h = "  " + formatDuration(t) + (t == p.outageNs ? "*" : "");
-        h.resize(13, ' ');
+        h.resize(15, ' ');
         o << h;
     }
     o << '\n';
@@ -64,13 +64,19 @@ void whatIfTable(std::ostream& o, const PolicyVerdict& p)
         for (std::size_t j = 0; j < outages.size() && i + j < p.whatIf.size(); ++j) {
             const auto& row = p.whatIf[i + j];
             std::string cell = "  " + (row.crash ? std::string("CRASH") : "stall " + formatDuration(row.stallNs));
-            cell.resize(13, ' ');
+            cell.resize(15, ' ');
             o << cell;
         }
         o << '\n';
     }
     o << "               (* = this incident's outage; a crash costs the retry budget, the collective timeout,\n"
-         "                half a checkpoint interval of work and the restart, on every GPU)\n";
+         "                half a checkpoint interval of work and the restart, on every GPU";
+    if (p.recovery && *p.recovery != Recovery::LinkUp) {
+        o << ";\n                every column assumes the path is rerouted as it was here: "
+          << (*p.recovery == Recovery::AdaptiveRouting ? "at once (adaptive routing)"
+                                                       : "after ~" + formatDuration(p.rerouteNs) + " (subnet manager)");
+    }
+    o << ")\n";
 }
 
 void incidentDetail(std::ostream& o, const JobSnapshot& snap, const Incident& inc)
@@ -128,13 +134,21 @@ void incidentDetail(std::ostream& o, const JobSnapshot& snap, const Incident& in
     if (inc.kind == IncidentKind::LinkFlap) {
         o << "  policy       ";
         if (p.outageNs != kNoTime) {
-            o << "outage " << formatDuration(p.outageNs) << " (" << p.outageSource << ") vs retry budget "
-              << formatDuration(p.retryBudgetNs) << ": "
+            o << "outage " << formatDuration(p.outageNs) << " (" << p.outageSource << ")";
+            if (p.recovery == Recovery::AdaptiveRouting) {
+                o << ", rerouted at once by adaptive routing";
+            } else if (p.recovery == Recovery::SubnetManager) {
+                o << ", no route for ~" << formatDuration(p.pathDownNs) << " until the subnet manager rerouted";
+            }
+            o << " vs retry budget " << formatDuration(p.retryBudgetNs) << ": "
               << (p.underBudget ? "under budget, the collective stretched and no error was raised"
                                 : "over budget, the ranks next to the link failed and the job crashed")
               << '\n';
         } else {
             o << (inc.jobCrashed ? "over the retry budget: the job crashed\n" : "outage unknown\n");
+        }
+        if (inc.culprit && !inc.culprit->recoveryText.empty()) {
+            o << "  recovery     " << inc.culprit->recoveryText << '\n';
         }
     }
     o << "  cost         " << formatCount(std::uint64_t(p.stallGpuSeconds + 0.5)) << " GPU-s stalled";
@@ -231,6 +245,9 @@ std::string analysisJson(const JobSnapshot& snap, const AnalysisResult& r)
             { "score", v.score }, { "rerouted_around", v.reroutedAround }, { "evidence", ev } };
         l["down_ns"] = v.downNs == kNoTime ? ordered_json(nullptr) : ordered_json(v.downNs);
         l["up_ns"] = v.upNs == kNoTime ? ordered_json(nullptr) : ordered_json(v.upNs);
+        l["recovery"] = v.recovery ? ordered_json(std::string(toString(*v.recovery))) : ordered_json(nullptr);
+        l["reroute_ns"] = v.rerouteNs == kNoTime ? ordered_json(nullptr) : ordered_json(v.rerouteNs);
+        l["recovery_text"] = v.recoveryText;
         return l;
     };
     ordered_json incidents = ordered_json::array();
@@ -261,6 +278,8 @@ std::string analysisJson(const JobSnapshot& snap, const AnalysisResult& r)
         const auto& p = inc.policy;
         i["outage_ns"] = p.outageNs == kNoTime ? ordered_json(nullptr) : ordered_json(p.outageNs);
         i["outage_source"] = p.outageSource;
+        i["recovery"] = p.recovery ? ordered_json(std::string(toString(*p.recovery))) : ordered_json(nullptr);
+        i["path_down_ns"] = p.pathDownNs == kNoTime ? ordered_json(nullptr) : ordered_json(p.pathDownNs);
         i["retry_budget_ns"] = p.retryBudgetNs;
         i["under_budget"] = p.underBudget;
         i["cost"] = { { "stall_gpu_seconds", p.stallGpuSeconds }, { "crash_gpu_seconds", p.crashGpuSeconds },

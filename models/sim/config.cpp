@@ -177,6 +177,9 @@ std::string validateConfig(const SimConfig& c)
     if (c.dataCounterBits != 32 && c.dataCounterBits != 64) {
         return "data counter width must be 32 or 64 bits";
     }
+    if (c.arRerouteNs < 0 || c.smRerouteNs < 0 || c.arRerouteNs > 600 * kNsPerSec || c.smRerouteNs > 600 * kNsPerSec) {
+        return "reroute times must be between 0 and 10m";
+    }
     for (const auto& f : c.faults) {
         if ((f.kind != FaultKind::LinkFlap || f.tier == LinkTier::HostLeaf) && f.rank >= c.worldSize()) {
             return "fault names rank " + std::to_string(f.rank) + " but the job has " + std::to_string(c.worldSize())

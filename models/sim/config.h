@@ -51,8 +51,12 @@ struct SimConfig
     TimeNs clockSkewNs = 3 * kNsPerMs; // per-host clock offset, uniform in ±this
     TimeNs counterIntervalNs = kNsPerSec;
     std::uint8_t dataCounterBits = 64; // 32 = old adapters whose data counters saturate
-    TimeNs arRerouteNs = 50 * kNsPerMs; // blip when adaptive routing moves traffic off a failed uplink
-    TimeNs smRerouteNs = 15 * kNsPerSec; // without AR: the subnet manager recomputes routes
+    // How long until a failed uplink's route moves to a sibling uplink (docs/formats.md §6b): adaptive routing
+    // in the switch (milliseconds), or without it the subnet manager's trap → sweep → new forwarding tables
+    // (about a second on small fabrics, 10–20 s on the largest). Data already sent into the link is lost
+    // either way and costs one ACK timeout.
+    TimeNs arRerouteNs = 50 * kNsPerMs;
+    TimeNs smRerouteNs = 5 * kNsPerSec;
     bool linkEvents
         = true; // write the subnet manager's link down/up events (off: counters are the only fabric evidence)
     TimeoutPolicy policy;

@@ -82,8 +82,13 @@ void JobSim::planOutages()
             SimOutage o { i, link, m_c.startNs + at, m_c.startNs + at + f.durationNs, 0 };
             o.trafficUpNs = o.upNs;
             if (f.tier == LinkTier::LeafSpine) {
-                o.trafficUpNs
-                    = o.downNs + std::min(f.durationNs, f.adaptiveRouting ? m_c.arRerouteNs : m_c.smRerouteNs);
+                // Another uplink of the same leaf reaches every spine's hosts: the route moves off the dead
+                // port in hardware (AR) or when the SM has swept and rewritten the forwarding tables.
+                const TimeNs reroute = f.adaptiveRouting ? m_c.arRerouteNs : m_c.smRerouteNs;
+                if (reroute < f.durationNs) {
+                    o.trafficUpNs = o.downNs + reroute;
+                    o.recovery = f.adaptiveRouting ? Recovery::AdaptiveRouting : Recovery::SubnetManager;
+                }
             }
             m_outages.push_back(o);
             if (f.everyNs <= 0) {
@@ -123,17 +128,13 @@ Outcome JobSim::execute(TimeNs gs, TimeNs dur, std::uint32_t seq, CollectiveOp o
         if (o.downNs >= t + rem) {
             break;
         }
-        const auto& fault = m_c.faults[o.fault];
         const TimeNs stallStart = std::max(o.downNs, t);
         rem -= stallStart - t;
         m_segments.push_back({ t, stallStart, 0 });
-        TimeNs resume = 0;
-        const TimeNs downFor = o.trafficUpNs - stallStart;
-        if (fault.tier == LinkTier::LeafSpine && fault.adaptiveRouting) {
-            resume = o.trafficUpNs; // the switch moved traffic to another uplink: a blip, no retransmission wait
-        } else if (policy.infiniteRetry()) {
-            resume = o.trafficUpNs;
-        } else if (downFor > policy.retryBudgetNs()) {
+        // Data sent into the dead link is lost whatever the routing does; the QP retransmits when its ACK
+        // timer expires, every retry period, until a retransmission finds a usable path (trafficUpNs).
+        const auto fate = flapOutcome(policy, o.trafficUpNs - stallStart, Recovery::LinkUp, 0);
+        if (fate.crash) {
             Outcome out;
             out.failed = true;
             out.failNs = stallStart + policy.retryBudgetNs();
@@ -141,11 +142,10 @@ Outcome JobSim::execute(TimeNs gs, TimeNs dur, std::uint32_t seq, CollectiveOp o
             out.failLink = o.link;
             m_result.stalls.push_back({ stallStart, 0, m_n, o.fault, 0, seq, op, bytes, true });
             return out;
-        } else {
-            const TimeNs period = policy.retryPeriodNs();
-            resume = stallStart + ((downFor + period - 1) / period) * period;
         }
-        m_result.stalls.push_back({ stallStart, resume, m_n, o.fault, 0, seq, op, bytes, false });
+        const TimeNs resume = stallStart + fate.stallNs;
+        const std::uint32_t retries = fate.retries;
+        m_result.stalls.push_back({ stallStart, resume, m_n, o.fault, 0, seq, op, bytes, false, retries });
         t = resume;
     }
     m_segments.push_back({ t, t + rem, 0 });

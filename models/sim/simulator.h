@@ -5,10 +5,14 @@
 // link flaps, dead and slow ranks, and NCCL's timeout policy applied as the real stack applies it
 // (shared/docs/formats.md §6). Same config and seed give the same snapshot and truth, byte for byte.
 //
-// Physics in brief: a collective progresses only while every link its traffic crosses is up. When a link
-// drops, RC transport retransmits every ack timeout T = 4.096 µs × 2^NCCL_IB_TIMEOUT; the collective resumes
-// at the first retransmission after the link is back, or fails after NCCL_IB_RETRY_CNT × T without
-// progress. Failed ranks abort; the others time out at the collective timeout and the job dies.
+// Physics in brief (docs/formats.md §6b): a collective progresses only while every link its traffic crosses
+// is up. When a link drops, the packets on it are lost; the sending RC queue pair learns of it only when its
+// ACK timer expires (T = 4.096 µs × 2^NCCL_IB_TIMEOUT) and retransmits every T, over whatever route the
+// fabric has then. The path is usable again when the link is back, or — for a leaf–spine link — when
+// adaptive routing (milliseconds) or the subnet manager's reroute (seconds) moved the route off it. The
+// collective resumes at the first retransmission after that, so even a rerouted flap costs one T; it fails
+// after NCCL_IB_RETRY_CNT × T without a usable path. Failed ranks abort; the others time out at the
+// collective timeout and the job dies.
 
 #include "core/job_snapshot.h"
 #include "core/progress.h"
@@ -30,6 +34,7 @@ struct SimOutage
     TimeNs downNs = 0; // true time (Unix epoch ns)
     TimeNs upNs = 0; // link physically back
     TimeNs trafficUpNs = 0; // traffic can use the path again (AR / SM reroute may be earlier)
+    Recovery recovery = Recovery::LinkUp; // what set trafficUpNs
 };
 
 // A job-wide stall the simulator caused, in true time.
@@ -44,6 +49,7 @@ struct SimStall
     CollectiveOp op = CollectiveOp::AllReduce;
     std::uint64_t bytes = 0;
     bool crashed = false;
+    std::uint32_t retries = 0; // ACK-timeout periods the collective waited (0 when it crashed or never lost data)
 };
 
 struct SimResult

@@ -55,6 +55,7 @@ std::string truthToJson(const SimConfig& c, const SimResult& result)
             jf["tier"] = f.tier == LinkTier::HostLeaf ? "host-leaf" : "leaf-spine";
             if (f.tier == LinkTier::LeafSpine) {
                 jf["adaptive_routing"] = f.adaptiveRouting;
+                jf["reroute_ns"] = f.adaptiveRouting ? c.arRerouteNs : c.smRerouteNs;
             }
             ordered_json outages = ordered_json::array();
             for (const auto& o : result.outages) {
@@ -65,7 +66,9 @@ std::string truthToJson(const SimConfig& c, const SimResult& result)
                     const auto& l = snap.topology.link(o.link);
                     jf["link"] = { { "a", portJson(snap, l.a) }, { "b", portJson(snap, l.b) } };
                 }
-                outages.push_back({ { "down_ns", o.downNs }, { "up_ns", o.upNs }, { "traffic_up_ns", o.trafficUpNs } });
+                outages.push_back({ { "down_ns", o.downNs }, { "up_ns", o.upNs }, { "traffic_up_ns", o.trafficUpNs },
+                    { "recovered_by", std::string(toString(o.recovery)) },
+                    { "recovery_ns", o.trafficUpNs - o.downNs } });
             }
             jf["outages"] = std::move(outages);
         } else {
@@ -84,7 +87,7 @@ std::string truthToJson(const SimConfig& c, const SimResult& result)
             { "ranks_affected", s.ranksAffected },
             { "gpu_seconds_lost", double(s.endNs - s.startNs) / 1e9 * s.ranksAffected }, { "fault", s.fault },
             { "pg", snap.str(snap.groups.at(s.group).name) }, { "seq", s.seq }, { "op", std::string(toString(s.op)) },
-            { "bytes", s.bytes }, { "outcome", s.crashed ? "crashed" : "stretched" } });
+            { "bytes", s.bytes }, { "outcome", s.crashed ? "crashed" : "stretched" }, { "retry_periods", s.retries } });
     }
     t["stalls"] = std::move(stalls);
     t["failed_ranks"] = result.failedRanks;

@@ -214,26 +214,57 @@ TEST_CASE("a dead rank hangs the job and shows no link counter errors anywhere",
     CHECK(countState(snap, CollectiveState::Failed) == 0);
 }
 
-TEST_CASE("a leaf-spine flap with adaptive routing is a blip, without it the collective waits", "[core][sim]")
+TEST_CASE(
+    "a leaf-spine flap costs one ACK timeout under adaptive routing, the route's repair without it", "[core][sim]")
 {
+    // docs/formats.md §6b: data in flight on the dying link is lost whatever the routing does; the QP learns
+    // of it at its ACK timeout (4.096 us x 2^NCCL_IB_TIMEOUT) and retransmits over the new route.
     auto config = tinyConfig();
-    config.faults = { parseFaultSpec("flap:leaf-spine:leaf=2:spine=1:at=60s:for=2s:ar=on").value() };
+    config.durationNs = 10 * 60 * kNsPerSec;
+    const TimeNs period = config.policy.retryPeriodNs();
+    // A long outage, repeated so that some of its onsets fall inside a collective's data phase.
+    config.faults = { parseFaultSpec("flap:leaf-spine:leaf=2:spine=1:at=60s:for=40s:every=53s:ar=on").value() };
     auto sim = simulateOrFail(config);
-    // The switch moves traffic within arRerouteNs: at most a blip, often nothing (the job was computing).
-    REQUIRE(sim.stalls.size() <= 1);
+    REQUIRE_FALSE(sim.stalls.empty());
+    for (const auto& o : sim.outages) {
+        CHECK(o.recovery == Recovery::AdaptiveRouting);
+        CHECK(o.trafficUpNs - o.downNs == config.arRerouteNs);
+    }
     for (const auto& s : sim.stalls) {
-        CHECK(s.endNs - s.startNs <= config.arRerouteNs);
+        // One retry period however long the link stays down (40 s, past the 30 s budget), and no crash.
+        CHECK(s.retries == 1);
+        CHECK(s.endNs - s.startNs == period);
+        CHECK_FALSE(s.crashed);
     }
     CHECK_FALSE(sim.crashNs.has_value());
 
+    // Without AR the route moves when the subnet manager has rewritten the tables: whole retry periods.
+    config.smRerouteNs = 9 * kNsPerSec;
+    config.faults = { parseFaultSpec("flap:leaf-spine:leaf=2:spine=1:at=60s:for=40s:ar=off").value() };
+    sim = simulateOrFail(config);
+    REQUIRE(sim.outages.size() == 1);
+    CHECK(sim.outages[0].recovery == Recovery::SubnetManager);
+    REQUIRE(sim.stalls.size() == 1);
+    const auto& s = sim.stalls[0];
+    CHECK(s.endNs >= sim.outages[0].trafficUpNs);
+    CHECK(s.endNs < sim.outages[0].upNs);
+    CHECK((s.endNs - s.startNs) % period == 0);
+    CHECK(s.retries == static_cast<std::uint32_t>((sim.outages[0].trafficUpNs - s.startNs + period - 1) / period));
+    CHECK_FALSE(sim.crashNs.has_value());
+
+    // A 2 s flap ends before the SM reroutes: the link itself comes back, then the next retry fires.
     config.faults = { parseFaultSpec("flap:leaf-spine:leaf=2:spine=1:at=60s:for=2s:ar=off").value() };
     sim = simulateOrFail(config);
     REQUIRE(sim.stalls.size() == 1);
-    REQUIRE(sim.outages.size() == 1);
-    // Without AR nothing moves until the link is back (2 s < the SM's reroute time), then the next retry fires.
+    CHECK(sim.outages[0].recovery == Recovery::LinkUp);
     CHECK(sim.stalls[0].endNs >= sim.outages[0].upNs);
     CHECK(sim.stalls[0].endNs - sim.stalls[0].startNs >= kNsPerSec);
-    CHECK_FALSE(sim.crashNs.has_value());
+
+    // A reroute slower than the retry budget crashes the job.
+    config.smRerouteNs = 40 * kNsPerSec;
+    config.faults = { parseFaultSpec("flap:leaf-spine:leaf=2:spine=1:at=60s:for=60s:ar=off").value() };
+    sim = simulateOrFail(config);
+    CHECK(sim.crashNs.has_value());
 }
 
 TEST_CASE("a slow rank makes everyone wait without link errors", "[core][sim]")

@@ -174,6 +174,15 @@ static void addTrapEvents(JobSnapshot& snap, Gathered& g)
                     candidates.push_back(p);
                 }
             }
+            if (candidates.empty()) {
+                // No counter moves when a link comes back (link_downed counts downs): a trap from a switch
+                // with exactly one port still down is that port's "up".
+                for (const auto& [port, state] : lastDown) {
+                    if (port.first == *guid && state.second && trap.timeNs - state.first < 10 * 60 * kNsPerSec) {
+                        candidates.push_back(port.second);
+                    }
+                }
+            }
             if (candidates.size() != 1) {
                 continue;
             }
