@@ -66,6 +66,8 @@ std::string usage()
     s += "\nFaults (--fault):\n"
          "  flap:host-leaf:rank=R:at=5m:for=2s[:every=1h]      the HCA link of rank R goes down\n"
          "  flap:leaf-spine:leaf=L:spine=S:at=5m:for=2s[:ar=on|off][:every=1h]\n"
+         "  errors:host-leaf:rank=R|leaf-spine:leaf=L:spine=S:at=5m[:count=5][:gap=10s][:pause=200ms][:every=1h]\n"
+         "                                                      the link retrains (link_error_recovery) count times\n"
          "  dead-rank:rank=R:at=5m                              rank R hangs (stops issuing collectives)\n"
          "  slow-rank:rank=R:at=2m:factor=1.3                   rank R computes 1.3x slower\n"
          "\nExit codes: 0 ok, 1 bad input or write failure, 2 usage error.\n";

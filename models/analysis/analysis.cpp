@@ -55,8 +55,9 @@ void classify(const JobSnapshot& snap, Incident& inc)
         inc.kind = IncidentKind::LinkFlap;
         inc.suspectRanks = inc.firstFailedRanks;
         inc.summary = "link " + inc.culprit->a.node + " port " + std::to_string(inc.culprit->a.port) + " <-> "
-            + inc.culprit->b.node + " port " + std::to_string(inc.culprit->b.port) + " went down ("
-            + inc.culprit->confidence + " confidence)";
+            + inc.culprit->b.node + " port " + std::to_string(inc.culprit->b.port)
+            + (inc.culprit->retrained ? " retrained without going down (" : " went down (") + inc.culprit->confidence
+            + " confidence)";
         return;
     }
     if (!inc.missingRanks.empty()) {

@@ -79,6 +79,7 @@ struct LinkVerdict
     LinkEndpoint a, b;
     double score = 0;
     std::string confidence; // "high", "medium", "low"
+    bool retrained = false; // hard evidence is link_error_recovery only: it paused without going down
     bool reroutedAround = false; // leaf–spine link whose traffic moved to sibling uplinks (counter evidence)
     TimeNs downNs = kNoTime; // from link events, when seen
     TimeNs upNs = kNoTime;

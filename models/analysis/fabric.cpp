@@ -178,6 +178,7 @@ struct Scoring
 {
     LinkVerdict verdict;
     bool hard = false; // hard evidence with a fitting onset
+    bool wentDown = false; // ... of which a down event or a link_downed step (else link_error_recovery only)
 };
 
 // Traffic a link carried over the samples covering [from, to] (sum over both ends' xmit_data, words).
@@ -259,6 +260,13 @@ bool isSwitchLink(const JobSnapshot& snap, LinkId id)
 void judgeRecovery(const FabricIndex& fx, LinkVerdict& v, const Incident& inc)
 {
     const auto& snap = fx.snap();
+    if (v.retrained) {
+        // No reroute reacts: the port never left Active. The link carried traffic again once retrained.
+        v.recovery = Recovery::LinkUp;
+        v.recoveryText = "the link retrained without going down (link_error_recovery, no link_downed): the data "
+                         "lost while it retrained cost the ACK timeout";
+        return;
+    }
     if (!isSwitchLink(snap, v.link)) {
         v.recovery = Recovery::LinkUp;
         v.recoveryText = "a host's own link has no other path: the collective waited for it to come back";
@@ -335,6 +343,7 @@ Scoring scoreLink(const FabricIndex& fx, LinkId id, const Incident& inc)
             v.score += down ? 6.0 : 1.0;
             if (down && onsetFits(e->timeNs, e->timeNs)) {
                 sc.hard = true;
+                sc.wentDown = true;
                 v.downNs = v.downNs == kNoTime ? e->timeNs : std::min(v.downNs, e->timeNs);
             } else if (!down && v.downNs != kNoTime && v.upNs == kNoTime && e->timeNs >= v.downNs) {
                 v.upNs = e->timeNs;
@@ -358,7 +367,9 @@ Scoring scoreLink(const FabricIndex& fx, LinkId id, const Incident& inc)
                         + (w.reset ? ", counter was reset" : ""),
                     weight });
                 v.score += weight;
-                sc.hard = sc.hard || (hard && onsetFits(w.firstFrom, w.firstTo));
+                const bool fits = hard && onsetFits(w.firstFrom, w.firstTo);
+                sc.hard = sc.hard || fits;
+                sc.wentDown = sc.wentDown || (fits && kind == CounterKind::LinkDowned);
             } else if (w.saturated && hard) {
                 v.evidence.push_back(
                     { b, cname + " on " + name + " is stuck at its maximum: increases are invisible", 0.5 });
@@ -447,6 +458,7 @@ void attributeToFabric(const FabricIndex& fx, Incident& inc)
         auto& v = sc.verdict;
         if (sc.hard && !blamed) {
             // A rerouted link is still the culprit: the data lost on it cost the ACK timeout (§6b).
+            v.retrained = !sc.wentDown;
             judgeRecovery(fx, v, inc);
             v.confidence = v.score >= 10 ? "high" : v.score >= 4 ? "medium" : "low";
             if (!placementKnown) {

@@ -87,10 +87,15 @@ Result<FaultSpec, std::string> parseFaultSpec(const std::string& text)
     if (parts.empty()) {
         return std::string("empty fault");
     }
-    if (parts[0] == "flap") {
-        f.kind = FaultKind::LinkFlap;
+    if (parts[0] == "flap" || parts[0] == "errors") {
+        f.kind = parts[0] == "flap" ? FaultKind::LinkFlap : FaultKind::ErrorBurst;
         if (parts.size() < 2 || (parts[1] != "host-leaf" && parts[1] != "leaf-spine")) {
-            return std::string("a flap names its link tier: flap:host-leaf:... or flap:leaf-spine:...");
+            return "a link fault names its link tier: " + parts[0] + ":host-leaf:... or " + parts[0]
+                + ":leaf-spine:...";
+        }
+        if (f.kind == FaultKind::ErrorBurst) {
+            f.durationNs = 200 * kNsPerMs;
+            f.count = 5;
         }
         f.tier = parts[1] == "host-leaf" ? LinkTier::HostLeaf : LinkTier::LeafSpine;
         first = 2;
@@ -99,7 +104,7 @@ Result<FaultSpec, std::string> parseFaultSpec(const std::string& text)
     } else if (parts[0] == "slow-rank") {
         f.kind = FaultKind::SlowRank;
     } else {
-        return "unknown fault kind \"" + parts[0] + "\" (expected flap, dead-rank or slow-rank)";
+        return "unknown fault kind \"" + parts[0] + "\" (expected flap, errors, dead-rank or slow-rank)";
     }
     for (std::size_t i = first; i < parts.size(); ++i) {
         const auto eq = parts[i].find('=');
@@ -115,12 +120,14 @@ Result<FaultSpec, std::string> parseFaultSpec(const std::string& text)
             ok = parseUInt(val, f.leaf);
         } else if (key == "spine") {
             ok = parseUInt(val, f.spine);
-        } else if (key == "at" || key == "for" || key == "every") {
+        } else if (key == "at" || key == "for" || key == "every" || key == "gap" || key == "pause") {
             auto d = parseDuration(val);
             ok = d.has_value();
             if (ok) {
-                (key == "at" ? f.atNs : key == "for" ? f.durationNs : f.everyNs) = *d;
+                (key == "at" ? f.atNs : key == "every" ? f.everyNs : key == "gap" ? f.gapNs : f.durationNs) = *d;
             }
+        } else if (key == "count") {
+            ok = parseUInt(val, f.count) && f.count >= 1 && f.count <= 10000;
         } else if (key == "ar") {
             ok = val == "on" || val == "off";
             f.adaptiveRouting = val == "on";
@@ -154,6 +161,16 @@ std::string describeFault(const FaultSpec& f)
             s += ", every " + formatDuration(f.everyNs);
         }
         return s;
+    case FaultKind::ErrorBurst:
+        s = f.tier == LinkTier::HostLeaf
+            ? "error burst on rank " + std::to_string(f.rank) + "'s HCA link"
+            : "error burst on leaf " + std::to_string(f.leaf) + " - spine " + std::to_string(f.spine);
+        s += ": " + std::to_string(f.count) + " retrains of " + formatDuration(f.durationNs) + ", "
+            + formatDuration(f.gapNs) + " apart, from +" + formatDuration(f.atNs);
+        if (f.everyNs > 0) {
+            s += ", every " + formatDuration(f.everyNs);
+        }
+        return s;
     case FaultKind::DeadRank:
         return "dead rank " + std::to_string(f.rank) + " at +" + formatDuration(f.atNs);
     case FaultKind::SlowRank:
@@ -181,17 +198,22 @@ std::string validateConfig(const SimConfig& c)
         return "reroute times must be between 0 and 10m";
     }
     for (const auto& f : c.faults) {
-        if ((f.kind != FaultKind::LinkFlap || f.tier == LinkTier::HostLeaf) && f.rank >= c.worldSize()) {
+        if ((!isLinkFault(f.kind) || f.tier == LinkTier::HostLeaf) && f.rank >= c.worldSize()) {
             return "fault names rank " + std::to_string(f.rank) + " but the job has " + std::to_string(c.worldSize())
                 + " ranks";
         }
-        if (f.kind == FaultKind::LinkFlap && f.tier == LinkTier::LeafSpine
-            && (f.leaf >= c.gpusPerHost || f.spine >= c.spines)) {
+        if (isLinkFault(f.kind) && f.tier == LinkTier::LeafSpine && (f.leaf >= c.gpusPerHost || f.spine >= c.spines)) {
             return "fault names leaf " + std::to_string(f.leaf) + " / spine " + std::to_string(f.spine)
                 + " outside the fabric";
         }
         if (f.kind == FaultKind::LinkFlap && (f.durationNs <= 0 || (f.everyNs > 0 && f.everyNs <= f.durationNs))) {
             return "a flap needs a positive duration shorter than its period";
+        }
+        if (f.kind == FaultKind::ErrorBurst
+            && (f.durationNs <= 0 || f.durationNs > 10 * kNsPerSec || f.gapNs <= f.durationNs
+                || (f.everyNs > 0 && f.everyNs <= TimeNs(f.count) * f.gapNs))) {
+            return "an error burst needs pauses of 0..10s, a gap longer than a pause, and a period longer than "
+                   "the burst";
         }
     }
     return {};

@@ -15,7 +15,13 @@
 
 namespace stallscope {
 
-enum class FaultKind { LinkFlap, DeadRank, SlowRank };
+// ErrorBurst: a link that retrains (link error recovery) without going down, `count` times `gapNs` apart,
+// each pausing it for `durationNs` (docs/formats.md §6b).
+enum class FaultKind { LinkFlap, DeadRank, SlowRank, ErrorBurst };
+constexpr bool isLinkFault(FaultKind k)
+{
+    return k == FaultKind::LinkFlap || k == FaultKind::ErrorBurst;
+}
 enum class LinkTier { HostLeaf, LeafSpine };
 
 struct FaultSpec
@@ -27,8 +33,10 @@ struct FaultSpec
     std::uint32_t spine = 0; // leaf-spine flap: spine index
     bool adaptiveRouting = true; // leaf-spine flap: the switch reroutes in hardware
     TimeNs atNs = 0; // offset from job start
-    TimeNs durationNs = 2 * kNsPerSec; // flap: outage length
-    TimeNs everyNs = 0; // flap: repeat period (0 = once)
+    TimeNs durationNs = 2 * kNsPerSec; // flap: outage length; error burst: each retrain's pause
+    TimeNs everyNs = 0; // flap, error burst: repeat period (0 = once)
+    std::uint32_t count = 1; // error burst: retrains per burst
+    TimeNs gapNs = 10 * kNsPerSec; // error burst: time between its retrains
     double slowFactor = 1.3; // slow rank: compute time multiplier
 };
 
@@ -71,7 +79,8 @@ std::vector<std::string> presetNames();
 
 // Parses a --fault argument, e.g. "flap:host-leaf:rank=37:at=5m:for=2s:every=1h",
 // "flap:leaf-spine:leaf=3:spine=5:at=5m:for=2s:ar=off", "dead-rank:rank=17:at=5m",
-// "slow-rank:rank=17:at=2m:factor=1.3". Returns the fault or an error message.
+// "slow-rank:rank=17:at=2m:factor=1.3", "errors:leaf-spine:leaf=3:spine=5:at=5m:count=6:gap=20s:pause=200ms".
+// Returns the fault or an error message.
 Result<FaultSpec, std::string> parseFaultSpec(const std::string& text);
 std::string describeFault(const FaultSpec& f);
 

@@ -190,12 +190,12 @@ private:
             const TimeNs prevT = k > 0 ? times[k - 1] - skew : t - m_c.counterIntervalNs;
             const double prevCum = k > 0 ? cum[k - 1] : cum[0];
             TimeNs downInInterval = 0;
-            std::uint64_t flaps = 0, syms = 0;
+            std::uint64_t flaps = 0, retrains = 0, syms = 0;
             double discardSecs = 0;
             for (const auto* o : outages) {
                 // The link carries nothing while physically down, even when AR moved the flows elsewhere.
                 downInInterval += overlap(prevT, t, o->downNs, o->upNs);
-                flaps += o->downNs <= t;
+                (o->retrain ? retrains : flaps) += o->downNs <= t;
                 discardSecs += double(overlap(m_c.startNs, t, o->downNs, o->upNs)) / 1e9;
                 const auto burst = 3 + mix(seed ^ std::uint64_t(o->downNs)) % 6; // symbol errors in the 10 s before
                 for (std::uint64_t i = 0; i < burst; ++i) {
@@ -214,9 +214,9 @@ private:
                 waitTicks += kWaitTicksPerSec * double(downInInterval) / 1e9;
             }
             downed[k] = std::min<std::uint64_t>(255, downed0 + flaps);
-            recovery[k] = recovery0;
+            recovery[k] = std::min<std::uint64_t>(255, recovery0 + retrains);
             symbols[k] = std::min<std::uint64_t>(65535, symbols0 + syms);
-            rcvErr[k] = std::min<std::uint64_t>(65535, rcvErr0 + 2 * flaps);
+            rcvErr[k] = std::min<std::uint64_t>(65535, rcvErr0 + 2 * (flaps + retrains));
             discards[k] = plan.switchSide ? saturate(kDiscardsPerSec * discardSecs, 16) : 0;
             wait[k] = saturate(waitTicks, 32);
             xmit[k] = saturate(xmitWords, dataBits);
@@ -238,6 +238,9 @@ private:
         const auto source = m_snap.strings.intern("opensm");
         const auto& topo = m_snap.topology;
         for (const auto& o : m_in.outages) {
+            if (o.retrain) {
+                continue; // the logical state never left Active: no trap, no SM event
+            }
             const auto& l = topo.link(o.link);
             for (const auto& end : { l.a, l.b }) {
                 const auto guid = topo.node(end.node).guid;

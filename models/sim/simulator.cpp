@@ -39,6 +39,7 @@ public:
 
 private:
     void planOutages();
+    SimOutage flapOutage(std::uint32_t fault, LinkId link, TimeNs down) const;
     double opFactor(CollectiveOp op) const;
     TimeNs computeNs(std::uint32_t r, std::uint64_t step, TimeNs at) const;
     Outcome execute(TimeNs gs, TimeNs dur, std::uint32_t seq, CollectiveOp op, std::uint64_t bytes);
@@ -73,30 +74,45 @@ void JobSim::planOutages()
 {
     for (std::uint32_t i = 0; i < m_c.faults.size(); ++i) {
         const auto& f = m_c.faults[i];
-        if (f.kind != FaultKind::LinkFlap) {
+        if (!isLinkFault(f.kind)) {
             continue;
         }
         const LinkId link
             = f.tier == LinkTier::HostLeaf ? m_fabric.hcaLink[f.rank] : m_fabric.uplink[f.leaf * m_c.spines + f.spine];
         for (TimeNs at = f.atNs; at < m_c.durationNs; at += f.everyNs) {
-            SimOutage o { i, link, m_c.startNs + at, m_c.startNs + at + f.durationNs, 0 };
-            o.trafficUpNs = o.upNs;
-            if (f.tier == LinkTier::LeafSpine) {
-                // Another uplink of the same leaf reaches every spine's hosts: the route moves off the dead
-                // port in hardware (AR) or when the SM has swept and rewritten the forwarding tables.
-                const TimeNs reroute = f.adaptiveRouting ? m_c.arRerouteNs : m_c.smRerouteNs;
-                if (reroute < f.durationNs) {
-                    o.trafficUpNs = o.downNs + reroute;
-                    o.recovery = f.adaptiveRouting ? Recovery::AdaptiveRouting : Recovery::SubnetManager;
+            if (f.kind == FaultKind::ErrorBurst) {
+                // Each retrain loses what was in flight like a flap does; AR does not react (the port never
+                // left Active), so the path is back when the link has retrained.
+                for (std::uint32_t j = 0; j < f.count && at + TimeNs(j) * f.gapNs < m_c.durationNs; ++j) {
+                    const TimeNs down = m_c.startNs + at + TimeNs(j) * f.gapNs;
+                    m_outages.push_back(
+                        { i, link, down, down + f.durationNs, down + f.durationNs, Recovery::LinkUp, true });
                 }
+            } else {
+                m_outages.push_back(flapOutage(i, link, m_c.startNs + at));
             }
-            m_outages.push_back(o);
             if (f.everyNs <= 0) {
                 break;
             }
         }
     }
     std::sort(m_outages.begin(), m_outages.end(), [](auto& a, auto& b) { return a.downNs < b.downNs; });
+}
+
+SimOutage JobSim::flapOutage(std::uint32_t fault, LinkId link, TimeNs down) const
+{
+    const auto& f = m_c.faults[fault];
+    SimOutage o { fault, link, down, down + f.durationNs, down + f.durationNs };
+    if (f.tier == LinkTier::LeafSpine) {
+        // Another uplink of the same leaf reaches every spine's hosts: the route moves off the dead port in
+        // hardware (AR) or when the SM has swept and rewritten the forwarding tables.
+        const TimeNs reroute = f.adaptiveRouting ? m_c.arRerouteNs : m_c.smRerouteNs;
+        if (reroute < f.durationNs) {
+            o.trafficUpNs = o.downNs + reroute;
+            o.recovery = f.adaptiveRouting ? Recovery::AdaptiveRouting : Recovery::SubnetManager;
+        }
+    }
+    return o;
 }
 
 TimeNs JobSim::computeNs(std::uint32_t r, std::uint64_t step, TimeNs at) const

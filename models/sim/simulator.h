@@ -35,6 +35,7 @@ struct SimOutage
     TimeNs upNs = 0; // link physically back
     TimeNs trafficUpNs = 0; // traffic can use the path again (AR / SM reroute may be earlier)
     Recovery recovery = Recovery::LinkUp; // what set trafficUpNs
+    bool retrain = false; // link error recovery: the logical state stayed Active (no link_downed, no trap)
 };
 
 // A job-wide stall the simulator caused, in true time.

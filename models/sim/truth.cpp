@@ -26,6 +26,8 @@ const char* kindName(FaultKind k)
         return "dead_rank";
     case FaultKind::SlowRank:
         return "slow_rank";
+    case FaultKind::ErrorBurst:
+        return "error_burst";
     }
     return "unknown";
 }
@@ -51,9 +53,9 @@ std::string truthToJson(const SimConfig& c, const SimResult& result)
     for (std::uint32_t i = 0; i < c.faults.size(); ++i) {
         const auto& f = c.faults[i];
         ordered_json jf = { { "index", i }, { "kind", kindName(f.kind) }, { "description", describeFault(f) } };
-        if (f.kind == FaultKind::LinkFlap) {
+        if (isLinkFault(f.kind)) {
             jf["tier"] = f.tier == LinkTier::HostLeaf ? "host-leaf" : "leaf-spine";
-            if (f.tier == LinkTier::LeafSpine) {
+            if (f.tier == LinkTier::LeafSpine && f.kind == FaultKind::LinkFlap) {
                 jf["adaptive_routing"] = f.adaptiveRouting;
                 jf["reroute_ns"] = f.adaptiveRouting ? c.arRerouteNs : c.smRerouteNs;
             }
@@ -67,8 +69,8 @@ std::string truthToJson(const SimConfig& c, const SimResult& result)
                     jf["link"] = { { "a", portJson(snap, l.a) }, { "b", portJson(snap, l.b) } };
                 }
                 outages.push_back({ { "down_ns", o.downNs }, { "up_ns", o.upNs }, { "traffic_up_ns", o.trafficUpNs },
-                    { "recovered_by", std::string(toString(o.recovery)) },
-                    { "recovery_ns", o.trafficUpNs - o.downNs } });
+                    { "recovered_by", std::string(toString(o.recovery)) }, { "recovery_ns", o.trafficUpNs - o.downNs },
+                    { "retrain", o.retrain } });
             }
             jf["outages"] = std::move(outages);
         } else {

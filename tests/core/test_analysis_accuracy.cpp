@@ -92,6 +92,19 @@ std::vector<Scenario> flapScenarios()
             }
         }
     }
+    // Links that retrain without going down (link_error_recovery only, no link_downed, no SM event): each
+    // retrain inside a data phase costs an ACK timeout. Pauses of 10 ms to 1 s, bursts of 3 to 8.
+    const char* pauses[] = { "10ms", "100ms", "300ms", "1s", "50ms", "500ms" };
+    for (std::size_t i = 0; i < std::size(pauses); ++i) {
+        auto c = base(++seed, 8, 5 * 60 * kNsPerSec, samples[i % 3], i % 2 == 0);
+        c.bucketBytes = 2ULL << 30;
+        const std::string where = i % 2 ? "leaf-spine:leaf=" + std::to_string(i) + ":spine=" + std::to_string(i % 4)
+                                        : "host-leaf:rank=" + std::to_string(i * 9 + 1);
+        const std::string spec = "errors:" + where + ":at=60s:count=" + std::to_string(3 + i)
+            + ":gap=" + std::to_string(c.counterIntervalNs / kNsPerSec * 2 + 5) + "s:pause=" + pauses[i];
+        c.faults = { parseFaultSpec(spec).value() };
+        out.push_back({ spec, c });
+    }
     // The same host flap under other timeout policies (under and over budget).
     for (const int t : { 16, 18, 22 }) {
         auto c = base(++seed, 8, 14 * 60 * kNsPerSec, kNsPerSec, true);
@@ -180,7 +193,7 @@ void checkRecovery(const SimResult& sim, const SimStall& s, const Incident& inc,
 TEST_CASE("analysis names the flapped link, its bounds and its cost", "[core][analysis][accuracy]")
 {
     const auto scenarios = flapScenarios();
-    REQUIRE(scenarios.size() + rankScenarios().size() >= 58);
+    REQUIRE(scenarios.size() + rankScenarios().size() >= 60);
     int stalls = 0, named = 0, innocent = 0, recoveries = 0;
     std::ostringstream misses;
     for (const auto& sc : scenarios) {

@@ -267,6 +267,33 @@ TEST_CASE(
     CHECK(sim.crashNs.has_value());
 }
 
+TEST_CASE("a link that retrains without going down counts link_error_recovery and costs an ACK timeout", "[core][sim]")
+{
+    auto config = tinyConfig();
+    config.durationNs = 5 * 60 * kNsPerSec;
+    config.bucketBytes = 2ULL << 30; // long data phases, so that retrains land inside them
+    config.faults = { parseFaultSpec("errors:host-leaf:rank=9:at=60s:count=6:gap=20s:pause=300ms").value() };
+    const auto sim = simulateOrFail(config);
+    const auto& snap = *sim.snapshot;
+    REQUIRE(sim.outages.size() == 6);
+    CHECK(snap.linkEvents.empty()); // the port never left Active: no trap, nothing in the SM's log
+    const auto& link = snap.topology.link(sim.outages[0].link);
+    for (const auto& end : { link.a, link.b }) {
+        const auto guid = snap.topology.node(end.node).guid;
+        CHECK(increase(snap, guid, end.port, CounterKind::LinkErrorRecovery) == 6);
+        CHECK(increase(snap, guid, end.port, CounterKind::LinkDowned) == 0);
+    }
+    REQUIRE_FALSE(sim.stalls.empty());
+    for (const auto& s : sim.stalls) {
+        CHECK(s.endNs - s.startNs == config.policy.retryPeriodNs());
+        CHECK_FALSE(s.crashed);
+    }
+    CHECK(parseFaultSpec("errors:host-leaf:rank=1:gap=100ms:pause=200ms").ok());
+    auto bad = config;
+    bad.faults = { parseFaultSpec("errors:host-leaf:rank=1:gap=100ms:pause=200ms").value() };
+    CHECK_FALSE(validateConfig(bad).empty()); // pauses must be shorter than the gap between them
+}
+
 TEST_CASE("a slow rank makes everyone wait without link errors", "[core][sim]")
 {
     auto config = tinyConfig();
