@@ -158,10 +158,30 @@ struct WhyPassed
     double dipRawPercent = 0; // at the counters' own resolution
 };
 
+// A link that trained below the usual rate of its tier (fewer lanes or a slower speed than the other links
+// of the same tier), or whose two ends reported different rates: found from the topology alone
+// (docs/formats.md §6b). It slows every collective that crosses it, on every rank, for as long as it lasts.
+struct DegradedLink
+{
+    LinkId link {};
+    LinkEndpoint a, b;
+    std::string tier; // "host links", "switch links (tier 1-2)"
+    std::string rate; // "1x NDR (100 Gb/s)"
+    std::string usual; // "400 Gb/s, like 31 other switch links (tier 1-2)"
+    double gbps = 0; // data rate it trained at
+    double usualGbps = 0; // the tier's most common rate
+    std::uint32_t peers = 0; // links of the tier at the usual rate
+    bool endsDisagree = false;
+    std::string why; // "lanes lost: 1x where its tier is 4x", ...
+    bool jobCrosses = false; // a process group's traffic uses it (ranks placed on the fabric)
+    std::string impact; // what the crossing group's collectives reached, when measurable
+};
+
 struct AnalysisResult
 {
     std::vector<CollectiveMatch> collectives; // sorted by (group, seq)
     std::vector<Incident> incidents;
+    std::vector<DegradedLink> degradedLinks; // links crossed by the job first, then the slowest
     WhyPassed whyPassed;
     std::uint64_t recordsScanned = 0;
     double seconds = 0;
@@ -175,6 +195,9 @@ std::vector<TimeNs> rankLateness(const JobSnapshot& snap, const CollectiveMatch&
 
 AnalysisResult analyze(const JobSnapshot& snap, const AnalysisOptions& options, Progress& progress);
 AnalysisResult analyze(const JobSnapshot& snap, const AnalysisOptions& options = {});
+
+// Degraded links from the topology alone (fabric data without a job: none is marked as crossed).
+std::vector<DegradedLink> degradedLinks(const JobSnapshot& snap);
 
 // Text for the terminal (incident list, then details) and versioned JSON (docs/analysis-format.md).
 std::string analysisText(const JobSnapshot& snap, const AnalysisResult& result);

@@ -53,6 +53,9 @@ private:
 // Ranks links by evidence for one incident; sets incident.culprit / otherLinks.
 void attributeToFabric(const FabricIndex& fabric, Incident& incident);
 
+std::vector<DegradedLink> findDegradedLinks(
+    const JobSnapshot& snap, const FabricIndex& fabric, const std::vector<CollectiveMatch>& matches);
+
 void priceIncident(const JobSnapshot& snap, Incident& incident);
 WhyPassed whyItPassed(const JobSnapshot& snap, const std::vector<Incident>& incidents, const AnalysisOptions& options);
 

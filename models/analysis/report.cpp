@@ -162,6 +162,25 @@ void incidentDetail(std::ostream& o, const JobSnapshot& snap, const Incident& in
     }
 }
 
+// Links trained below their tier's rate: a persistent slowdown, not an incident in time.
+void degradedText(std::ostream& o, const AnalysisResult& r)
+{
+    if (r.degradedLinks.empty()) {
+        return;
+    }
+    o << "\nDegraded links (" << r.degradedLinks.size() << ", from the topology)\n";
+    for (const auto& d : r.degradedLinks) {
+        o << "  " << d.a.node << " (" << formatGuid(d.a.guid) << ") port " << d.a.port << " <-> " << d.b.node << " ("
+          << formatGuid(d.b.guid) << ") port " << d.b.port << ": trained at " << d.rate << " vs " << d.usual << "; "
+          << d.why << '\n';
+        if (!d.impact.empty()) {
+            o << "    " << d.impact << '\n';
+        } else if (d.jobCrosses) {
+            o << "    the job's traffic crosses it\n";
+        }
+    }
+}
+
 } // namespace
 
 std::string incidentText(const JobSnapshot& snap, const Incident& inc)
@@ -185,6 +204,7 @@ std::string analysisText(const JobSnapshot& snap, const AnalysisResult& r)
       << fixed(r.seconds, 2) << " s\n";
     if (r.incidents.empty()) {
         o << "No job-wide stall, hang or straggler found.\n";
+        degradedText(o, r);
         return o.str();
     }
     o << "\n  #  start (UTC)                 since job start  duration  kind       ranks  culprit link / suspect       "
@@ -216,6 +236,7 @@ std::string analysisText(const JobSnapshot& snap, const AnalysisResult& r)
         o << "  dashboards    traffic averaged over 1 min dips " << pct(w.dip1MinPercent, 1) << ", over 5 min "
           << pct(w.dip5MinPercent, 1) << "; the raw counters show a " << pct(w.dipRawPercent, 0) << " drop\n";
     }
+    degradedText(o, r);
     return o.str();
 }
 
@@ -296,6 +317,14 @@ std::string analysisJson(const JobSnapshot& snap, const AnalysisResult& r)
         incidents.push_back(std::move(i));
     }
     j["incidents"] = std::move(incidents);
+    ordered_json degraded = ordered_json::array();
+    for (const auto& d : r.degradedLinks) {
+        degraded.push_back({ { "endpoints", { endpoint(d.a), endpoint(d.b) } }, { "tier", d.tier }, { "gbps", d.gbps },
+            { "usual_gbps", d.usualGbps }, { "rate", d.rate }, { "usual", d.usual }, { "peers", d.peers },
+            { "ends_disagree", d.endsDisagree }, { "why", d.why }, { "job_crosses", d.jobCrosses },
+            { "impact", d.impact } });
+    }
+    j["degraded_links"] = std::move(degraded);
     const auto& w = r.whyPassed;
     j["why_passed"] = w.applicable ? ordered_json { { "outage_ns", w.outageNs }, { "flap_period_ns", w.flapPeriodNs },
         { "health_check_ns", w.checkNs }, { "health_check_every_ns", w.checkEveryNs },

@@ -173,6 +173,9 @@ std::string topologyToJson(const JobSnapshot& snap)
         json jl = { { "a", { { "guid", formatGuid(topo.node(l.a.node).guid) }, { "port", l.a.port } } },
             { "b", { { "guid", formatGuid(topo.node(l.b.node).guid) }, { "port", l.b.port } } },
             { "width", std::to_string(l.width) + "x" }, { "speed", snap.str(l.speed) } };
+        if (l.endsDisagree) {
+            jl["ends_disagree"] = true;
+        }
         out += jl.dump() + (i + 1 < topo.links().size() ? ",\n" : "\n");
     }
     out += "]}\n";
@@ -382,6 +385,7 @@ std::optional<LoadIssue> parseTopology(const std::string& file, const std::strin
             const auto width = links[i].value("width", std::string("4x"));
             l.width = parseNumber<std::uint8_t>(width.substr(0, width.find_first_not_of("0123456789"))).value_or(0);
             l.speed = snap.strings.intern(links[i].value("speed", std::string()));
+            l.endsDisagree = links[i].value("ends_disagree", false);
             snap.topology.addLink(l);
         }
     } catch (const SchemaError& e) {

@@ -11,10 +11,10 @@
 namespace stallscope {
 
 // The upper median (the element at size/2 once sorted); 0 for an empty set. Takes a copy: it reorders.
-inline TimeNs median(std::vector<TimeNs> v)
+template <typename T> T median(std::vector<T> v)
 {
     if (v.empty()) {
-        return 0;
+        return T {};
     }
     auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
     std::nth_element(v.begin(), mid, v.end());

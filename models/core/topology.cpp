@@ -2,6 +2,7 @@
 #include "core/topology.h"
 
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 
 namespace stallscope {
@@ -74,6 +75,43 @@ std::optional<std::uint64_t> parseGuid(std::string_view text)
         return std::nullopt;
     }
     return v;
+}
+
+void Topology::setLinkRate(LinkId id, std::uint8_t width, StringId speed)
+{
+    auto& l = m_links.at(index(id));
+    l.width = width;
+    l.speed = speed;
+}
+
+double laneDataGbps(std::string_view speed)
+{
+    struct Rate
+    {
+        std::string_view name;
+        double signalling; // GBd per lane, as iblinkinfo prints it
+        double data; // Gb/s per lane after 8b/10b or 64b/66b encoding (PAM4 rates as marketed)
+    };
+    static constexpr Rate kRates[] = { { "SDR", 2.5, 2 }, { "DDR", 5.0, 4 }, { "QDR", 10.0, 8 },
+        { "FDR10", 10.3125, 10 }, { "FDR", 14.0625, 13.64 }, { "EDR", 25.78125, 25 }, { "HDR", 53.125, 50 },
+        { "NDR", 106.25, 100 }, { "XDR", 212.5, 200 } };
+    for (const auto& r : kRates) {
+        if (speed == r.name) {
+            return r.data;
+        }
+    }
+    // "14.0625 Gbps": the nearest signalling rate within 2 %.
+    double gbd = 0;
+    const auto* end = speed.data() + speed.size();
+    if (auto [p, ec] = std::from_chars(speed.data(), end, gbd); ec != std::errc {} || gbd <= 0) {
+        return 0;
+    }
+    for (const auto& r : kRates) {
+        if (std::abs(gbd - r.signalling) <= 0.02 * r.signalling) {
+            return r.data;
+        }
+    }
+    return 0;
 }
 
 } // namespace stallscope

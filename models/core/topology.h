@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -40,8 +41,17 @@ struct FabricLink
     PortRef a; // lower tier end (HCA for host links, leaf for leaf-spine links)
     PortRef b;
     std::uint8_t width = 4; // lanes: 1, 2, 4, 8, 12
-    StringId speed {}; // "NDR", "HDR", ...
+    StringId speed {}; // "NDR", "HDR", ... or iblinkinfo's per-lane "25.78125 Gbps"
+    // The two ends reported different widths or speeds (width/speed then hold the slower): a link that
+    // retrained between the tool's reads of its ends, or one end misreporting.
+    bool endsDisagree = false;
 };
+
+// Data rate of one lane in Gb/s after line encoding, from ibnetdiscover's speed names or iblinkinfo's
+// per-lane signalling rate: SDR 2.5 GBd 8b/10b = 2, DDR 4, QDR 8, FDR10 10, FDR 14.0625 GBd 64b/66b = 13.64,
+// EDR 25, HDR 50, NDR 100, XDR 200 (InfiniBand Architecture Specification vol. 2, physical layer). 0 when
+// unknown. The link's rate is width × this.
+double laneDataGbps(std::string_view speed);
 
 class Topology
 {
@@ -57,6 +67,8 @@ public:
     std::optional<NodeId> findNodeByGuid(std::uint64_t guid) const;
     // The link attached to a port, if any. O(1).
     std::optional<LinkId> linkAt(PortRef port) const;
+    // A link that trained at another rate than it was added with (simulated degraded links).
+    void setLinkRate(LinkId id, std::uint8_t width, StringId speed);
     std::size_t switchCount() const;
     std::size_t hcaCount() const;
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "sim/config.h"
 
+#include "core/topology.h"
+
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -87,8 +89,10 @@ Result<FaultSpec, std::string> parseFaultSpec(const std::string& text)
     if (parts.empty()) {
         return std::string("empty fault");
     }
-    if (parts[0] == "flap" || parts[0] == "errors") {
-        f.kind = parts[0] == "flap" ? FaultKind::LinkFlap : FaultKind::ErrorBurst;
+    if (parts[0] == "flap" || parts[0] == "errors" || parts[0] == "degraded") {
+        f.kind = parts[0] == "flap" ? FaultKind::LinkFlap
+            : parts[0] == "errors"  ? FaultKind::ErrorBurst
+                                    : FaultKind::Degraded;
         if (parts.size() < 2 || (parts[1] != "host-leaf" && parts[1] != "leaf-spine")) {
             return "a link fault names its link tier: " + parts[0] + ":host-leaf:... or " + parts[0]
                 + ":leaf-spine:...";
@@ -104,7 +108,7 @@ Result<FaultSpec, std::string> parseFaultSpec(const std::string& text)
     } else if (parts[0] == "slow-rank") {
         f.kind = FaultKind::SlowRank;
     } else {
-        return "unknown fault kind \"" + parts[0] + "\" (expected flap, errors, dead-rank or slow-rank)";
+        return "unknown fault kind \"" + parts[0] + "\" (expected flap, errors, degraded, dead-rank or slow-rank)";
     }
     for (std::size_t i = first; i < parts.size(); ++i) {
         const auto eq = parts[i].find('=');
@@ -126,6 +130,14 @@ Result<FaultSpec, std::string> parseFaultSpec(const std::string& text)
             if (ok) {
                 (key == "at" ? f.atNs : key == "every" ? f.everyNs : key == "gap" ? f.gapNs : f.durationNs) = *d;
             }
+        } else if (key == "width") {
+            const auto digits = val.substr(0, val.find_first_not_of("0123456789"));
+            std::uint32_t w = 0;
+            ok = parseUInt(digits, w) && (w == 1 || w == 2 || w == 4) && (digits == val || val == digits + "x");
+            f.width = static_cast<std::uint8_t>(w);
+        } else if (key == "speed") {
+            ok = laneDataGbps(val) > 0 && laneDataGbps(val) <= laneDataGbps("NDR");
+            f.speed = val;
         } else if (key == "count") {
             ok = parseUInt(val, f.count) && f.count >= 1 && f.count <= 10000;
         } else if (key == "ar") {
@@ -171,6 +183,11 @@ std::string describeFault(const FaultSpec& f)
             s += ", every " + formatDuration(f.everyNs);
         }
         return s;
+    case FaultKind::Degraded:
+        s = f.tier == LinkTier::HostLeaf
+            ? "degraded link of rank " + std::to_string(f.rank) + "'s HCA"
+            : "degraded link leaf " + std::to_string(f.leaf) + " - spine " + std::to_string(f.spine);
+        return s + ": trained at " + std::to_string(f.width) + "x" + f.speed + " instead of 4xNDR";
     case FaultKind::DeadRank:
         return "dead rank " + std::to_string(f.rank) + " at +" + formatDuration(f.atNs);
     case FaultKind::SlowRank:
@@ -208,6 +225,9 @@ std::string validateConfig(const SimConfig& c)
         }
         if (f.kind == FaultKind::LinkFlap && (f.durationNs <= 0 || (f.everyNs > 0 && f.everyNs <= f.durationNs))) {
             return "a flap needs a positive duration shorter than its period";
+        }
+        if (f.kind == FaultKind::Degraded && f.width == 4 && f.speed == "NDR") {
+            return "a degraded link needs a width below 4x or a speed below NDR";
         }
         if (f.kind == FaultKind::ErrorBurst
             && (f.durationNs <= 0 || f.durationNs > 10 * kNsPerSec || f.gapNs <= f.durationNs

@@ -17,10 +17,11 @@ namespace stallscope {
 
 // ErrorBurst: a link that retrains (link error recovery) without going down, `count` times `gapNs` apart,
 // each pausing it for `durationNs` (docs/formats.md §6b).
-enum class FaultKind { LinkFlap, DeadRank, SlowRank, ErrorBurst };
+// Degraded: a link that trained at a lower width or speed for the whole job (docs/formats.md §6b).
+enum class FaultKind { LinkFlap, DeadRank, SlowRank, ErrorBurst, Degraded };
 constexpr bool isLinkFault(FaultKind k)
 {
-    return k == FaultKind::LinkFlap || k == FaultKind::ErrorBurst;
+    return k == FaultKind::LinkFlap || k == FaultKind::ErrorBurst || k == FaultKind::Degraded;
 }
 enum class LinkTier { HostLeaf, LeafSpine };
 
@@ -38,6 +39,8 @@ struct FaultSpec
     std::uint32_t count = 1; // error burst: retrains per burst
     TimeNs gapNs = 10 * kNsPerSec; // error burst: time between its retrains
     double slowFactor = 1.3; // slow rank: compute time multiplier
+    std::uint8_t width = 1; // degraded: lanes it trained at (of 4)
+    std::string speed = "NDR"; // degraded: lane speed it trained at
 };
 
 struct SimConfig
@@ -80,7 +83,7 @@ std::vector<std::string> presetNames();
 // Parses a --fault argument, e.g. "flap:host-leaf:rank=37:at=5m:for=2s:every=1h",
 // "flap:leaf-spine:leaf=3:spine=5:at=5m:for=2s:ar=off", "dead-rank:rank=17:at=5m",
 // "slow-rank:rank=17:at=2m:factor=1.3", "errors:leaf-spine:leaf=3:spine=5:at=5m:count=6:gap=20s:pause=200ms".
-// Returns the fault or an error message.
+// "degraded:leaf-spine:leaf=3:spine=5:width=1x[:speed=HDR]". Returns the fault or an error message.
 Result<FaultSpec, std::string> parseFaultSpec(const std::string& text);
 std::string describeFault(const FaultSpec& f);
 

@@ -79,6 +79,8 @@ std::string ibnetdiscoverText(const JobSnapshot& snap)
                     continue;
                 }
                 const auto rn = index(it->second.node);
+                const auto& link = t.link(*t.linkAt({ static_cast<NodeId>(n), p }));
+                const std::string rate = std::to_string(link.width) + "x" + snap.str(link.speed);
                 const auto& remote = t.nodes()[rn];
                 const bool rsw = remote.kind == NodeKind::Switch;
                 char rguid[24];
@@ -91,11 +93,11 @@ std::string ibnetdiscoverText(const JobSnapshot& snap)
                     if (!rsw) {
                         o << '(' << rguid << ") ";
                     }
-                    o << "\t\t# \"" << snap.str(remote.description) << "\" lid " << lidOf(rn) << " 4xNDR\n";
+                    o << "\t\t# \"" << snap.str(remote.description) << "\" lid " << lidOf(rn) << " " << rate << "\n";
                 } else {
                     o << '[' << p << "](" << own << ") \t\"S-" << guidHex(remote.guid) << "\"[" << it->second.port
                       << "]\t\t# lid " << lidOf(n) << " lmc 0 \"" << snap.str(remote.description) << "\" lid "
-                      << lidOf(rn) << " 4xNDR\n";
+                      << lidOf(rn) << " " << rate << "\n";
                 }
             }
             o << '\n';

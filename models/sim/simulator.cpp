@@ -39,6 +39,11 @@ public:
 
 private:
     void planOutages();
+    void applyDegradedLinks();
+    LinkId faultLink(const FaultSpec& f) const
+    {
+        return f.tier == LinkTier::HostLeaf ? m_fabric.hcaLink[f.rank] : m_fabric.uplink[f.leaf * m_c.spines + f.spine];
+    }
     SimOutage flapOutage(std::uint32_t fault, LinkId link, TimeNs down) const;
     double opFactor(CollectiveOp op) const;
     TimeNs computeNs(std::uint32_t r, std::uint64_t step, TimeNs at) const;
@@ -74,11 +79,10 @@ void JobSim::planOutages()
 {
     for (std::uint32_t i = 0; i < m_c.faults.size(); ++i) {
         const auto& f = m_c.faults[i];
-        if (!isLinkFault(f.kind)) {
+        if (f.kind != FaultKind::LinkFlap && f.kind != FaultKind::ErrorBurst) {
             continue;
         }
-        const LinkId link
-            = f.tier == LinkTier::HostLeaf ? m_fabric.hcaLink[f.rank] : m_fabric.uplink[f.leaf * m_c.spines + f.spine];
+        const LinkId link = faultLink(f);
         for (TimeNs at = f.atNs; at < m_c.durationNs; at += f.everyNs) {
             if (f.kind == FaultKind::ErrorBurst) {
                 // Each retrain loses what was in flight like a flap does; AR does not react (the port never
@@ -97,6 +101,24 @@ void JobSim::planOutages()
         }
     }
     std::sort(m_outages.begin(), m_outages.end(), [](auto& a, auto& b) { return a.downNs < b.downNs; });
+}
+
+// A link trained below 4xNDR carries its share at its own rate. Every collective's traffic crosses every link
+// in this model (see execute()), and a collective waits for its slowest flow, so the data phase of every
+// collective stretches by the rate deficit of the slowest degraded link: a persistent slowdown on all ranks.
+void JobSim::applyDegradedLinks()
+{
+    for (std::uint32_t i = 0; i < m_c.faults.size(); ++i) {
+        const auto& f = m_c.faults[i];
+        if (f.kind != FaultKind::Degraded) {
+            continue;
+        }
+        const auto link = faultLink(f);
+        m_snap->topology.setLinkRate(link, f.width, m_snap->strings.intern(f.speed));
+        m_result.degradedLinks.push_back({ i, link });
+        const double rate = double(f.width) * laneDataGbps(f.speed);
+        m_result.slowdown = std::max(m_result.slowdown, 4.0 * laneDataGbps("NDR") / rate);
+    }
 }
 
 SimOutage JobSim::flapOutage(std::uint32_t fault, LinkId link, TimeNs down) const
@@ -257,6 +279,7 @@ Result<SimResult, std::string> JobSim::run()
         m_skew.push_back(static_cast<TimeNs>((uniform(hash(m_c.seed, kSkew, h)) * 2 - 1) * double(m_c.clockSkewNs)));
     }
     planOutages();
+    applyDegradedLinks();
     m_result.outages = m_outages;
 
     std::vector<TimeNs> deathNs(m_n, std::numeric_limits<TimeNs>::max());
@@ -309,8 +332,8 @@ Result<SimResult, std::string> JobSim::run()
                 gs = std::max(gs, st[r * C + c]);
             }
             const auto shape = snap.shapes[m_shapeOf[c]];
-            const auto dur
-                = static_cast<TimeNs>(double(shape.bytes) * opFactor(shape.op) / m_c.busBandwidthBytesPerSec * 1e9);
+            const auto dur = static_cast<TimeNs>(
+                double(shape.bytes) * opFactor(shape.op) * m_result.slowdown / m_c.busBandwidthBytesPerSec * 1e9);
             for (std::uint32_t r = 0; r < m_n && !missing; ++r) {
                 if (deathNs[r] < gs + dur) {
                     diesInside = true; // hung inside the collective: its record stays "started"
@@ -361,7 +384,7 @@ Result<SimResult, std::string> JobSim::run()
         }
     }
     // Every data phase moves bytes at the bus bandwidth; stalls are the gaps between segments.
-    const double bytesPerNs = m_c.busBandwidthBytesPerSec / 1e9;
+    const double bytesPerNs = m_c.busBandwidthBytesPerSec / 1e9 / m_result.slowdown;
     for (auto& seg : m_segments) {
         seg.bytesPerNs = bytesPerNs;
     }

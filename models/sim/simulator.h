@@ -60,6 +60,8 @@ struct SimResult
     std::vector<SimStall> stalls;
     std::optional<TimeNs> crashNs; // when the job died, if it did
     std::vector<std::uint32_t> failedRanks; // ranks that failed with transport-retry errors
+    std::vector<std::pair<std::uint32_t, LinkId>> degradedLinks; // (fault index, link) trained below 4xNDR
+    double slowdown = 1.0; // data phases take this much longer: the slowest degraded link's rate deficit
 };
 
 Result<SimResult, std::string> simulate(const SimConfig& config, Progress& progress);

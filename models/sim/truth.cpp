@@ -28,6 +28,8 @@ const char* kindName(FaultKind k)
         return "slow_rank";
     case FaultKind::ErrorBurst:
         return "error_burst";
+    case FaultKind::Degraded:
+        return "degraded_link";
     }
     return "unknown";
 }
@@ -72,7 +74,17 @@ std::string truthToJson(const SimConfig& c, const SimResult& result)
                     { "recovered_by", std::string(toString(o.recovery)) }, { "recovery_ns", o.trafficUpNs - o.downNs },
                     { "retrain", o.retrain } });
             }
-            jf["outages"] = std::move(outages);
+            for (const auto& [fault, link] : result.degradedLinks) {
+                if (fault == i) {
+                    const auto& l = snap.topology.link(link);
+                    jf["link"] = { { "a", portJson(snap, l.a) }, { "b", portJson(snap, l.b) } };
+                    jf["trained_at"] = std::to_string(f.width) + "x" + f.speed;
+                    jf["slowdown"] = result.slowdown;
+                }
+            }
+            if (f.kind != FaultKind::Degraded) {
+                jf["outages"] = std::move(outages);
+            }
         } else {
             jf["rank"] = f.rank;
             jf["at_ns"] = c.startNs + f.atNs;

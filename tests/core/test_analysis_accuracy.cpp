@@ -147,6 +147,20 @@ std::vector<Scenario> rankScenarios()
     return out;
 }
 
+std::vector<Scenario> degradedScenarios()
+{
+    std::vector<Scenario> out;
+    std::uint64_t seed = 700;
+    for (const char* spec : { "degraded:host-leaf:rank=13:width=1x", "degraded:leaf-spine:leaf=2:spine=3:width=1x",
+             "degraded:leaf-spine:leaf=6:spine=0:width=2x", "degraded:host-leaf:rank=40:width=4x:speed=HDR",
+             "degraded:leaf-spine:leaf=1:spine=1:width=4x:speed=EDR" }) {
+        auto c = base(++seed, 8, 2 * 60 * kNsPerSec, kNsPerSec, true);
+        c.faults = { parseFaultSpec(spec).value() };
+        out.push_back({ spec, c });
+    }
+    return out;
+}
+
 const Incident* matching(const AnalysisResult& r, const SimStall& s, TimeNs tol)
 {
     for (const auto& inc : r.incidents) {
@@ -193,7 +207,7 @@ void checkRecovery(const SimResult& sim, const SimStall& s, const Incident& inc,
 TEST_CASE("analysis names the flapped link, its bounds and its cost", "[core][analysis][accuracy]")
 {
     const auto scenarios = flapScenarios();
-    REQUIRE(scenarios.size() + rankScenarios().size() >= 60);
+    REQUIRE(scenarios.size() + rankScenarios().size() + degradedScenarios().size() >= 60);
     int stalls = 0, named = 0, innocent = 0, recoveries = 0;
     std::ostringstream misses;
     for (const auto& sc : scenarios) {
@@ -264,5 +278,36 @@ TEST_CASE("analysis never blames a link for a dead or slow rank", "[core][analys
                 CHECK(inc.kind == IncidentKind::Straggler);
             }
         }
+    }
+}
+
+TEST_CASE("analysis names a link trained below its tier's rate, and nothing else", "[core][analysis][accuracy]")
+{
+    for (const auto& sc : degradedScenarios()) {
+        INFO(sc.name);
+        const auto sim = simulateOrFail(sc.config);
+        const auto& snap = *sim.snapshot;
+        REQUIRE(sim.degradedLinks.size() == 1);
+        CHECK(sim.slowdown > 1.9);
+        const auto result = analyze(snap);
+        // A persistent slowdown on every rank: no stall, no straggler, no link blamed for an incident.
+        for (const auto& inc : result.incidents) {
+            CHECK_FALSE(inc.culprit.has_value());
+        }
+        REQUIRE(result.degradedLinks.size() == 1); // 0 innocent links
+        const auto& d = result.degradedLinks[0];
+        const auto& truth = snap.topology.link(sim.degradedLinks[0].second);
+        CHECK(d.link == sim.degradedLinks[0].second);
+        CHECK(d.a.guid == snap.topology.node(truth.a.node).guid);
+        CHECK(d.usualGbps == Approx(400.0));
+        CHECK(d.gbps == Approx(400.0 / sim.slowdown));
+        CHECK(d.jobCrosses);
+        // The job's measured bus bandwidth shows the deficit: the simulated 45 GB/s, divided by the slowdown.
+        INFO(d.impact);
+        CHECK(d.impact.find("crosses it") != std::string::npos);
+        const auto pct = d.impact.find(" % of its 400 Gb/s host links");
+        REQUIRE(pct != std::string::npos);
+        const double measured = std::stod(d.impact.substr(d.impact.rfind(", ", pct) + 2));
+        CHECK(measured == Approx(100.0 * 45e9 * 8 / 400e9 / sim.slowdown).margin(2.0));
     }
 }

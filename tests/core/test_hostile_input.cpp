@@ -124,8 +124,8 @@ TEST_CASE("finding 3: a JSON number out of range (1e999) is an error naming the 
     auto m = parseMapping("map.json", R"({"stallscope_mapping": 1e999})");
     REQUIRE_FALSE(m.ok());
     CHECK_THAT(m.error().format(), Catch::Contains("map.json"));
-    auto q = parsePrometheusMatrix(
-        "q.json", R"({"status":"success","data":{"resultType":"matrix","result":[{"metric":{},"values":[[1e999,"1"]]}]}})");
+    auto q = parsePrometheusMatrix("q.json",
+        R"({"status":"success","data":{"resultType":"matrix","result":[{"metric":{},"values":[[1e999,"1"]]}]}})");
     REQUIRE_FALSE(q.ok());
     CHECK_THAT(q.error().format(), Catch::Contains("q.json"));
 }
@@ -211,7 +211,8 @@ TEST_CASE("a folder holding every kind of hostile file still opens, with the res
         "entries": [{"collective_seq_id": 1, "process_group": ["0", "default_pg"], "profiling_name": "nccl:all_reduce",
         "input_sizes": [[4]], "input_dtypes": ["Float"], "time_created_ns": 1793491200000000000,
         "state": "completed", "retired": true}]})");
-    write("rank0.log", "[rank0]:h:1:1 [0] NCCL INFO NET/IB : Using [" + kHugeNumber + "]mlx5_0:1/IB " + kLongTail + "\n");
+    write(
+        "rank0.log", "[rank0]:h:1:1 [0] NCCL INFO NET/IB : Using [" + kHugeNumber + "]mlx5_0:1/IB " + kLongTail + "\n");
     write("topo.txt", "Switch\t36 \"S-0002c90200000001\"\t# \"sw\" lid " + kHugeNumber + "\n");
     write("pq.txt", "# Port counters: Lid " + kHugeNumber + " port 1\nLinkDownedCounter:....1\n");
     write("map.json", R"({"stallscope_mapping": 1, "ranks": {")" + kHugeNumber + R"(": {"host": "h"}}})");
@@ -223,8 +224,8 @@ TEST_CASE("a folder holding every kind of hostile file still opens, with the res
     CHECK(mentions(r->warnings, "pq.txt:1:"));
 }
 
-TEST_CASE("a save that fails midway (disk full) leaves the previous file intact and no temporary file",
-    "[core][hostile]")
+TEST_CASE(
+    "a save that fails midway (disk full) leaves the previous file intact and no temporary file", "[core][hostile]")
 {
     TempDir tmp;
     const auto path = tmp.str("report.md");

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
+#include "analysis/analysis.h"
 #include "import/infiniband/ibnetdiscover.h"
 #include "test_support.h"
 
 #include <catch2/catch.hpp>
+
+#include <map>
 
 using namespace stallscope;
 using namespace stallscope::test;
@@ -76,4 +79,48 @@ TEST_CASE("ibnetdiscover errors and warnings name the file and line", "[core][im
     REQUIRE(r.ok());
     REQUIRE(r->warnings.size() == 1);
     CHECK_THAT(r->warnings[0].format(), Catch::Contains("z.txt:") && Catch::Contains("unrecognised line"));
+}
+
+TEST_CASE("links trained at 1x among 4x, or whose ends disagree, are degraded; shared CA names stay apart",
+    "[core][import][analysis]")
+{
+    JobSnapshot snap;
+    auto r = parseIbnetdiscover("degraded-1x.txt", data("ibnetdiscover/degraded-1x.txt"), snap.strings);
+    INFO((r ? "" : r.error().format()));
+    REQUIRE(r.ok());
+    snap.topology = std::move(r->topology);
+    const auto& topo = snap.topology;
+    CHECK(topo.hcaCount() == 4); // the two "MT4123 ConnectX6 Mellanox Technologies" CAs are two nodes
+    CHECK(topo.links().size() == 8);
+    const auto found = degradedLinks(snap);
+    REQUIRE(found.size() == 2);
+    std::map<std::string, DegradedLink> byLink;
+    for (const auto& d : found) {
+        byLink[d.a.node + ":" + std::to_string(d.a.port) + "-" + d.b.node + ":" + std::to_string(d.b.port)] = d;
+    }
+    REQUIRE(byLink.count("leaf-a:6-spine-b:1"));
+    const auto& uplink = byLink["leaf-a:6-spine-b:1"];
+    CHECK(uplink.gbps == Approx(50.0)); // 1 lane of HDR
+    CHECK(uplink.usualGbps == Approx(200.0));
+    CHECK_FALSE(uplink.endsDisagree);
+    CHECK(uplink.why.find("lanes lost") != std::string::npos);
+    REQUIRE(byLink.count("gpu-04 mlx5_0:1-leaf-b:2"));
+    CHECK(byLink["gpu-04 mlx5_0:1-leaf-b:2"].endsDisagree);
+    CHECK(byLink["gpu-04 mlx5_0:1-leaf-b:2"].gbps == Approx(50.0)); // the slower end's report is kept
+}
+
+TEST_CASE("lane rates follow the InfiniBand speeds, by name or by iblinkinfo's signalling rate", "[core][basics]")
+{
+    CHECK(laneDataGbps("SDR") == Approx(2.0));
+    CHECK(laneDataGbps("QDR") == Approx(8.0));
+    CHECK(laneDataGbps("FDR") == Approx(13.64));
+    CHECK(laneDataGbps("EDR") == Approx(25.0));
+    CHECK(laneDataGbps("NDR") == Approx(100.0));
+    CHECK(laneDataGbps("2.5 Gbps") == Approx(2.0));
+    CHECK(laneDataGbps("14.0625 Gbps") == Approx(13.64));
+    CHECK(laneDataGbps("25.78125 Gbps") == Approx(25.0));
+    CHECK(laneDataGbps("53.125 Gbps") == Approx(50.0));
+    CHECK(laneDataGbps("") == 0);
+    CHECK(laneDataGbps("fast") == 0);
+    CHECK(laneDataGbps("7 Gbps") == 0);
 }

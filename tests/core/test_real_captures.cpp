@@ -2,7 +2,9 @@
 // What is read from files other people's tools wrote (../shared/real-captures, see its PROVENANCE.md): the facts of
 // each file, not merely that nothing crashed. Referenced by path, never copied; skipped with a message when the
 // folder is absent. Our own golden files for each variant learned here live in tests/data.
+#include "analysis/analysis.h"
 #include "import/common/file_bytes.h"
+#include "import/infiniband/ibnetdiscover.h"
 #include "import/kineto/kineto_trace.h"
 #include "import/open_job.h"
 #include "import/prometheus/exposition.h"
@@ -14,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 
 using namespace stallscope;
 using namespace stallscope::test;
@@ -218,4 +221,69 @@ TEST_CASE("indented exposition lines are read (golden)", "[core][import]")
     const auto* wait = sampleOf(f.value(), 0x248a070300f1a001ull, 7, CounterKind::PortXmitWait);
     REQUIRE(wait);
     CHECK(wait->value == 915);
+}
+
+namespace {
+
+// The topology of a real ibnetdiscover capture, in a snapshot of its own; nullopt when absent.
+std::optional<JobSnapshot> realTopology(const std::string& rel)
+{
+    const auto path = kReal / rel;
+    if (!std::filesystem::exists(path)) {
+        WARN("real capture " << path << " is absent: skipped");
+        return std::nullopt;
+    }
+    JobSnapshot snap;
+    auto r = parseIbnetdiscover(path.string(), readFile(path), snap.strings);
+    INFO((r ? "" : r.error().format()));
+    REQUIRE(r.ok());
+    snap.topology = std::move(r->topology);
+    return snap;
+}
+
+} // namespace
+
+TEST_CASE("a real fabric's link trained at 1x among 4x links is named degraded", "[core][real][analysis]")
+{
+    // junousi/ibtopotool's 1.topo (2007, Voltaire ISR9024 + SW-6IB4, SDR): two links report 1xSDR from one
+    // end and 4xSDR from the other, among 4xSDR links.
+    const auto snap = realTopology("ibnetdiscover-topologies/junousi-ibtopotool/tests/1.topo");
+    if (!snap) {
+        return;
+    }
+    // Five CA ports (four CAs, all described "MT23108 InfiniHost Mellanox Technologies") and two switch links.
+    CHECK(snap->topology.links().size() == 7);
+    CHECK(snap->topology.hcaCount() == 4);
+    const auto found = degradedLinks(*snap);
+    REQUIRE(found.size() == 2);
+    std::set<std::string> names;
+    for (const auto& d : found) {
+        CHECK(d.gbps == Approx(2.0)); // 1 lane of SDR: 2.5 GBd, 8b/10b
+        CHECK(d.usualGbps == Approx(8.0));
+        CHECK(d.endsDisagree);
+        CHECK_FALSE(d.jobCrosses);
+        names.insert(d.a.node + ":" + std::to_string(d.a.port) + "-" + d.b.node + ":" + std::to_string(d.b.port));
+    }
+    CHECK(names
+        == std::set<std::string> { "MT23108 InfiniHost Mellanox Technologies:1-ISR9024 Voltaire:12",
+            "SW-6IB4 Voltaire:1-ISR9024 Voltaire:10" });
+}
+
+TEST_CASE("real fabrics with every link at its tier's rate name no degraded link", "[core][real][analysis]")
+{
+    // A 3-level k=4 fat tree, all 4xEDR; a production fabric mixing 4xQDR hosts and 4xFDR switches; more.
+    for (const char* rel : { "ibnetdiscover-topologies/cyberang3l-InfiniBand-Graphviz-ualization/k-4-n-3-Full.topo",
+             "ibnetdiscover-topologies/loginoff-infiniband_topology/topo",
+             "ibnetdiscover-topologies/junousi-ibtopotool/tests/2.topo",
+             "ibnetdiscover-topologies/junousi-ibtopotool/tests/3.topo" }) {
+        INFO(rel);
+        const auto snap = realTopology(rel);
+        if (!snap) {
+            continue;
+        }
+        REQUIRE(snap->topology.links().size() > 0);
+        for (const auto& d : degradedLinks(*snap)) {
+            FAIL_CHECK(d.a.node << " <-> " << d.b.node << " at " << d.rate << " vs " << d.usual);
+        }
+    }
 }

@@ -2,6 +2,8 @@
 #include "import/common/fabric_builder.h"
 #include "core/parse_number.h"
 
+#include <cmath>
+#include <cstdlib>
 #include <regex>
 #include <set>
 
@@ -25,7 +27,8 @@ NodeKind guessKindFromDescription(const std::string& desc)
     return std::regex_search(desc, hca) ? NodeKind::Hca : NodeKind::Switch;
 }
 
-std::uint64_t FabricBuilder::node(NodeKind kind, std::uint64_t guid, const std::string& desc, int ports, bool sure)
+std::uint64_t FabricBuilder::node(
+    NodeKind kind, std::uint64_t guid, const std::string& desc, int ports, bool sure, bool joinByDescription)
 {
     if (auto it = m_alias.find(guid); it != m_alias.end() && !desc.empty()) {
         const auto target = m_nodes.find(canonical(guid));
@@ -35,9 +38,13 @@ std::uint64_t FabricBuilder::node(NodeKind kind, std::uint64_t guid, const std::
     }
     guid = canonical(guid);
     if (!m_nodes.count(guid) && kind == NodeKind::Hca && !desc.empty()) {
-        if (auto it = m_hcaByDesc.find(desc); it != m_hcaByDesc.end()) {
-            m_alias[guid] = it->second;
-            return it->second;
+        if (auto it = m_hcaByDesc.find(desc);
+            it != m_hcaByDesc.end() && !it->second.ambiguous && (joinByDescription || !it->second.nodeGuid)) {
+            m_alias[guid] = it->second.guid;
+            if (!joinByDescription) {
+                it->second.nodeGuid = true;
+            }
+            return it->second.guid;
         }
     }
     auto [it, fresh] = m_nodes.try_emplace(guid);
@@ -52,7 +59,10 @@ std::uint64_t FabricBuilder::node(NodeKind kind, std::uint64_t guid, const std::
     }
     n.ports = std::max(n.ports, ports);
     if (kind == NodeKind::Hca && !desc.empty()) {
-        m_hcaByDesc.emplace(desc, guid);
+        auto [d, added] = m_hcaByDesc.try_emplace(desc, DescOwner { guid, !joinByDescription, false });
+        if (!added && d->second.guid != guid && d->second.nodeGuid && !joinByDescription) {
+            d->second.ambiguous = true; // two HCAs share it: it names neither
+        }
     }
     return guid;
 }
@@ -73,10 +83,22 @@ void FabricBuilder::link(
         std::swap(portA, portB);
     }
     auto& l = m_links[{ guidA, portA, guidB, portB }];
-    if (l.width.empty()) {
+    if (l.width.empty() && l.speed.empty()) {
         l.width = width;
+        l.speed = speed;
+        return;
     }
-    if (l.speed.empty()) {
+    if (width.empty() && speed.empty()) {
+        return;
+    }
+    // The other end (or another tool) reports the link too: keep the slower report, remember a difference.
+    const auto rate
+        = [](const std::string& w, const std::string& sp) { return std::atof(w.c_str()) * laneDataGbps(sp); };
+    const double was = rate(l.width, l.speed);
+    const double now = rate(width, speed);
+    l.endsDisagree = l.endsDisagree || (was > 0 && now > 0 && std::abs(was - now) > 1e-6 * was);
+    if (was <= 0 || (now > 0 && now < was)) {
+        l.width = width;
         l.speed = speed;
     }
 }
@@ -97,7 +119,8 @@ std::optional<std::uint64_t> FabricBuilder::guidOfLid(std::uint32_t lid) const
 std::optional<std::uint64_t> FabricBuilder::guidOfHca(const std::string& desc) const
 {
     auto it = m_hcaByDesc.find(desc);
-    return it == m_hcaByDesc.end() ? std::nullopt : std::optional<std::uint64_t>(canonical(it->second));
+    return it == m_hcaByDesc.end() || it->second.ambiguous ? std::nullopt
+                                                           : std::optional<std::uint64_t>(canonical(it->second.guid));
 }
 
 bool FabricBuilder::hasNode(std::uint64_t guid) const
@@ -173,6 +196,7 @@ Topology FabricBuilder::build(StringPool& strings, const std::string& file, std:
         const auto digits = l->width.substr(0, l->width.find_first_not_of("0123456789"));
         fl.width = parseNumber<std::uint8_t>(digits).value_or(l->width.empty() ? 4 : 0); // "4x" → 4; 0 unknown
         fl.speed = strings.intern(l->speed);
+        fl.endsDisagree = l->endsDisagree;
         topo.addLink(fl);
     }
     return topo;

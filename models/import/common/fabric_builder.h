@@ -28,7 +28,13 @@ class FabricBuilder
 public:
     // Declares a node; returns its canonical GUID (an earlier GUID when the HCA description is known).
     // `sure` = the source states the kind (a header, a type field); a guessed kind never overrides a stated one.
-    std::uint64_t node(NodeKind kind, std::uint64_t guid, const std::string& desc, int ports = 0, bool sure = true);
+    // An HCA first seen here may be a port GUID of an HCA already known by the same description (sources that
+    // name port GUIDs). `joinByDescription` off means `guid` is a node GUID (ibnetdiscover's node headers): it
+    // joins only a node a port-GUID source named, never another node GUID, since two HCAs may share a
+    // description (older fabrics name every CA "MT23108 InfiniHost Mellanox Technologies"); a description two
+    // node GUIDs carry joins nothing.
+    std::uint64_t node(NodeKind kind, std::uint64_t guid, const std::string& desc, int ports = 0, bool sure = true,
+        bool joinByDescription = true);
     void alias(std::uint64_t otherGuid, std::uint64_t nodeGuid);
     // Declares a link between two ports (either order; duplicates ignored). Unknown GUIDs are kept and
     // reported at build() if no node is ever declared for them.
@@ -58,10 +64,17 @@ private:
     struct RawLink
     {
         std::string width, speed;
+        bool endsDisagree = false;
     };
     std::map<std::uint64_t, RawNode> m_nodes;
     std::unordered_map<std::uint64_t, std::uint64_t> m_alias;
-    std::unordered_map<std::string, std::uint64_t> m_hcaByDesc;
+    struct DescOwner
+    {
+        std::uint64_t guid = 0;
+        bool nodeGuid = false; // registered by a node GUID (joinByDescription off)
+        bool ambiguous = false; // two node GUIDs carry this description
+    };
+    std::unordered_map<std::string, DescOwner> m_hcaByDesc;
     std::map<std::tuple<std::uint64_t, int, std::uint64_t, int>, RawLink> m_links; // raw GUIDs, canonicalised late
     std::unordered_map<std::uint32_t, std::uint64_t> m_lids;
 };

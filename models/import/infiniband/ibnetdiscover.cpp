@@ -65,7 +65,7 @@ Result<std::size_t> readIbnetdiscover(
             }
             if (std::regex_search(line, m, header)) {
                 currentKind = m[1] == "Switch" ? NodeKind::Switch : NodeKind::Hca;
-                current = fabric.node(currentKind, hex(m[4]), m[5], toNumber<int>(m[2].str()));
+                current = fabric.node(currentKind, hex(m[4]), m[5], toNumber<int>(m[2].str()), true, false);
                 if (m[6].matched) {
                     fabric.lid(toNumber<std::uint32_t>(m[6].str()), current);
                 }
