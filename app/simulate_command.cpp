@@ -31,7 +31,9 @@ const std::vector<OptionSpec> kSpecs = {
     { "job-name", true, "job name in the manifest" },
     { "hosts", true, "hosts (8 GPUs and HCAs each by default)" },
     { "gpus-per-host", true, "GPUs = HCAs = rails per host" },
-    { "spines", true, "spine switches" },
+    { "spines", true, "spine switches (per pod)" },
+    { "pods", true, "scalable units, each with its own rail leaves and spines (default 1: two tiers)" },
+    { "cores", true, "core switches joining every pod's spines (needed with --pods > 1)" },
     { "duration", true, "job length, e.g. 10m, 70m, 1h" },
     { "step", true, "nominal training step, e.g. 1s" },
     { "collectives-per-step", true, "collectives per step" },
@@ -65,9 +67,12 @@ std::string usage()
     s += formatOptions(kSpecs);
     s += "\nFaults (--fault):\n"
          "  flap:host-leaf:rank=R:at=5m:for=2s[:every=1h]      the HCA link of rank R goes down\n"
-         "  flap:leaf-spine:leaf=L:spine=S:at=5m:for=2s[:ar=on|off][:every=1h]\n"
+         "  flap:leaf-spine:[pod=P:]leaf=L:spine=S:at=5m:for=2s[:ar=on|off][:every=1h]\n"
+         "  flap:spine-core:pod=P:spine=S:core=C:at=5m:for=2s[:ar=on|off][:every=1h]   (with --pods, --cores)\n"
          "  errors:host-leaf:rank=R|leaf-spine:leaf=L:spine=S:at=5m[:count=5][:gap=10s][:pause=200ms][:every=1h]\n"
          "                                                      the link retrains (link_error_recovery) count times\n"
+         "  degraded:host-leaf:rank=R|leaf-spine:...|spine-core:...:width=1x[:speed=HDR]\n"
+         "                                                      the link trained below 4xNDR for the whole job\n"
          "  dead-rank:rank=R:at=5m                              rank R hangs (stops issuing collectives)\n"
          "  slow-rank:rank=R:at=2m:factor=1.3                   rank R computes 1.3x slower\n"
          "\nExit codes: 0 ok, 1 bad input or write failure, 2 usage error.\n";
@@ -104,14 +109,15 @@ std::string applyFlags(const ParsedArgs& a, SimConfig& c)
         return {};
     };
     std::uint32_t dataBits = c.dataCounterBits;
-    for (auto err : { num("seed", c.seed), num("hosts", c.hosts), num("gpus-per-host", c.gpusPerHost),
-             num("spines", c.spines), num("collectives-per-step", c.collectivesPerStep),
-             num("bucket-bytes", c.bucketBytes), num("nccl-ib-timeout", c.policy.ncclIbTimeout),
-             num("nccl-ib-retry-cnt", c.policy.ncclIbRetryCnt), num("data-counter-bits", dataBits),
-             dur("duration", c.durationNs), dur("step", c.stepNs), dur("clock-skew", c.clockSkewNs),
-             dur("counter-interval", c.counterIntervalNs), dur("collective-timeout", c.policy.collectiveTimeoutNs),
-             dur("checkpoint-interval", c.policy.checkpointIntervalNs), dur("restart-time", c.policy.restartTimeNs),
-             dur("sm-reroute", c.smRerouteNs), dur("ar-reroute", c.arRerouteNs) }) {
+    for (auto err :
+        { num("seed", c.seed), num("hosts", c.hosts), num("gpus-per-host", c.gpusPerHost), num("spines", c.spines),
+            num("pods", c.pods), num("cores", c.cores), num("collectives-per-step", c.collectivesPerStep),
+            num("bucket-bytes", c.bucketBytes), num("nccl-ib-timeout", c.policy.ncclIbTimeout),
+            num("nccl-ib-retry-cnt", c.policy.ncclIbRetryCnt), num("data-counter-bits", dataBits),
+            dur("duration", c.durationNs), dur("step", c.stepNs), dur("clock-skew", c.clockSkewNs),
+            dur("counter-interval", c.counterIntervalNs), dur("collective-timeout", c.policy.collectiveTimeoutNs),
+            dur("checkpoint-interval", c.policy.checkpointIntervalNs), dur("restart-time", c.policy.restartTimeNs),
+            dur("sm-reroute", c.smRerouteNs), dur("ar-reroute", c.arRerouteNs) }) {
         if (!err.empty()) {
             return err;
         }

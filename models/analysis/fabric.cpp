@@ -87,6 +87,56 @@ FabricIndex::FabricIndex(const JobSnapshot& snap)
             m_switchRanks[index(sw)].push_back(r);
         }
     }
+    // Upper tiers: the ranks below a switch are the union of those below its lower-tier neighbours (a spine:
+    // its pod's; a core: everyone's). Tier by tier, so each lower set is complete before it is merged.
+    std::uint8_t maxTier = 0;
+    for (const auto& n : topo.nodes()) {
+        maxTier = std::max(maxTier, n.tier);
+    }
+    for (std::uint8_t t = 2; t <= maxTier; ++t) {
+        for (const auto& l : topo.links()) {
+            const auto& na = topo.node(l.a.node);
+            const auto& nb = topo.node(l.b.node);
+            if (na.kind != NodeKind::Switch || nb.kind != NodeKind::Switch || std::max(na.tier, nb.tier) != t
+                || na.tier == nb.tier) {
+                continue;
+            }
+            const auto lower = na.tier < nb.tier ? l.a.node : l.b.node;
+            const auto upper = na.tier < nb.tier ? l.b.node : l.a.node;
+            auto& dst = m_switchRanks[index(upper)];
+            const auto& src = m_switchRanks[index(lower)];
+            dst.insert(dst.end(), src.begin(), src.end());
+        }
+        for (std::uint32_t i = 0; i < topo.nodes().size(); ++i) {
+            if (topo.nodes()[i].tier == t) {
+                auto& v = m_switchRanks[i];
+                std::sort(v.begin(), v.end());
+                v.erase(std::unique(v.begin(), v.end()), v.end());
+            }
+        }
+    }
+}
+
+// Per switch, how many of the group's ranks are below it. Computed once per group (the analysis asks for
+// every link of every incident).
+const std::vector<std::uint32_t>& FabricIndex::ranksBelow(const ProcessGroup& group) const
+{
+    auto [it, fresh] = m_groupBelow.try_emplace(&group);
+    if (fresh) {
+        std::vector<bool> member(m_snap.ranks.size(), false);
+        for (auto r : group.ranks) {
+            if (r < member.size()) {
+                member[r] = true;
+            }
+        }
+        it->second.assign(m_switchRanks.size(), 0);
+        for (std::size_t n = 0; n < m_switchRanks.size(); ++n) {
+            for (auto r : m_switchRanks[n]) {
+                it->second[n] += r < member.size() && member[r];
+            }
+        }
+    }
+    return it->second;
 }
 
 const PortSeries* FabricIndex::port(std::uint64_t guid, std::uint16_t port) const
@@ -134,12 +184,9 @@ bool FabricIndex::crosses(LinkId id, const ProcessGroup& group) const
         }
     }
     // Switch to switch: crossed when the lower switch serves some of the group and the group spans more
-    // than this switch (its traffic must leave it).
+    // than this switch (its traffic must leave it): a core link only when the group spans pods.
     const auto lower = topo.node(l.a.node).tier <= topo.node(l.b.node).tier ? l.a.node : l.b.node;
-    std::size_t inside = 0;
-    for (auto r : m_switchRanks[index(lower)]) {
-        inside += inGroup(r);
-    }
+    const std::size_t inside = ranksBelow(group)[index(lower)];
     return inside > 0 && inside < group.ranks.size();
 }
 

@@ -46,7 +46,10 @@ private:
     std::unordered_map<std::uint64_t, PortSeries> m_ports;
     std::unordered_map<std::uint64_t, std::vector<const LinkEvent*>> m_events;
     std::vector<std::int32_t> m_nodeRank; // HCA node → a rank on it (-1 none)
-    std::vector<std::vector<std::uint32_t>> m_switchRanks; // leaf node → ranks behind it
+    const std::vector<std::uint32_t>& ranksBelow(const ProcessGroup& group) const;
+    std::vector<std::vector<std::uint32_t>> m_switchRanks; // switch node → ranks below it (sorted)
+    // Per group: per node, the group's ranks below it. Analysis thread only (not shared across threads).
+    mutable std::unordered_map<const ProcessGroup*, std::vector<std::uint32_t>> m_groupBelow;
     std::vector<double> m_fabricBytes; // per 1 s bin from the job's start; bin of each sample's end time
 };
 

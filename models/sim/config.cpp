@@ -93,15 +93,17 @@ Result<FaultSpec, std::string> parseFaultSpec(const std::string& text)
         f.kind = parts[0] == "flap" ? FaultKind::LinkFlap
             : parts[0] == "errors"  ? FaultKind::ErrorBurst
                                     : FaultKind::Degraded;
-        if (parts.size() < 2 || (parts[1] != "host-leaf" && parts[1] != "leaf-spine")) {
-            return "a link fault names its link tier: " + parts[0] + ":host-leaf:... or " + parts[0]
-                + ":leaf-spine:...";
+        if (parts.size() < 2 || (parts[1] != "host-leaf" && parts[1] != "leaf-spine" && parts[1] != "spine-core")) {
+            return "a link fault names its link tier: " + parts[0] + ":host-leaf:..., " + parts[0]
+                + ":leaf-spine:... or " + parts[0] + ":spine-core:...";
         }
         if (f.kind == FaultKind::ErrorBurst) {
             f.durationNs = 200 * kNsPerMs;
             f.count = 5;
         }
-        f.tier = parts[1] == "host-leaf" ? LinkTier::HostLeaf : LinkTier::LeafSpine;
+        f.tier = parts[1] == "host-leaf" ? LinkTier::HostLeaf
+            : parts[1] == "leaf-spine"   ? LinkTier::LeafSpine
+                                         : LinkTier::SpineCore;
         first = 2;
     } else if (parts[0] == "dead-rank") {
         f.kind = FaultKind::DeadRank;
@@ -120,6 +122,10 @@ Result<FaultSpec, std::string> parseFaultSpec(const std::string& text)
         bool ok = true;
         if (key == "rank") {
             ok = parseUInt(val, f.rank);
+        } else if (key == "pod") {
+            ok = parseUInt(val, f.pod);
+        } else if (key == "core") {
+            ok = parseUInt(val, f.core);
         } else if (key == "leaf") {
             ok = parseUInt(val, f.leaf);
         } else if (key == "spine") {
@@ -160,23 +166,55 @@ Result<FaultSpec, std::string> parseFaultSpec(const std::string& text)
     return f;
 }
 
+std::string_view toString(LinkTier t)
+{
+    switch (t) {
+    case LinkTier::LeafSpine:
+        return "leaf-spine";
+    case LinkTier::SpineCore:
+        return "spine-core";
+    case LinkTier::HostLeaf:
+        break;
+    }
+    return "host-leaf";
+}
+
+namespace {
+
+// "rank 37's HCA link", "leaf 3 - spine 5", "pod 2 spine 5 - core 1".
+std::string linkName(const FaultSpec& f)
+{
+    const std::string pod = f.pod > 0 ? "pod " + std::to_string(f.pod) + " " : "";
+    switch (f.tier) {
+    case LinkTier::HostLeaf:
+        return "rank " + std::to_string(f.rank) + "'s HCA link";
+    case LinkTier::LeafSpine:
+        return pod + "leaf " + std::to_string(f.leaf) + " - spine " + std::to_string(f.spine);
+    case LinkTier::SpineCore:
+        return "pod " + std::to_string(f.pod) + " spine " + std::to_string(f.spine) + " - core "
+            + std::to_string(f.core);
+    }
+    return {};
+}
+
+} // namespace
+
 std::string describeFault(const FaultSpec& f)
 {
     std::string s;
     switch (f.kind) {
     case FaultKind::LinkFlap:
-        s = f.tier == LinkTier::HostLeaf ? "host-leaf flap (rank " + std::to_string(f.rank) + "'s HCA)"
-                                         : "leaf-spine flap (leaf " + std::to_string(f.leaf) + ", spine "
-                + std::to_string(f.spine) + (f.adaptiveRouting ? ", adaptive routing)" : ", no adaptive routing)");
+        s = std::string(toString(f.tier)) + " flap (" + linkName(f)
+            + (f.tier == LinkTier::HostLeaf ? std::string(")")
+                    : f.adaptiveRouting     ? ", adaptive routing)"
+                                            : ", no adaptive routing)");
         s += " at +" + formatDuration(f.atNs) + " for " + formatDuration(f.durationNs);
         if (f.everyNs > 0) {
             s += ", every " + formatDuration(f.everyNs);
         }
         return s;
     case FaultKind::ErrorBurst:
-        s = f.tier == LinkTier::HostLeaf
-            ? "error burst on rank " + std::to_string(f.rank) + "'s HCA link"
-            : "error burst on leaf " + std::to_string(f.leaf) + " - spine " + std::to_string(f.spine);
+        s = "error burst on " + linkName(f);
         s += ": " + std::to_string(f.count) + " retrains of " + formatDuration(f.durationNs) + ", "
             + formatDuration(f.gapNs) + " apart, from +" + formatDuration(f.atNs);
         if (f.everyNs > 0) {
@@ -184,9 +222,7 @@ std::string describeFault(const FaultSpec& f)
         }
         return s;
     case FaultKind::Degraded:
-        s = f.tier == LinkTier::HostLeaf
-            ? "degraded link of rank " + std::to_string(f.rank) + "'s HCA"
-            : "degraded link leaf " + std::to_string(f.leaf) + " - spine " + std::to_string(f.spine);
+        s = "degraded link " + linkName(f);
         return s + ": trained at " + std::to_string(f.width) + "x" + f.speed + " instead of 4xNDR";
     case FaultKind::DeadRank:
         return "dead rank " + std::to_string(f.rank) + " at +" + formatDuration(f.atNs);
@@ -201,6 +237,11 @@ std::string validateConfig(const SimConfig& c)
 {
     if (c.hosts < 2 || c.hosts > 4096 || c.gpusPerHost < 1 || c.gpusPerHost > 16 || c.spines < 1 || c.spines > 64) {
         return "fabric out of range: 2..4096 hosts, 1..16 GPUs per host, 1..64 spines";
+    }
+    if (c.pods < 1 || c.pods > 16 || c.hosts % c.pods != 0 || c.hostsPerPod() < 2 || c.cores > 64
+        || (c.pods > 1 && c.cores < 1) || c.pods * c.spines > 256) {
+        return "pods out of range: 1..16 pods of equal size (hosts divisible by pods, 2 hosts each at least), "
+               "1..64 core switches when there are several pods, pods x spines <= 256";
     }
     if (c.durationNs <= 0 || c.stepNs < 10 * kNsPerMs || c.collectivesPerStep < 1 || c.collectivesPerStep > 1000) {
         return "job shape out of range: positive duration, step >= 10ms, 1..1000 collectives per step";
@@ -219,9 +260,11 @@ std::string validateConfig(const SimConfig& c)
             return "fault names rank " + std::to_string(f.rank) + " but the job has " + std::to_string(c.worldSize())
                 + " ranks";
         }
-        if (isLinkFault(f.kind) && f.tier == LinkTier::LeafSpine && (f.leaf >= c.gpusPerHost || f.spine >= c.spines)) {
-            return "fault names leaf " + std::to_string(f.leaf) + " / spine " + std::to_string(f.spine)
-                + " outside the fabric";
+        if (isLinkFault(f.kind) && f.tier != LinkTier::HostLeaf
+            && (f.pod >= c.pods || f.spine >= c.spines || (f.tier == LinkTier::LeafSpine && f.leaf >= c.gpusPerHost)
+                || (f.tier == LinkTier::SpineCore && f.core >= c.cores))) {
+            return "fault names pod " + std::to_string(f.pod) + " / leaf " + std::to_string(f.leaf) + " / spine "
+                + std::to_string(f.spine) + " / core " + std::to_string(f.core) + " outside the fabric";
         }
         if (f.kind == FaultKind::LinkFlap && (f.durationNs <= 0 || (f.everyNs > 0 && f.everyNs <= f.durationNs))) {
             return "a flap needs a positive duration shorter than its period";

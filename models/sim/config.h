@@ -8,6 +8,7 @@
 #include "core/timeout_policy.h"
 #include "core/types.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -23,15 +24,18 @@ constexpr bool isLinkFault(FaultKind k)
 {
     return k == FaultKind::LinkFlap || k == FaultKind::ErrorBurst || k == FaultKind::Degraded;
 }
-enum class LinkTier { HostLeaf, LeafSpine };
+enum class LinkTier { HostLeaf, LeafSpine, SpineCore };
+std::string_view toString(LinkTier t); // "host-leaf", "leaf-spine", "spine-core"
 
 struct FaultSpec
 {
     FaultKind kind = FaultKind::LinkFlap;
     LinkTier tier = LinkTier::HostLeaf;
     std::uint32_t rank = 0; // host-leaf flap: the rank whose HCA link flaps; rank faults: the rank
-    std::uint32_t leaf = 0; // leaf-spine flap: leaf (= rail) index
-    std::uint32_t spine = 0; // leaf-spine flap: spine index
+    std::uint32_t pod = 0; // leaf-spine, spine-core: the scalable unit (0 in a two-tier fabric)
+    std::uint32_t leaf = 0; // leaf-spine: leaf (= rail) index within the pod
+    std::uint32_t spine = 0; // leaf-spine, spine-core: spine index within the pod
+    std::uint32_t core = 0; // spine-core: core switch index
     bool adaptiveRouting = true; // leaf-spine flap: the switch reroutes in hardware
     TimeNs atNs = 0; // offset from job start
     TimeNs durationNs = 2 * kNsPerSec; // flap: outage length; error burst: each retrain's pause
@@ -50,7 +54,11 @@ struct SimConfig
     std::uint64_t seed = 1;
     std::uint32_t hosts = 8;
     std::uint32_t gpusPerHost = 8; // = HCAs per host = rails = leaves
-    std::uint32_t spines = 4;
+    std::uint32_t spines = 4; // per pod
+    // Three tiers (scalable units): `pods` pods of hosts / pods hosts, each with its own rail leaves and
+    // spines; `cores` core switches joined to every spine. pods = 1, cores = 0: a two-tier fabric.
+    std::uint32_t pods = 1;
+    std::uint32_t cores = 0;
     TimeNs startNs = 1'793'491'200LL * kNsPerSec; // 2026-11-01T00:00:00Z: fixed so output is reproducible
     TimeNs durationNs = 600 * kNsPerSec;
     TimeNs stepNs = kNsPerSec; // nominal step length (compute + collectives)
@@ -74,6 +82,7 @@ struct SimConfig
     std::vector<FaultSpec> faults;
 
     std::uint32_t worldSize() const { return hosts * gpusPerHost; }
+    std::uint32_t hostsPerPod() const { return hosts / std::max<std::uint32_t>(pods, 1); }
 };
 
 // "small", "hourly-flap", "bench-hour"; nullopt for an unknown name.
@@ -83,7 +92,8 @@ std::vector<std::string> presetNames();
 // Parses a --fault argument, e.g. "flap:host-leaf:rank=37:at=5m:for=2s:every=1h",
 // "flap:leaf-spine:leaf=3:spine=5:at=5m:for=2s:ar=off", "dead-rank:rank=17:at=5m",
 // "slow-rank:rank=17:at=2m:factor=1.3", "errors:leaf-spine:leaf=3:spine=5:at=5m:count=6:gap=20s:pause=200ms".
-// "degraded:leaf-spine:leaf=3:spine=5:width=1x[:speed=HDR]". Returns the fault or an error message.
+// "degraded:leaf-spine:leaf=3:spine=5:width=1x[:speed=HDR]", "flap:spine-core:pod=2:spine=5:core=1:at=5m:for=2s".
+// Returns the fault or an error message.
 Result<FaultSpec, std::string> parseFaultSpec(const std::string& text);
 std::string describeFault(const FaultSpec& f);
 

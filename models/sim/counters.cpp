@@ -17,6 +17,7 @@ namespace {
 constexpr TimeNs kSwitchSamplerPhaseNs = 300 * kNsPerMs;
 constexpr TimeNs kEventLatencyNs = 30 * kNsPerMs; // trap → opensm log
 constexpr double kCrossRailShare = 0.25; // share of a rank's traffic that crosses the spine layer
+constexpr double kCrossPodShare = 0.1; // share of a rank's traffic that leaves its pod through the cores
 constexpr double kDiscardsPerSec = 250; // switch drops toward a down port
 constexpr double kWaitTicksPerSec = 5e6; // switch port with data queued toward a down link
 
@@ -119,11 +120,17 @@ private:
             m_ports.push_back({ topo.node(l.a.node).guid, l.a.port, m_in.fabric.hcaLink[r], false, 1.0, hostBlock });
             m_ports.push_back({ topo.node(l.b.node).guid, l.b.port, m_in.fabric.hcaLink[r], true, 1.0, m_c.hosts });
         }
-        const double uplinkScale = double(m_c.hosts) * kCrossRailShare / double(m_c.spines);
-        for (const auto id : m_in.fabric.uplink) {
-            const auto& l = topo.link(id);
-            m_ports.push_back({ topo.node(l.a.node).guid, l.a.port, id, true, uplinkScale, m_c.hosts });
-            m_ports.push_back({ topo.node(l.b.node).guid, l.b.port, id, true, uplinkScale, m_c.hosts });
+        const double uplinkScale = double(m_c.hostsPerPod()) * kCrossRailShare / double(m_c.spines);
+        const double coreScale = m_c.cores == 0
+            ? 0
+            : double(m_c.hostsPerPod()) * m_c.gpusPerHost * kCrossPodShare / double(m_c.spines * m_c.cores);
+        for (const auto& [links, scale] :
+            { std::pair { &m_in.fabric.uplink, uplinkScale }, std::pair { &m_in.fabric.coreLink, coreScale } }) {
+            for (const auto id : *links) {
+                const auto& l = topo.link(id);
+                m_ports.push_back({ topo.node(l.a.node).guid, l.a.port, id, true, scale, m_c.hosts });
+                m_ports.push_back({ topo.node(l.b.node).guid, l.b.port, id, true, scale, m_c.hosts });
+            }
         }
     }
 

@@ -43,13 +43,17 @@ inline double gauss(std::uint64_t h)
 // Draw purposes, so different uses of the same (rank, step) never correlate.
 enum Purpose : std::uint64_t { kCompute = 1, kEndJitter, kSkew, kPortScale, kPortNoise, kSymbols, kWaitNoise, kPhase };
 
+// Pods p = 0..pods-1 each hold hosts [p × hostsPerPod, (p+1) × hostsPerPod), one leaf per rail and `spines`
+// spines; core switches join every spine (three tiers when cores > 0).
 struct Fabric
 {
     std::vector<LinkId> hcaLink; // per rank
-    std::vector<LinkId> uplink; // [leaf * spines + spine]
+    std::vector<LinkId> uplink; // [(pod × rails + rail) × spines + spine]
+    std::vector<LinkId> coreLink; // [(pod × spines + spine) × cores + core]
     std::vector<NodeId> hcaNode; // per rank
-    std::vector<NodeId> leafNode; // per rail
-    std::vector<NodeId> spineNode;
+    std::vector<NodeId> leafNode; // [pod × rails + rail]
+    std::vector<NodeId> spineNode; // [pod × spines + spine]
+    std::vector<NodeId> coreNode;
 };
 
 Fabric buildFabric(const SimConfig& c, JobSnapshot& snap);

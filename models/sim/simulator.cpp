@@ -42,7 +42,15 @@ private:
     void applyDegradedLinks();
     LinkId faultLink(const FaultSpec& f) const
     {
-        return f.tier == LinkTier::HostLeaf ? m_fabric.hcaLink[f.rank] : m_fabric.uplink[f.leaf * m_c.spines + f.spine];
+        switch (f.tier) {
+        case LinkTier::LeafSpine:
+            return m_fabric.uplink[(f.pod * m_c.gpusPerHost + f.leaf) * m_c.spines + f.spine];
+        case LinkTier::SpineCore:
+            return m_fabric.coreLink[(f.pod * m_c.spines + f.spine) * m_c.cores + f.core];
+        case LinkTier::HostLeaf:
+            break;
+        }
+        return m_fabric.hcaLink[f.rank];
     }
     SimOutage flapOutage(std::uint32_t fault, LinkId link, TimeNs down) const;
     double opFactor(CollectiveOp op) const;
@@ -125,8 +133,8 @@ SimOutage JobSim::flapOutage(std::uint32_t fault, LinkId link, TimeNs down) cons
 {
     const auto& f = m_c.faults[fault];
     SimOutage o { fault, link, down, down + f.durationNs, down + f.durationNs };
-    if (f.tier == LinkTier::LeafSpine) {
-        // Another uplink of the same leaf reaches every spine's hosts: the route moves off the dead port in
+    if (f.tier != LinkTier::HostLeaf) {
+        // Another uplink of the same switch reaches the same hosts: the route moves off the dead port in
         // hardware (AR) or when the SM has swept and rewritten the forwarding tables.
         const TimeNs reroute = f.adaptiveRouting ? m_c.arRerouteNs : m_c.smRerouteNs;
         if (reroute < f.durationNs) {
@@ -201,8 +209,17 @@ std::vector<std::uint32_t> JobSim::ranksBehind(const SimOutage& o) const
         const auto g = f.rank % G;
         out = { ((h + m_c.hosts - 1) % m_c.hosts) * G + g, f.rank, ((h + 1) % m_c.hosts) * G + g };
     } else {
-        for (std::uint32_t h = f.spine; h < m_c.hosts; h += m_c.spines) {
-            out.push_back(h * G + f.leaf); // ECMP-hashed flows of rail `leaf` through this spine
+        // ECMP-hashed flows through this spine (and core): hosts of the pod by their index within it.
+        const auto hpp = m_c.hostsPerPod();
+        for (std::uint32_t local = f.spine; local < hpp; local += m_c.spines) {
+            const auto h = f.pod * hpp + local;
+            if (f.tier == LinkTier::LeafSpine) {
+                out.push_back(h * G + f.leaf);
+            } else if ((local / m_c.spines) % m_c.cores == f.core) {
+                for (std::uint32_t g = 0; g < G; ++g) {
+                    out.push_back(h * G + g);
+                }
+            }
         }
     }
     std::sort(out.begin(), out.end());

@@ -56,8 +56,8 @@ std::string truthToJson(const SimConfig& c, const SimResult& result)
         const auto& f = c.faults[i];
         ordered_json jf = { { "index", i }, { "kind", kindName(f.kind) }, { "description", describeFault(f) } };
         if (isLinkFault(f.kind)) {
-            jf["tier"] = f.tier == LinkTier::HostLeaf ? "host-leaf" : "leaf-spine";
-            if (f.tier == LinkTier::LeafSpine && f.kind == FaultKind::LinkFlap) {
+            jf["tier"] = std::string(toString(f.tier));
+            if (f.tier != LinkTier::HostLeaf && f.kind == FaultKind::LinkFlap) {
                 jf["adaptive_routing"] = f.adaptiveRouting;
                 jf["reroute_ns"] = f.adaptiveRouting ? c.arRerouteNs : c.smRerouteNs;
             }

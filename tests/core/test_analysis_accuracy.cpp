@@ -112,6 +112,32 @@ std::vector<Scenario> flapScenarios()
         c.faults = { parseFaultSpec("flap:host-leaf:rank=20:at=150s:for=5s").value() };
         out.push_back({ "host-leaf 5s, NCCL_IB_TIMEOUT=" + std::to_string(t), c });
     }
+    // Three tiers (pods of rail leaves and spines, core switches between pods): spine-core flaps with and
+    // without AR, a leaf-spine flap inside one pod, and a host link, at 256 ranks in 4 pods.
+    for (const char* spec : { "flap:spine-core:pod=1:spine=1:core=0:at=70s:for=3s:ar=off",
+             "flap:spine-core:pod=3:spine=0:core=1:at=70s:for=20s:ar=off",
+             "flap:spine-core:pod=2:spine=1:core=1:at=70s:for=40s:every=77s:ar=on",
+             "flap:spine-core:pod=0:spine=0:core=0:at=70s:for=300ms:every=31s:ar=off",
+             "flap:leaf-spine:pod=2:leaf=5:spine=1:at=70s:for=10s:ar=off", "flap:host-leaf:rank=201:at=70s:for=2s",
+             "errors:spine-core:pod=1:spine=0:core=1:at=70s:count=4:gap=25s:pause=100ms" }) {
+        ++seed;
+        auto c = base(seed, 32, 4 * 60 * kNsPerSec, kNsPerSec, seed % 2 == 0);
+        c.pods = 4;
+        c.spines = 2;
+        c.cores = 2;
+        c.bucketBytes = 2ULL << 30;
+        c.faults = { parseFaultSpec(spec).value() };
+        out.push_back({ std::string("three tiers ") + spec, c });
+    }
+    // 16,384 ranks in 8 pods of 256 hosts, 8 spines per pod, 8 cores: a core-link flap.
+    {
+        auto c = base(++seed, 2048, 100 * kNsPerSec, kNsPerSec, true);
+        c.pods = 8;
+        c.spines = 8;
+        c.cores = 8;
+        c.faults = { parseFaultSpec("flap:spine-core:pod=5:spine=3:core=6:at=50s:for=5s:ar=off").value() };
+        out.push_back({ "16384 ranks, three tiers, spine-core flap", c });
+    }
     // 1,024 ranks: fewer cases, to keep the suite fast.
     for (const char* spec :
         { "flap:host-leaf:rank=777:at=60s:for=2s", "flap:leaf-spine:leaf=5:spine=6:at=60s:for=5s:ar=off" }) {

@@ -287,3 +287,23 @@ TEST_CASE("real fabrics with every link at its tier's rate name no degraded link
         }
     }
 }
+
+TEST_CASE("a real three-level fat tree gets three switch tiers", "[core][real][import]")
+{
+    // cyberang3l's k-4-n-3-Full.topo: 128 CAs under 32 leaves, 32 middle switches, 16 at the top.
+    const auto snap
+        = realTopology("ibnetdiscover-topologies/cyberang3l-InfiniBand-Graphviz-ualization/k-4-n-3-Full.topo");
+    if (!snap) {
+        return;
+    }
+    std::map<int, int> perTier;
+    for (const auto& n : snap->topology.nodes()) {
+        ++perTier[n.tier];
+    }
+    CHECK(perTier == std::map<int, int> { { 0, 128 }, { 1, 32 }, { 2, 32 }, { 3, 16 } });
+    // Every switch link joins adjacent tiers.
+    for (const auto& l : snap->topology.links()) {
+        const auto ta = snap->topology.node(l.a.node).tier, tb = snap->topology.node(l.b.node).tier;
+        CHECK(std::abs(int(ta) - int(tb)) == 1);
+    }
+}

@@ -110,6 +110,41 @@ void FabricBuilder::lid(std::uint32_t lid, std::uint64_t guid)
     }
 }
 
+// A switch with an HCA neighbour is a leaf (tier 1); every other switch is one more than its nearest leaf
+// (spines 2, cores 3 in a three-tier fabric), by breadth-first search over switch-to-switch links. A switch
+// reached from no leaf is a spine (2).
+std::map<std::uint64_t, std::uint8_t> FabricBuilder::switchTiers(const LinkMap& links) const
+{
+    std::map<std::uint64_t, std::vector<std::uint64_t>> up;
+    std::map<std::uint64_t, std::uint8_t> tier;
+    std::vector<std::uint64_t> frontier;
+    for (const auto& [key, l] : links) {
+        const auto ga = std::get<0>(key), gb = std::get<2>(key);
+        const auto ka = m_nodes.at(ga).kind, kb = m_nodes.at(gb).kind;
+        if (ka == NodeKind::Switch && kb == NodeKind::Switch) {
+            up[ga].push_back(gb);
+            up[gb].push_back(ga);
+        } else if (ka != kb) {
+            const auto sw = ka == NodeKind::Switch ? ga : gb;
+            if (tier.emplace(sw, 1).second) {
+                frontier.push_back(sw);
+            }
+        }
+    }
+    for (std::uint8_t t = 2; !frontier.empty() && t < 16; ++t) {
+        std::vector<std::uint64_t> next;
+        for (auto sw : frontier) {
+            for (auto peer : up[sw]) {
+                if (tier.emplace(peer, t).second) {
+                    next.push_back(peer);
+                }
+            }
+        }
+        frontier = std::move(next);
+    }
+    return tier;
+}
+
 std::optional<std::uint64_t> FabricBuilder::guidOfLid(std::uint32_t lid) const
 {
     auto it = m_lids.find(lid);
@@ -131,7 +166,7 @@ bool FabricBuilder::hasNode(std::uint64_t guid) const
 Topology FabricBuilder::build(StringPool& strings, const std::string& file, std::vector<LoadIssue>& warnings) const
 {
     // Canonical links, once each, whatever GUID each source used.
-    std::map<std::tuple<std::uint64_t, int, std::uint64_t, int>, const RawLink*> links;
+    LinkMap links;
     std::set<std::uint64_t> unknown;
     for (const auto& [key, l] : m_links) {
         auto [ga, pa, gb, pb] = key;
@@ -150,17 +185,7 @@ Topology FabricBuilder::build(StringPool& strings, const std::string& file, std:
     for (auto guid : unknown) {
         warnings.push_back({ file, 0, -1, "a link names a node no source describes (GUID " + formatGuid(guid) + ")" });
     }
-    std::set<std::uint64_t> leaves;
-    for (const auto& [key, l] : links) {
-        const auto& a = m_nodes.at(std::get<0>(key));
-        const auto& b = m_nodes.at(std::get<2>(key));
-        if (a.kind == NodeKind::Switch && b.kind == NodeKind::Hca) {
-            leaves.insert(std::get<0>(key));
-        }
-        if (b.kind == NodeKind::Switch && a.kind == NodeKind::Hca) {
-            leaves.insert(std::get<2>(key));
-        }
-    }
+    const auto tiers = switchTiers(links);
     Topology topo;
     for (const auto& [guid, n] : m_nodes) {
         FabricNode fn;
@@ -174,7 +199,8 @@ Topology FabricBuilder::build(StringPool& strings, const std::string& file, std:
             fn.hcaName = strings.intern(space == std::string::npos ? std::string() : n.desc.substr(space + 1));
             fn.tier = 0;
         } else {
-            fn.tier = leaves.count(guid) ? 1 : 2;
+            const auto t = tiers.find(guid);
+            fn.tier = t == tiers.end() ? 2 : t->second;
         }
         topo.addNode(fn);
     }

@@ -76,6 +76,8 @@ private:
     };
     std::unordered_map<std::string, DescOwner> m_hcaByDesc;
     std::map<std::tuple<std::uint64_t, int, std::uint64_t, int>, RawLink> m_links; // raw GUIDs, canonicalised late
+    using LinkMap = std::map<std::tuple<std::uint64_t, int, std::uint64_t, int>, const RawLink*>;
+    std::map<std::uint64_t, std::uint8_t> switchTiers(const LinkMap& links) const;
     std::unordered_map<std::uint32_t, std::uint64_t> m_lids;
 };
 
