@@ -19,7 +19,7 @@ namespace stallscope::cli {
 namespace {
 
 const std::vector<OptionSpec> kSpecs = {
-    { "preset", true, "small | hourly-flap | bench-hour (default small)" },
+    { "preset", true, "small | hourly-flap | bench-hour | three-tier (default small)" },
     { "seed", true, "random seed (default 1); same preset, flags and seed give the same bytes" },
     { "out", true, "output bundle folder (required); replaced if it is a bundle already" },
     { "format", true, "binary | jsonl: how collectives and counters are written (default binary)" },

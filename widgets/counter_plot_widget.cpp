@@ -19,6 +19,18 @@ namespace stallscope {
 
 namespace {
 
+// Seconds since the job's first midnight as a UTC wall clock: a job that crosses midnight reads 00:05:00, not
+// 24:05:00 (QCPAxisTickerTime's largest unit does not wrap).
+class WallClockTicker : public QCPAxisTickerTime
+{
+protected:
+    QString getTickLabel(double tick, const QLocale& locale, QChar formatChar, int precision) override
+    {
+        const double day = 86400.0;
+        return QCPAxisTickerTime::getTickLabel(tick - std::floor(tick / day) * day, locale, formatChar, precision);
+    }
+};
+
 constexpr std::size_t kMaxLinks = 3; // plots stay readable; older selections drop off
 
 struct Track
@@ -107,7 +119,7 @@ void CounterPlotWidget::rebuild()
     const QColor text = pal.color(QPalette::WindowText);
     const QColor endA(0x00, 0x72, 0xb2), endB(0xe6, 0x9f, 0x00); // Okabe–Ito blue and orange
     int row = 0;
-    auto ticker = QSharedPointer<QCPAxisTickerTime>::create();
+    auto ticker = QSharedPointer<WallClockTicker>::create();
     ticker->setTimeFormat(QStringLiteral("%h:%m:%s"));
     for (const auto li : m_links) {
         const auto& link = m_snap->topology.link(static_cast<LinkId>(li));

@@ -65,6 +65,7 @@ void TopologyWidget::setData(std::shared_ptr<const JobSnapshot> snap, std::share
 {
     m_snap = std::move(snap);
     m_analysis = std::move(analysis);
+    m_cores.clear();
     m_spines.clear();
     m_leaves.clear();
     m_hosts.clear();
@@ -79,7 +80,7 @@ void TopologyWidget::setData(std::shared_ptr<const JobSnapshot> snap, std::share
         for (std::uint32_t i = 0; i < topo.nodes().size(); ++i) {
             const auto& n = topo.nodes()[i];
             if (n.kind == NodeKind::Switch) {
-                (n.tier >= 2 ? m_spines : m_leaves).push_back(static_cast<NodeId>(i));
+                (n.tier >= 3 ? m_cores : n.tier == 2 ? m_spines : m_leaves).push_back(static_cast<NodeId>(i));
                 continue;
             }
             auto [it, fresh] = hostIndex.try_emplace(index(n.host), static_cast<int>(m_hosts.size()));
@@ -129,8 +130,14 @@ TopologyWidget::Layout TopologyWidget::layout(QSizeF size) const
             l.nodePos[index(nodes[i])] = QPointF(margin + (w - 2 * margin) * (i + 0.5) / double(nodes.size()), y);
         }
     };
-    spread(m_spines, 30);
-    spread(m_leaves, h * 0.42);
+    if (m_cores.empty()) {
+        spread(m_spines, 30);
+        spread(m_leaves, h * 0.42);
+    } else {
+        spread(m_cores, 30);
+        spread(m_spines, h * 0.24);
+        spread(m_leaves, h * 0.46);
+    }
     l.hostTop = h * (m_expandedHost >= 0 ? 0.62 : 0.78); // room for the HCA row when a host is expanded
     const double hostW = (w - 2 * margin) / double(std::max<std::size_t>(1, m_hosts.size()));
     for (std::size_t i = 0; i < m_hosts.size(); ++i) {
@@ -190,6 +197,8 @@ void TopologyWidget::paintInto(QPainter& p, QSizeF size)
             { a + QPointF(-3, 0), a + QPointF(3, 0), QPointF(size.width() - 16, l.hostTop), QPointF(16, l.hostTop) });
         p.drawPolygon(poly);
     }
+    std::optional<QPointF> culpritAt; // the marked link's middle; its label is drawn last, on top
+    QString culpritText;
     for (std::uint32_t i = 0; i < topo.links().size(); ++i) {
         const auto id = static_cast<LinkId>(i);
         const auto& link = topo.links()[i];
@@ -211,11 +220,10 @@ void TopologyWidget::paintInto(QPainter& p, QSizeF size)
             p.setBrush(Qt::NoBrush);
             const QPointF mid = (l.nodePos[index(link.a.node)] + l.nodePos[index(link.b.node)]) / 2;
             p.drawEllipse(mid, 9, 9);
-            p.setPen(pal.color(QPalette::Text));
-            p.drawText(QRectF(mid.x() + 12, mid.y() - 9, 260, 18), Qt::AlignLeft | Qt::AlignVCenter,
-                tr("culprit: %1 ↔ %2")
-                    .arg(QString::fromStdString(m_snap->str(topo.node(link.a.node).description)),
-                        QString::fromStdString(m_snap->str(topo.node(link.b.node).description))));
+            culpritAt = mid;
+            culpritText = tr("culprit: %1 ↔ %2")
+                              .arg(QString::fromStdString(m_snap->str(topo.node(link.a.node).description)),
+                                  QString::fromStdString(m_snap->str(topo.node(link.b.node).description)));
         }
     }
     // Switches and hosts.
@@ -236,6 +244,9 @@ void TopologyWidget::paintInto(QPainter& p, QSizeF size)
     const auto boxWidth = [&](std::size_t count) {
         return std::clamp((size.width() - 32) / double(std::max<std::size_t>(1, count)) - 4, 8.0, 60.0);
     };
+    for (const auto id : m_cores) {
+        drawSwitch(id, boxWidth(m_cores.size()));
+    }
     for (const auto id : m_spines) {
         drawSwitch(id, boxWidth(m_spines.size()));
     }
@@ -247,6 +258,18 @@ void TopologyWidget::paintInto(QPainter& p, QSizeF size)
         p.setPen(Qt::NoPen);
         p.setBrush(sel ? QColor(0xf0, 0xe4, 0x42) : pal.color(QPalette::Mid));
         p.drawRect(l.hostBox[i]);
+    }
+    if (culpritAt) {
+        // On a plate, right of the mark, or left of it when it would leave the view.
+        const double w = p.fontMetrics().horizontalAdvance(culpritText) + 8;
+        const double x = culpritAt->x() + 12 + w <= size.width() - 4 ? culpritAt->x() + 12
+                                                                     : std::max(4.0, culpritAt->x() - 12 - w);
+        const QRectF plate(x, culpritAt->y() - 9, w, 18);
+        QColor back = pal.color(QPalette::Base);
+        back.setAlpha(220);
+        p.fillRect(plate, back);
+        p.setPen(text);
+        p.drawText(plate, Qt::AlignCenter, culpritText);
     }
     p.setPen(text);
     const auto labelW = double(p.fontMetrics().horizontalAdvance(QStringLiteral("gpu-a000 ")));

@@ -63,7 +63,7 @@ private:
     std::shared_ptr<const JobSnapshot> m_snap;
     std::shared_ptr<const AnalysisResult> m_analysis;
     std::unique_ptr<LinkStates> m_states;
-    std::vector<NodeId> m_spines, m_leaves;
+    std::vector<NodeId> m_cores, m_spines, m_leaves; // tiers 3+ (three-tier fabrics), 2, 1
     std::vector<StringId> m_hosts; // host names in order
     std::vector<int> m_hostOfNode; // topology node → host index (-1 for switches)
     std::vector<std::vector<std::uint32_t>> m_ranksOfHost;

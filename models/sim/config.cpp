@@ -49,6 +49,24 @@ std::optional<SimConfig> presetConfig(const std::string& name)
         f.atNs = 5 * 60 * kNsPerSec;
         f.durationNs = 2 * kNsPerSec;
         c.faults = { f };
+    } else if (name == "three-tier") {
+        // 16,384 GPUs, the size of the largest published training runs, in 8 scalable units of 256 hosts:
+        // a core link (no adaptive routing) flaps for 2 s at 00:05:00.
+        c.jobName = "llm-pretrain-16k";
+        c.hosts = 2048;
+        c.pods = 8;
+        c.spines = 8;
+        c.cores = 8;
+        c.durationNs = 10 * 60 * kNsPerSec;
+        FaultSpec f;
+        f.tier = LinkTier::SpineCore;
+        f.pod = 5;
+        f.spine = 3;
+        f.core = 6;
+        f.adaptiveRouting = false;
+        f.atNs = 5 * 60 * kNsPerSec;
+        f.durationNs = 2 * kNsPerSec;
+        c.faults = { f };
     } else {
         return std::nullopt;
     }
@@ -57,7 +75,7 @@ std::optional<SimConfig> presetConfig(const std::string& name)
 
 std::vector<std::string> presetNames()
 {
-    return { "small", "hourly-flap", "bench-hour" };
+    return { "small", "hourly-flap", "bench-hour", "three-tier" };
 }
 
 namespace {
