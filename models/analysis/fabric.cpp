@@ -337,10 +337,28 @@ void judgeRecovery(const FabricIndex& fx, LinkVerdict& v, const Incident& inc)
     const std::string how = endedWhileDown ? "the stall ended at " + formatUtc(inc.endNs).substr(11, 12)
             + " while the link stayed down until " + formatUtc(v.upNs).substr(11, 12)
                                            : "traffic moved to the sibling uplinks while it was down";
-    if (retries <= 1) {
+    // The subnet manager's log says when its new routes were in place ("SUBNET UP" after the trap's sweep).
+    const TimeNs down = v.downNs != kNoTime ? v.downNs : inc.startNs;
+    const auto& updates = snap.routeUpdates;
+    const auto next = std::upper_bound(
+        updates.begin(), updates.end(), down, [](TimeNs t, const RouteUpdate& r) { return t < r.timeNs; });
+    const bool smInTime = next != updates.end() && next->timeNs <= inc.endNs;
+    if (smInTime) {
+        v.recovery = Recovery::SubnetManager;
+        v.rerouteNs = next->timeNs - down;
+        v.recoveryText = how + ": the subnet manager's new routes were in place at "
+            + formatUtc(next->timeNs).substr(11, 12) + " (" + snap.str(next->source) + ", "
+            + formatDuration(v.rerouteNs) + " after the link went down)"
+            + (retries <= 1 ? " — or adaptive routing sooner; either way the data lost on the link cost one ACK timeout"
+                            : "; the collective resumed at the next ACK timeout (" + std::to_string(retries)
+                        + " of them, no adaptive routing)");
+    } else if (retries <= 1) {
         v.recovery = Recovery::AdaptiveRouting;
-        v.recoveryText = how + ": rerouted within one ACK timeout (adaptive routing, or a subnet manager faster "
-            + "than " + formatDuration(period) + "); the data lost on the link still cost that timeout";
+        v.recoveryText = how + ": rerouted within one ACK timeout (" + formatDuration(period)
+            + (next != updates.end() ? ") before the subnet manager's routes (" + formatUtc(next->timeNs).substr(11, 12)
+                        + "): adaptive routing"
+                                     : "): adaptive routing, or a subnet manager faster than that")
+            + "; the data lost on the link still cost that timeout";
     } else {
         v.recovery = Recovery::SubnetManager;
         v.rerouteNs = (retries - 1) * period + period / 2;

@@ -189,6 +189,9 @@ void writeLinkEventsJsonl(const JobSnapshot& snap, std::ostream& out)
             { "state", e.state == LinkState::Down ? "down" : "up" }, { "source", snap.str(e.source) } };
         out << j.dump() << '\n';
     }
+    for (const auto& r : snap.routeUpdates) {
+        out << json { { "t_ns", r.timeNs }, { "routes", "updated" }, { "source", snap.str(r.source) } }.dump() << '\n';
+    }
 }
 
 void writeCollectivesJsonl(const JobSnapshot& snap, std::ostream& out)
@@ -451,6 +454,14 @@ std::optional<LoadIssue> parseLinkEvents(
     const std::string& file, std::istream& in, JobSnapshot& snap, std::vector<LoadIssue>& warnings)
 {
     auto err = forEachJsonLine(file, in, [&](const json& j, std::int64_t lineNo) {
+        if (j.contains("routes")) {
+            if (needString(j, "routes", "") != "updated") {
+                throw SchemaError { "expected \"routes\" to be \"updated\"" };
+            }
+            snap.routeUpdates.push_back(
+                { needInt(j, "t_ns", ""), snap.strings.intern(j.value("source", std::string("unknown"))) });
+            return;
+        }
         LinkEvent e;
         e.timeNs = needInt(j, "t_ns", "");
         e.guid = needGuid(j, "guid", "");
@@ -468,6 +479,8 @@ std::optional<LoadIssue> parseLinkEvents(
     });
     std::stable_sort(snap.linkEvents.begin(), snap.linkEvents.end(),
         [](const LinkEvent& a, const LinkEvent& b) { return a.timeNs < b.timeNs; });
+    std::stable_sort(snap.routeUpdates.begin(), snap.routeUpdates.end(),
+        [](const RouteUpdate& a, const RouteUpdate& b) { return a.timeNs < b.timeNs; });
     return err;
 }
 

@@ -98,6 +98,14 @@ struct LinkEvent
     StringId source {}; // "opensm", "nccl", "sysfs", ...
 };
 
+// The subnet manager finished a sweep and programmed the switches' forwarding tables (OpenSM's
+// "SUBNET UP" after a trap): from then on static routes avoid a link that went down before the sweep began.
+struct RouteUpdate
+{
+    TimeNs timeNs = 0;
+    StringId source {}; // "opensm"
+};
+
 // The port counters' PMA names as perfquery and ibqueryerrors print them (long and old short spellings, any
 // case: "PortXmitWait", "XmtWait", "LinkDownedCounter") → kind; nullopt for counters Stallscope does not model.
 std::optional<CounterKind> counterKindFromPerfName(std::string name);

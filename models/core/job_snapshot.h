@@ -56,6 +56,7 @@ struct JobSnapshot
     std::vector<CounterPort> counterPorts;
     std::vector<CounterSeries> counters;
     std::vector<LinkEvent> linkEvents; // sorted by time
+    std::vector<RouteUpdate> routeUpdates; // sorted by time
     StringPool strings;
     std::vector<std::shared_ptr<const void>> storage; // owns what the spans above point into
 

@@ -257,6 +257,17 @@ private:
         }
         std::stable_sort(m_snap.linkEvents.begin(), m_snap.linkEvents.end(),
             [](const LinkEvent& a, const LinkEvent& b) { return a.timeNs < b.timeNs; });
+        // The SM sweeps after every trap and programs new routes smRerouteNs later ("SUBNET UP"); without
+        // adaptive routing that is when a leaf–spine path comes back (docs/formats.md §6b).
+        for (const auto& o : m_in.outages) {
+            if (!o.retrain) {
+                for (const TimeNs trap : { o.downNs, o.upNs }) {
+                    m_snap.routeUpdates.push_back({ trap + m_c.smRerouteNs, source });
+                }
+            }
+        }
+        std::sort(m_snap.routeUpdates.begin(), m_snap.routeUpdates.end(),
+            [](const RouteUpdate& a, const RouteUpdate& b) { return a.timeNs < b.timeNs; });
     }
 
     const CounterInputs& m_in;

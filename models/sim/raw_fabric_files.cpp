@@ -5,6 +5,7 @@
 
 #include "core/atomic_file.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -230,8 +231,9 @@ std::string writeCounters(const JobSnapshot& snap, const fs::path& dir)
 std::string opensmLog(const JobSnapshot& snap, TimeNs local)
 {
     const auto& t = snap.topology;
-    std::ostringstream o;
+    std::vector<std::pair<TimeNs, std::string>> lines; // merged by time: traps, port changes, sweeps
     const TimeNs start = snap.job.span.start;
+    std::ostringstream o;
     o << opensmStamp(start + local) << " [7FFFF700] 0x03 -> OpenSM 3.3.23\n"
       << opensmStamp(start + local) << " [7FFFF700] 0x80 -> Entering MASTER state\n"
       << opensmStamp(start + local) << " [7FFFF700] 0x02 -> SUBNET UP\n";
@@ -242,26 +244,35 @@ std::string opensmLog(const JobSnapshot& snap, TimeNs local)
         }
         const auto& fn = t.node(*node);
         const auto lid = lidOf(index(*node));
+        std::ostringstream l;
         if (fn.kind == NodeKind::Switch) {
-            o << opensmStamp(e.timeNs + local)
+            l << opensmStamp(e.timeNs + local)
               << " [7FFFE700] 0x01 -> log_trap_info: Received Generic Notice type:1 num:128 "
               << "(Link state change) Producer:2 (Switch) from LID:" << lid << " TID:0x0000000000000000\n"
               << opensmStamp(e.timeNs + local)
               << " [7FFFE700] 0x02 -> log_notice: Reporting Urgent Notice \"Link state "
               << "change\" from switch LID " << lid << ", GUID 0x" << guidHex(fn.guid) << '\n';
-            continue;
-        }
-        if (e.state == LinkState::Down) {
-            o << opensmStamp(e.timeNs + local) << " [7FFFF700] 0x01 -> drop_mgr_remove_port: Removed port with GUID:0x"
+        } else if (e.state == LinkState::Down) {
+            l << opensmStamp(e.timeNs + local) << " [7FFFF700] 0x01 -> drop_mgr_remove_port: Removed port with GUID:0x"
               << guidHex(portGuid(fn.guid)) << " LID range [" << lid << ", " << lid
               << "] of node:" << snap.str(fn.description) << '\n';
         } else {
-            o << opensmStamp(e.timeNs + local)
+            l << opensmStamp(e.timeNs + local)
               << " [7FFFF700] 0x02 -> state_mgr_report_new_ports: Discovered new port with "
               << "GUID:0x" << guidHex(portGuid(fn.guid)) << " LID range [" << lid << "," << lid
               << "] of node: " << snap.str(fn.description) << '\n';
         }
-        o << opensmStamp(e.timeNs + 50'000'000 + local) << " [7FFFF700] 0x02 -> SUBNET UP\n";
+        lines.emplace_back(e.timeNs, l.str());
+    }
+    // A sweep's end as OpenSM 3.3 logs it (tests/data/ibsim/opensm.log): the routing engine's line, then SUBNET UP.
+    for (const auto& r : snap.routeUpdates) {
+        lines.emplace_back(r.timeNs,
+            opensmStamp(r.timeNs + local) + " [7FFFD700] 0x02 -> osm_ucast_mgr_process: minhop tables configured on "
+                + "all switches\n" + opensmStamp(r.timeNs + local) + " [7FFFD700] 0x02 -> SUBNET UP\n");
+    }
+    std::stable_sort(lines.begin(), lines.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [time, text] : lines) {
+        o << text;
     }
     return o.str();
 }

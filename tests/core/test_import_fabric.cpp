@@ -12,6 +12,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 using namespace stallscope;
 using namespace stallscope::test;
 
@@ -213,6 +215,15 @@ TEST_CASE("the OpenSM log of the real fabric: trap-128 notices with the switch G
         CHECK(t.guid != 0); // from the log_notice line after each trap
     }
     CHECK(r->linkStateTraps == r->traps.size());
+    // Every sweep ends in "SUBNET UP": once at start, then after each trap's sweep (routes reprogrammed).
+    REQUIRE(r->subnetUp.size() >= 3);
+    CHECK(std::is_sorted(r->subnetUp.begin(), r->subnetUp.end()));
+    for (const auto& t : r->traps) {
+        // A sweep finished after each trap, within a second on this small fabric (41 ms in the capture).
+        const auto after = std::upper_bound(r->subnetUp.begin(), r->subnetUp.end(), t.timeNs);
+        REQUIRE(after != r->subnetUp.end());
+        CHECK(*after - t.timeNs < kNsPerSec);
+    }
 }
 
 TEST_CASE("query_range results of a switch-side exporter read like its scrapes", "[core][import][prometheus]")

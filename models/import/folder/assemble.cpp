@@ -400,6 +400,9 @@ void addLinkEvents(JobSnapshot& snap, Gathered& g)
     }
     const auto opensm = snap.strings.intern("opensm");
     for (const auto& log : g.opensm) {
+        for (const auto t : log.subnetUp) {
+            snap.routeUpdates.push_back({ t, opensm });
+        }
         for (const auto& e : log.events) {
             if (const auto guid = g.fabric.guidOfHca(e.nodeDescription)) {
                 snap.linkEvents.push_back({ e.timeNs, *guid, 1, e.up ? LinkState::Up : LinkState::Down, opensm });
@@ -432,6 +435,8 @@ void addLinkEvents(JobSnapshot& snap, Gathered& g)
     addTrapEvents(snap, g);
     std::stable_sort(snap.linkEvents.begin(), snap.linkEvents.end(),
         [](const LinkEvent& a, const LinkEvent& b) { return a.timeNs < b.timeNs; });
+    std::sort(snap.routeUpdates.begin(), snap.routeUpdates.end(),
+        [](const RouteUpdate& a, const RouteUpdate& b) { return a.timeNs < b.timeNs; });
 }
 
 void widenSpan(JobSnapshot& snap)

@@ -30,6 +30,16 @@ Result<OpensmLog> parseOpensmLog(const std::string& file, const std::string& tex
     const auto stopped = readLines(
         text, file, log.warnings, [&](const std::string& line, std::int64_t lineNo) -> std::optional<LoadIssue> {
             std::smatch m, s;
+            if (line.find("-> SUBNET UP") != std::string::npos && std::regex_search(line, s, stamp)
+                && months.count(s[1])) {
+                const auto t = logTimeNs(clock, clock.year, months.at(s[1]), toNumber<int>(s[2].str()),
+                    toNumber<int>(s[3].str()), toNumber<int>(s[4].str()), toNumber<int>(s[5].str()),
+                    toNumber<TimeNs>(s[6].str()) * kNsPerUs);
+                if (t != kNoTime) {
+                    log.subnetUp.push_back(t);
+                }
+                return std::nullopt;
+            }
             if (line.find("Link state change") != std::string::npos) {
                 static const std::regex trapLid(R"(from LID:(\d+))");
                 static const std::regex noticeGuid(R"(from switch LID (\d+), GUID 0x([0-9a-fA-F]+))");

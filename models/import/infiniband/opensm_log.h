@@ -38,6 +38,7 @@ struct OpensmLog
     std::vector<OpensmPortEvent> events;
     std::vector<OpensmTrap> traps;
     std::size_t linkStateTraps = 0;
+    std::vector<TimeNs> subnetUp; // "SUBNET UP": a sweep finished and the routes are programmed
     std::vector<LoadIssue> warnings;
 };
 
