@@ -159,3 +159,44 @@ TEST_CASE("lateness: who arrived late against the median arrival", "[core][analy
     CHECK(r.incidents[0].kind == IncidentKind::Straggler);
     CHECK(r.incidents[0].suspectRanks == std::vector<std::uint32_t> { 9 });
 }
+
+TEST_CASE("a core link is crossed by a group that spans pods, not by one inside a pod", "[core][analysis]")
+{
+    auto config = *presetConfig("small");
+    config.hosts = 16;
+    config.pods = 4;
+    config.spines = 2;
+    config.cores = 2;
+    config.durationNs = 20 * kNsPerSec;
+    config.faults.clear();
+    auto sim = simulateOrFail(config);
+    auto& snap = *sim.snapshot;
+    // A second group: the 32 ranks of pod 0 (hosts 0..3), as tensor- or pipeline-parallel groups often are.
+    ProcessGroup pod0 { snap.strings.intern("1"), snap.strings.intern("pod0"), {} };
+    for (std::uint32_t r = 0; r < 32; ++r) {
+        pod0.ranks.push_back(r);
+    }
+    snap.groups.push_back(pod0);
+    const analysis::FabricIndex fabric(snap);
+    const auto& topo = snap.topology;
+    int coreLinks = 0, leafLinks = 0;
+    for (std::uint32_t i = 0; i < topo.links().size(); ++i) {
+        const auto& l = topo.links()[i];
+        const auto ta = topo.node(l.a.node).tier, tb = topo.node(l.b.node).tier;
+        const auto id = static_cast<LinkId>(i);
+        if (std::max(ta, tb) == 3) { // spine-core
+            ++coreLinks;
+            CHECK(fabric.crosses(id, snap.groups[0])); // the whole job spans pods
+            CHECK_FALSE(fabric.crosses(id, snap.groups[1])); // pod 0's traffic never leaves it
+        } else if (ta == 1 || tb == 1) {
+            if (topo.node(l.a.node).kind == NodeKind::Switch && topo.node(l.b.node).kind == NodeKind::Switch) {
+                ++leafLinks;
+                const bool inPod0
+                    = std::string(snap.str(topo.node(l.a.node).description)).find("-p0-") != std::string::npos;
+                CHECK(fabric.crosses(id, snap.groups[1]) == inPod0); // rail leaves of pod 0 go up to its spines
+            }
+        }
+    }
+    CHECK(coreLinks == 4 * 2 * 2);
+    CHECK(leafLinks == 4 * 8 * 2);
+}

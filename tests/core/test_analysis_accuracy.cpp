@@ -118,6 +118,10 @@ std::vector<Scenario> flapScenarios()
              "flap:spine-core:pod=3:spine=0:core=1:at=70s:for=20s:ar=off",
              "flap:spine-core:pod=2:spine=1:core=1:at=70s:for=40s:every=77s:ar=on",
              "flap:spine-core:pod=0:spine=0:core=0:at=70s:for=300ms:every=31s:ar=off",
+             "flap:spine-core:pod=0:spine=1:core=0:at=70s:for=300ms:every=31s:ar=on",
+             "flap:spine-core:pod=1:spine=0:core=0:at=70s:for=3s:every=29s:ar=on",
+             "flap:spine-core:pod=2:spine=0:core=1:at=70s:for=60s:ar=off",
+             "flap:spine-core:pod=3:spine=1:core=0:at=70s:for=60s:every=90s:ar=on",
              "flap:leaf-spine:pod=2:leaf=5:spine=1:at=70s:for=10s:ar=off", "flap:host-leaf:rank=201:at=70s:for=2s",
              "errors:spine-core:pod=1:spine=0:core=1:at=70s:count=4:gap=25s:pause=100ms" }) {
         ++seed;
@@ -271,6 +275,7 @@ TEST_CASE("analysis names the flapped link, its bounds and its cost", "[core][an
         }
     }
     INFO("culprit named in " << named << " of " << stalls << " stalls; missed: " << misses.str());
+    UNSCOPED_INFO(scenarios.size() << " flap scenarios, " << stalls << " stalls");
     CHECK(stalls >= 60);
     CHECK(double(named) >= 0.98 * double(stalls));
     CHECK(innocent == 0);
