@@ -3,6 +3,7 @@
 #include "commands.h"
 
 #include "analysis/analysis.h"
+#include "core/issue_groups.h"
 #include "core/time_format.h"
 #include "import/open_job.h"
 
@@ -81,8 +82,8 @@ int runAnalyze(const std::vector<std::string>& args, std::ostream& out, std::ost
         err << "stallscope analyze: " << loaded.error().format() << '\n';
         return kExitBadInput;
     }
-    for (const auto& w : loaded->warnings) {
-        err << "warning: " << w.format() << '\n';
+    for (const auto& g : groupIssues(loaded->warnings)) {
+        err << "warning: " << g.format() << '\n';
     }
     const auto& snap = *loaded->snapshot;
     const auto result = analyze(snap, options);

@@ -3,6 +3,7 @@
 #include "commands.h"
 
 #include "bundle/writer.h"
+#include "core/issue_groups.h"
 #include "core/time_format.h"
 #include "import/open_job.h"
 
@@ -70,8 +71,8 @@ int runConvert(const std::vector<std::string>& args, std::ostream& out, std::ost
         err << "stallscope convert: " << loaded.error().format() << '\n';
         return kExitBadInput;
     }
-    for (const auto& w : loaded->warnings) {
-        err << "warning: " << w.format() << '\n';
+    for (const auto& g : groupIssues(loaded->warnings)) {
+        err << "warning: " << g.format() << '\n';
     }
     if (auto e = writeBundle(*loaded->snapshot, dir, options); !e.empty()) {
         err << "stallscope convert: " << e << '\n';

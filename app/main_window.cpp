@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "main_window.h"
 
+#include "core/issue_groups.h"
 #include "core/snapshot_summary.h"
 #include "core/time_format.h"
 #include "counter_plot_widget.h"
@@ -286,8 +287,9 @@ void MainWindow::showSnapshot(const OpenedBundle& opened)
     m_linkList->setSnapshot(opened.snapshot);
     m_summary->setSummary(summarize(opened.path, opened.loaded));
     m_warnings->clear();
-    for (const auto& w : opened.warnings) {
-        m_warnings->addItem(QString::fromStdString(w.format()));
+    for (const auto& g : groupIssues(opened.warnings)) {
+        auto* item = new QListWidgetItem(QString::fromStdString(g.format()), m_warnings);
+        item->setToolTip(QString::fromStdString(g.first.format()));
     }
     setWindowTitle(tr("%1 — Stallscope").arg(QString::fromStdString(opened.snapshot->job.name)));
 }

@@ -69,8 +69,15 @@ QStringList captionLines(const RenderInputs& in, const Incident* inc)
     const auto& p = inc->policy;
     QString policy;
     if (p.outageNs != kNoTime) {
-        policy = QStringLiteral("outage %1 vs retry budget %2: %3. ")
-                     .arg(q(formatDuration(p.outageNs)), q(formatDuration(p.retryBudgetNs)),
+        // The full recovery sentence is in `analyze`; the caption keeps what decided the cost.
+        QString rerouted;
+        if (p.recovery == Recovery::AdaptiveRouting) {
+            rerouted = QStringLiteral(", rerouted at once by adaptive routing");
+        } else if (p.recovery == Recovery::SubnetManager && p.rerouteNs != kNoTime) {
+            rerouted = QStringLiteral(", rerouted by the subnet manager after %1").arg(q(formatDuration(p.rerouteNs)));
+        }
+        policy = QStringLiteral("outage %1%2 vs retry budget %3: %4. ")
+                     .arg(q(formatDuration(p.outageNs)), rerouted, q(formatDuration(p.retryBudgetNs)),
                          p.underBudget ? QStringLiteral("under budget, the collective stretched")
                                        : QStringLiteral("over budget, the job crashed"));
     }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "core/snapshot_summary.h"
 
+#include "core/issue_groups.h"
+
 #include "core/time_format.h"
 
 #include <nlohmann/json.hpp>
@@ -54,8 +56,9 @@ SnapshotSummary summarize(const std::string& path, const LoadedJob& loaded)
     s.residentBytes = residentBytes();
     s.bytesPerCollective = s.collectives ? double(s.collectiveBytes) / double(s.collectives) : 0;
     s.loadSeconds = loaded.loadSeconds;
-    for (const auto& w : loaded.warnings) {
-        s.warnings.push_back(w.format());
+    s.warningCount = loaded.warnings.size();
+    for (const auto& g : groupIssues(loaded.warnings)) {
+        s.warnings.push_back(g.format());
     }
     s.recognised = loaded.recognised;
     return s;
@@ -93,7 +96,13 @@ std::string summaryText(const SnapshotSummary& s)
             o << "  " << s.recognised[i] << '\n';
         }
     }
-    o << "Warnings     " << (s.warnings.empty() ? "none" : std::to_string(s.warnings.size())) << '\n';
+    o << "Warnings     "
+      << (s.warnings.empty() ? std::string("none")
+                             : std::to_string(s.warningCount)
+                     + (s.warningCount > s.warnings.size() ? " in " + std::to_string(s.warnings.size())
+                                 + (s.warnings.size() == 1 ? " group" : " groups")
+                                                           : std::string()))
+      << '\n';
     for (const auto& w : s.warnings) {
         o << "  " << w << '\n';
     }
@@ -113,7 +122,7 @@ std::string summaryJson(const SnapshotSummary& s)
             { { "nccl_ib_timeout", s.policy.ncclIbTimeout }, { "nccl_ib_retry_cnt", s.policy.ncclIbRetryCnt },
                 { "retry_budget_ns", s.policy.retryBudgetNs() },
                 { "collective_timeout_ns", s.policy.collectiveTimeoutNs } } },
-        { "warnings", s.warnings }, { "recognised", s.recognised } };
+        { "warnings", s.warnings }, { "warning_count", s.warningCount }, { "recognised", s.recognised } };
     return j.dump(1) + "\n";
 }
 

@@ -34,7 +34,8 @@ struct SnapshotSummary
     std::uint64_t residentBytes = 0; // whole process, from /proc/self/status (0 when unknown)
     double bytesPerCollective = 0;
     double loadSeconds = 0;
-    std::vector<std::string> warnings;
+    std::vector<std::string> warnings; // grouped: one line per file and reason (core/issue_groups.h)
+    std::size_t warningCount = 0; // before grouping
     std::vector<std::string> recognised;
 };
 
