@@ -284,7 +284,7 @@ void MainWindow::showSnapshot(const OpenedBundle& opened)
     m_state->clearLinks();
     m_counters->setSnapshot(opened.snapshot);
     m_topology->setData(opened.snapshot, opened.analysis);
-    m_linkList->setSnapshot(opened.snapshot);
+    m_linkList->setSnapshot(opened.snapshot, opened.analysis);
     m_summary->setSummary(summarize(opened.path, opened.loaded));
     m_warnings->clear();
     for (const auto& g : groupIssues(opened.warnings)) {

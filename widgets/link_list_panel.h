@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// A searchable list of the fabric's links; activating one adds its counter plot (ViewState::selectLink).
+// A searchable list of the fabric's links with the rate each trained at; links the analysis found degraded
+// (below their tier's rate, docs/formats.md §5e) come first, marked. Activating one adds its counter plot
+// (ViewState::selectLink).
 
 #include <QWidget>
 
@@ -13,6 +15,7 @@ class QListWidget;
 namespace stallscope {
 
 struct JobSnapshot;
+struct AnalysisResult;
 class ViewState;
 
 class LinkListPanel : public QWidget
@@ -20,14 +23,16 @@ class LinkListPanel : public QWidget
     Q_OBJECT
 public:
     LinkListPanel(ViewState* state, QWidget* parent = nullptr);
-    void setSnapshot(std::shared_ptr<const JobSnapshot> snap);
+    void setSnapshot(std::shared_ptr<const JobSnapshot> snap, std::shared_ptr<const AnalysisResult> analysis = {});
     void setFilter(const QString& text);
     int visibleCount() const;
+    int degradedCount() const { return m_degraded; }
 
 private:
     ViewState* m_state;
     QLineEdit* m_filter;
     QListWidget* m_list;
+    int m_degraded = 0;
 };
 
 } // namespace stallscope

@@ -226,6 +226,15 @@ void TopologyWidget::paintInto(QPainter& p, QSizeF size)
                                   QString::fromStdString(m_snap->str(topo.node(link.b.node).description)));
         }
     }
+    // Links trained below their tier's rate: dashed, in the text colour, whatever their state (a persistent
+    // slowdown, not an event in time).
+    if (m_analysis) {
+        p.setPen(QPen(pal.color(QPalette::Text), 2.5, Qt::DashLine));
+        for (const auto& d : m_analysis->degradedLinks) {
+            const auto& link = topo.link(d.link);
+            p.drawLine(l.nodePos[index(link.a.node)], l.nodePos[index(link.b.node)]);
+        }
+    }
     // Switches and hosts.
     p.setRenderHint(QPainter::Antialiasing, false);
     const QColor text = pal.color(QPalette::Text);
@@ -316,6 +325,13 @@ void TopologyWidget::paintInto(QPainter& p, QSizeF size)
         const QString label = QString::fromStdString(std::string(toString(h)));
         p.drawText(QRectF(x + 18, y - 2, 80, 14), Qt::AlignLeft | Qt::AlignVCenter, label);
         x += 26 + p.fontMetrics().horizontalAdvance(label);
+    }
+    if (m_analysis && !m_analysis->degradedLinks.empty()) {
+        p.setPen(QPen(pal.color(QPalette::Text), 2, Qt::DashLine));
+        p.drawLine(QPointF(x, y + 5), QPointF(x + 14, y + 5));
+        p.setPen(pal.color(QPalette::Text));
+        p.drawText(QRectF(x + 18, y - 2, 200, 14), Qt::AlignLeft | Qt::AlignVCenter,
+            tr("degraded (%1)").arg(m_analysis->degradedLinks.size()));
     }
     p.drawText(QRectF(8, y - 20, size.width() - 16, 14), Qt::AlignLeft | Qt::AlignVCenter,
         tr("links at %1").arg(QString::fromStdString(formatSince(t, m_snap->job.clockOriginNs))));

@@ -254,6 +254,30 @@ TEST_CASE("ctrl+wheel zooms the rows; the link list filters and plots", "[widget
     CHECK(links.visibleCount() == 1);
     links.setFilter(QStringLiteral("spine-02 leaf-r1"));
     CHECK(links.visibleCount() == 1);
+    CHECK(links.degradedCount() == 0);
+}
+
+TEST_CASE("the link list puts a degraded link first, marked, and finds it by \"degraded\"", "[widget]")
+{
+    auto config = *presetConfig("small");
+    config.durationNs = 60 * kNsPerSec;
+    config.faults = { parseFaultSpec("degraded:leaf-spine:leaf=2:spine=1:width=1x").value() };
+    NullProgress none;
+    auto sim = simulate(config, none);
+    REQUIRE(sim.ok());
+    const auto analysis = std::make_shared<AnalysisResult>(analyze(*sim->snapshot));
+    REQUIRE(analysis->degradedLinks.size() == 1);
+    ViewState state;
+    LinkListPanel links(&state);
+    links.setSnapshot(sim->snapshot, analysis);
+    CHECK(links.degradedCount() == 1);
+    CHECK(links.visibleCount() == int(sim->snapshot->topology.links().size()));
+    links.setFilter(QStringLiteral("degraded"));
+    CHECK(links.visibleCount() == 1);
+    links.setFilter(QStringLiteral("1x"));
+    CHECK(links.visibleCount() == 1);
+    links.setFilter(QStringLiteral("leaf-r2 spine-02"));
+    CHECK(links.visibleCount() == 1);
 }
 
 TEST_CASE("hourly-flap at 1,024 ranks: a full-height stall band at each flap and nowhere else", "[widget][slow]")
