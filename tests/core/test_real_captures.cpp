@@ -3,11 +3,13 @@
 // each file, not merely that nothing crashed. Referenced by path, never copied; skipped with a message when the
 // folder is absent. Our own golden files for each variant learned here live in tests/data.
 #include "analysis/analysis.h"
+#include "core/issue_groups.h"
 #include "import/common/file_bytes.h"
 #include "import/infiniband/ibnetdiscover.h"
 #include "import/kineto/kineto_trace.h"
 #include "import/open_job.h"
 #include "import/prometheus/exposition.h"
+#include "import/prometheus/http_answers.h"
 #include "test_support.h"
 
 #include <catch2/catch.hpp>
@@ -306,4 +308,47 @@ TEST_CASE("a real three-level fat tree gets three switch tiers", "[core][real][i
         const auto ta = snap->topology.node(l.a.node).tier, tb = snap->topology.node(l.b.node).tier;
         CHECK(std::abs(int(ta) - int(tb)) == 1);
     }
+}
+
+TEST_CASE("prometheus-api-client's stored results (bare arrays of `up`) read, and say they hold no IB counter",
+    "[core][real][import]")
+{
+    const auto path = kReal
+        / "prometheus-api-client-python/tests/metrics/"
+          "prometheus-route-aiops-prod-prometheus-predict.cloud.paas.psi.redhat.com/up/20190728/201907281200.json";
+    if (!std::filesystem::exists(path)) {
+        WARN("real capture " << path << " is absent: skipped");
+        return;
+    }
+    const auto text = readFile(path);
+    CHECK(looksLikePrometheusMatrix(text));
+    auto m = parsePrometheusMatrix(path.string(), text);
+    INFO((m ? "" : m.error().format()));
+    REQUIRE(m.ok());
+    CHECK(m->series.empty());
+    REQUIRE(m->warnings.size() == 9); // nine `up` series, each named as not an InfiniBand counter
+    CHECK(m->warnings[0].message.find("\"up\" is not an InfiniBand port counter") != std::string::npos);
+    CHECK(groupIssues(m->warnings).size() == 1); // shown as one line
+}
+
+TEST_CASE("bare result arrays and instant-query vectors give their counters (golden)", "[core][import]")
+{
+    const std::string bare = readFile(std::filesystem::path(STALLSCOPE_TEST_DATA_DIR) / "prometheus/bare-array.json");
+    CHECK(looksLikePrometheusMatrix(bare));
+    auto m = parsePrometheusMatrix("bare-array.json", bare);
+    REQUIRE(m.ok());
+    REQUIRE(m->series.size() == 2);
+    CHECK(m->series[0].host == "gpu-a017");
+    CHECK(m->series[0].values == std::vector<std::uint64_t> { 2, 2, 3 });
+    CHECK(m->series[1].values == std::vector<std::uint64_t> { 1000, 2000, 2000 }); // bytes back to 4-byte words
+    CHECK(m->warnings.size() == 1); // `up`
+    const std::string vec
+        = readFile(std::filesystem::path(STALLSCOPE_TEST_DATA_DIR) / "prometheus/instant-vector.json");
+    CHECK(looksLikePrometheusMatrix(vec));
+    auto v = parsePrometheusMatrix("instant-vector.json", vec);
+    REQUIRE(v.ok());
+    REQUIRE(v->series.size() == 2);
+    CHECK(v->series[0].timesNs == std::vector<TimeNs> { 1793491500250000000 });
+    CHECK(v->series[1].kind == CounterKind::SymbolError);
+    CHECK(v->series[1].values == std::vector<std::uint64_t> { 120 });
 }

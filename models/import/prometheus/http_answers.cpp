@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <map>
+#include <optional>
 
 namespace stallscope {
 
@@ -30,11 +31,45 @@ const std::map<std::string, PromMetric>& prometheusNodeExporterMetrics()
 
 bool looksLikePrometheusMatrix(const std::string& text)
 {
-    return text.find("\"resultType\"") != std::string::npos && text.find("\"matrix\"") != std::string::npos
-        && text.find("\"status\"") != std::string::npos;
+    if (text.find("\"resultType\"") != std::string::npos && text.find("\"status\"") != std::string::npos
+        && (text.find("\"matrix\"") != std::string::npos || text.find("\"vector\"") != std::string::npos)) {
+        return true;
+    }
+    // A bare result array, as prometheus-api-client and hand exports store it: [{"metric": …, "values": …}].
+    const auto first = text.find_first_not_of(" \t\r\n");
+    return first != std::string::npos && text[first] == '[' && text.find("\"metric\"") != std::string::npos
+        && (text.find("\"values\"") != std::string::npos || text.find("\"value\"") != std::string::npos);
 }
 
 namespace {
+
+// Float seconds → ns without the double's rounding at 1e18 (1793491500.25 s must be …500250000000 ns): whole
+// seconds and the fraction apart, the fraction rounded to the microsecond Prometheus' milliseconds allow.
+std::optional<TimeNs> epochSecondsToNs(double secs)
+{
+    if (!std::isfinite(secs)) {
+        return std::nullopt;
+    }
+    const double whole = std::floor(secs);
+    const auto s = checkedFromDouble(whole);
+    const auto ns = s ? checkedMul(*s, kNsPerSec) : std::nullopt;
+    if (!ns) {
+        return std::nullopt;
+    }
+    return checkedAdd(*ns, static_cast<TimeNs>(std::llround((secs - whole) * 1e6)) * 1000);
+}
+
+// A series' [time, "value"] pairs: "values" of a range query, or the one "value" of an instant query.
+nlohmann::json pairsOf(const nlohmann::json& series)
+{
+    if (series.contains("values")) {
+        return series.at("values");
+    }
+    if (series.contains("value")) {
+        return nlohmann::json::array({ series.at("value") });
+    }
+    return nlohmann::json::array();
+}
 
 // A switch-side exporter's series (treydock, guilbaults) as exposition lines with millisecond timestamps, so one
 // reader handles their labels, info series and cable names whether they were scraped or queried.
@@ -56,7 +91,7 @@ void appendAsExposition(
         labels += (labels.empty() ? "" : ",") + k + "=\"" + escaped + "\"";
     }
     const auto prefix = name + "{" + labels + "} ";
-    for (const auto& pair : series.value("values", nlohmann::json::array())) {
+    for (const auto& pair : pairsOf(series)) {
         const double secs = pair.at(0).get<double>();
         out += prefix + pair.at(1).get<std::string>() + " " + std::to_string(std::llround(secs * 1000)) + "\n";
     }
@@ -73,11 +108,12 @@ Result<PromMatrix> parsePrometheusMatrix(const std::string& file, const std::str
     }
     const nlohmann::json& j = parsed.value();
     try {
-        if (j.value("status", std::string()) != "success") {
+        if (!j.is_array() && j.value("status", std::string()) != "success") {
             return LoadIssue { file, 0, -1,
                 "a Prometheus error response: " + j.value("error", std::string("(no message)")) };
         }
-        const auto& result = j.at("data").at("result");
+        // An API answer (matrix of query_range, vector of an instant query) or the bare result array.
+        const auto& result = j.is_array() ? j : j.at("data").at("result");
         for (std::size_t i = 0; i < result.size(); ++i) {
             const auto& metric = result[i].at("metric");
             const auto name = metric.value("__name__", std::string());
@@ -101,9 +137,9 @@ Result<PromMatrix> parsePrometheusMatrix(const std::string& file, const std::str
             s.device = metric.value("device", std::string());
             s.port = parseNumber<std::uint16_t>(metric.value("port", std::string("1"))).value_or(0);
             s.kind = it->second.kind;
-            for (const auto& pair : result[i].at("values")) {
+            for (const auto& pair : pairsOf(result[i])) {
                 // Values are strings ("NaN" possible); a time or value outside int64 is damage: the point is dropped.
-                const auto t = checkedFromDouble(std::round(pair.at(0).get<double>() * 1e9));
+                const auto t = epochSecondsToNs(pair.at(0).get<double>());
                 const auto value = parseDouble(pair.at(1).get<std::string>());
                 const auto whole = value && *value >= 0 ? checkedFromDouble(std::round(*value)) : std::nullopt;
                 if (!t || !whole) {

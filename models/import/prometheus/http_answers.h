@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// Prometheus HTTP API `query_range` results (matrix) of node_exporter's InfiniBand collector (docs/formats.md §4c,
-// §4d): `node_infiniband_<counter>_total{device, port, instance}` series of [float seconds, "value"] pairs.
-// Values are raw cumulative counters; node_exporter already multiplied the data counters by 4 (bytes), so they
-// are divided back into 4-byte words to keep the model's units. Host = the instance label before ':'.
-// Series of the switch-side exporters (infiniband_*) are handed on as exposition text to
+// Prometheus HTTP API `query_range` results (matrix), instant-query results (vector, one sample per series) and
+// bare result arrays (`[{"metric": …, "values": …}]`, as prometheus-api-client stores them) of node_exporter's
+// InfiniBand collector (docs/formats.md §4c, §4d): `node_infiniband_<counter>_total{device, port, instance}` series of
+// [float seconds, "value"] pairs. Values are raw cumulative counters; node_exporter already multiplied the data
+// counters by 4 (bytes), so they are divided back into 4-byte words to keep the model's units. Host = the instance
+// label before ':'. Series of the switch-side exporters (infiniband_*) are handed on as exposition text to
 // import/prometheus/exposition.h.
 
 #include "core/counters.h"
