@@ -518,6 +518,10 @@ void attributeToFabric(const FabricIndex& fx, Incident& inc)
     std::stable_sort(scored.begin(), scored.end(), [](const Scoring& a, const Scoring& b) {
         return a.hard != b.hard ? a.hard : a.verdict.score > b.verdict.score;
     });
+    // Weak soft evidence (one "traffic stopped" line, score ≤ 2) that many links share says nothing about any of
+    // them: a job-wide stall stops traffic on every host link in the same sample. Listed only when rare.
+    const auto weak = [](const Scoring& sc) { return !sc.hard && sc.verdict.score <= 2.0; };
+    const bool weakIsCommon = std::count_if(scored.begin(), scored.end(), weak) > 3;
     bool blamed = false;
     for (auto& sc : scored) {
         auto& v = sc.verdict;
@@ -535,7 +539,7 @@ void attributeToFabric(const FabricIndex& fx, Incident& inc)
             }
             inc.culprit = std::move(v);
             blamed = true;
-        } else if (inc.otherLinks.size() < 5) {
+        } else if (inc.otherLinks.size() < 5 && !(weakIsCommon && weak(sc))) {
             if (!sc.hard) {
                 v.confidence = "none";
             }

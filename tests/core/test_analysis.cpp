@@ -200,3 +200,24 @@ TEST_CASE("a core link is crossed by a group that spans pods, not by one inside 
     CHECK(coreLinks == 4 * 2 * 2);
     CHECK(leafLinks == 4 * 8 * 2);
 }
+
+TEST_CASE("links whose only evidence is that traffic stopped, like every other, are not listed", "[core][analysis]")
+{
+    auto config = *presetConfig("small");
+    config.hosts = 16;
+    config.pods = 4;
+    config.spines = 2;
+    config.cores = 2;
+    config.durationNs = 3 * 60 * kNsPerSec;
+    config.bucketBytes = 2ULL << 30;
+    config.faults = { parseFaultSpec("flap:spine-core:pod=1:spine=1:core=0:at=60s:for=3s:ar=off").value() };
+    const auto sim = simulateOrFail(config);
+    const auto result = analyze(*sim.snapshot);
+    REQUIRE_FALSE(result.incidents.empty());
+    const auto& inc = result.incidents[0];
+    REQUIRE(inc.culprit.has_value());
+    for (const auto& other : inc.otherLinks) {
+        INFO(other.a.node << " <-> " << other.b.node << " score " << other.score);
+        CHECK((other.confidence != "none" || other.score > 2.0));
+    }
+}
