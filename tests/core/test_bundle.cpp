@@ -84,6 +84,11 @@ TEST_CASE("binary and JSON Lines bundles round-trip to the same snapshot", "[cor
     requireSameCounters(*sim.snapshot, *bin->snapshot);
     requireSameCounters(*sim.snapshot, *txt->snapshot);
     CHECK(bin->snapshot->linkEvents.size() == sim.snapshot->linkEvents.size());
+    // The subnet manager's route updates travel in events.jsonl beside the link events.
+    REQUIRE_FALSE(sim.snapshot->routeUpdates.empty());
+    REQUIRE(bin->snapshot->routeUpdates.size() == sim.snapshot->routeUpdates.size());
+    CHECK(bin->snapshot->routeUpdates.front().timeNs == sim.snapshot->routeUpdates.front().timeNs);
+    CHECK(bin->snapshot->str(bin->snapshot->routeUpdates.front().source) == "opensm");
     CHECK(txt->snapshot->topology.links().size() == sim.snapshot->topology.links().size());
     CHECK(bin->snapshot->job.name == sim.snapshot->job.name);
     CHECK(bin->snapshot->policy.retryBudgetNs() == sim.snapshot->policy.retryBudgetNs());

@@ -94,6 +94,14 @@ TEST_CASE("raw folder: a leaf-spine flap is named from the switch exporter (JSON
     REQUIRE(inc.culprit.has_value());
     CHECK(sameLink(*inc.culprit, *rt.sim.snapshot, rt.sim.outages.at(0).link));
     CHECK_THAT(rt.loaded.recognised.front(), Catch::Contains("Flight Recorder JSON dump"));
+    // The SM's sweeps come back from its log ("SUBNET UP"): at start, and after each trap.
+    const auto& updates = rt.loaded.snapshot->routeUpdates;
+    REQUIRE(updates.size() == rt.sim.snapshot->routeUpdates.size() + 1);
+    for (std::size_t i = 0; i < rt.sim.snapshot->routeUpdates.size(); ++i) {
+        CHECK(std::llabs(updates[i + 1].timeNs - rt.sim.snapshot->routeUpdates[i].timeNs) < kNsPerMs);
+    }
+    // 5 s down, the SM's routes after 5 s: the link came back first, so no reroute is claimed.
+    CHECK(inc.culprit->recovery != Recovery::SubnetManager);
 }
 
 TEST_CASE("raw folder: a 45 s flap crashes the job, the failed ranks come from the logs", "[core][import][roundtrip]")
