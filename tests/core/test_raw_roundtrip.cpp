@@ -273,3 +273,32 @@ TEST_CASE("raw folder without rank logs: the link is named on its own evidence, 
         CHECK_FALSE(inc.culprit.has_value());
     }
 }
+
+TEST_CASE("raw folder: node_exporter scrapes over time give a host port's down and up", "[core][import][roundtrip]")
+{
+    TempDir tmp;
+    auto sim = simulateOrFail(scenario(8, 120 * kNsPerSec, "flap:host-leaf:rank=10:at=60s:for=2s"));
+    const auto dir = tmp.path() / "raw";
+    REQUIRE(writeRawFolder(*sim.snapshot, dir.string(), RawWriteOptions {}).empty());
+    std::filesystem::copy_file(
+        std::filesystem::path(STALLSCOPE_TEST_DATA_DIR) / "prometheus/node-exporter-state-scrapes.prom",
+        dir / "gpu-a001.prom");
+    auto r = openJob(dir.string());
+    INFO((r ? "" : r.error().format()));
+    REQUIRE(r.ok());
+    const auto& snap = *r->snapshot;
+    const auto hca = snap.topology.findNodeByGuid(snap.topology.node(*snap.ranks[10].hcaNode).guid);
+    REQUIRE(hca);
+    std::vector<const LinkEvent*> fromScrapes;
+    for (const auto& e : snap.linkEvents) {
+        if (snap.str(e.source) == "node_exporter") {
+            fromScrapes.push_back(&e);
+        }
+    }
+    // gpu-a001 mlx5_2 (rank 10): DOWN in the scrape at 1793491261, ACTIVE again at 1793491262; mlx5_0 never moved.
+    REQUIRE(fromScrapes.size() == 2);
+    CHECK(fromScrapes[0]->state == LinkState::Down);
+    CHECK(fromScrapes[0]->timeNs == 1793491261LL * kNsPerSec);
+    CHECK(fromScrapes[1]->state == LinkState::Up);
+    CHECK(fromScrapes[0]->guid == snap.topology.node(*hca).guid);
+}

@@ -352,3 +352,20 @@ TEST_CASE("bare result arrays and instant-query vectors give their counters (gol
     CHECK(v->series[1].kind == CounterKind::SymbolError);
     CHECK(v->series[1].values == std::vector<std::uint64_t> { 120 });
 }
+
+TEST_CASE("node_exporter's own fixture: port states read, all up, no event", "[core][real][import]")
+{
+    const auto path = kReal / "node_exporter/e2e-output.txt";
+    if (!std::filesystem::exists(path)) {
+        WARN("real capture " << path << " is absent: skipped");
+        return;
+    }
+    FabricBuilder fabric;
+    auto r = readPrometheusExposition(path.string(), readFile(path), fabric);
+    INFO((r ? "" : r.error().format()));
+    REQUIRE(r.ok());
+    REQUIRE(r->states.size() >= 6); // state_id and physical_state_id of i40iw0, mlx4_0 ports 1 and 2
+    for (const auto& s : r->states) {
+        CHECK(s.up); // the fixture's ports are ACTIVE / LinkUp
+    }
+}

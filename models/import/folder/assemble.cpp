@@ -382,6 +382,52 @@ void addCounters(const std::string& dir, Gathered& g, CounterSink& sink)
     }
 }
 
+// Host port states from node_exporter scrapes over time: each change of a port's state (logical, else physical)
+// is a link event, and a port first seen down is down from then ("node_exporter" source).
+void addStateEvents(JobSnapshot& snap, Gathered& g)
+{
+    const auto source = snap.strings.intern("node_exporter");
+    struct Seen
+    {
+        TimeNs timeNs;
+        bool up;
+        std::int64_t order;
+    };
+    std::map<std::tuple<std::string, std::string, std::uint16_t, bool>, std::vector<Seen>> byPort;
+    std::int64_t order = 0;
+    for (const auto& [dated, ef] : g.exposition) {
+        for (const auto& st : ef.states) {
+            const TimeNs t = st.timeNs == kNoTime ? dated.modified : st.timeNs;
+            byPort[{ st.host, st.device, st.port, st.physical }].push_back({ t, st.up, order++ });
+        }
+    }
+    std::set<std::pair<std::string, std::string>> logicalSeen;
+    for (const auto& [key, seen] : byPort) {
+        if (!std::get<3>(key)) {
+            logicalSeen.insert({ std::get<0>(key), std::get<1>(key) });
+        }
+    }
+    for (auto& [key, seen] : byPort) {
+        const auto& [host, device, port, physical] = key;
+        if (physical && logicalSeen.count({ host, device })) {
+            continue; // the logical state says it (physical is the fallback of scrapes without it)
+        }
+        const auto guid = g.fabric.guidOfHca(host + " " + device);
+        if (!guid) {
+            continue;
+        }
+        std::sort(seen.begin(), seen.end(),
+            [](const Seen& a, const Seen& b) { return std::tie(a.timeNs, a.order) < std::tie(b.timeNs, b.order); });
+        bool up = true;
+        for (const auto& s : seen) {
+            if (s.up != up) {
+                snap.linkEvents.push_back({ s.timeNs, *guid, port, s.up ? LinkState::Up : LinkState::Down, source });
+                up = s.up;
+            }
+        }
+    }
+}
+
 // Port events from the ranks' logs ("nccl"), the subnet manager ("opensm") and dated iblinkinfo snapshots.
 void addLinkEvents(JobSnapshot& snap, Gathered& g)
 {
@@ -432,6 +478,7 @@ void addLinkEvents(JobSnapshot& snap, Gathered& g)
             it->second = p.up;
         }
     }
+    addStateEvents(snap, g);
     addTrapEvents(snap, g);
     std::stable_sort(snap.linkEvents.begin(), snap.linkEvents.end(),
         [](const LinkEvent& a, const LinkEvent& b) { return a.timeNs < b.timeNs; });

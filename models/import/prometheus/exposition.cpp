@@ -218,6 +218,41 @@ struct Context
     bool warnedFileHost = false;
 };
 
+// node_exporter's host for a series: instance, nodename, node_uname_info, else the file name (said once).
+std::string hostOf(const std::string& file, std::int64_t lineNo, const Line& l, Context& ctx, ExpositionFile& out)
+{
+    const auto instance = label(l, "instance");
+    const auto nodename = label(l, "nodename");
+    if (instance.empty() && nodename.empty() && ctx.unameHost.empty() && !ctx.warnedFileHost) {
+        out.warnings.push_back({ file, lineNo, -1,
+            "no instance label or node_uname_info: the host is taken from the file name (\"" + ctx.fileHost + "\")" });
+        ctx.warnedFileHost = true;
+    }
+    return !instance.empty()     ? instance.substr(0, instance.find(':'))
+        : !nodename.empty()      ? nodename
+        : !ctx.unameHost.empty() ? ctx.unameHost
+                                 : ctx.fileHost;
+}
+
+// A host port's state sample, or nullopt for any other series.
+std::optional<ExpositionState> readState(
+    const std::string& file, std::int64_t lineNo, const Line& l, Context& ctx, ExpositionFile& out)
+{
+    const bool logical = l.name == "node_infiniband_state_id";
+    const bool physical = l.name == "node_infiniband_physical_state_id";
+    if (!logical && !physical) {
+        return std::nullopt;
+    }
+    ExpositionState st;
+    st.host = hostOf(file, lineNo, l, ctx, out);
+    st.device = label(l, "device");
+    st.port = portLabel(l, "port");
+    st.physical = physical;
+    st.up = logical ? l.value >= 4 : l.value >= 5 || l.value == 0; // physical 0: "no state change"
+    st.line = lineNo;
+    return st;
+}
+
 // One counter sample, or nullopt for series that are not port counters.
 std::optional<ExpositionSample> readSample(const std::string& file, std::int64_t lineNo, const Line& l,
     FabricBuilder& fabric, Context& ctx, ExpositionFile& out)
@@ -233,18 +268,7 @@ std::optional<ExpositionSample> readSample(const std::string& file, std::int64_t
         s.hostSide = true;
         s.kind = it->second.kind;
         divisor = it->second.divisor;
-        const auto instance = label(l, "instance");
-        const auto nodename = label(l, "nodename");
-        s.host = !instance.empty()   ? instance.substr(0, instance.find(':'))
-            : !nodename.empty()      ? nodename
-            : !ctx.unameHost.empty() ? ctx.unameHost
-                                     : ctx.fileHost;
-        if (instance.empty() && nodename.empty() && ctx.unameHost.empty() && !ctx.warnedFileHost) {
-            out.warnings.push_back({ file, lineNo, -1,
-                "no instance label or node_uname_info: the host is taken from the file name (\"" + ctx.fileHost
-                    + "\")" });
-            ctx.warnedFileHost = true;
-        }
+        s.host = hostOf(file, lineNo, l, ctx, out);
         s.device = label(l, "device");
         s.port = portLabel(l, "port");
         ++out.hostSeries;
@@ -363,6 +387,11 @@ Result<ExpositionFile> readPrometheusExposition(const std::string& file, const s
                         : "a counter value beyond 64 bits: sample skipped" });
             continue;
         }
+        if (auto st = readState(file, lineNo, l, ctx, out)) {
+            st->timeNs = *timeNs;
+            out.states.push_back(std::move(*st));
+            continue;
+        }
         auto s = readSample(file, lineNo, l, fabric, ctx, out);
         if (!s) {
             continue;
@@ -372,7 +401,7 @@ Result<ExpositionFile> readPrometheusExposition(const std::string& file, const s
         out.undated = out.undated || s->timeNs == kNoTime;
         out.samples.push_back(std::move(*s));
     }
-    if (out.samples.empty() && out.infoSeries == 0) {
+    if (out.samples.empty() && out.infoSeries == 0 && out.states.empty()) {
         return LoadIssue { file, 0, -1, "no InfiniBand counter samples found in the Prometheus exposition" };
     }
     return out;

@@ -33,9 +33,23 @@ struct ExpositionSample
     std::int64_t line = 0;
 };
 
+// A host port's state as node_exporter reports it (node_infiniband_state_id: 1 DOWN, 2 INIT, 3 ARMED, 4 ACTIVE;
+// node_infiniband_physical_state_id: 2 POLLING, 3 DISABLED, 5 LINK_UP, 6 LINK_ERROR_RECOVERY). Scrapes over time
+// turn its changes into link events.
+struct ExpositionState
+{
+    std::string host, device;
+    std::uint16_t port = 1;
+    TimeNs timeNs = kNoTime;
+    bool up = true; // ACTIVE (logical), or LINK_UP / LINK_ERROR_RECOVERY (physical)
+    bool physical = false;
+    std::int64_t line = 0;
+};
+
 struct ExpositionFile
 {
     std::vector<ExpositionSample> samples;
+    std::vector<ExpositionState> states; // host ports' states, in file order
     std::size_t hostSeries = 0, fabricSeries = 0, infoSeries = 0;
     bool undated = false; // some samples have no time
     std::vector<LoadIssue> warnings;
