@@ -127,8 +127,7 @@ void incidentDetail(std::ostream& o, const JobSnapshot& snap, const Incident& in
     }
     for (const auto& other : inc.otherLinks) {
         o << "  not blamed   " << other.a.node << " p" << other.a.port << " <-> " << other.b.node << " p"
-          << other.b.port << " (score " << fixed(other.score, 1) << (other.reroutedAround ? ", routed around" : "")
-          << ")\n";
+          << other.b.port << " (score " << fixed(other.score, 1) << ")\n";
     }
     const auto& p = inc.policy;
     if (inc.kind == IncidentKind::LinkFlap) {

@@ -160,13 +160,24 @@ TEST_CASE("lateness: who arrived late against the median arrival", "[core][analy
     CHECK(r.incidents[0].suspectRanks == std::vector<std::uint32_t> { 9 });
 }
 
-TEST_CASE("a core link is crossed by a group that spans pods, not by one inside a pod", "[core][analysis]")
+namespace {
+
+// 128 ranks in 4 pods of 4 hosts, 2 spines per pod, 2 core switches.
+SimConfig fourPods()
 {
     auto config = *presetConfig("small");
     config.hosts = 16;
     config.pods = 4;
     config.spines = 2;
     config.cores = 2;
+    return config;
+}
+
+} // namespace
+
+TEST_CASE("a core link is crossed by a group that spans pods, not by one inside a pod", "[core][analysis]")
+{
+    auto config = fourPods();
     config.durationNs = 20 * kNsPerSec;
     config.faults.clear();
     auto sim = simulateOrFail(config);
@@ -203,11 +214,7 @@ TEST_CASE("a core link is crossed by a group that spans pods, not by one inside 
 
 TEST_CASE("links whose only evidence is that traffic stopped, like every other, are not listed", "[core][analysis]")
 {
-    auto config = *presetConfig("small");
-    config.hosts = 16;
-    config.pods = 4;
-    config.spines = 2;
-    config.cores = 2;
+    auto config = fourPods();
     config.durationNs = 3 * 60 * kNsPerSec;
     config.bucketBytes = 2ULL << 30;
     config.faults = { parseFaultSpec("flap:spine-core:pod=1:spine=1:core=0:at=60s:for=3s:ar=off").value() };
