@@ -3,6 +3,7 @@
 #include "commands.h"
 
 #include "analysis/analysis.h"
+#include "analysis/flaps.h"
 #include "core/issue_groups.h"
 #include "core/time_format.h"
 #include "import/open_job.h"
@@ -18,15 +19,46 @@ const std::vector<OptionSpec> kSpecs = {
     { "stall-factor", true, "a stall lasts this many times the collective's robust baseline (default 5)" },
     { "health-check", true, "length of the periodic health check, e.g. 60s (default 60s)" },
     { "health-check-every", true, "cadence of the health check, e.g. 6h (default 6h)" },
+    { "fabric", false, "review the fabric instead of a job: every link's flaps, their period, their price\n"
+                       "(the default when the data holds no job)" },
+    { "job-ranks", true, "with --fabric: price flaps for a job of N GPUs crossing the link (default 1024)" },
+    { "no-ar", false, "with --fabric: switch links have no adaptive routing (the subnet manager reroutes)" },
+    { "sm-reroute", true, "with --fabric --no-ar: trap to new routes (default 5s)" },
 };
 
 std::string usage()
 {
-    std::string s = "Usage: stallscope analyze BUNDLE [--json] [OPTIONS]\n"
+    std::string s = "Usage: stallscope analyze BUNDLE|FOLDER [--json] [--fabric] [OPTIONS]\n"
                     "Finds every job-wide stall, hang and straggler, names the link (or rank) behind each with its\n"
-                    "evidence, and prices each incident against the timeout policy.\n\nOptions:\n";
+                    "evidence, and prices each incident against the timeout policy. With --fabric (or data without a\n"
+                    "job), reviews the fabric instead: every link that went down, how regularly, and what it costs.\n\n"
+                    "Options:\n";
     s += formatOptions(kSpecs);
     return s + "\nExit codes: 0 the analysis ran (with or without incidents), 1 bad input, 2 usage error.\n";
+}
+
+std::string applyFabricOptions(const ParsedArgs& a, FabricReviewOptions& o)
+{
+    if (auto v = a.find("job-ranks")) {
+        try {
+            const auto n = std::stoll(*v);
+            if (n < 1 || n > 10'000'000) {
+                throw 0;
+            }
+            o.jobRanks = static_cast<std::uint32_t>(n);
+        } catch (...) {
+            return "--job-ranks: expected 1 .. 10000000 GPUs";
+        }
+    }
+    o.adaptiveRouting = !a.has("no-ar");
+    if (auto v = a.find("sm-reroute")) {
+        auto d = parseDuration(*v);
+        if (!d || *d <= 0 || *d > 600 * kNsPerSec) {
+            return "--sm-reroute: expected a duration up to 10m, like 5s";
+        }
+        o.smRerouteNs = *d;
+    }
+    return {};
 }
 
 std::string applyOptions(const ParsedArgs& a, AnalysisOptions& o)
@@ -66,12 +98,16 @@ int runAnalyze(const std::vector<std::string>& args, std::ostream& out, std::ost
         return kExitOk;
     }
     AnalysisOptions options;
+    FabricReviewOptions fabricOptions;
     std::string bad = parsed.error;
     if (bad.empty() && parsed.positional.size() != 1) {
         bad = "expected exactly one BUNDLE";
     }
     if (bad.empty()) {
         bad = applyOptions(parsed, options);
+    }
+    if (bad.empty()) {
+        bad = applyFabricOptions(parsed, fabricOptions);
     }
     if (!bad.empty()) {
         err << "stallscope analyze: " << bad << "\n" << usage();
@@ -86,6 +122,12 @@ int runAnalyze(const std::vector<std::string>& args, std::ostream& out, std::ost
         err << "warning: " << g.format() << '\n';
     }
     const auto& snap = *loaded->snapshot;
+    const bool json = parsed.has("json");
+    if (parsed.has("fabric") || snap.job.worldSize == 0) {
+        const auto review = reviewFabric(snap, fabricOptions);
+        out << (json ? fabricReviewJson(snap, review) : fabricReviewText(snap, review));
+        return kExitOk;
+    }
     const auto result = analyze(snap, options);
     out << (parsed.options.count("json") ? analysisJson(snap, result) : analysisText(snap, result));
     return kExitOk;

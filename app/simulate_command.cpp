@@ -19,7 +19,10 @@ namespace stallscope::cli {
 namespace {
 
 const std::vector<OptionSpec> kSpecs = {
-    { "preset", true, "small | hourly-flap | bench-hour | three-tier (default small)" },
+    { "preset", true, "small | hourly-flap | bench-hour | three-tier | fabric-week (default small)" },
+    { "fabric-only", false, "no training job: the fabric's topology, counters and SM events alone (rank= of a\n"
+                            "host-leaf fault is then the HCA index, host × GPUs per host + GPU)" },
+    { "ports", true, "with --fabric-only: size the fabric to about N ports (link ends) by choosing --hosts" },
     { "seed", true, "random seed (default 1); same preset, flags and seed give the same bytes" },
     { "out", true, "output bundle folder (required); replaced if it is a bundle already" },
     { "format", true, "binary | jsonl: how collectives and counters are written (default binary)" },
@@ -75,6 +78,7 @@ std::string usage()
          "                                                      the link trained below 4xNDR for the whole job\n"
          "  dead-rank:rank=R:at=5m                              rank R hangs (stops issuing collectives)\n"
          "  slow-rank:rank=R:at=2m:factor=1.3                   rank R computes 1.3x slower\n"
+         "  A periodic flap or burst takes :jitter=5s: each occurrence moves by up to \u00b1 that (uniform).\n"
          "\nExit codes: 0 ok, 1 bad input or write failure, 2 usage error.\n";
     return s;
 }
@@ -157,6 +161,16 @@ std::string applyFlags(const ParsedArgs& a, SimConfig& c)
         c.jobName = *v;
     }
     c.fsdp = c.fsdp || a.options.count("fsdp");
+    c.fabricOnly = c.fabricOnly || a.has("fabric-only");
+    if (auto v = a.find("ports")) {
+        std::uint32_t ports = 0;
+        // Ports = 2 × links; links = hosts × rails (HCA links) + pods × rails × spines (uplinks) + core links.
+        const std::uint32_t fixed = c.pods * c.gpusPerHost * c.spines + c.pods * c.spines * c.cores;
+        if (!c.fabricOnly || !parseNumber(*v, ports) || ports / 2 <= fixed + c.gpusPerHost * c.pods) {
+            return "--ports: expected a port count, with --fabric-only, large enough for one host per pod";
+        }
+        c.hosts = (ports / 2 - fixed) / c.gpusPerHost / c.pods * c.pods;
+    }
     if (a.options.count("no-faults") || a.options.count("fault")) {
         c.faults.clear();
     }
@@ -243,10 +257,16 @@ int runSimulate(const std::vector<std::string>& args, std::ostream& out, std::os
         return kExitBadInput;
     }
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    out << "Simulated " << config->jobName << ": " << config->worldSize() << " ranks, "
-        << formatDuration(config->durationNs) << ", " << formatCount(result->snapshot->collectiveCount())
-        << " collectives, " << result->stalls.size() << " stall(s)"
-        << (result->crashNs ? ", job crashed at " + formatUtc(*result->crashNs) : std::string()) << '\n';
+    if (config->fabricOnly) {
+        out << "Simulated " << config->jobName << ": fabric only, " << result->snapshot->counterPorts.size()
+            << " ports, " << formatDuration(config->durationNs) << ", counters every "
+            << formatDuration(config->counterIntervalNs) << ", " << result->outages.size() << " outage(s)\n";
+    } else {
+        out << "Simulated " << config->jobName << ": " << config->worldSize() << " ranks, "
+            << formatDuration(config->durationNs) << ", " << formatCount(result->snapshot->collectiveCount())
+            << " collectives, " << result->stalls.size() << " stall(s)"
+            << (result->crashNs ? ", job crashed at " + formatUtc(*result->crashNs) : std::string()) << '\n';
+    }
     for (const auto& f : config->faults) {
         out << "  fault: " << describeFault(f) << '\n';
     }

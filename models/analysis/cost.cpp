@@ -19,6 +19,9 @@ double gpuSeconds(TimeNs ns, std::uint32_t ranks)
     return double(ns) / 1e9 * double(ranks);
 }
 
+
+} // namespace
+
 // Cost of one outage of `outage` under `policy`, with the path restored as the incident's was
 // (flapOutcome, docs/formats.md §6b): a stretched collective of whole retry periods, or a crash: the retry
 // budget, the collective timeout the other ranks wait out, on average half a checkpoint interval of lost
@@ -43,7 +46,6 @@ WhatIfRow predict(
     return row;
 }
 
-} // namespace
 
 void priceIncident(const JobSnapshot& snap, Incident& inc)
 {

@@ -60,6 +60,9 @@ std::vector<DegradedLink> findDegradedLinks(
     const JobSnapshot& snap, const FabricIndex& fabric, const std::vector<CollectiveMatch>& matches);
 
 void priceIncident(const JobSnapshot& snap, Incident& incident);
+// Cost of one outage under `policy` for a job of `worldSize` GPUs, the path restored by `recovery`.
+WhatIfRow predict(
+    const TimeoutPolicy& policy, TimeNs outage, Recovery recovery, TimeNs reroute, std::uint32_t worldSize);
 WhyPassed whyItPassed(const JobSnapshot& snap, const std::vector<Incident>& incidents, const AnalysisOptions& options);
 
 // Increase of a counter series over the samples whose interval (t[k-1], t[k]] overlaps [from, to].

@@ -246,8 +246,8 @@ std::optional<LoadIssue> parseManifest(
         const auto& job = need(m, "job", "");
         snap.job.name = needString(job, "name", "job.");
         const auto world = needInt(job, "world_size", "job.");
-        if (world <= 0 || world > 1'000'000) {
-            throw SchemaError { "expected \"job.world_size\" to be between 1 and 1000000" };
+        if (world < 0 || world > 1'000'000) {
+            throw SchemaError { "expected \"job.world_size\" to be between 0 (fabric data only) and 1000000" };
         }
         snap.job.worldSize = static_cast<std::uint32_t>(world);
         snap.job.clockOriginNs = needInt(job, "clock_origin_ns", "job.");
@@ -286,7 +286,7 @@ std::optional<LoadIssue> parseManifest(
         }
 
         const auto& groups = need(m, "process_groups", "");
-        if (!groups.is_array() || groups.empty()) {
+        if (!groups.is_array() || (groups.empty() && world > 0)) {
             throw SchemaError { "expected \"process_groups\" to be a non-empty array" };
         }
         for (std::size_t i = 0; i < groups.size(); ++i) {

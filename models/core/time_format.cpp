@@ -100,7 +100,7 @@ std::optional<TimeNs> parseDuration(const std::string& text)
 {
     // One or more number+unit parts: "2s", "500ms", "1.5h", "1m30s", "1h05m"; a bare number is seconds.
     static const std::map<std::string, double> units = { { "", 1e9 }, { "s", 1e9 }, { "ms", 1e6 }, { "us", 1e3 },
-        { "ns", 1.0 }, { "m", 60e9 }, { "min", 60e9 }, { "h", 3600e9 } };
+        { "ns", 1.0 }, { "m", 60e9 }, { "min", 60e9 }, { "h", 3600e9 }, { "d", 86400e9 } };
     if (text.empty()) {
         return std::nullopt;
     }

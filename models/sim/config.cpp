@@ -67,6 +67,44 @@ std::optional<SimConfig> presetConfig(const std::string& name)
         f.atNs = 5 * 60 * kNsPerSec;
         f.durationNs = 2 * kNsPerSec;
         c.faults = { f };
+    } else if (name == "fabric-week") {
+        // The fabric team's view: a week of a 2,048-port fabric (120 hosts × 8 rails, 8 spines) with no job,
+        // counters every minute. One uplink flaps every hour (± 3 s), one every 6 hours, a host link once,
+        // and one uplink retrains in bursts without ever going down.
+        c.jobName = "fabric-week";
+        c.fabricOnly = true;
+        c.hosts = 120;
+        c.spines = 8;
+        c.durationNs = 7 * 86400 * kNsPerSec;
+        c.counterIntervalNs = 60 * kNsPerSec;
+        FaultSpec hourly;
+        hourly.tier = LinkTier::LeafSpine;
+        hourly.leaf = 3;
+        hourly.spine = 5;
+        hourly.atNs = 9 * 3600 * kNsPerSec + 17 * 60 * kNsPerSec;
+        hourly.everyNs = 3600 * kNsPerSec + 2 * kNsPerSec;
+        hourly.jitterNs = 3 * kNsPerSec;
+        FaultSpec sixHourly = hourly;
+        sixHourly.leaf = 6;
+        sixHourly.spine = 1;
+        sixHourly.atNs = 26 * 3600 * kNsPerSec;
+        sixHourly.everyNs = 6 * 3600 * kNsPerSec;
+        sixHourly.jitterNs = 10 * 60 * kNsPerSec;
+        sixHourly.durationNs = 20 * kNsPerSec;
+        FaultSpec once;
+        once.rank = 8 * 41 + 2;
+        once.atNs = 3 * 86400 * kNsPerSec + 4 * 3600 * kNsPerSec;
+        FaultSpec burst;
+        burst.kind = FaultKind::ErrorBurst;
+        burst.tier = LinkTier::LeafSpine;
+        burst.leaf = 1;
+        burst.spine = 2;
+        burst.atNs = 2 * 86400 * kNsPerSec;
+        burst.count = 6;
+        burst.gapNs = 20 * kNsPerSec;
+        burst.durationNs = 200 * kNsPerMs;
+        burst.everyNs = 86400 * kNsPerSec;
+        c.faults = { hourly, sixHourly, once, burst };
     } else {
         return std::nullopt;
     }
@@ -75,7 +113,7 @@ std::optional<SimConfig> presetConfig(const std::string& name)
 
 std::vector<std::string> presetNames()
 {
-    return { "small", "hourly-flap", "bench-hour", "three-tier" };
+    return { "small", "hourly-flap", "bench-hour", "three-tier", "fabric-week" };
 }
 
 namespace {
@@ -148,11 +186,17 @@ Result<FaultSpec, std::string> parseFaultSpec(const std::string& text)
             ok = parseUInt(val, f.leaf);
         } else if (key == "spine") {
             ok = parseUInt(val, f.spine);
-        } else if (key == "at" || key == "for" || key == "every" || key == "gap" || key == "pause") {
+        } else if (key == "at" || key == "for" || key == "every" || key == "gap" || key == "pause"
+            || key == "jitter") {
             auto d = parseDuration(val);
             ok = d.has_value();
             if (ok) {
-                (key == "at" ? f.atNs : key == "every" ? f.everyNs : key == "gap" ? f.gapNs : f.durationNs) = *d;
+                (key == "at"           ? f.atNs
+                        : key == "every"  ? f.everyNs
+                        : key == "gap"    ? f.gapNs
+                        : key == "jitter" ? f.jitterNs
+                                          : f.durationNs)
+                    = *d;
             }
         } else if (key == "width") {
             const auto digits = val.substr(0, val.find_first_not_of("0123456789"));
@@ -230,6 +274,9 @@ std::string describeFault(const FaultSpec& f)
         if (f.everyNs > 0) {
             s += ", every " + formatDuration(f.everyNs);
         }
+        if (f.jitterNs > 0) {
+            s += " ± " + formatDuration(f.jitterNs);
+        }
         return s;
     case FaultKind::ErrorBurst:
         s = "error burst on " + linkName(f);
@@ -237,6 +284,9 @@ std::string describeFault(const FaultSpec& f)
             + formatDuration(f.gapNs) + " apart, from +" + formatDuration(f.atNs);
         if (f.everyNs > 0) {
             s += ", every " + formatDuration(f.everyNs);
+        }
+        if (f.jitterNs > 0) {
+            s += " ± " + formatDuration(f.jitterNs);
         }
         return s;
     case FaultKind::Degraded:
@@ -264,8 +314,8 @@ std::string validateConfig(const SimConfig& c)
     if (c.durationNs <= 0 || c.stepNs < 10 * kNsPerMs || c.collectivesPerStep < 1 || c.collectivesPerStep > 1000) {
         return "job shape out of range: positive duration, step >= 10ms, 1..1000 collectives per step";
     }
-    if (c.counterIntervalNs < 10 * kNsPerMs) {
-        return "counter interval must be at least 10ms";
+    if (c.counterIntervalNs < 10 * kNsPerMs || c.durationNs / c.counterIntervalNs > 20'000'000) {
+        return "counter interval must be at least 10ms and give at most 20,000,000 samples per counter";
     }
     if (c.dataCounterBits != 32 && c.dataCounterBits != 64) {
         return "data counter width must be 32 or 64 bits";
@@ -274,6 +324,9 @@ std::string validateConfig(const SimConfig& c)
         return "reroute times must be between 0 and 10m";
     }
     for (const auto& f : c.faults) {
+        if (c.fabricOnly && !isLinkFault(f.kind)) {
+            return "a fabric without a job has no ranks: only link faults (flap, errors, degraded) apply";
+        }
         if ((!isLinkFault(f.kind) || f.tier == LinkTier::HostLeaf) && f.rank >= c.worldSize()) {
             return "fault names rank " + std::to_string(f.rank) + " but the job has " + std::to_string(c.worldSize())
                 + " ranks";
@@ -286,6 +339,9 @@ std::string validateConfig(const SimConfig& c)
         }
         if (f.kind == FaultKind::LinkFlap && (f.durationNs <= 0 || (f.everyNs > 0 && f.everyNs <= f.durationNs))) {
             return "a flap needs a positive duration shorter than its period";
+        }
+        if (f.jitterNs > 0 && (f.everyNs <= 0 || f.jitterNs * 4 > f.everyNs)) {
+            return "jitter needs a period (every=) at least four times as long";
         }
         if (f.kind == FaultKind::Degraded && f.width == 4 && f.speed == "NDR") {
             return "a degraded link needs a width below 4x or a speed below NDR";

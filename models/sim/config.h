@@ -40,6 +40,7 @@ struct FaultSpec
     TimeNs atNs = 0; // offset from job start
     TimeNs durationNs = 2 * kNsPerSec; // flap: outage length; error burst: each retrain's pause
     TimeNs everyNs = 0; // flap, error burst: repeat period (0 = once)
+    TimeNs jitterNs = 0; // flap, error burst with a period: each occurrence moves by up to ± this (uniform)
     std::uint32_t count = 1; // error burst: retrains per burst
     TimeNs gapNs = 10 * kNsPerSec; // error burst: time between its retrains
     double slowFactor = 1.3; // slow rank: compute time multiplier
@@ -76,6 +77,9 @@ struct SimConfig
     // either way and costs one ACK timeout.
     TimeNs arRerouteNs = 50 * kNsPerMs;
     TimeNs smRerouteNs = 5 * kNsPerSec;
+    // No training job: the fabric alone over `durationNs` (a week of counters for the fabric team): topology,
+    // counters of every port under a background load, the SM's events; no ranks, no collectives.
+    bool fabricOnly = false;
     bool linkEvents
         = true; // write the subnet manager's link down/up events (off: counters are the only fabric evidence)
     TimeoutPolicy policy;

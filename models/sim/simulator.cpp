@@ -38,6 +38,10 @@ public:
     Result<SimResult, std::string> run();
 
 private:
+    Result<SimResult, std::string> runFabricOnly();
+    void makeHostSkews();
+    std::vector<Segment> backgroundLoad() const;
+    void finishCounters(JobSnapshot& snap);
     void planOutages();
     void applyDegradedLinks();
     LinkId faultLink(const FaultSpec& f) const
@@ -91,7 +95,14 @@ void JobSim::planOutages()
             continue;
         }
         const LinkId link = faultLink(f);
-        for (TimeNs at = f.atNs; at < m_c.durationNs; at += f.everyNs) {
+        for (std::uint64_t k = 0;; ++k) {
+            // A periodic fault's k-th occurrence, moved by up to ± jitter (a real flapper is rarely a metronome).
+            const TimeNs nominal = f.atNs + TimeNs(k) * f.everyNs;
+            const double shift = (uniform(hash(m_c.seed, kFaultJitter, i, k)) * 2 - 1) * double(f.jitterNs);
+            const TimeNs at = std::max<TimeNs>(0, nominal + static_cast<TimeNs>(shift));
+            if (nominal >= m_c.durationNs || at >= m_c.durationNs) {
+                break;
+            }
             if (f.kind == FaultKind::ErrorBurst) {
                 // Each retrain loses what was in flight like a flap does; AR does not react (the port never
                 // left Active), so the path is back when the link has retrained.
@@ -277,6 +288,9 @@ Result<SimResult, std::string> JobSim::run()
     if (auto err = validateConfig(m_c); !err.empty()) {
         return err;
     }
+    if (m_c.fabricOnly) {
+        return runFabricOnly();
+    }
     auto& snap = *m_snap;
     snap.job = { m_c.jobName, m_n, m_c.startNs, { m_c.startNs, m_c.startNs + m_c.durationNs } };
     snap.policy = m_c.policy;
@@ -292,9 +306,7 @@ Result<SimResult, std::string> JobSim::run()
             = !m_c.fsdp ? CollectiveOp::AllReduce : (c % 2 ? CollectiveOp::ReduceScatter : CollectiveOp::AllGather);
         m_shapeOf.push_back(*internShape(snap.shapes, { 0, op, m_c.bucketBytes }));
     }
-    for (std::uint32_t h = 0; h < m_c.hosts; ++h) {
-        m_skew.push_back(static_cast<TimeNs>((uniform(hash(m_c.seed, kSkew, h)) * 2 - 1) * double(m_c.clockSkewNs)));
-    }
+    makeHostSkews();
     planOutages();
     applyDegradedLinks();
     m_result.outages = m_outages;
@@ -406,6 +418,19 @@ Result<SimResult, std::string> JobSim::run()
         seg.bytesPerNs = bytesPerNs;
     }
     std::erase_if(m_segments, [](const Segment& s) { return s.b <= s.a; });
+    finishCounters(snap);
+    return std::move(m_result);
+}
+
+void JobSim::makeHostSkews()
+{
+    for (std::uint32_t h = 0; h < m_c.hosts; ++h) {
+        m_skew.push_back(static_cast<TimeNs>((uniform(hash(m_c.seed, kSkew, h)) * 2 - 1) * double(m_c.clockSkewNs)));
+    }
+}
+
+void JobSim::finishCounters(JobSnapshot& snap)
+{
     m_progress.report("Sampling counters", 0, 1);
     CounterInputs inputs { m_c, m_fabric, m_segments, m_outages, m_skew };
     std::vector<std::uint32_t> seriesTimeBlock;
@@ -413,6 +438,40 @@ Result<SimResult, std::string> JobSim::run()
     attachOwnedColumns(snap, m_owned, seriesTimeBlock);
     resolveJoins(snap); // as a loaded bundle would have them
     m_result.snapshot = m_snap;
+}
+
+// Without a job of ours the fabric carries whatever the cluster runs: per hour, idle (one hour in five) or a
+// load of 20–80 % of a rank link on every host link, so data counters move as on a shared fleet.
+std::vector<Segment> JobSim::backgroundLoad() const
+{
+    std::vector<Segment> out;
+    const TimeNs hour = 3600 * kNsPerSec;
+    for (TimeNs a = m_c.startNs; a < m_c.startNs + m_c.durationNs; a += hour) {
+        const auto h = static_cast<std::uint64_t>((a - m_c.startNs) / hour);
+        const double draw = uniform(hash(m_c.seed, kLoad, h));
+        const double load = draw < 0.2 ? 0.0 : 0.2 + 0.6 * uniform(hash(m_c.seed, kLoad, h, 1));
+        if (load > 0) {
+            out.push_back({ a, std::min(a + hour, m_c.startNs + m_c.durationNs), load * m_c.busBandwidthBytesPerSec / 1e9 });
+        }
+    }
+    return out;
+}
+
+// The fabric alone: its topology, every port's counters under a background load, the SM's events; the
+// outages are the faults' as in a job, but no rank, collective or stall exists.
+Result<SimResult, std::string> JobSim::runFabricOnly()
+{
+    auto& snap = *m_snap;
+    snap.job = { m_c.jobName, 0, m_c.startNs, { m_c.startNs, m_c.startNs + m_c.durationNs } };
+    snap.policy = m_c.policy;
+    m_fabric = buildFabric(m_c, snap);
+    snap.ranks.clear(); // HCAs stay in the topology; no rank of a known job sits on them
+    makeHostSkews();
+    planOutages();
+    applyDegradedLinks();
+    m_result.outages = m_outages;
+    m_segments = backgroundLoad();
+    finishCounters(snap);
     return std::move(m_result);
 }
 

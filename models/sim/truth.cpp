@@ -43,7 +43,8 @@ std::string truthToJson(const SimConfig& c, const SimResult& result)
     t["generator"] = "stallscope simulate";
     t["preset"] = c.preset;
     t["seed"] = c.seed;
-    t["job"] = { { "name", c.jobName }, { "world_size", c.worldSize() }, { "start_ns", c.startNs },
+    t["job"] = { { "name", c.jobName }, { "world_size", c.fabricOnly ? 0 : c.worldSize() },
+        { "fabric_only", c.fabricOnly }, { "start_ns", c.startNs },
         { "end_ns", c.startNs + c.durationNs }, { "crashed", result.crashNs.has_value() } };
     if (result.crashNs) {
         t["job"]["crash_ns"] = *result.crashNs;
@@ -57,6 +58,8 @@ std::string truthToJson(const SimConfig& c, const SimResult& result)
         ordered_json jf = { { "index", i }, { "kind", kindName(f.kind) }, { "description", describeFault(f) } };
         if (isLinkFault(f.kind)) {
             jf["tier"] = std::string(toString(f.tier));
+            jf["every_ns"] = f.everyNs; // 0 = once
+            jf["jitter_ns"] = f.jitterNs;
             if (f.tier != LinkTier::HostLeaf && f.kind == FaultKind::LinkFlap) {
                 jf["adaptive_routing"] = f.adaptiveRouting;
                 jf["reroute_ns"] = f.adaptiveRouting ? c.arRerouteNs : c.smRerouteNs;

@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: MIT
+// The flap finder: per link, every down (link_downed steps on either end, link down events) merged into one
+// sighting per flap, retrains and symbol errors, the recurrence of the flaps, and their price for a job.
+#include "analysis/flaps.h"
+
+#include "analysis/internal.h"
+#include "core/stats.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+namespace stallscope {
+
+namespace {
+
+using analysis::FabricIndex;
+using analysis::PortSeries;
+
+constexpr TimeNs kBurstGapNs = 10 * 60 * kNsPerSec; // retrains closer than this are one burst
+constexpr TimeNs kLookbackNs = 10 * 60 * kNsPerSec; // symbol errors "before a flap"
+constexpr TimeNs kSameFlapNs = kNsPerSec; // two ends' samplers / events disagree by clock skew at most this
+constexpr double kDayNs = 86400e9;
+
+// A counter's increases, one per sampling interval that increased: (previous sample, sample], count.
+struct Step
+{
+    TimeNs fromNs = 0;
+    TimeNs toNs = 0;
+    std::uint64_t count = 0;
+};
+
+struct Steps
+{
+    std::vector<Step> steps;
+    std::uint64_t total = 0;
+    bool saturated = false;
+};
+
+Steps stepsOf(const CounterSeries& s)
+{
+    Steps out;
+    for (std::size_t k = 1; k < s.size(); ++k) {
+        const auto d = counterDelta(s.value(k - 1), s.value(k), s.bits);
+        out.saturated = out.saturated || d.saturated;
+        if (d.increase > 0) {
+            out.steps.push_back({ s.timesNs[k - 1], s.timesNs[k], d.increase });
+            out.total += d.increase;
+        }
+    }
+    return out;
+}
+
+const CounterSeries* seriesOf(const JobSnapshot& snap, const PortSeries* ps, CounterKind kind)
+{
+    if (!ps) {
+        return nullptr;
+    }
+    const int i = ps->series[static_cast<std::size_t>(kind)];
+    return i < 0 ? nullptr : &snap.counters[static_cast<std::size_t>(i)];
+}
+
+// Adds `count` flaps seen between `from` and `to` unless flaps already found there (the other end's counter,
+// a link event) account for them; narrows those to the overlap of the brackets.
+void addBracket(std::vector<FlapSighting>& flaps, TimeNs from, TimeNs to, std::uint64_t count)
+{
+    std::uint64_t known = 0;
+    for (auto& f : flaps) {
+        if (f.latestNs >= from - kSameFlapNs && f.earliestNs <= to + kSameFlapNs) {
+            ++known;
+            f.fromCounters = true;
+            if (!f.fromEvents) {
+                const TimeNs e = std::max(f.earliestNs, from), l = std::min(f.latestNs, to);
+                if (e <= l) {
+                    f.earliestNs = e;
+                    f.latestNs = l;
+                }
+            }
+        }
+    }
+    for (; known < count; ++known) {
+        FlapSighting f;
+        f.earliestNs = from;
+        f.latestNs = to;
+        f.fromCounters = true;
+        flaps.push_back(f);
+    }
+}
+
+// Down events of both ends: one sighting per flap (both ends report the same flap), its length from the
+// next up event of the same port.
+std::vector<FlapSighting> eventFlaps(const std::vector<std::vector<const LinkEvent*>>& ends)
+{
+    std::vector<FlapSighting> out;
+    for (const auto& events : ends) {
+        for (std::size_t i = 0; i < events.size(); ++i) {
+            if (events[i]->state != LinkState::Down) {
+                continue;
+            }
+            const TimeNs t = events[i]->timeNs;
+            TimeNs downFor = kNoTime;
+            for (std::size_t j = i + 1; j < events.size(); ++j) {
+                if (events[j]->state == LinkState::Up) {
+                    downFor = events[j]->timeNs - t;
+                    break;
+                }
+            }
+            auto same = std::find_if(
+                out.begin(), out.end(), [&](const FlapSighting& f) { return std::llabs(f.earliestNs - t) <= kSameFlapNs; });
+            if (same == out.end()) {
+                FlapSighting f;
+                f.earliestNs = f.latestNs = t;
+                f.downForNs = downFor;
+                f.fromEvents = true;
+                out.push_back(f);
+            } else if (same->downForNs == kNoTime) {
+                same->downForNs = downFor;
+            }
+        }
+    }
+    return out;
+}
+
+std::string tierName(const Topology& topo, const FabricLink& l)
+{
+    const auto ta = topo.node(l.a.node).tier, tb = topo.node(l.b.node).tier;
+    const auto lo = std::min(ta, tb), hi = std::max(ta, tb);
+    if (topo.node(l.a.node).kind == NodeKind::Hca || topo.node(l.b.node).kind == NodeKind::Hca) {
+        return "host-leaf";
+    }
+    if (lo == 1 && hi == 2) {
+        return "leaf-spine";
+    }
+    if (lo == 2 && hi == 3) {
+        return "spine-core";
+    }
+    return "switch-switch";
+}
+
+class LinkReviewer
+{
+public:
+    LinkReviewer(const JobSnapshot& snap, const FabricIndex& fx, const FabricReviewOptions& o)
+        : m_snap(snap)
+        , m_fx(fx)
+        , m_o(o)
+    {
+    }
+
+    // Everything the counters and events say about one link; `watched` says whether anything covers it.
+    ReviewedLink review(LinkId id, bool& watched) const
+    {
+        const auto& topo = m_snap.topology;
+        const auto& l = topo.link(id);
+        ReviewedLink r;
+        r.link = id;
+        r.guidA = topo.node(l.a.node).guid;
+        r.guidB = topo.node(l.b.node).guid;
+        r.portA = l.a.port;
+        r.portB = l.b.port;
+        r.a = m_snap.str(topo.node(l.a.node).description) + " p" + std::to_string(l.a.port);
+        r.b = m_snap.str(topo.node(l.b.node).description) + " p" + std::to_string(l.b.port);
+        r.tier = tierName(topo, l);
+        const std::pair<std::uint64_t, std::uint16_t> ends[] = { { r.guidA, r.portA }, { r.guidB, r.portB } };
+        std::vector<std::vector<const LinkEvent*>> events;
+        const PortSeries* ports[2] = {};
+        for (int e = 0; e < 2; ++e) {
+            events.push_back(m_fx.events(ends[e].first, ends[e].second));
+            ports[e] = m_fx.port(ends[e].first, ends[e].second);
+        }
+        watched = ports[0] || ports[1] || !events[0].empty() || !events[1].empty();
+        r.flaps = eventFlaps(events);
+        std::vector<Step> retrainSteps;
+        for (const auto* ps : ports) {
+            if (const auto* s = seriesOf(m_snap, ps, CounterKind::LinkDowned)) {
+                const auto st = stepsOf(*s);
+                r.saturated = r.saturated || st.saturated;
+                for (const auto& step : st.steps) {
+                    addBracket(r.flaps, step.fromNs, step.toNs, step.count);
+                }
+            }
+            if (const auto* s = seriesOf(m_snap, ps, CounterKind::LinkErrorRecovery)) {
+                // Both ends count the same retrain: keep the end that saw more.
+                const auto st = stepsOf(*s);
+                if (st.total > r.retrains) {
+                    r.retrains = static_cast<std::uint32_t>(std::min<std::uint64_t>(st.total, 0xffffffffu));
+                    retrainSteps = st.steps;
+                }
+            }
+            if (const auto* s = seriesOf(m_snap, ps, CounterKind::SymbolError)) {
+                r.symbolErrors += stepsOf(*s).total;
+            }
+        }
+        std::sort(r.flaps.begin(), r.flaps.end(),
+            [](const FlapSighting& x, const FlapSighting& y) { return x.timeNs() < y.timeNs(); });
+        for (std::size_t i = 0; i < retrainSteps.size(); ++i) {
+            r.errorBursts += i == 0 || retrainSteps[i].fromNs - retrainSteps[i - 1].toNs > kBurstGapNs;
+        }
+        symbolTrend(r, ports);
+        for (const auto& f : r.flaps) {
+            if (f.downForNs != kNoTime) {
+                r.downTotalNs += f.downForNs;
+                ++r.downKnown;
+            }
+        }
+        return r;
+    }
+
+    void price(ReviewedLink& r, TimeRange span) const
+    {
+        if (r.flaps.empty()) {
+            return;
+        }
+        std::vector<TimeNs> lengths;
+        for (const auto& f : r.flaps) {
+            if (f.downForNs != kNoTime) {
+                lengths.push_back(f.downForNs);
+            }
+        }
+        // Without a measured length, price the cheapest a flap can be: back within one ACK timeout.
+        r.lengthAssumed = lengths.empty();
+        const TimeNs outage = lengths.empty() ? 1 : median(lengths);
+        const bool hostLink = r.tier == "host-leaf";
+        const auto recovery = hostLink ? Recovery::LinkUp
+            : m_o.adaptiveRouting      ? Recovery::AdaptiveRouting
+                                       : Recovery::SubnetManager;
+        const TimeNs reroute = recovery == Recovery::SubnetManager ? m_o.smRerouteNs : 50 * kNsPerMs;
+        const auto row = analysis::predict(m_snap.policy, outage, recovery, reroute, m_o.jobRanks);
+        r.crashes = row.crash;
+        r.stallPerFlapNs = row.crash ? 0 : row.stallNs;
+        r.gpuHoursPerFlap = row.gpuSeconds / 3600.0;
+        const double days = double(std::max<TimeNs>(span.end - span.start, 1)) / kDayNs;
+        r.flapsPerDay = r.recurrence ? kDayNs / double(r.recurrence->periodNs) : double(r.flaps.size()) / days;
+        r.gpuHoursPerDay = r.gpuHoursPerFlap * r.flapsPerDay;
+    }
+
+private:
+    void symbolTrend(ReviewedLink& r, const PortSeries* const* ports) const
+    {
+        std::uint64_t before = 0;
+        TimeNs windows = 0;
+        TimeNs lastEnd = kNoTime;
+        for (auto& f : r.flaps) {
+            const TimeNs to = f.earliestNs, from = to - kLookbackNs;
+            for (int e = 0; e < 2; ++e) {
+                if (const auto* s = seriesOf(m_snap, ports[e], CounterKind::SymbolError)) {
+                    f.symbolErrorsBefore += static_cast<std::uint32_t>(
+                        std::min<std::uint64_t>(analysis::increaseIn(*s, from, to).increase, 0xffffffffu));
+                }
+            }
+            r.flapsWithSymbolsBefore += f.symbolErrorsBefore > 0;
+            before += f.symbolErrorsBefore;
+            windows += lastEnd == kNoTime ? kLookbackNs : std::min(kLookbackNs, std::max<TimeNs>(0, to - lastEnd));
+            lastEnd = to;
+        }
+        const double per10 = double(kLookbackNs);
+        const TimeNs spanNs = std::max<TimeNs>(m_snap.job.span.end - m_snap.job.span.start, 1);
+        if (!r.flaps.empty()) {
+            r.symbolsBeforePer10Min = double(before) / double(r.flaps.size());
+        }
+        const double rest = double(std::max<TimeNs>(spanNs - windows, kLookbackNs));
+        r.symbolsOtherwisePer10Min = double(r.symbolErrors > before ? r.symbolErrors - before : 0) / rest * per10;
+    }
+
+    const JobSnapshot& m_snap;
+    const FabricIndex& m_fx;
+    const FabricReviewOptions& m_o;
+};
+
+} // namespace
+
+std::optional<Recurrence> fitRecurrence(
+    const std::vector<TimeNs>& t, const std::vector<TimeNs>& uncertaintyNs, TimeNs afterNs)
+{
+    if (t.size() < 3 || uncertaintyNs.size() != t.size()) {
+        return std::nullopt;
+    }
+    std::vector<TimeNs> gaps;
+    for (std::size_t i = 1; i < t.size(); ++i) {
+        gaps.push_back(t[i] - t[i - 1]);
+    }
+    double period = double(median(gaps));
+    if (!(period > 0)) {
+        return std::nullopt;
+    }
+    // Least squares t_i = a + P·n_i. Each flap's grid index n_i counts whole periods in the gap from the one
+    // before (robust to a first guess that is off by a few percent, which accumulates over hundreds of
+    // periods), so a missed flap (a gap of two periods) does not bias the fit; refined three times.
+    double a = double(t[0]);
+    std::vector<double> n(t.size());
+    for (int pass = 0; pass < 3; ++pass) {
+        n[0] = 0;
+        for (std::size_t i = 1; i < t.size(); ++i) {
+            n[i] = n[i - 1] + std::round(double(t[i] - t[i - 1]) / period);
+        }
+        double sn = 0, st = 0, snn = 0, snt = 0;
+        const double m = double(t.size());
+        for (std::size_t i = 0; i < t.size(); ++i) {
+            const double ti = double(t[i] - t[0]);
+            sn += n[i];
+            st += ti;
+            snn += n[i] * n[i];
+            snt += n[i] * ti;
+        }
+        const double den = m * snn - sn * sn;
+        if (den <= 0) {
+            return std::nullopt;
+        }
+        period = (m * snt - sn * st) / den;
+        a = double(t[0]) + (st - period * sn) / m;
+        if (!(period > 0)) {
+            return std::nullopt;
+        }
+    }
+    double sq = 0, bracketVar = 0;
+    TimeNs widest = 0;
+    for (std::size_t i = 0; i < t.size(); ++i) {
+        const double r = double(t[i]) - (a + period * n[i]);
+        sq += r * r;
+        // A flap known only to lie in a bracket of width w sits at its middle ± w/√12 (uniform).
+        bracketVar += double(uncertaintyNs[i]) * double(uncertaintyNs[i]) / 12.0;
+        widest = std::max(widest, uncertaintyNs[i]);
+    }
+    const double m = double(t.size());
+    const double jitter = std::sqrt(std::max(0.0, sq / m - bracketVar / m));
+    const double span = n.back() - n.front() + 1;
+    std::vector<double> distinct(n);
+    distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+    const auto onGrid = static_cast<std::uint32_t>(distinct.size());
+    if (std::sqrt(sq / m) > 0.1 * period || double(onGrid) < 0.5 * span || distinct.size() + 1 < t.size()) {
+        return std::nullopt;
+    }
+    Recurrence r;
+    r.periodNs = static_cast<TimeNs>(std::llround(period));
+    r.jitterNs = static_cast<TimeNs>(std::llround(jitter));
+    r.resolutionNs = widest;
+    r.firstNs = static_cast<TimeNs>(std::llround(a + period * n.front()));
+    r.onGrid = onGrid;
+    r.missed = static_cast<std::uint32_t>(span) - onGrid;
+    double next = a + period * (n.back() + 1);
+    if (next <= double(afterNs)) {
+        next += std::ceil((double(afterNs) - next) / period + 1e-9) * period;
+    }
+    r.nextNs = static_cast<TimeNs>(std::llround(next));
+    return r;
+}
+
+FabricReview reviewFabric(const JobSnapshot& snap, const FabricReviewOptions& options, Progress& progress)
+{
+    const auto t0 = std::chrono::steady_clock::now();
+    FabricReview out;
+    out.span = snap.job.span;
+    out.options = options;
+    out.policy = snap.policy;
+    const FabricIndex fx(snap);
+    const LinkReviewer reviewer(snap, fx, options);
+    const auto& links = snap.topology.links();
+    out.linksTotal = static_cast<std::uint32_t>(links.size());
+    for (std::size_t i = 0; i < links.size(); ++i) {
+        if (i % 256 == 0) {
+            if (progress.cancelled()) {
+                return out;
+            }
+            progress.report("Reviewing links", i, links.size());
+        }
+        bool watched = false;
+        auto r = reviewer.review(static_cast<LinkId>(i), watched);
+        out.linksWatched += watched;
+        if (!r.flaps.empty()) {
+            std::vector<TimeNs> times, widths;
+            for (const auto& f : r.flaps) {
+                times.push_back(f.timeNs());
+                widths.push_back(f.latestNs - f.earliestNs);
+            }
+            r.recurrence = fitRecurrence(times, widths, out.span.end);
+            reviewer.price(r, out.span);
+            out.flapping.push_back(std::move(r));
+        } else if (r.retrains > 0
+            || double(r.symbolErrors)
+                >= options.symbolErrorsPerDay * double(std::max<TimeNs>(out.span.end - out.span.start, 1)) / kDayNs) {
+            out.erroring.push_back(std::move(r));
+        }
+    }
+    std::stable_sort(out.flapping.begin(), out.flapping.end(), [](const ReviewedLink& x, const ReviewedLink& y) {
+        return x.gpuHoursPerDay != y.gpuHoursPerDay ? x.gpuHoursPerDay > y.gpuHoursPerDay
+                                                    : x.flaps.size() > y.flaps.size();
+    });
+    std::stable_sort(out.erroring.begin(), out.erroring.end(), [](const ReviewedLink& x, const ReviewedLink& y) {
+        return x.retrains != y.retrains ? x.retrains > y.retrains : x.symbolErrors > y.symbolErrors;
+    });
+    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return out;
+}
+
+FabricReview reviewFabric(const JobSnapshot& snap, const FabricReviewOptions& options)
+{
+    NullProgress progress;
+    return reviewFabric(snap, options, progress);
+}
+
+} // namespace stallscope

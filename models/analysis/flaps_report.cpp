@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: MIT
+// Text and JSON forms of a fabric review (schema stallscope.fabric/1, docs/analysis-format.md; keep in sync).
+#include "analysis/flaps.h"
+
+#include "core/time_format.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <sstream>
+
+namespace stallscope {
+
+namespace {
+
+std::string fixed(double v, int digits)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+    return buf;
+}
+
+// "1h00m02s", "6m30s", "45s", "<1s": whole seconds read best for periods and jitter of hours.
+std::string roundSeconds(TimeNs ns)
+{
+    if (ns < kNsPerSec) {
+        return ns <= 0 ? "0s" : "<1s";
+    }
+    const TimeNs s = (ns + kNsPerSec / 2) / kNsPerSec;
+    char buf[48];
+    if (s >= 3600) {
+        std::snprintf(buf, sizeof buf, "%lldh%02lldm%02llds", (long long)(s / 3600), (long long)(s / 60 % 60),
+            (long long)(s % 60));
+    } else if (s >= 60) {
+        std::snprintf(buf, sizeof buf, "%lldm%02llds", (long long)(s / 60), (long long)(s % 60));
+    } else {
+        std::snprintf(buf, sizeof buf, "%llds", (long long)s);
+    }
+    return buf;
+}
+
+// "Mon 2026-11-02 09:17 UTC"
+std::string dayAndMinute(TimeNs t)
+{
+    static const char* kDays[] = { "Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed" }; // 1970-01-01 was a Thursday
+    const TimeNs day = t >= 0 ? t / (86400 * kNsPerSec) : (t + 1) / (86400 * kNsPerSec) - 1;
+    const auto utc = formatUtc(t); // "2026-11-02 09:17:03.123 UTC"
+    return std::string(kDays[((day % 7) + 7) % 7]) + " " + utc.substr(0, 16) + " UTC";
+}
+
+std::string linkTitle(const ReviewedLink& l)
+{
+    return l.a + " <-> " + l.b + "  (" + l.tier + ")";
+}
+
+std::string priceLine(const FabricReview& rv, const ReviewedLink& l)
+{
+    std::ostringstream o;
+    o << "per flap: ";
+    if (l.crashes) {
+        o << "the job crashes (down past the " << formatDuration(rv.policy.retryBudgetNs()) << " retry budget)";
+    } else {
+        o << (l.lengthAssumed ? "at least " : "") << formatDuration(l.stallPerFlapNs) << " stall";
+    }
+    o << " of a " << formatCount(rv.options.jobRanks) << "-GPU job = " << fixed(l.gpuHoursPerFlap, 2) << " GPU-h; "
+      << fixed(l.flapsPerDay, l.flapsPerDay < 1 ? 2 : 1) << " flaps/day \u2248 " << fixed(l.gpuHoursPerDay, 1)
+      << " GPU-h/day";
+    if (l.lengthAssumed) {
+        o << " (length unknown: counters only; priced as back within one retry period)";
+    }
+    return o.str();
+}
+
+void flappingText(std::ostream& o, const FabricReview& rv, const ReviewedLink& l, std::size_t rank)
+{
+    o << ' ' << rank << ". " << linkTitle(l) << '\n';
+    o << "    " << l.flaps.size() << (l.flaps.size() == 1 ? " flap" : " flaps");
+    if (l.recurrence) {
+        o << ", " << describeRecurrence(*l.recurrence) << "; next expected " << dayAndMinute(l.recurrence->nextNs);
+    } else if (l.flaps.size() == 1) {
+        o << ", once, " << dayAndMinute(l.flaps.front().timeNs());
+    } else {
+        o << ", irregular, first " << dayAndMinute(l.flaps.front().timeNs()) << ", last "
+          << dayAndMinute(l.flaps.back().timeNs());
+    }
+    if (l.saturated) {
+        o << " (link_downed saturated: later flaps are invisible to the counter)";
+    }
+    o << '\n';
+    if (l.downKnown > 0) {
+        o << "    down " << formatDuration(l.downTotalNs) << " in all (" << l.downKnown << " of " << l.flaps.size()
+          << " flaps timed by link events)";
+    } else {
+        o << "    down time unknown (seen in counters only)";
+    }
+    if (l.symbolErrors > 0) {
+        o << "; symbol errors before " << l.flapsWithSymbolsBefore << " of " << l.flaps.size() << " flaps ("
+          << fixed(l.symbolsBeforePer10Min, 1) << " in the 10 min before, " << fixed(l.symbolsOtherwisePer10Min, 2)
+          << " per 10 min otherwise)";
+    }
+    if (l.retrains > 0) {
+        o << "; " << l.retrains << " retrains";
+    }
+    o << '\n' << "    " << priceLine(rv, l) << '\n';
+}
+
+} // namespace
+
+std::string describeRecurrence(const Recurrence& r)
+{
+    std::string s = "every " + roundSeconds(r.periodNs) + " \u00b1 " + roundSeconds(r.jitterNs);
+    if (r.resolutionNs > 0) {
+        s += " (timed to " + roundSeconds(r.resolutionNs) + " samples)";
+    }
+    s += ", " + std::to_string(r.onGrid) + " times since " + dayAndMinute(r.firstNs);
+    if (r.missed > 0) {
+        s += ", " + std::to_string(r.missed) + " expected flaps not seen";
+    }
+    return s;
+}
+
+std::string fabricReviewText(const JobSnapshot& snap, const FabricReview& rv)
+{
+    std::ostringstream o;
+    const double days = double(rv.span.end - rv.span.start) / 86400e9;
+    o << "Fabric review of " << snap.job.name << ": " << formatUtc(rv.span.start) << " .. " << formatUtc(rv.span.end)
+      << " (" << fixed(days, days < 2 ? 2 : 1) << " days); " << formatCount(rv.linksWatched) << " of "
+      << formatCount(rv.linksTotal) << " links watched by counters or events\n";
+    o << "Priced for a " << formatCount(rv.options.jobRanks) << "-GPU job whose traffic crosses the link; NCCL_IB_TIMEOUT="
+      << rv.policy.ncclIbTimeout << " (" << formatDuration(rv.policy.retryPeriodNs()) << " per retry, "
+      << formatDuration(rv.policy.retryBudgetNs()) << " budget); switch links "
+      << (rv.options.adaptiveRouting ? "with adaptive routing"
+                                     : "rerouted by the subnet manager in " + formatDuration(rv.options.smRerouteNs))
+      << "\n\n";
+    if (rv.flapping.empty()) {
+        o << "No link went down.\n";
+    } else {
+        o << "Flapping links (" << rv.flapping.size() << "), costliest first:\n";
+        for (std::size_t i = 0; i < rv.flapping.size(); ++i) {
+            flappingText(o, rv, rv.flapping[i], i + 1);
+        }
+    }
+    if (!rv.erroring.empty()) {
+        o << "\nErroring links, never down (" << rv.erroring.size() << "):\n";
+        for (const auto& l : rv.erroring) {
+            o << "    " << linkTitle(l) << ": " << l.retrains << " retrains in " << l.errorBursts << " burst"
+              << (l.errorBursts == 1 ? "" : "s") << ", " << formatCount(l.symbolErrors) << " symbol errors\n";
+        }
+    }
+    const auto quiet = rv.linksWatched - std::min<std::size_t>(rv.linksWatched, rv.flapping.size() + rv.erroring.size());
+    o << "\nQuiet: " << formatCount(quiet) << " watched links never went down, retrained or erred.\n";
+    return o.str();
+}
+
+std::string fabricReviewJson(const JobSnapshot& snap, const FabricReview& rv)
+{
+    using nlohmann::ordered_json;
+    ordered_json j;
+    j["schema"] = "stallscope.fabric/1";
+    j["name"] = snap.job.name;
+    j["start_ns"] = rv.span.start;
+    j["end_ns"] = rv.span.end;
+    j["links_total"] = rv.linksTotal;
+    j["links_watched"] = rv.linksWatched;
+    j["priced_for"] = { { "job_ranks", rv.options.jobRanks }, { "adaptive_routing", rv.options.adaptiveRouting },
+        { "sm_reroute_ns", rv.options.smRerouteNs }, { "nccl_ib_timeout", rv.policy.ncclIbTimeout },
+        { "nccl_ib_retry_cnt", rv.policy.ncclIbRetryCnt } };
+    auto link = [](const ReviewedLink& l) {
+        ordered_json x = { { "a", l.a }, { "b", l.b }, { "guid_a", formatGuid(l.guidA) }, { "port_a", l.portA },
+            { "guid_b", formatGuid(l.guidB) }, { "port_b", l.portB }, { "tier", l.tier },
+            { "flap_count", l.flaps.size() }, { "retrains", l.retrains }, { "error_bursts", l.errorBursts },
+            { "symbol_errors", l.symbolErrors }, { "link_downed_saturated", l.saturated } };
+        ordered_json flaps = ordered_json::array();
+        for (const auto& f : l.flaps) {
+            flaps.push_back({ { "earliest_ns", f.earliestNs }, { "latest_ns", f.latestNs },
+                { "down_for_ns", f.downForNs == kNoTime ? ordered_json(nullptr) : ordered_json(f.downForNs) },
+                { "from_counters", f.fromCounters }, { "from_events", f.fromEvents },
+                { "symbol_errors_before", f.symbolErrorsBefore } });
+        }
+        x["flaps"] = flaps;
+        if (l.recurrence) {
+            const auto& r = *l.recurrence;
+            x["recurrence"] = { { "period_ns", r.periodNs }, { "jitter_ns", r.jitterNs },
+                { "resolution_ns", r.resolutionNs }, { "first_ns", r.firstNs }, { "next_ns", r.nextNs },
+                { "on_grid", r.onGrid }, { "missed", r.missed }, { "text", describeRecurrence(r) } };
+        } else {
+            x["recurrence"] = nullptr;
+        }
+        x["symbol_trend"] = { { "flaps_with_symbol_errors_before", l.flapsWithSymbolsBefore },
+            { "before_per_10min", l.symbolsBeforePer10Min }, { "otherwise_per_10min", l.symbolsOtherwisePer10Min } };
+        x["cost"] = { { "flaps_per_day", l.flapsPerDay }, { "crashes", l.crashes },
+            { "stall_per_flap_ns", l.stallPerFlapNs }, { "length_assumed", l.lengthAssumed },
+            { "gpu_hours_per_flap", l.gpuHoursPerFlap }, { "gpu_hours_per_day", l.gpuHoursPerDay } };
+        return x;
+    };
+    j["flapping"] = ordered_json::array();
+    for (const auto& l : rv.flapping) {
+        j["flapping"].push_back(link(l));
+    }
+    j["erroring"] = ordered_json::array();
+    for (const auto& l : rv.erroring) {
+        j["erroring"].push_back(link(l));
+    }
+    j["seconds"] = rv.seconds;
+    return j.dump(1) + "\n";
+}
+
+} // namespace stallscope
