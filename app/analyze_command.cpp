@@ -19,8 +19,9 @@ const std::vector<OptionSpec> kSpecs = {
     { "stall-factor", true, "a stall lasts this many times the collective's robust baseline (default 5)" },
     { "health-check", true, "length of the periodic health check, e.g. 60s (default 60s)" },
     { "health-check-every", true, "cadence of the health check, e.g. 6h (default 6h)" },
-    { "fabric", false, "review the fabric instead of a job: every link's flaps, their period, their price\n"
-                       "(the default when the data holds no job)" },
+    { "fabric", false,
+        "review the fabric instead of a job: every link's flaps, their period, their price\n"
+        "(the default when the data holds no job)" },
     { "job-ranks", true, "with --fabric: price flaps for a job of N GPUs crossing the link (default 1024)" },
     { "no-ar", false, "with --fabric: switch links have no adaptive routing (the subnet manager reroutes)" },
     { "sm-reroute", true, "with --fabric --no-ar: trap to new routes (default 5s)" },

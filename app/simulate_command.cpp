@@ -20,8 +20,9 @@ namespace {
 
 const std::vector<OptionSpec> kSpecs = {
     { "preset", true, "small | hourly-flap | bench-hour | three-tier | fabric-week (default small)" },
-    { "fabric-only", false, "no training job: the fabric's topology, counters and SM events alone (rank= of a\n"
-                            "host-leaf fault is then the HCA index, host × GPUs per host + GPU)" },
+    { "fabric-only", false,
+        "no training job: the fabric's topology, counters and SM events alone (rank= of a\n"
+        "host-leaf fault is then the HCA index, host × GPUs per host + GPU)" },
     { "ports", true, "with --fabric-only: size the fabric to about N ports (link ends) by choosing --hosts" },
     { "seed", true, "random seed (default 1); same preset, flags and seed give the same bytes" },
     { "out", true, "output bundle folder (required); replaced if it is a bundle already" },

@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
+#include <set>
 
 namespace stallscope {
 
@@ -105,8 +107,8 @@ std::vector<FlapSighting> eventFlaps(const std::vector<std::vector<const LinkEve
                     break;
                 }
             }
-            auto same = std::find_if(
-                out.begin(), out.end(), [&](const FlapSighting& f) { return std::llabs(f.earliestNs - t) <= kSameFlapNs; });
+            auto same = std::find_if(out.begin(), out.end(),
+                [&](const FlapSighting& f) { return std::llabs(f.earliestNs - t) <= kSameFlapNs; });
             if (same == out.end()) {
                 FlapSighting f;
                 f.earliestNs = f.latestNs = t;
@@ -161,14 +163,41 @@ public:
         r.a = m_snap.str(topo.node(l.a.node).description) + " p" + std::to_string(l.a.port);
         r.b = m_snap.str(topo.node(l.b.node).description) + " p" + std::to_string(l.b.port);
         r.tier = tierName(topo, l);
+        watched = collect(r, 2);
+        return r;
+    }
+
+    // A port with counters that no topology link holds (host counters without a topology): reviewed alone.
+    ReviewedLink reviewPort(const CounterPort& p) const
+    {
+        ReviewedLink r;
+        r.link = static_cast<LinkId>(std::numeric_limits<std::underlying_type_t<LinkId>>::max());
+        r.guidA = p.guid;
+        r.portA = p.port;
+        const auto node = m_snap.topology.findNodeByGuid(p.guid);
+        r.a = (node ? m_snap.str(m_snap.topology.node(*node).description) : formatGuid(p.guid)) + " p"
+            + std::to_string(p.port);
+        r.b = "(peer not in any topology file)";
+        r.tier = "unplaced";
+        collect(r, 1);
+        return r;
+    }
+
+private:
+    // Flaps, retrains and symbol errors of the link's `endCount` ends; true when anything covers them.
+    bool collect(ReviewedLink& r, int endCount) const
+    {
         const std::pair<std::uint64_t, std::uint16_t> ends[] = { { r.guidA, r.portA }, { r.guidB, r.portB } };
         std::vector<std::vector<const LinkEvent*>> events;
         const PortSeries* ports[2] = {};
-        for (int e = 0; e < 2; ++e) {
+        for (int e = 0; e < endCount; ++e) {
             events.push_back(m_fx.events(ends[e].first, ends[e].second));
             ports[e] = m_fx.port(ends[e].first, ends[e].second);
         }
-        watched = ports[0] || ports[1] || !events[0].empty() || !events[1].empty();
+        bool watched = false;
+        for (int e = 0; e < endCount; ++e) {
+            watched = watched || ports[e] || !events[static_cast<std::size_t>(e)].empty();
+        }
         r.flaps = eventFlaps(events);
         std::vector<Step> retrainSteps;
         for (const auto* ps : ports) {
@@ -203,9 +232,10 @@ public:
                 ++r.downKnown;
             }
         }
-        return r;
+        return watched;
     }
 
+public:
     void price(ReviewedLink& r, TimeRange span) const
     {
         if (r.flaps.empty()) {
@@ -220,7 +250,7 @@ public:
         // Without a measured length, price the cheapest a flap can be: back within one ACK timeout.
         r.lengthAssumed = lengths.empty();
         const TimeNs outage = lengths.empty() ? 1 : median(lengths);
-        const bool hostLink = r.tier == "host-leaf";
+        const bool hostLink = r.tier == "host-leaf" || r.tier == "unplaced"; // unplaced ports are host ports
         const auto recovery = hostLink ? Recovery::LinkUp
             : m_o.adaptiveRouting      ? Recovery::AdaptiveRouting
                                        : Recovery::SubnetManager;
@@ -345,6 +375,29 @@ std::optional<Recurrence> fitRecurrence(
     return r;
 }
 
+namespace {
+
+// Files a reviewed link as flapping (with its recurrence and price), erroring, or quiet (dropped).
+void sortInto(FabricReview& out, const LinkReviewer& reviewer, ReviewedLink r)
+{
+    if (!r.flaps.empty()) {
+        std::vector<TimeNs> times, widths;
+        for (const auto& f : r.flaps) {
+            times.push_back(f.timeNs());
+            widths.push_back(f.latestNs - f.earliestNs);
+        }
+        r.recurrence = fitRecurrence(times, widths, out.span.end);
+        reviewer.price(r, out.span);
+        out.flapping.push_back(std::move(r));
+    } else if (r.retrains > 0
+        || double(r.symbolErrors)
+            >= out.options.symbolErrorsPerDay * double(std::max<TimeNs>(out.span.end - out.span.start, 1)) / kDayNs) {
+        out.erroring.push_back(std::move(r));
+    }
+}
+
+} // namespace
+
 FabricReview reviewFabric(const JobSnapshot& snap, const FabricReviewOptions& options, Progress& progress)
 {
     const auto t0 = std::chrono::steady_clock::now();
@@ -356,6 +409,8 @@ FabricReview reviewFabric(const JobSnapshot& snap, const FabricReviewOptions& op
     const LinkReviewer reviewer(snap, fx, options);
     const auto& links = snap.topology.links();
     out.linksTotal = static_cast<std::uint32_t>(links.size());
+    out.singleReadings = !snap.counters.empty()
+        && std::all_of(snap.counters.begin(), snap.counters.end(), [](const CounterSeries& c) { return c.size() < 2; });
     for (std::size_t i = 0; i < links.size(); ++i) {
         if (i % 256 == 0) {
             if (progress.cancelled()) {
@@ -366,19 +421,19 @@ FabricReview reviewFabric(const JobSnapshot& snap, const FabricReviewOptions& op
         bool watched = false;
         auto r = reviewer.review(static_cast<LinkId>(i), watched);
         out.linksWatched += watched;
-        if (!r.flaps.empty()) {
-            std::vector<TimeNs> times, widths;
-            for (const auto& f : r.flaps) {
-                times.push_back(f.timeNs());
-                widths.push_back(f.latestNs - f.earliestNs);
-            }
-            r.recurrence = fitRecurrence(times, widths, out.span.end);
-            reviewer.price(r, out.span);
-            out.flapping.push_back(std::move(r));
-        } else if (r.retrains > 0
-            || double(r.symbolErrors)
-                >= options.symbolErrorsPerDay * double(std::max<TimeNs>(out.span.end - out.span.start, 1)) / kDayNs) {
-            out.erroring.push_back(std::move(r));
+        sortInto(out, reviewer, std::move(r));
+    }
+    // Ports with counters on no link (host counters opened without a topology).
+    std::set<std::pair<std::uint64_t, std::uint16_t>> linked;
+    for (const auto& l : links) {
+        linked.insert({ snap.topology.node(l.a.node).guid, l.a.port });
+        linked.insert({ snap.topology.node(l.b.node).guid, l.b.port });
+    }
+    for (const auto& p : snap.counterPorts) {
+        if (linked.insert({ p.guid, p.port }).second) {
+            ++out.linksWatched;
+            ++out.linksTotal;
+            sortInto(out, reviewer, reviewer.reviewPort(p));
         }
     }
     std::stable_sort(out.flapping.begin(), out.flapping.end(), [](const ReviewedLink& x, const ReviewedLink& y) {

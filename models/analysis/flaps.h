@@ -91,6 +91,7 @@ struct FabricReview
     TimeRange span;
     std::uint32_t linksWatched = 0; // links with counters or events on at least one end
     std::uint32_t linksTotal = 0;
+    bool singleReadings = false; // no counter has two samples: only states (events) can show a flap
     FabricReviewOptions options;
     TimeoutPolicy policy;
     std::vector<ReviewedLink> flapping; // went down at least once; costliest per day first

@@ -125,10 +125,15 @@ std::string fabricReviewText(const JobSnapshot& snap, const FabricReview& rv)
     const double days = double(rv.span.end - rv.span.start) / 86400e9;
     o << "Fabric review of " << snap.job.name << ": " << formatUtc(rv.span.start) << " .. " << formatUtc(rv.span.end)
       << " (" << fixed(days, days < 2 ? 2 : 1) << " days); " << formatCount(rv.linksWatched) << " of "
-      << formatCount(rv.linksTotal) << " links watched by counters or events\n";
-    o << "Priced for a " << formatCount(rv.options.jobRanks) << "-GPU job whose traffic crosses the link; NCCL_IB_TIMEOUT="
-      << rv.policy.ncclIbTimeout << " (" << formatDuration(rv.policy.retryPeriodNs()) << " per retry, "
-      << formatDuration(rv.policy.retryBudgetNs()) << " budget); switch links "
+      << formatCount(rv.linksTotal) << " links (and ports on no known link) watched by counters or events\n";
+    if (rv.singleReadings) {
+        o << "Every counter was read once (a snapshot): a flap shows only as a step between two readings, so this "
+             "data shows only ports that are down now.\n";
+    }
+    o << "Priced for a " << formatCount(rv.options.jobRanks)
+      << "-GPU job whose traffic crosses the link; NCCL_IB_TIMEOUT=" << rv.policy.ncclIbTimeout << " ("
+      << formatDuration(rv.policy.retryPeriodNs()) << " per retry, " << formatDuration(rv.policy.retryBudgetNs())
+      << " budget); switch links "
       << (rv.options.adaptiveRouting ? "with adaptive routing"
                                      : "rerouted by the subnet manager in " + formatDuration(rv.options.smRerouteNs))
       << "\n\n";
@@ -147,7 +152,8 @@ std::string fabricReviewText(const JobSnapshot& snap, const FabricReview& rv)
               << (l.errorBursts == 1 ? "" : "s") << ", " << formatCount(l.symbolErrors) << " symbol errors\n";
         }
     }
-    const auto quiet = rv.linksWatched - std::min<std::size_t>(rv.linksWatched, rv.flapping.size() + rv.erroring.size());
+    const auto quiet
+        = rv.linksWatched - std::min<std::size_t>(rv.linksWatched, rv.flapping.size() + rv.erroring.size());
     o << "\nQuiet: " << formatCount(quiet) << " watched links never went down, retrained or erred.\n";
     return o.str();
 }

@@ -186,12 +186,11 @@ Result<FaultSpec, std::string> parseFaultSpec(const std::string& text)
             ok = parseUInt(val, f.leaf);
         } else if (key == "spine") {
             ok = parseUInt(val, f.spine);
-        } else if (key == "at" || key == "for" || key == "every" || key == "gap" || key == "pause"
-            || key == "jitter") {
+        } else if (key == "at" || key == "for" || key == "every" || key == "gap" || key == "pause" || key == "jitter") {
             auto d = parseDuration(val);
             ok = d.has_value();
             if (ok) {
-                (key == "at"           ? f.atNs
+                (key == "at"              ? f.atNs
                         : key == "every"  ? f.everyNs
                         : key == "gap"    ? f.gapNs
                         : key == "jitter" ? f.jitterNs

@@ -41,8 +41,18 @@ inline double gauss(std::uint64_t h)
 }
 
 // Draw purposes, so different uses of the same (rank, step) never correlate.
-enum Purpose : std::uint64_t { kCompute = 1, kEndJitter, kSkew, kPortScale, kPortNoise, kSymbols, kWaitNoise, kPhase,
-    kFaultJitter, kLoad };
+enum Purpose : std::uint64_t {
+    kCompute = 1,
+    kEndJitter,
+    kSkew,
+    kPortScale,
+    kPortNoise,
+    kSymbols,
+    kWaitNoise,
+    kPhase,
+    kFaultJitter,
+    kLoad
+};
 
 // Pods p = 0..pods-1 each hold hosts [p × hostsPerPod, (p+1) × hostsPerPod), one leaf per rail and `spines`
 // spines; core switches join every spine (three tiers when cores > 0).

@@ -451,7 +451,8 @@ std::vector<Segment> JobSim::backgroundLoad() const
         const double draw = uniform(hash(m_c.seed, kLoad, h));
         const double load = draw < 0.2 ? 0.0 : 0.2 + 0.6 * uniform(hash(m_c.seed, kLoad, h, 1));
         if (load > 0) {
-            out.push_back({ a, std::min(a + hour, m_c.startNs + m_c.durationNs), load * m_c.busBandwidthBytesPerSec / 1e9 });
+            out.push_back(
+                { a, std::min(a + hour, m_c.startNs + m_c.durationNs), load * m_c.busBandwidthBytesPerSec / 1e9 });
         }
     }
     return out;

@@ -44,8 +44,8 @@ std::string truthToJson(const SimConfig& c, const SimResult& result)
     t["preset"] = c.preset;
     t["seed"] = c.seed;
     t["job"] = { { "name", c.jobName }, { "world_size", c.fabricOnly ? 0 : c.worldSize() },
-        { "fabric_only", c.fabricOnly }, { "start_ns", c.startNs },
-        { "end_ns", c.startNs + c.durationNs }, { "crashed", result.crashNs.has_value() } };
+        { "fabric_only", c.fabricOnly }, { "start_ns", c.startNs }, { "end_ns", c.startNs + c.durationNs },
+        { "crashed", result.crashNs.has_value() } };
     if (result.crashNs) {
         t["job"]["crash_ns"] = *result.crashNs;
     }

@@ -4,6 +4,7 @@
 // the retraining link listed as erroring but never as flapping, and no healthy link listed at all. The
 // recurrence fit is also checked on hand-made times (missed flaps, irregular times, the next expected flap).
 #include "analysis/flaps.h"
+#include "import/open_job.h"
 #include "sim/simulator.h"
 #include "test_support.h"
 
@@ -32,7 +33,8 @@ struct Mix
 std::vector<Mix> mixes()
 {
     std::vector<Mix> out;
-    const TimeNs periods[] = { 37 * kMin, kHour + 2 * kNsPerSec, 90 * kMin, 2 * kHour, 6 * kHour, 4 * kHour + 20 * kMin };
+    const TimeNs periods[]
+        = { 37 * kMin, kHour + 2 * kNsPerSec, 90 * kMin, 2 * kHour, 6 * kHour, 4 * kHour + 20 * kMin };
     const TimeNs samples[] = { 10 * kNsPerSec, 60 * kNsPerSec, 30 * kNsPerSec, 5 * kMin };
     for (std::uint64_t seed = 1; seed <= 22; ++seed) {
         auto c = *presetConfig("fabric-week");
@@ -52,15 +54,15 @@ std::vector<Mix> mixes()
         std::vector<std::string> specs = {
             "flap:leaf-spine:leaf=" + std::to_string(seed % 8) + ":spine=" + std::to_string(seed % 4) + at(3 * kHour)
                 + ":for=2s" + every(p1) + (seed % 2 ? jitter(p1, 0.08) : ""),
-            "flap:host-leaf:rank=" + std::to_string((seed * 7) % 128) + at(5 * kHour + seed * kMin) + ":for="
-                + (seed % 4 == 0 ? "40s" : "3s") + every(p2) + jitter(p2, 0.02),
+            "flap:host-leaf:rank=" + std::to_string((seed * 7) % 128) + at(5 * kHour + seed * kMin)
+                + ":for=" + (seed % 4 == 0 ? "40s" : "3s") + every(p2) + jitter(p2, 0.02),
             "flap:host-leaf:rank=" + std::to_string((seed * 7 + 64) % 128) + at(kDay + seed * kHour) + ":for=2s",
             "errors:leaf-spine:leaf=" + std::to_string((seed + 4) % 8) + ":spine=" + std::to_string((seed + 1) % 4)
                 + at(10 * kHour) + ":count=4:gap=20s:pause=200ms:every=" + std::to_string(kDay / kNsPerSec) + "s",
         };
         if (seed % 5 == 0) { // a third flapper, a fast one
-            specs.push_back("flap:leaf-spine:leaf=" + std::to_string((seed + 2) % 8) + ":spine="
-                + std::to_string((seed + 2) % 4) + at(kHour) + ":for=1s" + every(20 * kMin));
+            specs.push_back("flap:leaf-spine:leaf=" + std::to_string((seed + 2) % 8)
+                + ":spine=" + std::to_string((seed + 2) % 4) + at(kHour) + ":for=1s" + every(20 * kMin));
         }
         for (const auto& s : specs) {
             c.faults.push_back(parseFaultSpec(s).value());
@@ -145,8 +147,7 @@ TEST_CASE("fabric review: every periodic flapper is named with its period within
     CHECK(flappers >= 40);
 }
 
-TEST_CASE("fabric review: a 40 s host-link flap is priced as a crash, a 2 s one as one retry period",
-    "[fabric-review]")
+TEST_CASE("fabric review: a 40 s host-link flap is priced as a crash, a 2 s one as one retry period", "[fabric-review]")
 {
     auto c = *presetConfig("fabric-week");
     c.hosts = 8;
@@ -164,9 +165,9 @@ TEST_CASE("fabric review: a 40 s host-link flap is priced as a crash, a 2 s one 
     CHECK(crash.downKnown == crash.flaps.size());
     // Lost per crash: retry budget + collective timeout + half a checkpoint interval + restart, per GPU.
     const auto& p = sim->snapshot->policy;
-    const double lostH = double(p.retryBudgetNs() + p.collectiveTimeoutNs + p.checkpointIntervalNs / 2
-                             + p.restartTimeNs)
-        / 3600e9 * 1024;
+    const double lostH
+        = double(p.retryBudgetNs() + p.collectiveTimeoutNs + p.checkpointIntervalNs / 2 + p.restartTimeNs) / 3600e9
+        * 1024;
     CHECK(crash.gpuHoursPerFlap == Approx(lostH).epsilon(1e-9));
     const auto& stall = review.flapping[1];
     CHECK_FALSE(stall.crashes);
@@ -221,4 +222,113 @@ TEST_CASE("fitRecurrence: missed flaps, irregular times and the next expected fl
     CHECK(std::abs(s->periodNs - kHour) < 2 * kNsPerSec);
     CHECK(s->jitterNs < 30 * kNsPerSec);
     CHECK(s->resolutionNs == kMin);
+}
+
+namespace {
+
+const std::filesystem::path kData = STALLSCOPE_TEST_DATA_DIR;
+const std::filesystem::path kRealCaptures = STALLSCOPE_REAL_CAPTURES_DIR;
+
+const CounterSeries* findSeries(const JobSnapshot& snap, std::uint64_t guid, std::uint16_t port, CounterKind kind)
+{
+    for (const auto& s : snap.counters) {
+        const auto& p = snap.counterPorts[s.port];
+        if (p.guid == guid && p.port == port && s.kind == kind) {
+            return &s;
+        }
+    }
+    return nullptr;
+}
+
+bool anyWarning(const LoadedJob& job, const std::string& part)
+{
+    return std::any_of(job.warnings.begin(), job.warnings.end(),
+        [&](const LoadIssue& w) { return w.format().find(part) != std::string::npos; });
+}
+
+} // namespace
+
+TEST_CASE("a copy of /sys/class/infiniband opens as fabric data: GUIDs, 64-bit counters, a port found down",
+    "[fabric-review][import]")
+{
+    // Golden tree in the shapes of the kernel's sysfs and node_exporter's / procfs' fixtures: mlx5 with its
+    // node_guid and a DOWN port, mlx4 with counters_ext, an iWARP device whose counters read "N/A (no PMA)".
+    auto job = openJob((kData / "sysfs-copy").string());
+    INFO((job ? "" : job.error().format()));
+    REQUIRE(job);
+    const auto& snap = *job->snapshot;
+    CHECK(snap.job.worldSize == 0);
+    CHECK(anyWarning(job.value(), "opened as fabric data only"));
+    CHECK(anyWarning(job.value(), "symbol_error:1: expected a decimal counter value, got \"garbage\""));
+    CHECK(anyWarning(job.value(), "2 HCAs with counters are in no topology file"));
+    const auto mlx5 = snap.topology.findNodeByGuid(0xb8599f0300123456ULL);
+    REQUIRE(mlx5);
+    CHECK(snap.str(snap.topology.node(*mlx5).description) == "gpu-c07 mlx5_0");
+    const auto* downed = findSeries(snap, 0xb8599f0300123456ULL, 1, CounterKind::LinkDowned);
+    REQUIRE(downed);
+    CHECK(downed->value(0) == 3);
+    const auto* data = findSeries(snap, 0xb8599f0300123456ULL, 1, CounterKind::PortXmitData);
+    REQUIRE(data);
+    CHECK(data->value(0) == 18446744073709551000ULL);
+    // mlx4 has no node_guid in the copy: a made-up GUID, and the 64-bit counters_ext value over the 32-bit one.
+    std::optional<std::uint64_t> mlx4;
+    for (const auto& n : snap.topology.nodes()) {
+        if (snap.str(n.description) == "gpu-c07 mlx4_0") {
+            mlx4 = n.guid;
+        }
+    }
+    REQUIRE(mlx4);
+    CHECK((*mlx4 >> 48) == 0xfffe);
+    const auto* ext = findSeries(snap, *mlx4, 1, CounterKind::PortXmitData);
+    REQUIRE(ext);
+    CHECK(ext->value(0) == 9876543210123ULL);
+    CHECK(ext->bits == 64);
+    REQUIRE(snap.linkEvents.size() == 1);
+    CHECK(snap.linkEvents[0].guid == 0xb8599f0300123456ULL);
+    CHECK(snap.linkEvents[0].state == LinkState::Down);
+    CHECK(snap.str(snap.linkEvents[0].source) == "sysfs");
+
+    const auto review = reviewFabric(snap);
+    CHECK(review.singleReadings);
+    REQUIRE(review.flapping.size() == 1);
+    CHECK(review.flapping[0].a == "gpu-c07 mlx5_0 p1");
+    CHECK(review.flapping[0].tier == "unplaced");
+    CHECK(fabricReviewText(snap, review).find("Every counter was read once") != std::string::npos);
+}
+
+TEST_CASE("real captures of fabric data open on their own and review without a job", "[fabric-review][real]")
+{
+    struct Case
+    {
+        const char* folder;
+        std::size_t minHcas, minLinks, minPorts;
+    };
+    const Case cases[] = { { "procfs", 3, 0, 4 }, { "node_exporter", 2, 0, 3 }, { "infiniband_exporter", 1, 4, 1 },
+        { "guilbaults-infiniband-exporter", 1, 1, 1 }, { "ibnetdiscover-topologies", 100, 500, 0 } };
+    for (const auto& c : cases) {
+        const auto dir = kRealCaptures / c.folder;
+        if (!std::filesystem::exists(dir)) {
+            WARN("real capture " << dir << " is absent: skipped");
+            continue;
+        }
+        INFO(c.folder);
+        auto job = openJob(dir.string());
+        INFO((job ? "" : job.error().format()));
+        REQUIRE(job);
+        const auto& snap = *job->snapshot;
+        CHECK(snap.job.worldSize == 0);
+        CHECK(snap.topology.hcaCount() >= c.minHcas);
+        CHECK(snap.topology.links().size() >= c.minLinks);
+        CHECK(snap.counterPorts.size() >= c.minPorts);
+        const auto review = reviewFabric(snap);
+        CHECK(review.linksTotal >= c.minLinks);
+        CHECK(review.flapping.empty()); // the fixtures' ports are all up, their link_downed 0
+        CHECK_FALSE(fabricReviewText(snap, review).empty());
+    }
+    const auto procfs = kRealCaptures / "procfs";
+    if (std::filesystem::exists(procfs)) {
+        auto job = openJob(procfs.string());
+        REQUIRE(job);
+        CHECK(job->snapshot->topology.findNodeByGuid(0x0a7fbc1245efd23bULL)); // mlx5_0/node_guid
+    }
 }

@@ -158,6 +158,19 @@ std::optional<std::uint64_t> FabricBuilder::guidOfHca(const std::string& desc) c
                                                            : std::optional<std::uint64_t>(canonical(it->second.guid));
 }
 
+std::uint64_t FabricBuilder::placeHca(const std::string& desc)
+{
+    if (auto known = guidOfHca(desc)) {
+        return *known;
+    }
+    std::uint64_t h = 1469598103934665603ULL; // FNV-1a: stable across runs and platforms
+    for (const unsigned char c : desc) {
+        h = (h ^ c) * 1099511628211ULL;
+    }
+    ++m_placed;
+    return node(NodeKind::Hca, kPlacedGuidPrefix | (h & 0x0000ffffffffffffULL), desc, 1, true);
+}
+
 bool FabricBuilder::hasNode(std::uint64_t guid) const
 {
     return m_nodes.count(canonical(guid)) > 0;

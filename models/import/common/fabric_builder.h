@@ -45,6 +45,11 @@ public:
     std::uint64_t canonical(std::uint64_t guid) const;
     std::optional<std::uint64_t> guidOfLid(std::uint32_t lid) const;
     std::optional<std::uint64_t> guidOfHca(const std::string& desc) const;
+    // The HCA "<host> <device>" that host-side counters name; when no topology source describes it, an
+    // unplaced HCA node (no link) under a GUID made from the description (kPlacedGuidPrefix | hash), so host
+    // counters open without a topology (docs/raw-folders.md).
+    std::uint64_t placeHca(const std::string& desc);
+    std::size_t placedCount() const { return m_placed; }
     bool hasNode(std::uint64_t guid) const;
     bool empty() const { return m_nodes.empty(); }
     std::size_t nodeCount() const { return m_nodes.size(); }
@@ -79,6 +84,11 @@ private:
     using LinkMap = std::map<std::tuple<std::uint64_t, int, std::uint64_t, int>, const RawLink*>;
     std::map<std::uint64_t, std::uint8_t> switchTiers(const LinkMap& links) const;
     std::unordered_map<std::uint32_t, std::uint64_t> m_lids;
+    std::size_t m_placed = 0;
 };
+
+// The top 16 bits of a GUID Stallscope made up for an HCA no topology describes (IEEE OUI space that no vendor
+// GUID uses: real node GUIDs start with the vendor's OUI).
+inline constexpr std::uint64_t kPlacedGuidPrefix = 0xfffe000000000000ULL;
 
 } // namespace stallscope

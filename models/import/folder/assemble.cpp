@@ -3,6 +3,8 @@
 // events, the span.
 #include "import/folder/gathered.h"
 
+#include "core/time_format.h"
+
 #include <algorithm>
 #include <limits>
 #include <set>
@@ -307,23 +309,33 @@ Result<std::uint32_t> addCollectives(JobSnapshot& snap, OwnedColumns& owned, Gat
 void addCounters(const std::string& dir, Gathered& g, CounterSink& sink)
 {
     auto& fabric = g.fabric;
-    const GuidOfHca guidOfHca = [&](const std::string& desc) { return fabric.guidOfHca(desc); };
+    // Host-side counters of an HCA no topology source describes still open: as an unplaced port.
+    const GuidOfHca guidOfHca = [&](const std::string& desc) { return fabric.placeHca(desc); };
     for (const auto& [file, text] : g.csvs) {
         readCollectorCsv(file, text, guidOfHca, sink, g.warnings);
     }
-    std::set<std::string> unknown;
     for (auto& ps : g.matrix) {
-        const auto desc = ps.host + " " + ps.device;
-        const auto guid = fabric.guidOfHca(desc);
-        if (!guid) {
-            if (unknown.insert(desc).second) {
-                g.warnings.push_back(
-                    { dir, 0, -1, "Prometheus series of \"" + desc + "\" match no HCA in the topology: skipped" });
-            }
-            continue;
-        }
+        const auto guid = fabric.placeHca(ps.host + " " + ps.device);
         for (std::size_t i = 0; i < ps.timesNs.size(); ++i) {
-            sink.sample(*guid, ps.port, ps.kind, ps.timesNs[i], ps.values[i]);
+            sink.sample(guid, ps.port, ps.kind, ps.timesNs[i], ps.values[i]);
+        }
+    }
+    for (const auto& tree : g.sysfs) {
+        for (const auto& p : tree.ports) {
+            const auto desc = tree.host + " " + p.device;
+            const auto guid
+                = p.nodeGuid ? fabric.node(NodeKind::Hca, *p.nodeGuid, desc, p.port) : fabric.placeHca(desc);
+            for (std::size_t i = 0; i < p.counters.size(); ++i) {
+                sink.sample(guid, p.port, p.counters[i].first, tree.timeNs, p.counters[i].second, p.bits[i]);
+            }
+        }
+        g.warnings.push_back({ tree.root, 0, -1,
+            "a copy of /sys/class/infiniband is one reading per counter, dated by its files' modification time ("
+                + formatUtc(tree.timeNs) + ")" });
+    }
+    for (const auto& [dated, ef] : g.exposition) {
+        for (const auto& st : ef.states) {
+            fabric.placeHca(st.host + " " + st.device);
         }
     }
     for (const auto& [dated, ef] : g.exposition) {
@@ -338,13 +350,7 @@ void addCounters(const std::string& dir, Gathered& g, CounterSink& sink)
                     + std::to_string(s.port) + " " + std::string(semantics(s.kind).name),
                 t, s.value, s.line, g.warnings);
             if (s.hostSide) {
-                const auto desc = s.host + " " + s.device;
-                if (const auto guid = fabric.guidOfHca(desc)) {
-                    sink.sample(*guid, s.port, s.kind, t, s.value);
-                } else if (unknown.insert(desc).second) {
-                    g.warnings.push_back(
-                        { dated.file, 0, -1, "node_exporter series of \"" + desc + "\" match no HCA: skipped" });
-                }
+                sink.sample(fabric.placeHca(s.host + " " + s.device), s.port, s.kind, t, s.value);
             } else {
                 sink.sample(fabric.canonical(s.guid), s.port, s.kind, t, s.value);
             }
@@ -444,6 +450,16 @@ void addLinkEvents(JobSnapshot& snap, Gathered& g)
             }
         }
     }
+    const auto sysfs = snap.strings.intern("sysfs");
+    for (const auto& tree : g.sysfs) {
+        for (const auto& p : tree.ports) {
+            if (p.active && !*p.active) { // a port found not ACTIVE in the copy: down when it was taken
+                const auto guid = p.nodeGuid ? g.fabric.canonical(*p.nodeGuid)
+                                             : g.fabric.guidOfHca(tree.host + " " + p.device).value_or(0);
+                snap.linkEvents.push_back({ tree.timeNs, guid, p.port, LinkState::Down, sysfs });
+            }
+        }
+    }
     const auto opensm = snap.strings.intern("opensm");
     for (const auto& log : g.opensm) {
         for (const auto t : log.subnetUp) {
@@ -498,6 +514,24 @@ void widenSpan(JobSnapshot& snap)
                 }
             }
         }
+    }
+    if (snap.job.worldSize == 0) { // fabric data only: the span of the counters and events
+        lo = std::numeric_limits<TimeNs>::max();
+        hi = std::numeric_limits<TimeNs>::min();
+        for (const auto& s : snap.counters) {
+            if (s.size() > 0) {
+                lo = std::min(lo, s.timesNs.front());
+                hi = std::max(hi, s.timesNs.back());
+            }
+        }
+        for (const auto& e : snap.linkEvents) {
+            lo = std::min(lo, e.timeNs);
+            hi = std::max(hi, e.timeNs);
+        }
+        if (lo > hi) {
+            lo = hi = 0;
+        }
+        snap.job.clockOriginNs = lo;
     }
     snap.job.span = { lo, hi };
 }

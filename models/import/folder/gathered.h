@@ -13,6 +13,7 @@
 #include "import/infiniband/collector_csv.h"
 #include "import/infiniband/fabric_tools.h"
 #include "import/infiniband/opensm_log.h"
+#include "import/infiniband/sysfs_tree.h"
 #include "import/logs/rank_log.h"
 #include "import/prometheus/exposition.h"
 #include "import/prometheus/http_answers.h"
@@ -45,6 +46,7 @@ struct Gathered
     std::vector<std::pair<DatedFile, std::vector<PerfquerySample>>> perfquery;
     std::vector<std::pair<std::string, IblinkinfoSnapshot>> linkinfo;
     std::vector<std::pair<std::string, std::string>> csvs; // file, text
+    std::vector<SysfsTree> sysfs; // copies of /sys/class/infiniband
     FabricBuilder fabric;
     LogClock clock; // rank logs: the year from the dumps, the zone from the mapping file
     FolderMapping mapping;

@@ -25,36 +25,51 @@ Result<LoadedJob> loadRawFolder(const std::string& dir, Progress& progress)
         return *err;
     }
     folder::alignClocks(g);
-    if (g.dumps.empty() && g.traces.empty()) {
-        return LoadIssue { dir, 0, -1,
-            "manifest.json is missing and no readable Flight Recorder dump or profiler trace was found: nothing to "
-            "open" };
-    }
+    // Without a dump or trace the folder is fabric data alone (topology, counters, the SM's log): it opens as
+    // a snapshot with no ranks, for the fabric review.
+    const bool fabricOnly = g.dumps.empty() && g.traces.empty();
     auto snap = std::make_shared<JobSnapshot>();
     snap->job.name = fs::path(dir).filename().string();
     auto owned = std::make_shared<OwnedColumns>();
-    if (auto w = folder::addCollectives(*snap, *owned, g); !w) {
-        return w.error();
-    }
-    folder::applyLogOutcomes(*owned, g);
-    if (!g.fabric.empty()) {
-        snap->topology = g.fabric.build(snap->strings, dir, g.warnings);
+    if (!fabricOnly) {
+        if (auto w = folder::addCollectives(*snap, *owned, g); !w) {
+            return w.error();
+        }
+        folder::applyLogOutcomes(*owned, g);
     }
     CounterSink sink;
     sink.timeOffsetNs = g.mapping.offset("counters"); // the mapping file's correction of sample times
-    folder::addCounters(dir, g, sink);
+    folder::addCounters(dir, g, sink); // before the topology is built: it places HCAs no topology describes
+    if (g.fabric.placedCount() > 0) {
+        g.warnings.push_back({ dir, 0, -1,
+            std::to_string(g.fabric.placedCount())
+                + " HCAs with counters are in no topology file (ibnetdiscover, iblinkinfo): shown as unplaced ports, "
+                  "with no link to a switch" });
+    }
+    if (!g.fabric.empty()) {
+        snap->topology = g.fabric.build(snap->strings, dir, g.warnings);
+    }
     const auto seriesBlock = sink.flush(*snap, *owned);
     attachOwnedColumns(*snap, owned, seriesBlock);
     resolveJoins(*snap);
     folder::addLinkEvents(*snap, g); // after the counters are attached: traps are placed by them
     folder::widenSpan(*snap);
+    if (fabricOnly) {
+        if (snap->topology.nodes().empty() && snap->counters.empty() && snap->linkEvents.empty()) {
+            return LoadIssue { dir, 0, -1,
+                "manifest.json is missing and nothing readable was found: no Flight Recorder dump, profiler trace, "
+                "fabric topology, port counters or subnet manager log" };
+        }
+        out.warnings.push_back(
+            { dir, 0, -1, "no Flight Recorder dump or profiler trace: opened as fabric data only (no job, no ranks)" });
+    }
     std::string summary;
     for (const auto& [what, n] : g.counts) {
         summary += (summary.empty() ? "" : ", ") + std::to_string(n) + " " + what + (n > 1 ? "s" : "");
     }
     out.recognised = std::move(g.recognised);
     out.recognised.insert(out.recognised.begin(), summary);
-    out.warnings = std::move(g.warnings);
+    out.warnings.insert(out.warnings.end(), g.warnings.begin(), g.warnings.end());
     out.collectiveBytes = owned->memoryBytes();
     out.snapshot = std::move(snap);
     out.loadSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -18,7 +18,7 @@ namespace {
 
 // Every regular file under `dir`, a few levels deep (clusters leave logs/rank17/stderr.log and the like);
 // hidden entries and symbolic links to folders are not followed.
-std::vector<fs::path> listFiles(const fs::path& dir, std::uint64_t& bytes)
+std::vector<fs::path> listFiles(const fs::path& dir, std::uint64_t& bytes, std::vector<fs::path>& sysfsRoots)
 {
     std::vector<fs::path> files;
     std::error_code ec;
@@ -29,6 +29,12 @@ std::vector<fs::path> listFiles(const fs::path& dir, std::uint64_t& bytes)
             if (it->is_directory(ec)) {
                 it.disable_recursion_pending();
             }
+            continue;
+        }
+        if (name == "infiniband" && it->is_directory(ec) && it->path().parent_path().filename() == "class"
+            && isSysfsInfinibandRoot(it->path())) {
+            sysfsRoots.push_back(it->path()); // a copy of /sys/class/infiniband: read as a tree, not file by file
+            it.disable_recursion_pending();
             continue;
         }
         if (it.depth() >= 4 && it->is_directory(ec)) {
@@ -171,7 +177,13 @@ std::vector<Parsed> readEverything(const std::vector<fs::path>& files, Progress&
 
 std::optional<LoadIssue> readFolder(const std::string& dir, Gathered& g, Progress& progress, std::uint64_t& bytes)
 {
-    const auto files = listFiles(dir, bytes);
+    std::vector<fs::path> sysfsRoots;
+    const auto files = listFiles(dir, bytes, sysfsRoots);
+    for (const auto& root : sysfsRoots) {
+        auto tree = readSysfsTree(root, g.warnings);
+        g.note(root, "sysfs InfiniBand tree", std::to_string(tree.ports.size()) + " ports of " + tree.host);
+        g.sysfs.push_back(std::move(tree));
+    }
     bool cancelled = false;
     auto parsed = readEverything(files, progress, cancelled);
     if (cancelled) {
