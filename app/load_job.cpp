@@ -45,13 +45,15 @@ OpenedBundle openBundle(const std::string& path, SharedProgress& progress, const
     // second core while the analysis runs on this one.
     auto levels = std::async(std::launch::async, [partial = out, &onStage] {
         NullProgress quiet; // the analysis reports progress meanwhile; this takes about as long
+        auto links = LinkHeatmapModel::build(partial.snapshot, quiet);
         auto model = HeatmapModel::build(partial.snapshot, {}, quiet);
         if (onStage) {
             auto stage2 = partial;
             stage2.heatmap = model;
-            onStage(stage2); // stage 2: the heatmap, before the analysis has named any stall
+            stage2.linkHeatmap = links;
+            onStage(stage2); // stage 2: the heatmaps, before the analysis has named any stall
         }
-        return model;
+        return std::pair { model, links };
     });
     progress.report("Analysing", 0, 1);
     auto analysis = std::make_shared<AnalysisResult>(analyze(*out.snapshot, AnalysisOptions {}, progress));
@@ -62,8 +64,12 @@ OpenedBundle openBundle(const std::string& path, SharedProgress& progress, const
         }
     }
     out.analysis = std::move(analysis);
+    progress.report("Reviewing the fabric", 0, 1);
+    out.fabricReview = std::make_shared<FabricReview>(reviewFabric(*out.snapshot, FabricReviewOptions {}, progress));
     progress.report("Building heatmap levels", 0, 1);
-    out.heatmap = levels.get()->withStalls(std::move(stalls));
+    auto [rankLevels, linkLevels] = levels.get();
+    out.heatmap = rankLevels->withStalls(std::move(stalls));
+    out.linkHeatmap = linkLevels;
     if (progress.cancelled()) {
         out.error = "cancelled";
     }

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// Opening a bundle off the GUI thread: load → analyse → build heatmap levels. Progress is shared through
+// Opening a bundle off the GUI thread: load → analyse (the job, and the fabric's flaps) → build heatmap levels
+// (ranks × time and links × time). Progress is shared through
 // atomics that the GUI polls (no signal per step from the worker); cancel() is honoured between stages and
 // inside the long loops.
 
 #include "analysis/analysis.h"
+#include "analysis/flaps.h"
 #include "import/open_job.h"
 #include "view/heatmap_model.h"
+#include "view/link_heatmap_model.h"
 
 #include <atomic>
 #include <functional>
@@ -40,6 +43,8 @@ struct OpenedBundle
     std::shared_ptr<const JobSnapshot> snapshot;
     std::shared_ptr<const AnalysisResult> analysis;
     std::shared_ptr<const HeatmapModel> heatmap;
+    std::shared_ptr<const LinkHeatmapModel> linkHeatmap; // fabric links × time
+    std::shared_ptr<const FabricReview> fabricReview; // every link's flaps (the Flaps panel)
     LoadedJob loaded; // figures for the summary (snapshot pointer shared with `snapshot`)
 };
 

@@ -5,8 +5,10 @@
 #include "core/snapshot_summary.h"
 #include "core/time_format.h"
 #include "counter_plot_widget.h"
+#include "flaps_panel.h"
 #include "heatmap_widget.h"
 #include "incidents_panel.h"
+#include "link_heatmap_widget.h"
 #include "link_list_panel.h"
 #include "load_job.h"
 #include "postmortem_render.h"
@@ -52,6 +54,8 @@ MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent)
     , m_state(new ViewState(this))
     , m_heatmap(new HeatmapWidget(m_state, this))
+    , m_linkHeatmap(new LinkHeatmapWidget(m_state, this))
+    , m_flaps(new FlapsPanel(m_state, this))
     , m_counters(new CounterPlotWidget(m_state, this))
     , m_topology(new TopologyWidget(m_state, this))
     , m_linkList(new LinkListPanel(m_state, this))
@@ -66,9 +70,11 @@ MainWindow::MainWindow(QWidget* parent)
     setWindowIcon(QIcon(QStringLiteral(":/stallscope/stallscope.svg")));
     auto* split = new QSplitter(Qt::Vertical, this);
     split->addWidget(m_heatmap);
+    split->addWidget(m_linkHeatmap); // the fabric's links on the same time axis
     split->addWidget(m_counters);
     split->setStretchFactor(0, 5);
-    split->setStretchFactor(1, 4);
+    split->setStretchFactor(1, 3);
+    split->setStretchFactor(2, 4);
     setCentralWidget(split);
     setAcceptDrops(true);
     createDocks();
@@ -86,6 +92,7 @@ MainWindow::MainWindow(QWidget* parent)
     });
     connect(m_state, &ViewState::cursorChanged, this, &MainWindow::updateStatus);
     connect(m_heatmap, &HeatmapWidget::exportRequested, this, &MainWindow::exportView);
+    connect(m_linkHeatmap, &LinkHeatmapWidget::exportRequested, this, &MainWindow::exportView);
     connect(m_counters, &CounterPlotWidget::exportRequested, this, &MainWindow::exportView);
     connect(m_topology, &TopologyWidget::exportRequested, this, &MainWindow::exportView);
     connect(m_heatmap, &HeatmapWidget::hoveredRankChanged, this, [this](int rank) {
@@ -153,13 +160,15 @@ void MainWindow::createDocks()
         return d;
     };
     auto* incidents = dock(m_incidents, tr("Incidents"), QStringLiteral("incidents"), Qt::BottomDockWidgetArea);
+    auto* flaps = dock(m_flaps, tr("Flaps"), QStringLiteral("flaps"), Qt::BottomDockWidgetArea);
     auto* summary = dock(m_summary, tr("Bundle"), QStringLiteral("summary"), Qt::BottomDockWidgetArea);
     auto* warnings = dock(m_warnings, tr("Warnings"), QStringLiteral("warnings"), Qt::BottomDockWidgetArea);
     auto* fabric = dock(m_topology, tr("Fabric"), QStringLiteral("fabric"), Qt::RightDockWidgetArea);
     auto* links = dock(m_linkList, tr("Links"), QStringLiteral("links"), Qt::RightDockWidgetArea);
     tabifyDockWidget(fabric, links);
     fabric->raise();
-    tabifyDockWidget(incidents, summary);
+    tabifyDockWidget(incidents, flaps);
+    tabifyDockWidget(flaps, summary);
     tabifyDockWidget(summary, warnings);
     incidents->raise();
     resizeDocks({ findChild<QDockWidget*>(QStringLiteral("incidents")) }, { 220 }, Qt::Vertical);
@@ -227,6 +236,22 @@ void MainWindow::createMenus()
         a->setChecked(m == HeatmapMetric::State);
         colourGroup->addAction(a);
     }
+    auto* linkOrder = view->addMenu(tr("&Link rows"));
+    auto* linkGroup = new QActionGroup(this);
+    const std::pair<QString, LinkRowOrder> linkOrders[]
+        = { { tr("By &tier and switch"), LinkRowOrder::Tier }, { tr("&Trouble first"), LinkRowOrder::TroubleFirst } };
+    for (const auto& [label, o] : linkOrders) {
+        auto* a = linkOrder->addAction(label, this, [this, o = o] { m_linkHeatmap->setRowOrder(o); });
+        a->setCheckable(true);
+        a->setChecked(o == LinkRowOrder::Tier);
+        linkGroup->addAction(a);
+    }
+    auto* showLinks = view->addAction(tr("Link &heatmap under the ranks"), this, [this](bool on) {
+        m_showLinkHeatmap = on;
+        applyHeatmapVisibility();
+    });
+    showLinks->setCheckable(true);
+    showLinks->setChecked(true);
     view->addSeparator();
     auto* full = view->addAction(tr("&Full Screen"), QKeySequence::FullScreen, this,
         [this] { isFullScreen() ? showNormal() : showFullScreen(); });
@@ -292,6 +317,19 @@ void MainWindow::showSnapshot(const OpenedBundle& opened)
         item->setToolTip(QString::fromStdString(g.first.format()));
     }
     setWindowTitle(tr("%1 — Stallscope").arg(QString::fromStdString(opened.snapshot->job.name)));
+    m_shown = opened.snapshot;
+    applyHeatmapVisibility();
+}
+
+// Fabric data alone: the link heatmap is the main view. With a job: the rank heatmap, and the link heatmap
+// stacked under it on the same time axis unless turned off.
+void MainWindow::applyHeatmapVisibility()
+{
+    const auto& snap = m_shown;
+    const bool fabricOnly = snap && snap->job.worldSize == 0;
+    const bool hasLinks = snap && (!snap->topology.links().empty() || !snap->counterPorts.empty());
+    m_heatmap->setVisible(!fabricOnly);
+    m_linkHeatmap->setVisible(fabricOnly || (m_showLinkHeatmap && hasLinks));
 }
 
 void MainWindow::onStage(std::shared_ptr<OpenedBundle> partial)
@@ -299,11 +337,13 @@ void MainWindow::onStage(std::shared_ptr<OpenedBundle> partial)
     if (!partial->heatmap) {
         showSnapshot(*partial); // stage 1: metadata, topology, counters
         m_heatmap->setModel(nullptr, nullptr);
+        m_linkHeatmap->setModel(nullptr);
         statusBar()->showMessage(
             tr("Loaded %1; building the heatmap and analysing…").arg(QString::fromStdString(partial->path)));
         return;
     }
     m_heatmap->setModel(partial->heatmap, nullptr); // stage 2: the heatmap, stalls not yet marked
+    m_linkHeatmap->setModel(partial->linkHeatmap);
     statusBar()->showMessage(tr("Heatmap ready; analysing…"));
 }
 
@@ -331,10 +371,25 @@ void MainWindow::onLoaded()
     m_opened = opened;
     m_topology->setData(opened->snapshot, opened->analysis);
     m_heatmap->setModel(opened->heatmap, opened->analysis);
+    m_linkHeatmap->setModel(opened->linkHeatmap);
     m_incidents->setAnalysis(opened->snapshot, opened->analysis);
-    statusBar()->showMessage(tr("Opened %1: %2 incident(s)")
-                                 .arg(QString::fromStdString(opened->path))
-                                 .arg(opened->analysis->incidents.size()));
+    m_flaps->setReview(opened->snapshot, opened->fabricReview);
+    applyHeatmapVisibility();
+    if (opened->snapshot->job.worldSize == 0) {
+        if (auto* d = findChild<QDockWidget*>(QStringLiteral("flaps"))) {
+            d->raise(); // no job: the flaps are the story
+        }
+        if (!m_pendingSession && !opened->fabricReview->flapping.empty()) {
+            m_flaps->selectRow(0); // the costliest flapper's counters, cursor on its latest flap
+        }
+        statusBar()->showMessage(tr("Opened %1: fabric data, %2 link(s) went down")
+                                     .arg(QString::fromStdString(opened->path))
+                                     .arg(opened->fabricReview->flapping.size()));
+    } else {
+        statusBar()->showMessage(tr("Opened %1: %2 incident(s)")
+                                     .arg(QString::fromStdString(opened->path))
+                                     .arg(opened->analysis->incidents.size()));
+    }
     addRecent(QString::fromStdString(opened->path));
     applyPendingSession();
     emit loadFinished(true);
@@ -358,7 +413,10 @@ void MainWindow::selectIncident(int number)
 void MainWindow::closeBundle()
 {
     m_opened.reset();
+    m_shown.reset();
     m_heatmap->setModel(nullptr, nullptr);
+    m_linkHeatmap->setModel(nullptr);
+    m_flaps->setReview(nullptr, nullptr);
     m_counters->setSnapshot(nullptr);
     m_topology->setData(nullptr, nullptr);
     m_linkList->setSnapshot(nullptr);

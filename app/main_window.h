@@ -20,6 +20,8 @@ class QTimer;
 namespace stallscope {
 
 class CounterPlotWidget;
+class FlapsPanel;
+class LinkHeatmapWidget;
 class HeatmapWidget;
 class IncidentsPanel;
 class LinkListPanel;
@@ -71,6 +73,11 @@ private:
 
     ViewState* m_state;
     HeatmapWidget* m_heatmap;
+    LinkHeatmapWidget* m_linkHeatmap;
+    FlapsPanel* m_flaps;
+    std::shared_ptr<const JobSnapshot> m_shown; // the snapshot the views show (from stage 1 on)
+    bool m_showLinkHeatmap = true; // with a job: the link heatmap stacked under the rank heatmap
+    void applyHeatmapVisibility();
     CounterPlotWidget* m_counters;
     TopologyWidget* m_topology;
     LinkListPanel* m_linkList;

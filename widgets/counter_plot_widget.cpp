@@ -5,6 +5,8 @@
 
 #include "counter_plot_widget.h"
 
+#include "time_ticks.h"
+
 #include "core/job_snapshot.h"
 #include "view/counter_plot_data.h"
 #include "view/view_state.h"
@@ -21,14 +23,31 @@ namespace {
 
 // Seconds since the job's first midnight as a UTC wall clock: a job that crosses midnight reads 00:05:00, not
 // 24:05:00 (QCPAxisTickerTime's largest unit does not wrap).
-class WallClockTicker : public QCPAxisTickerTime
+// Keys are seconds since midnight UTC of the job's first day (`day0`); ticks and labels come from the heatmaps'
+// shared time_ticks, so every view's axis reads the same ("00:05:00" within a day, "Mon 11-02" across days).
+class WallClockTicker : public QCPAxisTicker
 {
-protected:
-    QString getTickLabel(double tick, const QLocale& locale, QChar formatChar, int precision) override
+public:
+    explicit WallClockTicker(TimeNs day0)
+        : m_day0(day0)
     {
-        const double day = 86400.0;
-        return QCPAxisTickerTime::getTickLabel(tick - std::floor(tick / day) * day, locale, formatChar, precision);
     }
+
+protected:
+    double getTickStep(const QCPRange& range) override
+    {
+        const double nsPerPx = range.size() * 1e9 / (double(std::max(tickCount(), 1)) * 110.0);
+        m_step = tickStep(std::max(nsPerPx, 1e-3), 110);
+        return double(m_step) / 1e9;
+    }
+    QString getTickLabel(double tick, const QLocale&, QChar, int) override
+    {
+        return tickLabel(m_day0 + static_cast<TimeNs>(std::llround(tick * 1e9)), m_step);
+    }
+
+private:
+    TimeNs m_day0;
+    TimeNs m_step = kNsPerSec;
 };
 
 constexpr std::size_t kMaxLinks = 3; // plots stay readable; older selections drop off
@@ -119,8 +138,7 @@ void CounterPlotWidget::rebuild()
     const QColor text = pal.color(QPalette::WindowText);
     const QColor endA(0x00, 0x72, 0xb2), endB(0xe6, 0x9f, 0x00); // Okabe–Ito blue and orange
     int row = 0;
-    auto ticker = QSharedPointer<WallClockTicker>::create();
-    ticker->setTimeFormat(QStringLiteral("%h:%m:%s"));
+    auto ticker = QSharedPointer<WallClockTicker>::create(m_snap ? dayStart(*m_snap) : 0);
     for (const auto li : m_links) {
         const auto& link = m_snap->topology.link(static_cast<LinkId>(li));
         auto* title = new QCPTextElement(

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "heatmap_widget.h"
+
+#include "time_ticks.h"
 #include "view_menu.h"
 
 #include "core/time_format.h"
@@ -22,38 +24,6 @@ namespace {
 constexpr int kAxisHeight = 34; // time labels and incident markers above the rows
 constexpr int kLegendHeight = 22;
 constexpr int kGutter = 56; // rank labels on the left
-
-// A "nice" tick step (1, 2, 5 × 10^k ns, or minutes/hours) giving at least `minPx` between ticks.
-TimeNs tickStep(double nsPerPx, int minPx)
-{
-    static const TimeNs steps[] = { 1, 2, 5, 10, 20, 50, 100, 200, 500, 1'000, 2'000, 5'000, 10'000, 20'000, 50'000,
-        100'000, 200'000, 500'000, kNsPerMs, 2 * kNsPerMs, 5 * kNsPerMs, 10 * kNsPerMs, 20 * kNsPerMs, 50 * kNsPerMs,
-        100 * kNsPerMs, 200 * kNsPerMs, 500 * kNsPerMs, kNsPerSec, 2 * kNsPerSec, 5 * kNsPerSec, 10 * kNsPerSec,
-        30 * kNsPerSec, 60 * kNsPerSec, 120 * kNsPerSec, 300 * kNsPerSec, 600 * kNsPerSec, 1200 * kNsPerSec,
-        1800 * kNsPerSec, 3600 * kNsPerSec, 7200 * kNsPerSec };
-    for (auto s : steps) {
-        if (double(s) / nsPerPx >= minPx) {
-            return s;
-        }
-    }
-    return 7200 * kNsPerSec;
-}
-
-// Tick labels are UTC wall-clock time (postmortems quote UTC); milliseconds or microseconds when the
-// step needs them. The header line gives the time since job start of the window.
-QString tickLabel(TimeNs t, TimeNs step)
-{
-    std::string s = formatUtc(t).substr(11, 12); // "00:05:00.123"
-    if (step >= kNsPerSec) {
-        s = s.substr(0, 8);
-    } else if (step < kNsPerMs) {
-        char buf[16];
-        std::snprintf(
-            buf, sizeof buf, "%06lld", static_cast<long long>((t % kNsPerSec + kNsPerSec) % kNsPerSec / 1000));
-        s = s.substr(0, 8) + "." + buf;
-    }
-    return QString::fromStdString(s);
-}
 
 } // namespace
 
@@ -265,7 +235,7 @@ void HeatmapWidget::drawAxis(QPainter& p, const QRect& plot, const TimeAxisMappi
     p.setFont(f);
     const TimeNs step = tickStep(map.nsPerPx(), 110);
     const TimeNs origin = snap.job.clockOriginNs;
-    TimeNs t = origin + ((map.visible.start - origin) / step) * step;
+    TimeNs t = firstTick(map.visible.start, step, origin);
     for (; t <= map.visible.end; t += step) {
         const double x = plot.left() + map.x(t);
         if (x < plot.left() || x > plot.right()) {

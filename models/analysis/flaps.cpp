@@ -123,22 +123,6 @@ std::vector<FlapSighting> eventFlaps(const std::vector<std::vector<const LinkEve
     return out;
 }
 
-std::string tierName(const Topology& topo, const FabricLink& l)
-{
-    const auto ta = topo.node(l.a.node).tier, tb = topo.node(l.b.node).tier;
-    const auto lo = std::min(ta, tb), hi = std::max(ta, tb);
-    if (topo.node(l.a.node).kind == NodeKind::Hca || topo.node(l.b.node).kind == NodeKind::Hca) {
-        return "host-leaf";
-    }
-    if (lo == 1 && hi == 2) {
-        return "leaf-spine";
-    }
-    if (lo == 2 && hi == 3) {
-        return "spine-core";
-    }
-    return "switch-switch";
-}
-
 class LinkReviewer
 {
 public:
@@ -162,7 +146,7 @@ public:
         r.portB = l.b.port;
         r.a = m_snap.str(topo.node(l.a.node).description) + " p" + std::to_string(l.a.port);
         r.b = m_snap.str(topo.node(l.b.node).description) + " p" + std::to_string(l.b.port);
-        r.tier = tierName(topo, l);
+        r.tier = std::string(tierName(topo, l));
         watched = collect(r, 2);
         return r;
     }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "core/topology.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -112,6 +113,23 @@ double laneDataGbps(std::string_view speed)
         }
     }
     return 0;
+}
+
+std::string_view tierName(const Topology& topo, const FabricLink& l)
+{
+    const auto& a = topo.node(l.a.node);
+    const auto& b = topo.node(l.b.node);
+    if (a.kind == NodeKind::Hca || b.kind == NodeKind::Hca) {
+        return "host-leaf";
+    }
+    const auto lo = std::min(a.tier, b.tier), hi = std::max(a.tier, b.tier);
+    if (lo == 1 && hi == 2) {
+        return "leaf-spine";
+    }
+    if (lo == 2 && hi == 3) {
+        return "spine-core";
+    }
+    return "switch-switch";
 }
 
 } // namespace stallscope

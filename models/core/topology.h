@@ -81,6 +81,9 @@ private:
     std::unordered_map<std::uint64_t, LinkId> m_linkByPort;
 };
 
+// "host-leaf" (an HCA on either end), "leaf-spine", "spine-core" by the switches' tiers, else "switch-switch".
+std::string_view tierName(const Topology& topo, const FabricLink& link);
+
 std::string formatGuid(std::uint64_t guid); // "0x0c42a10300a1b2c4"
 std::optional<std::uint64_t> parseGuid(std::string_view text); // accepts with or without 0x, any padding
 

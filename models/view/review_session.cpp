@@ -81,7 +81,8 @@ Result<ReviewSession> parseSession(const std::string& file, const std::string& t
                 "unsupported session version " + std::to_string(jsonNumber<int>(j.at("version"))) };
         }
         s.bundlePath = j.at("bundle").get<std::string>();
-        s.window = { jsonNumber<TimeNs>(j.at("window").at("start_ns")), jsonNumber<TimeNs>(j.at("window").at("end_ns")) };
+        s.window
+            = { jsonNumber<TimeNs>(j.at("window").at("start_ns")), jsonNumber<TimeNs>(j.at("window").at("end_ns")) };
         s.rowOrder = j.value("row_order", std::string("rank"));
         s.selectedIncident = jsonNumber<int>(j.value("selected_incident", nlohmann::json(0)));
         for (const auto& l : j.value("plotted_links", nlohmann::json::array())) {

@@ -1,0 +1,494 @@
+// SPDX-License-Identifier: MIT
+#include "link_heatmap_widget.h"
+
+#include "time_ticks.h"
+#include "view_menu.h"
+
+#include "core/time_format.h"
+#include "view/view_state.h"
+
+#include <QContextMenuEvent>
+#include <QHelpEvent>
+#include <QKeyEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QToolTip>
+#include <QWheelEvent>
+
+#include <cmath>
+
+namespace stallscope {
+
+namespace {
+
+constexpr int kAxisHeight = 34;
+constexpr int kLegendHeight = 22;
+constexpr int kGutter = 200; // group and link names
+constexpr double kTroubleRowPx = 4;
+
+bool isDark(const QPalette& pal)
+{
+    return pal.color(QPalette::Window).lightness() < 128;
+}
+
+} // namespace
+
+// Trouble must stand out over a week of healthy links: normal traffic is a quiet tint, idle quieter still;
+// down, erroring and congested take the Okabe–Ito colours the topology view uses (vermillion, orange,
+// reddish purple).
+QColor LinkHeatmapWidget::cellColor(LinkCell cell, const QPalette& pal)
+{
+    const bool dark = isDark(pal);
+    switch (cell) {
+    case LinkCell::Down:
+        return QColor(0xd5, 0x5e, 0x00);
+    case LinkCell::Erroring:
+        return QColor(0xe6, 0x9f, 0x00);
+    case LinkCell::Congested:
+        return QColor(0xcc, 0x79, 0xa7);
+    case LinkCell::Normal:
+        return dark ? QColor(0x2b, 0x3d, 0x50) : QColor(0xd4, 0xe3, 0xf0);
+    case LinkCell::Idle:
+        return dark ? QColor(0x3a, 0x3c, 0x40) : QColor(0xec, 0xed, 0xef);
+    case LinkCell::NoData:
+        break;
+    }
+    return pal.color(QPalette::Base);
+}
+
+LinkHeatmapWidget::LinkHeatmapWidget(ViewState* state, QWidget* parent)
+    : QWidget(parent)
+    , m_state(state)
+{
+    setMouseTracking(true);
+    setFocusPolicy(Qt::StrongFocus);
+    setMinimumSize(320, 160);
+    connect(m_state, &ViewState::timeWindowChanged, this, qOverload<>(&QWidget::update));
+    connect(m_state, &ViewState::cursorChanged, this, qOverload<>(&QWidget::update));
+    connect(m_state, &ViewState::selectionChanged, this, qOverload<>(&QWidget::update));
+}
+
+void LinkHeatmapWidget::setModel(std::shared_ptr<const LinkHeatmapModel> model)
+{
+    m_model = std::move(model);
+    m_rows = m_model ? m_model->order(m_order) : std::vector<std::uint32_t> {};
+    m_key = {};
+    m_layoutHeight = -1;
+    update();
+}
+
+void LinkHeatmapWidget::layoutRows(int plotHeight)
+{
+    if (plotHeight == m_layoutHeight && m_rowTop.size() == m_rows.size() + 1) {
+        return;
+    }
+    m_layoutHeight = plotHeight;
+    const std::size_t n = m_rows.size();
+    std::vector<bool> trouble(n);
+    std::size_t troubled = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto& r = m_model->rows()[m_rows[i]];
+        trouble[i] = r.downBuckets > 0 || r.errorBuckets > 0;
+        troubled += trouble[i];
+    }
+    const double uniform = double(plotHeight) / double(std::max<std::size_t>(n, 1));
+    double troubleH = uniform, quietH = uniform;
+    if (uniform < kTroubleRowPx && troubled > 0 && double(troubled) * kTroubleRowPx < plotHeight * 0.5) {
+        troubleH = kTroubleRowPx;
+        quietH = (plotHeight - double(troubled) * troubleH) / double(std::max<std::size_t>(n - troubled, 1));
+    }
+    m_rowTop.assign(n + 1, 0.0);
+    for (std::size_t i = 0; i < n; ++i) {
+        m_rowTop[i + 1] = m_rowTop[i] + (trouble[i] ? troubleH : quietH);
+    }
+}
+
+std::size_t LinkHeatmapWidget::displayRowAt(double y) const
+{
+    const auto it = std::upper_bound(m_rowTop.begin(), m_rowTop.end(), y);
+    const auto i = static_cast<std::size_t>(std::max<std::ptrdiff_t>(0, it - m_rowTop.begin() - 1));
+    return std::min(i, m_rows.empty() ? 0 : m_rows.size() - 1);
+}
+
+void LinkHeatmapWidget::setRowOrder(LinkRowOrder order)
+{
+    m_order = order;
+    setModel(m_model);
+}
+
+QRect LinkHeatmapWidget::plotRect() const
+{
+    return QRect(
+        kGutter, kAxisHeight, std::max(1, width() - kGutter - 8), std::max(1, height() - kAxisHeight - kLegendHeight));
+}
+
+TimeAxisMapping LinkHeatmapWidget::mapping() const
+{
+    return TimeAxisMapping { m_state->window(), plotRect().width() };
+}
+
+std::optional<std::uint32_t> LinkHeatmapWidget::rowAt(QPoint pos) const
+{
+    const QRect r = plotRect();
+    if (!m_model || m_rows.empty() || pos.y() < r.top() || pos.y() > r.bottom() || pos.x() > r.right()) {
+        return std::nullopt;
+    }
+    const_cast<LinkHeatmapWidget*>(this)->layoutRows(r.height()); // cheap when the height is unchanged
+    return m_rows[displayRowAt(pos.y() - r.top())];
+}
+
+QString LinkHeatmapWidget::tooltipAt(QPoint pos) const
+{
+    const auto row = rowAt(pos);
+    if (!row || pos.x() < plotRect().left()) {
+        return {};
+    }
+    const auto& r = m_model->rows()[*row];
+    const auto map = mapping();
+    const TimeNs t = map.t(pos.x() - plotRect().left() + 0.5);
+    LinkCell cell = LinkCell::NoData;
+    m_model->rasterizeRow(
+        *row, { map.t(pos.x() - plotRect().left()), map.t(pos.x() - plotRect().left() + 1) }, 1, &cell);
+    return QStringLiteral("<b>%1</b><br>%2<br>%3: <b>%4</b><br>%5 down and %6 erroring of %7 buckets (%8 each)")
+        .arg(QString::fromStdString(r.name).toHtmlEscaped(), QString::fromStdString(r.group).toHtmlEscaped(),
+            QString::fromStdString(formatUtc(t)), QString::fromStdString(std::string(toString(cell))))
+        .arg(r.downBuckets)
+        .arg(r.errorBuckets)
+        .arg(QString::fromStdString(formatCount(std::uint64_t(
+            std::max<TimeNs>(1, (m_model->snapshot().job.span.delta()) / std::max<TimeNs>(1, m_model->bucketNs()))))))
+        .arg(QString::fromStdString(formatDuration(m_model->bucketNs())));
+}
+
+void LinkHeatmapWidget::ensureRaster(QSize plotPx)
+{
+    Key key { m_model.get(), m_state->window(), plotPx, m_order, cellColor(LinkCell::Normal, palette()).rgb() };
+    if (key == m_key && !m_raster.isNull()) {
+        return;
+    }
+    m_key = key;
+    m_raster = QImage(plotPx, QImage::Format_RGB32);
+    const QPalette pal = palette();
+    QRgb colors[kLinkCellCount];
+    for (int c = 0; c < kLinkCellCount; ++c) {
+        colors[c] = cellColor(static_cast<LinkCell>(c), pal).rgb();
+    }
+    const int w = plotPx.width(), h = plotPx.height();
+    layoutRows(h);
+    const std::size_t n = m_rows.size();
+    std::vector<LinkCell> line(static_cast<std::size_t>(w)), tmp(static_cast<std::size_t>(w));
+    const TimeRange window = m_state->window();
+    std::size_t cachedFirst = SIZE_MAX, cachedLast = SIZE_MAX;
+    for (int y = 0; y < h; ++y) {
+        // Pixel row y shows the rows overlapping [y, y + 1): their worst cell per column.
+        const std::size_t first = displayRowAt(y);
+        std::size_t last = first;
+        while (last + 1 < n && m_rowTop[last + 1] < y + 1) {
+            ++last;
+        }
+        if (first != cachedFirst || last != cachedLast) {
+            std::fill(line.begin(), line.end(), LinkCell::NoData);
+            for (std::size_t r = first; r <= last; ++r) {
+                m_model->rasterizeRow(m_rows[r], window, w, tmp.data());
+                for (int x = 0; x < w; ++x) {
+                    line[std::size_t(x)] = std::max(line[std::size_t(x)], tmp[std::size_t(x)]);
+                }
+            }
+            cachedFirst = first;
+            cachedLast = last;
+        }
+        auto* out = reinterpret_cast<QRgb*>(m_raster.scanLine(y));
+        for (int x = 0; x < w; ++x) {
+            out[x] = colors[static_cast<int>(line[std::size_t(x)])];
+        }
+    }
+}
+
+void LinkHeatmapWidget::paintEvent(QPaintEvent*)
+{
+    QPainter p(this);
+    paintInto(p, size(), devicePixelRatioF());
+}
+
+QImage LinkHeatmapWidget::renderImage(QSize size, qreal dpr)
+{
+    const QSize old = this->size();
+    resize(size);
+    QImage img(size * dpr, QImage::Format_ARGB32_Premultiplied);
+    img.setDevicePixelRatio(dpr);
+    img.fill(palette().color(QPalette::Base));
+    {
+        QPainter p(&img);
+        paintInto(p, size, dpr);
+    }
+    resize(old);
+    return img;
+}
+
+void LinkHeatmapWidget::paintInto(QPainter& p, QSize size, qreal dpr)
+{
+    p.fillRect(QRect(QPoint(0, 0), size), palette().color(QPalette::Base));
+    const QRect plot = plotRect();
+    if (!m_model || m_rows.empty()) {
+        p.setPen(palette().color(QPalette::Text));
+        p.drawText(QRect(QPoint(0, 0), size), Qt::AlignCenter,
+            m_model ? tr("No fabric links or port counters in this data.") : tr("Building the link heatmap…"));
+        return;
+    }
+    // One raster pixel per device pixel horizontally; rows at logical resolution (they fold anyway).
+    const QSize plotPx(std::max(1, int(std::lround(plot.width() * dpr))), std::max(1, plot.height()));
+    ensureRaster(plotPx);
+    p.drawImage(plot, m_raster);
+    const auto map = mapping();
+    drawAxis(p, plot, map);
+    drawGutter(p, plot);
+    drawOverlays(p, plot, map);
+    drawLegend(p, QRect(plot.left(), plot.bottom() + 4, plot.width(), kLegendHeight - 4));
+}
+
+void LinkHeatmapWidget::drawAxis(QPainter& p, const QRect& plot, const TimeAxisMapping& map) const
+{
+    const auto& snap = m_model->snapshot();
+    const QColor text = palette().color(QPalette::Text);
+    const QColor grid = palette().color(QPalette::Mid);
+    QFont f = font();
+    f.setPointSizeF(f.pointSizeF() * 0.85);
+    p.setFont(f);
+    const TimeNs step = tickStep(map.nsPerPx(), 110);
+    for (TimeNs t = firstTick(map.visible.start, step, snap.job.clockOriginNs); t <= map.visible.end; t += step) {
+        const double x = plot.left() + map.x(t);
+        if (x < plot.left() || x > plot.right()) {
+            continue;
+        }
+        p.setPen(grid);
+        p.drawLine(QPointF(x, plot.top() - 5), QPointF(x, plot.top()));
+        p.setPen(text);
+        p.drawText(QRectF(x - 60, 14, 120, 16), Qt::AlignHCenter | Qt::AlignBottom, tickLabel(t, step));
+    }
+    p.drawText(QRect(4, 0, width() - 8, 14), Qt::AlignLeft | Qt::AlignVCenter,
+        tr("%1 — %2 links by %3 — %4 .. %5 UTC (window %6; cells of %7 or more)")
+            .arg(QString::fromStdString(snap.job.name))
+            .arg(m_rows.size())
+            .arg(m_order == LinkRowOrder::Tier ? tr("tier and switch") : tr("trouble first"))
+            .arg(QString::fromStdString(formatUtc(map.visible.start).substr(0, 16)))
+            .arg(QString::fromStdString(formatUtc(map.visible.end).substr(0, 16)))
+            .arg(QString::fromStdString(formatDuration(map.visible.delta())))
+            .arg(QString::fromStdString(formatDuration(m_model->bucketNs()))));
+}
+
+// Group labels (tier: lower switch) where they fit, a rule between groups, and the names of links that
+// went down (marked in vermillion) so the culprit reads without hovering.
+void LinkHeatmapWidget::drawGutter(QPainter& p, const QRect& plot) const
+{
+    const auto& rows = m_model->rows();
+    const auto top = [&](std::size_t i) { return plot.top() + m_rowTop[i]; };
+    const auto mid = [&](std::size_t i) { return plot.top() + (m_rowTop[i] + m_rowTop[i + 1]) / 2; };
+    const QColor text = palette().color(QPalette::Text);
+    const QColor grid = palette().color(QPalette::Mid);
+    const QColor down = cellColor(LinkCell::Down, palette());
+    double lastLabel = -1e9;
+    const auto fm = p.fontMetrics();
+    // Links that went down first: their labels win over group labels.
+    std::vector<std::size_t> flagged;
+    for (std::size_t i = 0; i < m_rows.size(); ++i) {
+        if (rows[m_rows[i]].downBuckets > 0) {
+            flagged.push_back(i);
+        }
+    }
+    std::vector<std::pair<double, double>> taken;
+    for (const auto i : flagged) {
+        const double y = mid(i);
+        const double rh = std::max(m_rowTop[i + 1] - m_rowTop[i], 2.0);
+        p.fillRect(QRectF(plot.left() - 5, y - rh / 2, 4, rh), down);
+        if (!taken.empty() && y - taken.back().second < 7) {
+            continue;
+        }
+        p.setPen(down);
+        p.drawText(QRectF(2, y - 7, kGutter - 10, 14), Qt::AlignRight | Qt::AlignVCenter,
+            fm.elidedText(QString::fromStdString(rows[m_rows[i]].name), Qt::ElideLeft, kGutter - 12));
+        taken.push_back({ y - 7, y + 7 });
+    }
+    const bool groupsContiguous = m_order == LinkRowOrder::Tier;
+    for (std::size_t i = 0; i < m_rows.size() && groupsContiguous; ++i) {
+        const auto& g = rows[m_rows[i]].group;
+        if (i > 0 && rows[m_rows[i - 1]].group == g) {
+            continue;
+        }
+        const double y = top(i);
+        if (i > 0) {
+            p.setPen(grid);
+            p.drawLine(QPointF(plot.left() - 8, y), QPointF(plot.left() - 1, y));
+        }
+        const bool clash
+            = std::any_of(taken.begin(), taken.end(), [&](auto& t) { return y + 14 > t.first && y < t.second; });
+        if (y - lastLabel < 14 || clash) {
+            continue;
+        }
+        p.setPen(text);
+        p.drawText(QRectF(2, y, kGutter - 10, 14), Qt::AlignRight | Qt::AlignVCenter,
+            fm.elidedText(QString::fromStdString(g), Qt::ElideLeft, kGutter - 12));
+        lastLabel = y;
+    }
+}
+
+void LinkHeatmapWidget::drawOverlays(QPainter& p, const QRect& plot, const TimeAxisMapping& map) const
+{
+    p.save();
+    p.setClipRect(plot);
+    const QColor cursor = isDark(palette()) ? QColor(0xf0, 0xe4, 0x42) : QColor(0x00, 0x00, 0x00);
+    // Selected links: an outline around their rows.
+    const auto selected = m_state->selectedLinks();
+    p.setPen(QPen(cursor, 1));
+    p.setBrush(Qt::NoBrush);
+    for (std::size_t i = 0; i < m_rows.size() && !selected.empty(); ++i) {
+        const auto& link = m_model->rows()[m_rows[i]].link;
+        if (link && std::find(selected.begin(), selected.end(), *link) != selected.end()) {
+            p.drawRect(QRectF(plot.left(), plot.top() + m_rowTop[i] - 1, plot.width() - 1,
+                std::max(m_rowTop[i + 1] - m_rowTop[i], 1.0) + 2));
+        }
+    }
+    if (m_state->cursor() != kNoTime) {
+        const double x = plot.left() + map.x(m_state->cursor());
+        p.drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom()));
+    }
+    if (m_selecting) {
+        QColor fill = cursor;
+        fill.setAlpha(50);
+        const int x0 = std::clamp(m_pressPos.x(), plot.left(), plot.right());
+        const int x1 = std::clamp(m_selectEnd.x(), plot.left(), plot.right());
+        p.fillRect(QRect(QPoint(std::min(x0, x1), plot.top()), QPoint(std::max(x0, x1), plot.bottom())), fill);
+    }
+    p.restore();
+}
+
+void LinkHeatmapWidget::drawLegend(QPainter& p, const QRect& area) const
+{
+    const std::pair<LinkCell, QString> items[]
+        = { { LinkCell::Down, tr("down") }, { LinkCell::Erroring, tr("erroring (retrains, symbol / receive errors)") },
+              { LinkCell::Congested, tr("congested (xmit_wait)") }, { LinkCell::Normal, tr("carrying traffic") },
+              { LinkCell::Idle, tr("idle") } };
+    int x = area.left();
+    for (const auto& [cell, label] : items) {
+        p.fillRect(QRect(x, area.top() + 3, 12, 12), cellColor(cell, palette()));
+        p.setPen(palette().color(QPalette::Mid));
+        p.drawRect(QRect(x, area.top() + 3, 12, 12));
+        p.setPen(palette().color(QPalette::Text));
+        const int w = p.fontMetrics().horizontalAdvance(label);
+        p.drawText(QRect(x + 16, area.top(), w + 4, 18), Qt::AlignVCenter, label);
+        x += 16 + w + 18;
+    }
+}
+
+void LinkHeatmapWidget::wheelEvent(QWheelEvent* event)
+{
+    if (!m_model) {
+        return;
+    }
+    const TimeNs at = mapping().t(event->position().x() - plotRect().left());
+    m_state->zoomAround(at, std::pow(0.8, event->angleDelta().y() / 120.0));
+    event->accept();
+}
+
+void LinkHeatmapWidget::mousePressEvent(QMouseEvent* event)
+{
+    m_pressPos = event->pos();
+    m_pressWindow = m_state->window();
+    m_selecting = event->modifiers() & Qt::ShiftModifier;
+    m_selectEnd = event->pos();
+    m_dragging = false;
+}
+
+void LinkHeatmapWidget::mouseMoveEvent(QMouseEvent* event)
+{
+    if (m_model && plotRect().contains(event->pos())) {
+        m_state->setCursor(mapping().t(event->pos().x() - plotRect().left() + 0.5));
+    }
+    if (!(event->buttons() & Qt::LeftButton)) {
+        return;
+    }
+    if (m_selecting) {
+        m_selectEnd = event->pos();
+        update();
+        return;
+    }
+    const int dx = event->pos().x() - m_pressPos.x();
+    if (std::abs(dx) > 3 || m_dragging) {
+        m_dragging = true;
+        const double nsPerPx = double(m_pressWindow.delta()) / double(plotRect().width());
+        const TimeNs shift = static_cast<TimeNs>(-dx * nsPerPx);
+        m_state->setWindow({ m_pressWindow.start + shift, m_pressWindow.end + shift }, false);
+    }
+}
+
+void LinkHeatmapWidget::mouseReleaseEvent(QMouseEvent* event)
+{
+    if (m_selecting) {
+        m_selecting = false;
+        const auto map = mapping();
+        if (std::abs(event->pos().x() - m_pressPos.x()) > 3) {
+            m_state->zoomIn(
+                TimeRange { map.t(m_pressPos.x() - plotRect().left()), map.t(event->pos().x() - plotRect().left()) }
+                    .normalized());
+        }
+        update();
+        return;
+    }
+    if (!m_dragging && event->button() == Qt::LeftButton) {
+        if (const auto row = rowAt(event->pos()); row && m_model->rows()[*row].link) {
+            m_state->clearLinks();
+            m_state->selectLink(*m_model->rows()[*row].link); // its counters plot below
+        }
+    }
+    m_dragging = false;
+}
+
+void LinkHeatmapWidget::keyPressEvent(QKeyEvent* event)
+{
+    const TimeNs w = m_state->window().delta();
+    switch (event->key()) {
+    case Qt::Key_Left:
+        m_state->pan(-w / 10);
+        break;
+    case Qt::Key_Right:
+        m_state->pan(w / 10);
+        break;
+    case Qt::Key_Up:
+        m_state->zoomAround(m_state->window().start + w / 2, 0.8);
+        break;
+    case Qt::Key_Down:
+        m_state->zoomAround(m_state->window().start + w / 2, 1.25);
+        break;
+    default:
+        QWidget::keyPressEvent(event);
+    }
+}
+
+void LinkHeatmapWidget::contextMenuEvent(QContextMenuEvent* event)
+{
+    execViewMenu(this, event, [this] { emit exportRequested(); });
+}
+
+void LinkHeatmapWidget::changeEvent(QEvent* event)
+{
+    if (event->type() == QEvent::PaletteChange) {
+        m_key = {};
+        update();
+    }
+    QWidget::changeEvent(event);
+}
+
+bool LinkHeatmapWidget::event(QEvent* event)
+{
+    if (event->type() == QEvent::ToolTip) {
+        auto* help = static_cast<QHelpEvent*>(event);
+        const QString text = tooltipAt(help->pos());
+        if (text.isEmpty()) {
+            QToolTip::hideText();
+        } else {
+            QToolTip::showText(help->globalPos(), text, this);
+        }
+        return true;
+    }
+    return QWidget::event(event);
+}
+
+} // namespace stallscope
