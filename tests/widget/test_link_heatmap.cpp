@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: MIT
+// The fabric views offscreen (issue #13): the link × time model keeps every flap at any zoom, the rendered link
+// heatmap shows the hourly flapper's row in the down colour once per flap and no healthy row at all (light and
+// dark, 1,024 links), the Flaps panel lists the review and selecting a row selects the link.
+#include "analysis/flaps.h"
+#include "flaps_panel.h"
+#include "link_heatmap_widget.h"
+#include "test_support.h"
+#include "theme.h"
+#include "view/link_heatmap_model.h"
+#include "view/view_state.h"
+
+#include <catch2/catch.hpp>
+
+#include <QTest>
+
+#include <set>
+
+using namespace stallscope;
+using namespace stallscope::test;
+
+namespace {
+
+constexpr TimeNs kHour = 3600 * kNsPerSec;
+
+// Two days of a fabric without a job: an uplink flapping every hour, a host link once, an uplink retraining.
+SimConfig fabricDays(std::uint32_t hosts, std::uint32_t spines)
+{
+    auto c = *presetConfig("fabric-week");
+    c.hosts = hosts;
+    c.spines = spines;
+    c.durationNs = 48 * kHour;
+    c.faults = { parseFaultSpec("flap:leaf-spine:leaf=3:spine=1:at=30m:for=2s:every=1h:jitter=3s").value(),
+        parseFaultSpec("flap:host-leaf:rank=20:at=20h:for=2s").value(),
+        parseFaultSpec("errors:leaf-spine:leaf=5:spine=2:at=5h:count=4:gap=20s:pause=200ms").value() };
+    return c;
+}
+
+struct FabricFixture
+{
+    SimResult sim;
+    std::shared_ptr<const LinkHeatmapModel> model;
+    ViewState state;
+    explicit FabricFixture(SimConfig c)
+        : sim(simulateOrFail(c))
+    {
+        NullProgress none;
+        model = LinkHeatmapModel::build(sim.snapshot, none);
+        state.setSpan(sim.snapshot->job.span);
+    }
+    LinkId flapper() const { return sim.outages.front().link; }
+    std::uint32_t rowOf(LinkId link) const
+    {
+        for (std::uint32_t r = 0; r < model->rows().size(); ++r) {
+            if (model->rows()[r].link == link) {
+                return r;
+            }
+        }
+        FAIL("link not in the model");
+        return 0;
+    }
+};
+
+bool isDown(QRgb c, QRgb down)
+{
+    return std::abs(qRed(c) - qRed(down)) < 30 && std::abs(qGreen(c) - qGreen(down)) < 30
+        && std::abs(qBlue(c) - qBlue(down)) < 30;
+}
+
+} // namespace
+
+TEST_CASE("link heatmap model: every flap survives any zoom, healthy links never look down", "[widget][fabric]")
+{
+    FabricFixture f(fabricDays(16, 4));
+    const auto& rows = f.model->rows();
+    CHECK(rows.size() == f.sim.snapshot->topology.links().size());
+    std::size_t flaps = 0;
+    for (const auto& o : f.sim.outages) {
+        flaps += o.link == f.flapper();
+    }
+    const auto row = f.rowOf(f.flapper());
+    CHECK(rows[row].downBuckets >= flaps);
+    std::set<LinkId> faulty;
+    for (const auto& o : f.sim.outages) {
+        faulty.insert(o.link);
+    }
+    for (const auto& r : rows) {
+        if (!faulty.count(*r.link)) {
+            CHECK(r.downBuckets == 0);
+            CHECK(r.errorBuckets == 0);
+        }
+    }
+    // The whole two days in 300 columns: one down column (or two, at a boundary) per flap, nothing else.
+    const auto span = f.sim.snapshot->job.span;
+    for (const int columns : { 300, 2000 }) {
+        std::vector<LinkCell> cells(static_cast<std::size_t>(columns));
+        f.model->rasterizeRow(row, span, columns, cells.data());
+        std::size_t runs = 0;
+        for (int c = 0; c < columns; ++c) {
+            runs += cells[std::size_t(c)] == LinkCell::Down && (c == 0 || cells[std::size_t(c - 1)] != LinkCell::Down);
+        }
+        CHECK(runs == flaps);
+    }
+    // Zoomed to one flap: down around it, not elsewhere in the window.
+    const auto& o = f.sim.outages.front();
+    LinkCell at = LinkCell::NoData, before = LinkCell::NoData;
+    f.model->rasterizeRow(row, { o.downNs, o.downNs + kNsPerSec }, 1, &at);
+    f.model->rasterizeRow(row, { o.downNs - 10 * 60 * kNsPerSec, o.downNs - 9 * 60 * kNsPerSec }, 1, &before);
+    CHECK(at == LinkCell::Down);
+    CHECK(before != LinkCell::Down);
+    CHECK(f.model->order(LinkRowOrder::TroubleFirst).front() == row);
+    // Levels cost a byte per link per bucket (× 4/3 for the pyramid): a small fraction of the counters' columns.
+    std::uint64_t columns = 0;
+    for (const auto& c : f.sim.snapshot->counters) {
+        columns += c.size() * c.storageBytes;
+    }
+    CHECK(f.model->memoryBytes() * 8 < columns);
+}
+
+TEST_CASE("the link heatmap shows the hourly flapper among 1,024 links, light and dark", "[widget][fabric]")
+{
+    FabricFixture f(fabricDays(120, 8)); // 960 host links + 64 uplinks: a 2,048-port fabric
+    REQUIRE(f.model->rows().size() == 1024);
+    std::size_t flaps = 0;
+    for (const auto& o : f.sim.outages) {
+        flaps += o.link == f.flapper();
+    }
+    for (const bool dark : { false, true }) {
+        LinkHeatmapWidget w(&f.state);
+        w.setPalette(themePalette(dark));
+        w.setModel(f.model);
+        w.resize(1200, 500);
+        const QImage img = w.renderImage(QSize(1200, 500));
+        const QRect plot = w.plotRect();
+        const QRgb down = LinkHeatmapWidget::cellColor(LinkCell::Down, themePalette(dark)).rgb();
+        // The pixel rows showing the flapper: the rows whose hit-test names it.
+        std::vector<int> flapperY, otherY;
+        for (int y = plot.top(); y <= plot.bottom(); ++y) {
+            const auto r = w.rowAt(QPoint(plot.left() + 1, y));
+            REQUIRE(r);
+            (f.model->rows()[*r].link == f.flapper() ? flapperY : otherY).push_back(y);
+        }
+        REQUIRE(flapperY.size() >= 3); // a trouble row keeps a few pixels among 1,024
+        const int y = flapperY[flapperY.size() / 2];
+        std::size_t runs = 0;
+        for (int x = plot.left(); x <= plot.right(); ++x) {
+            runs += isDown(img.pixel(x, y), down) && !isDown(img.pixel(x - 1, y), down);
+        }
+        CHECK(runs == flaps);
+        // Down appears only on rows of links that went down (the flapper and the one-off host link): a pixel row
+        // in the down colour shows such a link, or borders one (rows fold into their worst).
+        const auto wentDown = [&](int py) {
+            const auto r = w.rowAt(QPoint(plot.left() + 1, std::clamp(py, plot.top(), plot.bottom())));
+            return r && f.model->rows()[*r].downBuckets > 0;
+        };
+        int strayRows = 0;
+        for (const int oy : otherY) {
+            bool anyDown = false;
+            for (int x = plot.left(); x <= plot.right() && !anyDown; ++x) {
+                anyDown = isDown(img.pixel(x, oy), down);
+            }
+            strayRows += anyDown && !wentDown(oy) && !wentDown(oy - 1) && !wentDown(oy + 1);
+        }
+        CHECK(strayRows == 0);
+        // Clicking the flapper's row selects its link.
+        QTest::mouseClick(&w, Qt::LeftButton, {}, QPoint(plot.left() + 40, y));
+        REQUIRE(f.state.selectedLinks().size() == 1);
+        CHECK(f.state.selectedLinks()[0] == f.flapper());
+        f.state.clearLinks();
+    }
+}
+
+TEST_CASE(
+    "the Flaps panel lists the review, costliest first; a row selects its link and its latest flap", "[widget][fabric]")
+{
+    FabricFixture f(fabricDays(16, 4));
+    auto review = std::make_shared<FabricReview>(reviewFabric(*f.sim.snapshot));
+    FlapsPanel panel(&f.state);
+    panel.setReview(f.sim.snapshot, review);
+    REQUIRE(panel.rowCount() == int(review->flapping.size() + review->erroring.size()));
+    REQUIRE(review->flapping.size() == 2);
+    CHECK(panel.cellText(0, 3).startsWith(QStringLiteral("every 1h00m00s")));
+    CHECK(panel.cellText(1, 3).startsWith(QStringLiteral("once")));
+    CHECK(panel.cellText(2, 3).startsWith(QStringLiteral("never down: 4 retrains")));
+    panel.selectRow(0);
+    REQUIRE(f.state.selectedLinks().size() == 1);
+    CHECK(f.state.selectedLinks()[0] == f.flapper());
+    CHECK(f.state.cursor() == review->flapping[0].flaps.back().timeNs());
+}
