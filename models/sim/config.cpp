@@ -327,8 +327,10 @@ std::string validateConfig(const SimConfig& c)
             return "a fabric without a job has no ranks: only link faults (flap, errors, degraded) apply";
         }
         if ((!isLinkFault(f.kind) || f.tier == LinkTier::HostLeaf) && f.rank >= c.worldSize()) {
-            return "fault names rank " + std::to_string(f.rank) + " but the job has " + std::to_string(c.worldSize())
-                + " ranks";
+            return c.fabricOnly ? "fault names HCA " + std::to_string(f.rank) + " but the fabric has "
+                    + std::to_string(c.worldSize()) + " HCAs"
+                                : "fault names rank " + std::to_string(f.rank) + " but the job has "
+                    + std::to_string(c.worldSize()) + " ranks";
         }
         if (isLinkFault(f.kind) && f.tier != LinkTier::HostLeaf
             && (f.pod >= c.pods || f.spine >= c.spines || (f.tier == LinkTier::LeafSpine && f.leaf >= c.gpusPerHost)
