@@ -487,8 +487,10 @@ void MainWindow::exportView()
     if (path.isEmpty()) {
         return;
     }
-    const RenderInputs in { m_opened->snapshot, m_opened->analysis, m_opened->heatmap };
+    const RenderInputs in { m_opened->snapshot, m_opened->analysis, m_opened->heatmap, m_opened->linkHeatmap,
+        m_opened->fabricReview };
     auto req = currentRequest(*m_state, palette(), QSize(1600, 1000));
+    req.fabric = m_opened->snapshot->job.worldSize == 0;
     req.annotations = m_state->annotations();
     const auto err = renderToFile(path.toStdString(), in, req);
     err.empty() ? statusBar()->showMessage(tr("Exported %1").arg(path))
@@ -505,7 +507,11 @@ void MainWindow::copyImage()
         QPainter p(&img);
         auto req = currentRequest(*m_state, palette(), img.size());
         req.annotations = m_state->annotations();
-        renderComposite(p, { m_opened->snapshot, m_opened->analysis, m_opened->heatmap }, req);
+        req.fabric = m_opened->snapshot->job.worldSize == 0;
+        renderComposite(p,
+            { m_opened->snapshot, m_opened->analysis, m_opened->heatmap, m_opened->linkHeatmap,
+                m_opened->fabricReview },
+            req);
     }
     QApplication::clipboard()->setImage(img);
     statusBar()->showMessage(tr("Image copied"));
@@ -522,8 +528,9 @@ void MainWindow::saveReport()
     }
     ReportOptions options;
     options.annotations = m_state->annotations();
-    const auto err
-        = writeReport(dir.toStdString(), { m_opened->snapshot, m_opened->analysis, m_opened->heatmap }, options);
+    const auto err = writeReport(dir.toStdString(),
+        { m_opened->snapshot, m_opened->analysis, m_opened->heatmap, m_opened->linkHeatmap, m_opened->fabricReview },
+        options);
     err.empty() ? statusBar()->showMessage(tr("Report saved in %1").arg(dir))
                 : (void)QMessageBox::warning(this, tr("Report failed"), QString::fromStdString(err));
 }

@@ -25,15 +25,19 @@ const std::vector<OptionSpec> kSpecs = {
     { "views", true, "comma-separated subset of heatmap,counters,topology (default all)" },
     { "theme", true, "light (default) or dark" },
     { "session", true, "a .stallscope review session whose notes to draw" },
+    { "fabric", false,
+        "render the fabric review: link heatmap, the top flapping links' counters, topology\n"
+        "(the default for data without a job; --window optional)" },
 };
 
 std::string usage()
 {
-    std::string s = "Usage: stallscope render BUNDLE (--incident N | --window START..END) --out FILE.(png|svg|pdf)\n"
-                    "                         [--size WxH] [--views heatmap,counters,topology] [--theme light|dark]\n"
-                    "Renders the window's composed layout without a display: title, heatmap with UTC time axis and\n"
-                    "legend, the culprit's counters, the topology with the culprit marked, and a caption with the\n"
-                    "evidence and the cost. The same inputs give the same PNG bytes.\n\nOptions:\n";
+    std::string s
+        = "Usage: stallscope render BUNDLE (--incident N | --window START..END | --fabric) --out FILE.(png|svg|pdf)\n"
+          "                         [--size WxH] [--views heatmap,counters,topology] [--theme light|dark]\n"
+          "Renders the window's composed layout without a display: title, heatmap with UTC time axis and\n"
+          "legend, the culprit's counters, the topology with the culprit marked, and a caption with the\n"
+          "evidence and the cost. The same inputs give the same PNG bytes.\n\nOptions:\n";
     s += formatOptions(kSpecs);
     return s + "\nExit codes: 0 ok, 1 bad input or write failure, 2 usage error.\n";
 }
@@ -64,8 +68,11 @@ int runRender(const std::vector<std::string>& args, std::ostream& out, std::ostr
     if (bad.empty() && a.last("out").empty()) {
         bad = "--out FILE is required";
     }
-    if (bad.empty() && a.last("incident").empty() == a.last("window").empty()) {
-        bad = "give exactly one of --incident N and --window START..END";
+    if (bad.empty() && !a.last("incident").empty() && !a.last("window").empty()) {
+        bad = "give one of --incident N and --window START..END";
+    }
+    if (bad.empty() && a.has("fabric") && !a.last("incident").empty()) {
+        bad = "--fabric renders the fabric review: give --window (or nothing), not --incident";
     }
     RenderRequest req;
     if (bad.empty() && !a.last("size").empty()) {
@@ -100,7 +107,14 @@ int runRender(const std::vector<std::string>& args, std::ostream& out, std::ostr
         err << "stallscope render: " << opened.error << '\n';
         return kExitBadInput;
     }
-    if (!a.last("incident").empty()) {
+    req.fabric = a.has("fabric") || opened.snapshot->job.worldSize == 0;
+    if (!req.fabric && a.last("incident").empty() && a.last("window").empty()) {
+        err << "stallscope render: give --incident N or --window START..END (or --fabric)\n" << usage();
+        return kExitUsage;
+    }
+    if (req.fabric && a.last("window").empty()) {
+        // the whole span
+    } else if (!a.last("incident").empty()) {
         req.incident = std::atoi(a.last("incident").c_str());
         const int n = static_cast<int>(opened.analysis->incidents.size());
         if (req.incident < 1 || req.incident > n) {
@@ -128,7 +142,7 @@ int runRender(const std::vector<std::string>& args, std::ostream& out, std::ostr
         }
         req.annotations = session->annotations;
     }
-    const RenderInputs in { opened.snapshot, opened.analysis, opened.heatmap };
+    const RenderInputs in { opened.snapshot, opened.analysis, opened.heatmap, opened.linkHeatmap, opened.fabricReview };
     if (auto e = renderToFile(a.last("out"), in, req); !e.empty()) {
         err << "stallscope render: " << e << '\n';
         return kExitBadInput;
@@ -180,7 +194,9 @@ int runReport(const std::vector<std::string>& args, std::ostream& out, std::ostr
         }
         options.annotations = session->annotations;
     }
-    if (auto e = writeReport(outDir, { opened.snapshot, opened.analysis, opened.heatmap }, options); !e.empty()) {
+    if (auto e = writeReport(outDir,
+            { opened.snapshot, opened.analysis, opened.heatmap, opened.linkHeatmap, opened.fabricReview }, options);
+        !e.empty()) {
         err << "stallscope report: " << e << '\n';
         return kExitBadInput;
     }

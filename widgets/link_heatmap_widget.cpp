@@ -49,7 +49,7 @@ QColor LinkHeatmapWidget::cellColor(LinkCell cell, const QPalette& pal)
     case LinkCell::Normal:
         return dark ? QColor(0x2b, 0x3d, 0x50) : QColor(0xd4, 0xe3, 0xf0);
     case LinkCell::Idle:
-        return dark ? QColor(0x3a, 0x3c, 0x40) : QColor(0xec, 0xed, 0xef);
+        return dark ? QColor(0x24, 0x27, 0x2b) : QColor(0xec, 0xed, 0xef);
     case LinkCell::NoData:
         break;
     }
@@ -335,17 +335,20 @@ void LinkHeatmapWidget::drawOverlays(QPainter& p, const QRect& plot, const TimeA
     p.save();
     p.setClipRect(plot);
     const QColor cursor = isDark(palette()) ? QColor(0xf0, 0xe4, 0x42) : QColor(0x00, 0x00, 0x00);
-    // Selected links: an outline around their rows.
+    // Selected links: a bar in the gutter beside their rows (an outline would hide the row's own cells).
     const auto selected = m_state->selectedLinks();
-    p.setPen(QPen(cursor, 1));
-    p.setBrush(Qt::NoBrush);
+    p.setClipping(false);
     for (std::size_t i = 0; i < m_rows.size() && !selected.empty(); ++i) {
         const auto& link = m_model->rows()[m_rows[i]].link;
         if (link && std::find(selected.begin(), selected.end(), *link) != selected.end()) {
-            p.drawRect(QRectF(plot.left(), plot.top() + m_rowTop[i] - 1, plot.width() - 1,
-                std::max(m_rowTop[i + 1] - m_rowTop[i], 1.0) + 2));
+            const double h = std::max(m_rowTop[i + 1] - m_rowTop[i], 3.0);
+            p.fillRect(
+                QRectF(plot.left() - 11, plot.top() + m_rowTop[i] - (h - (m_rowTop[i + 1] - m_rowTop[i])) / 2, 4, h),
+                cursor);
         }
     }
+    p.setClipRect(plot);
+    p.setPen(QPen(cursor, 1));
     if (m_state->cursor() != kNoTime) {
         const double x = plot.left() + map.x(m_state->cursor());
         p.drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom()));

@@ -4,6 +4,7 @@
 #include "core/time_format.h"
 #include "counter_plot_widget.h"
 #include "heatmap_widget.h"
+#include "link_heatmap_widget.h"
 #include "theme.h"
 #include "topology_widget.h"
 #include "view/view_state.h"
@@ -88,6 +89,136 @@ QStringList captionLines(const RenderInputs& in, const Incident* inc)
     return lines;
 }
 
+void drawTitleAndCaption(
+    QPainter& p, const QPalette& pal, QSize size, const QString& title, const QStringList& lines, int captionH)
+{
+    QFont titleFont = p.font();
+    titleFont.setPixelSize(18);
+    titleFont.setBold(true);
+    p.setFont(titleFont);
+    p.setPen(pal.color(QPalette::WindowText));
+    p.drawText(QRect(12, 0, size.width() - 24, kTitleHeight), Qt::AlignVCenter | Qt::AlignLeft, title);
+    QFont mono(QStringLiteral("monospace"));
+    mono.setStyleHint(QFont::Monospace);
+    mono.setPixelSize(13);
+    p.setFont(mono);
+    int y = size.height() - captionH + 6;
+    for (const auto& line : lines) {
+        p.drawText(QRect(12, y, size.width() - 24, 18), Qt::AlignLeft | Qt::AlignVCenter,
+            p.fontMetrics().elidedText(line, Qt::ElideRight, size.width() - 24));
+        y += 18;
+    }
+    QFont body = p.font();
+    body.setFamily(QString());
+    body.setPixelSize(13);
+    p.setFont(body);
+}
+
+// The fabric review as one image: link heatmap, the top flappers' counters, topology, caption.
+void renderFabric(QPainter& p, const RenderInputs& in, const RenderRequest& req)
+{
+    const QPalette pal = themePalette(req.dark);
+    const QSize size = req.size;
+    p.fillRect(QRect(QPoint(0, 0), size), pal.color(QPalette::Window));
+    const auto& snap = *in.snapshot;
+    std::shared_ptr<const FabricReview> review = in.fabricReview;
+    if (!review) {
+        review = std::make_shared<FabricReview>(reviewFabric(snap));
+    }
+    std::shared_ptr<const LinkHeatmapModel> links = in.linkHeatmap;
+    if (!links) {
+        NullProgress none;
+        links = LinkHeatmapModel::build(in.snapshot, none);
+    }
+    ViewState state;
+    state.setSpan(snap.job.span);
+    state.setWindow(req.window.isEmpty() ? snap.job.span : req.window);
+    state.setAnnotations(req.annotations);
+    constexpr std::size_t kTop = 3; // the counter plots' own limit
+    for (std::size_t i = 0; i < review->flapping.size() && i < kTop; ++i) {
+        if (review->flapping[i].tier != "unplaced") {
+            state.selectLink(review->flapping[i].link);
+        }
+    }
+    const double days = double(snap.job.span.delta()) / 86400e9;
+    const QString title = QStringLiteral("%1 — fabric review, %2 days, %3 links: %4 went down, %5 only erred")
+                              .arg(q(snap.job.name))
+                              .arg(days, 0, 'f', days < 2 ? 2 : 1)
+                              .arg(review->linksTotal)
+                              .arg(review->flapping.size())
+                              .arg(review->erroring.size());
+    QStringList lines;
+    for (std::size_t i = 0; i < review->flapping.size() && i < 5; ++i) {
+        const auto& l = review->flapping[i];
+        const QString when = l.recurrence ? q(describeRecurrence(*l.recurrence))
+            : l.flaps.size() == 1 ? QStringLiteral("once, %1 UTC").arg(q(formatUtc(l.flaps[0].timeNs()).substr(0, 16)))
+                                  : QStringLiteral("%1 flaps, irregular").arg(l.flaps.size());
+        lines << QStringLiteral("%1. %2 <-> %3 (%4): %5; ≈ %6 GPU-h/day for a %7-GPU job")
+                     .arg(i + 1)
+                     .arg(q(l.a), q(l.b), q(l.tier), when)
+                     .arg(l.gpuHoursPerDay, 0, 'f', 1)
+                     .arg(review->options.jobRanks);
+    }
+    if (lines.isEmpty()) {
+        lines << QStringLiteral("No link went down.");
+    }
+    for (std::size_t i = 0; i < review->erroring.size() && lines.size() < kCaptionLines; ++i) {
+        const auto& l = review->erroring[i];
+        lines << QStringLiteral("erring, never down: %1 <-> %2: %3 retrains in %4 bursts, %5 symbol errors")
+                     .arg(q(l.a), q(l.b))
+                     .arg(l.retrains)
+                     .arg(l.errorBursts)
+                     .arg(l.symbolErrors);
+    }
+    const int captionH = kCaptionLines * 18 + 10;
+    drawTitleAndCaption(p, pal, size, title, lines, captionH);
+    const QRect content(0, kTitleHeight, size.width(), size.height() - kTitleHeight - captionH);
+    const int rightW = req.topology ? std::max(280, content.width() * 3 / 10) : 0;
+    const QRect left(content.left(), content.top(), content.width() - rightW, content.height());
+    const bool plots = req.counters && !state.selectedLinks().empty();
+    const int heatH = plots ? left.height() * 45 / 100 : left.height();
+    if (!review->flapping.empty()) {
+        // The cursor inside the costliest flapper's latest flap: the topology shows it down there.
+        const auto& f = review->flapping[0].flaps.back();
+        state.setCursor(f.downForNs != kNoTime ? f.earliestNs + f.downForNs / 2 : f.timeNs());
+    }
+    {
+        LinkHeatmapWidget w(&state);
+        w.setPalette(pal);
+        w.setModel(links);
+        w.resize(left.width(), heatH);
+        p.save();
+        p.translate(left.topLeft());
+        p.setClipRect(QRect(QPoint(0, 0), w.size()));
+        w.paintInto(p, w.size(), 1.0);
+        p.restore();
+    }
+    if (plots) {
+        CounterPlotWidget w(&state);
+        w.setPalette(pal);
+        w.setSnapshot(in.snapshot);
+        p.save();
+        p.translate(left.left(), left.top() + heatH);
+        w.paintInto(p, QSize(left.width(), left.height() - heatH));
+        p.restore();
+    }
+    if (req.topology) {
+        if (!review->flapping.empty() && review->flapping[0].tier != "unplaced") {
+            state.clearLinks();
+            state.selectLink(review->flapping[0].link); // the topology marks the costliest flapper
+        }
+        TopologyWidget w(&state);
+        w.setPalette(pal);
+        w.setData(in.snapshot, in.analysis);
+        w.resize(rightW, content.height());
+        p.save();
+        p.translate(content.right() - rightW + 1, content.top());
+        p.setClipRect(QRect(QPoint(0, 0), w.size()));
+        w.paintInto(p, QSizeF(w.size()));
+        p.restore();
+    }
+}
+
 } // namespace
 
 TimeRange incidentWindow(const Incident& inc)
@@ -98,6 +229,10 @@ TimeRange incidentWindow(const Incident& inc)
 
 void renderComposite(QPainter& p, const RenderInputs& in, const RenderRequest& req)
 {
+    if (req.fabric) {
+        renderFabric(p, in, req);
+        return;
+    }
     const QPalette pal = themePalette(req.dark);
     const QSize size = req.size;
     p.fillRect(QRect(QPoint(0, 0), size), pal.color(QPalette::Window));

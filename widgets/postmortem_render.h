@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The composed postmortem layout the window shows, painted on any QPainter (PNG, SVG, PDF): a title with
-// job and incident, the heatmap with its UTC time axis and legend, the culprit's counters, the topology
-// with the culprit marked, and a caption with the evidence and the cost. Deterministic for the same inputs
-// and size.
+// The composed postmortem layout the window shows (or, in fabric mode, the fabric review's), painted on any QPainter
+// (PNG, SVG, PDF): a title with job and incident, the heatmap with its UTC time axis and legend, the culprit's
+// counters, the topology with the culprit marked, and a caption with the evidence and the cost. Deterministic for the
+// same inputs and size.
 
 #include "analysis/analysis.h"
+#include "analysis/flaps.h"
 #include "view/heatmap_model.h"
+#include "view/link_heatmap_model.h"
 #include "view/review_session.h"
 
 #include <QPainter>
@@ -23,6 +25,8 @@ struct RenderInputs
     std::shared_ptr<const JobSnapshot> snapshot;
     std::shared_ptr<const AnalysisResult> analysis;
     std::shared_ptr<const HeatmapModel> heatmap;
+    std::shared_ptr<const LinkHeatmapModel> linkHeatmap; // fabric mode
+    std::shared_ptr<const FabricReview> fabricReview; // fabric mode
 };
 
 struct RenderRequest
@@ -35,6 +39,9 @@ struct RenderRequest
     bool counters = true;
     bool topology = true;
     std::vector<Annotation> annotations; // drawn in the heatmap, listed in reports
+    // Fabric mode (issue #13): the link heatmap over `window` (empty: the whole span), the top flapping links'
+    // counters, the topology with the top flapper marked, and a caption with each top link's period and price.
+    bool fabric = false;
 };
 
 // Time window shown for an incident: the stall with margins on both sides.

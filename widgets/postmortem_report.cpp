@@ -132,6 +132,46 @@ void whyPassed(Doc& d, const WhyPassed& w)
     d.h << "<h2>Why nothing caught it</h2>\n<p>" << html(text.str()) << "</p>\n";
 }
 
+// The fabric review: the link heatmap image, a table of the links that went down, the full text.
+std::string fabricSection(Doc& d, const std::string& dir, const RenderInputs& in, const ReportOptions& options)
+{
+    const auto& snap = *in.snapshot;
+    const auto& rv = *in.fabricReview;
+    RenderRequest req;
+    req.fabric = true;
+    req.size = options.imageSize;
+    req.dark = options.dark;
+    req.annotations = options.annotations;
+    const std::string image = "fabric.png";
+    if (auto e = renderToFile((std::filesystem::path(dir) / image).string(), in, req); !e.empty()) {
+        return e;
+    }
+    d.md << "\n## Fabric review\n\n![fabric](" << image << ")\n\n"
+         << "| link | tier | flaps | recurrence | next expected (UTC) | GPU-h/day |\n|---|---|---|---|---|---|\n";
+    d.h << "<h2 id=\"fabric\">Fabric review</h2>\n<img src=\"" << image << "\" alt=\"fabric\">\n"
+        << "<table><tr><th>link</th><th>tier</th><th>flaps</th><th>recurrence</th><th>next expected (UTC)</th>"
+        << "<th>GPU-h/day</th></tr>\n";
+    for (const auto& l : rv.flapping) {
+        const std::string cells[] = { l.a + " <-> " + l.b, l.tier, std::to_string(l.flaps.size()),
+            l.recurrence ? describeRecurrence(*l.recurrence)
+                         : (l.flaps.size() == 1 ? "once, " + formatUtc(l.flaps[0].timeNs()) : "irregular"),
+            l.recurrence ? formatUtc(l.recurrence->nextNs).substr(0, 16) : "", fixed(l.gpuHoursPerDay, 1) };
+        d.md << "|";
+        d.h << "<tr>";
+        for (const auto& c : cells) {
+            d.md << ' ' << c << " |";
+            d.h << "<td>" << html(c) << "</td>";
+        }
+        d.md << '\n';
+        d.h << "</tr>\n";
+    }
+    d.h << "</table>\n";
+    const auto text = fabricReviewText(snap, rv);
+    d.md << "\n```\n" << text << "```\n";
+    d.h << "<pre>" << html(text) << "</pre>\n";
+    return {};
+}
+
 const char* kStyle = "body{font-family:sans-serif;max-width:1700px;margin:2em auto;padding:0 1em;color:#1d1f24}"
                      "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px;text-align:left}"
                      "th{background:#eef}a{color:inherit;text-decoration:none}img{max-width:100%;border:1px solid #ccc}"
@@ -149,10 +189,18 @@ std::string writeReport(const std::string& dir, const RenderInputs& in, const Re
     }
     const auto& snap = *in.snapshot;
     const auto& r = *in.analysis;
+    const bool fabricOnly = snap.job.worldSize == 0;
     Doc d;
     d.h << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Incident report: " << html(snap.job.name)
         << "</title><style>" << kStyle << "</style></head><body>\n";
-    summary(d, snap, r);
+    if (fabricOnly) {
+        d.md << "# Fabric report: " << snap.job.name << "\n\n"
+             << formatUtc(snap.job.span.start) << " .. " << formatUtc(snap.job.span.end) << ", no job.\n";
+        d.h << "<h1>Fabric report: " << html(snap.job.name) << "</h1>\n<p>" << html(formatUtc(snap.job.span.start))
+            << " .. " << html(formatUtc(snap.job.span.end)) << ", no job.</p>\n";
+    } else {
+        summary(d, snap, r);
+    }
     for (const auto& inc : r.incidents) {
         const std::string image = "incident-" + std::to_string(inc.number) + ".png";
         RenderRequest req;
@@ -166,6 +214,11 @@ std::string writeReport(const std::string& dir, const RenderInputs& in, const Re
         incident(d, snap, inc, image);
     }
     whyPassed(d, r.whyPassed);
+    if (in.fabricReview && (fabricOnly || !in.fabricReview->flapping.empty() || !in.fabricReview->erroring.empty())) {
+        if (auto e = fabricSection(d, dir, in, options); !e.empty()) {
+            return e;
+        }
+    }
     if (!options.annotations.empty()) {
         d.md << "\n## Reviewer's notes\n\n";
         d.h << "<h2>Reviewer's notes</h2>\n<ul>\n";

@@ -277,8 +277,64 @@ TEST_CASE("report: HTML and Markdown that reference only files in the folder", "
         CHECK(std::filesystem::exists(dir / name));
         ++images;
     }
-    CHECK(images == 1);
+    CHECK(images == 2); // the incident, and the fabric review of the job's span (its host link went down)
+    CHECK(htmlText.find("<h2 id=\"fabric\">Fabric review</h2>") != std::string::npos);
     CHECK(runBinary({ "report", bundle }).code == 2);
+}
+
+TEST_CASE("fabric data alone: simulate --fabric-only, analyze reviews the fabric, render and report its mode",
+    "[cli][fabric]")
+{
+    TempDir tmp;
+    const auto bundle = tmp.str("week");
+    auto sim = runBinary({ "simulate", "--preset", "small", "--fabric-only", "--ports", "400", "--duration", "2d",
+        "--counter-interval", "30s", "--fault", "flap:leaf-spine:leaf=2:spine=1:at=1h:for=2s:every=90m:jitter=20s",
+        "--fault", "flap:host-leaf:rank=5:at=30h:for=40s", "--out", bundle });
+    INFO(sim.err);
+    REQUIRE(sim.code == 0);
+    CHECK_THAT(sim.out, Catch::Contains("fabric only, 400 ports"));
+    auto text = runBinary({ "analyze", bundle });
+    INFO(text.err);
+    REQUIRE(text.code == 0);
+    CHECK_THAT(text.out,
+        Catch::Contains("Flapping links (2)") && Catch::Contains("every 1h30m00s") && Catch::Contains("the job crashes")
+            && Catch::Contains("GPU-h/day"));
+    auto json = runBinary({ "analyze", bundle, "--json", "--job-ranks", "256" });
+    REQUIRE(json.code == 0);
+    const auto j = nlohmann::json::parse(json.out);
+    CHECK(j["schema"] == "stallscope.fabric/1");
+    CHECK(j["priced_for"]["job_ranks"] == 256);
+    REQUIRE(j["flapping"].size() == 2);
+    const auto& crash = j["flapping"][0]; // a crash costs more than a few 4 s stalls
+    CHECK(crash["tier"] == "host-leaf");
+    CHECK(crash["cost"]["crashes"] == true);
+    const auto& hourly = j["flapping"][1];
+    CHECK(std::abs(hourly["recurrence"]["period_ns"].get<double>() - 5400e9) < 5400e9 * 0.01);
+    CHECK(runBinary({ "analyze", bundle, "--job-ranks", "0" }).code == 2);
+
+    const auto png = tmp.str("fabric.png");
+    auto render = runBinary({ "render", bundle, "--out", png });
+    INFO(render.err);
+    REQUIRE(render.code == 0);
+    QImage img(QString::fromStdString(png));
+    REQUIRE(img.width() == 1600);
+    // The down colour (vermillion) is drawn: the flapper's row in the link heatmap, the link in the topology.
+    int down = 0;
+    for (int y = 0; y < img.height(); ++y) {
+        for (int x = 0; x < img.width(); ++x) {
+            const QRgb c = img.pixel(x, y);
+            down += std::abs(qRed(c) - 0xd5) < 20 && std::abs(qGreen(c) - 0x5e) < 20 && qBlue(c) < 30;
+        }
+    }
+    CHECK(down > 200);
+    CHECK(runBinary({ "render", bundle, "--fabric", "--incident", "1", "--out", png }).code == 2);
+
+    const auto dir = tmp.path() / "report";
+    auto report = runBinary({ "report", bundle, "--out", dir.string() });
+    REQUIRE(report.code == 0);
+    const auto md = readFile(dir / "report.md");
+    CHECK_THAT(md, Catch::Contains("# Fabric report") && Catch::Contains("![fabric](fabric.png)"));
+    CHECK(std::filesystem::exists(dir / "fabric.png"));
 }
 
 TEST_CASE("simulate --raw, info, analyze and convert on a folder of raw files", "[cli][import]")
