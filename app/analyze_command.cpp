@@ -4,9 +4,12 @@
 
 #include "analysis/analysis.h"
 #include "analysis/flaps.h"
+#include "analysis/jobs_hit.h"
 #include "core/issue_groups.h"
 #include "core/time_format.h"
 #include "import/open_job.h"
+
+#include <nlohmann/json.hpp>
 
 #include <ostream>
 
@@ -25,6 +28,9 @@ const std::vector<OptionSpec> kSpecs = {
     { "job-ranks", true, "with --fabric: price flaps for a job of N GPUs crossing the link (default 1024)" },
     { "no-ar", false, "with --fabric: switch links have no adaptive routing (the subnet manager reroutes)" },
     { "sm-reroute", true, "with --fabric --no-ar: trap to new routes (default 5s)" },
+    { "job", true,
+        "with --fabric: a job's bundle or raw folder, repeatable: list the flaps that hit it and the\n"
+        "stall it saw (its ranks placed on the fabric by \"<host> <hca>\")" },
 };
 
 std::string usage()
@@ -126,7 +132,40 @@ int runAnalyze(const std::vector<std::string>& args, std::ostream& out, std::ost
     const bool json = parsed.has("json");
     if (parsed.has("fabric") || snap.job.worldSize == 0) {
         const auto review = reviewFabric(snap, fabricOptions);
-        out << (json ? fabricReviewJson(snap, review) : fabricReviewText(snap, review));
+        std::vector<ReviewedJob> jobs;
+        if (auto it = parsed.options.find("job"); it != parsed.options.end()) {
+            for (const auto& path : it->second) {
+                auto job = openJob(path);
+                if (!job) {
+                    err << "stallscope analyze: --job: " << job.error().format() << '\n';
+                    return kExitBadInput;
+                }
+                if (job->snapshot->job.worldSize == 0) {
+                    err << "stallscope analyze: --job " << path << ": holds no job (fabric data only)\n";
+                    return kExitBadInput;
+                }
+                auto analysis = std::make_shared<AnalysisResult>(analyze(*job->snapshot, options));
+                jobs.push_back({ job->snapshot->job.name, job->snapshot, std::move(analysis) });
+            }
+        }
+        const auto hits = jobs.empty() ? JobsHit {} : findJobsHit(snap, review, jobs);
+        if (!json) {
+            out << fabricReviewText(snap, review) << (jobs.empty() ? "" : jobsHitText(review, jobs, hits));
+            return kExitOk;
+        }
+        auto j = nlohmann::ordered_json::parse(fabricReviewJson(snap, review));
+        if (!jobs.empty()) {
+            auto arr = nlohmann::ordered_json::array();
+            for (const auto& h : hits.hits) {
+                const auto& l = review.flapping[h.link];
+                arr.push_back({ { "link", l.a + " <-> " + l.b }, { "flap_ns", l.flaps[h.flap].timeNs() },
+                    { "job", jobs[h.job].name }, { "ranks_placed", h.ranksPlaced }, { "incident", h.incident },
+                    { "stall_ns", h.stallNs }, { "gpu_hours", h.gpuHours }, { "crashed", h.crashed },
+                    { "blamed_this_link", h.blamedThisLink } });
+            }
+            j["jobs_hit"] = arr;
+        }
+        out << j.dump(1) << '\n';
         return kExitOk;
     }
     const auto result = analyze(snap, options);

@@ -4,6 +4,7 @@
 // the retraining link listed as erroring but never as flapping, and no healthy link listed at all. The
 // recurrence fit is also checked on hand-made times (missed flaps, irregular times, the next expected flap).
 #include "analysis/flaps.h"
+#include "analysis/jobs_hit.h"
 #include "import/open_job.h"
 #include "sim/simulator.h"
 #include "test_support.h"
@@ -331,4 +332,58 @@ TEST_CASE("real captures of fabric data open on their own and review without a j
         REQUIRE(job);
         CHECK(job->snapshot->topology.findNodeByGuid(0x0a7fbc1245efd23bULL)); // mlx5_0/node_guid
     }
+}
+
+TEST_CASE(
+    "jobs hit: each flap lists the jobs whose traffic crossed the link then, and the stall each saw", "[fabric-review]")
+{
+    // A fabric of 16 hosts; job A runs on hosts 0..7 for the first 2 hours, job B on the same hosts later.
+    auto fabricConfig = *presetConfig("small");
+    fabricConfig.fabricOnly = true;
+    fabricConfig.hosts = 16;
+    fabricConfig.durationNs = 3 * kHour;
+    fabricConfig.counterIntervalNs = 10 * kNsPerSec;
+    fabricConfig.faults = { parseFaultSpec("flap:host-leaf:rank=9:at=20m:for=2s:every=1h").value(),
+        parseFaultSpec("flap:host-leaf:rank=100:at=30m:for=2s").value() }; // gpu-a012: no job there
+    auto jobConfig = *presetConfig("small");
+    jobConfig.durationNs = 2 * kHour;
+    jobConfig.faults = { fabricConfig.faults[0] };
+    auto lateConfig = *presetConfig("small");
+    lateConfig.jobName = "late";
+    lateConfig.startNs += 150 * 60 * kNsPerSec; // 02:30 .. 02:40: no flap of gpu-a001 then
+    lateConfig.durationNs = 10 * 60 * kNsPerSec;
+    lateConfig.faults.clear();
+    NullProgress progress;
+    auto fabric = simulate(fabricConfig, progress);
+    auto jobA = simulate(jobConfig, progress);
+    auto late = simulate(lateConfig, progress);
+    REQUIRE(fabric);
+    REQUIRE(jobA);
+    REQUIRE(late);
+    const auto review = reviewFabric(*fabric->snapshot);
+    REQUIRE(review.flapping.size() == 2);
+    std::vector<ReviewedJob> jobs = {
+        { "A", jobA->snapshot, std::make_shared<AnalysisResult>(analyze(*jobA->snapshot)) },
+        { "late", late->snapshot, std::make_shared<AnalysisResult>(analyze(*late->snapshot)) },
+    };
+    const auto hits = findJobsHit(*fabric->snapshot, review, jobs);
+    CHECK(hits.unplacedRanks == std::vector<std::uint32_t> { 0, 0 });
+    // gpu-a001's flaps at 00:20 and 01:20 hit job A (its stalls #1, #2, blamed on this very link); the one at
+    // 02:20 falls in no job; gpu-a012's flap hits nobody (no job has a rank there).
+    REQUIRE(hits.hits.size() == 2);
+    for (std::size_t i = 0; i < 2; ++i) {
+        const auto& h = hits.hits[i];
+        const auto& l = review.flapping[h.link];
+        CHECK(l.a == "gpu-a001 mlx5_1 p1");
+        CHECK(h.job == 0);
+        CHECK(h.ranksPlaced == 64);
+        CHECK(h.incident == int(i) + 1);
+        CHECK(h.blamedThisLink);
+        CHECK_FALSE(h.crashed);
+        CHECK(h.stallNs >= fabricConfig.policy.retryPeriodNs());
+        CHECK(h.gpuHours > 0);
+    }
+    const auto text = jobsHitText(review, jobs, hits);
+    CHECK(text.find("incident #1") != std::string::npos);
+    CHECK(text.find("late") == std::string::npos);
 }
