@@ -176,7 +176,7 @@ void LinkHeatmapWidget::ensureRaster(QSize plotPx)
     layoutRows(h);
     const std::size_t n = m_rows.size();
     std::vector<LinkCell> line(static_cast<std::size_t>(w)), tmp(static_cast<std::size_t>(w));
-    const TimeRange window = m_state->window();
+    const auto plan = m_model->plan(m_state->window(), w);
     std::size_t cachedFirst = SIZE_MAX, cachedLast = SIZE_MAX;
     for (int y = 0; y < h; ++y) {
         // Pixel row y shows the rows overlapping [y, y + 1): their worst cell per column.
@@ -188,7 +188,7 @@ void LinkHeatmapWidget::ensureRaster(QSize plotPx)
         if (first != cachedFirst || last != cachedLast) {
             std::fill(line.begin(), line.end(), LinkCell::NoData);
             for (std::size_t r = first; r <= last; ++r) {
-                m_model->rasterizeRow(m_rows[r], window, w, tmp.data());
+                m_model->rasterizeRow(m_rows[r], plan, tmp.data());
                 for (int x = 0; x < w; ++x) {
                     line[std::size_t(x)] = std::max(line[std::size_t(x)], tmp[std::size_t(x)]);
                 }

@@ -252,33 +252,51 @@ std::uint64_t LinkHeatmapModel::memoryBytes() const
     return bytes;
 }
 
-void LinkHeatmapModel::rasterizeRow(std::uint32_t row, TimeRange window, int columns, LinkCell* out) const
+LinkHeatmapModel::ColumnPlan LinkHeatmapModel::plan(TimeRange window, int columns) const
 {
+    ColumnPlan p;
     const double perCol = double(std::max<TimeNs>(1, window.delta())) / std::max(columns, 1);
-    std::size_t k = 0;
     TimeNs bucket = m_bucket0;
-    while (k + 1 < m_levels.size() && double(bucket) * kFold <= perCol) {
+    while (p.level + 1 < m_levels.size() && double(bucket) * kFold <= perCol) {
         bucket *= TimeNs(kFold);
-        ++k;
+        ++p.level;
     }
-    const auto n = static_cast<TimeNs>(m_buckets[k]);
-    const auto* cells = m_levels[k].data() + std::size_t(row) * m_buckets[k];
+    const auto n = static_cast<TimeNs>(m_buckets[p.level]);
+    p.lo.resize(static_cast<std::size_t>(std::max(columns, 0)));
+    p.hi.resize(p.lo.size());
     for (int c = 0; c < columns; ++c) {
         const TimeNs s = window.start + static_cast<TimeNs>(perCol * c);
         const TimeNs e = window.start + static_cast<TimeNs>(perCol * (c + 1));
         TimeNs lo = (s - m_t0) / bucket, hi = (std::max(e, s + 1) - 1 - m_t0) / bucket;
         if (e <= m_t0 || lo >= n) {
-            out[c] = LinkCell::NoData;
-            continue;
+            lo = 1;
+            hi = 0; // outside the data
+        } else {
+            lo = std::max<TimeNs>(lo, 0);
+            hi = std::min(hi, n - 1);
         }
-        lo = std::max<TimeNs>(lo, 0);
-        hi = std::min(hi, n - 1);
+        p.lo[std::size_t(c)] = lo;
+        p.hi[std::size_t(c)] = hi;
+    }
+    return p;
+}
+
+void LinkHeatmapModel::rasterizeRow(std::uint32_t row, const ColumnPlan& plan, LinkCell* out) const
+{
+    const auto* cells = m_levels[plan.level].data() + std::size_t(row) * m_buckets[plan.level];
+    const std::size_t columns = plan.lo.size();
+    for (std::size_t c = 0; c < columns; ++c) {
         std::uint8_t worst = 0;
-        for (TimeNs b = lo; b <= hi; ++b) {
+        for (auto b = plan.lo[c]; b <= plan.hi[c]; ++b) {
             worst = std::max(worst, cells[b]);
         }
         out[c] = static_cast<LinkCell>(worst);
     }
+}
+
+void LinkHeatmapModel::rasterizeRow(std::uint32_t row, TimeRange window, int columns, LinkCell* out) const
+{
+    rasterizeRow(row, plan(window, columns), out);
 }
 
 LinkCell LinkHeatmapModel::cellAt(std::uint32_t row, TimeNs t) const

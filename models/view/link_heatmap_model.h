@@ -49,6 +49,15 @@ public:
     std::size_t levelCount() const { return m_levels.size(); }
     std::uint64_t memoryBytes() const;
 
+    // Which buckets of which level each of `columns` equal slices of `window` covers: computed once per frame,
+    // shared by every row (a frame is rows × columns cells; no division per cell).
+    struct ColumnPlan
+    {
+        std::size_t level = 0;
+        std::vector<std::int64_t> lo, hi; // per column, inclusive; lo > hi = outside the data
+    };
+    ColumnPlan plan(TimeRange window, int columns) const;
+    void rasterizeRow(std::uint32_t row, const ColumnPlan& plan, LinkCell* out) const;
     // The worst cell of `row` in each of `columns` equal slices of `window` (written to out[0..columns)).
     void rasterizeRow(std::uint32_t row, TimeRange window, int columns, LinkCell* out) const;
     LinkCell cellAt(std::uint32_t row, TimeNs t) const;

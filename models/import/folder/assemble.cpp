@@ -306,7 +306,7 @@ Result<std::uint32_t> addCollectives(JobSnapshot& snap, OwnedColumns& owned, Gat
 }
 
 // Every counter source into the sink, joined to canonical node GUIDs.
-void addCounters(const std::string& dir, Gathered& g, CounterSink& sink)
+void addCounters(Gathered& g, CounterSink& sink)
 {
     auto& fabric = g.fabric;
     // Host-side counters of an HCA no topology source describes still open: as an unplaced port.

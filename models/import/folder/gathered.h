@@ -71,7 +71,7 @@ std::optional<LoadIssue> readFolder(const std::string& dir, Gathered& g, Progres
 // Turning what was read into the snapshot (import/folder/assemble.cpp).
 Result<std::uint32_t> addCollectives(JobSnapshot& snap, OwnedColumns& owned, Gathered& g);
 void applyLogOutcomes(OwnedColumns& owned, const Gathered& g);
-void addCounters(const std::string& dir, Gathered& g, CounterSink& sink);
+void addCounters(Gathered& g, CounterSink& sink);
 void addLinkEvents(JobSnapshot& snap, Gathered& g);
 void widenSpan(JobSnapshot& snap);
 // Clock offsets of the mapping file, and the check that sources agree (import/folder/clocks.cpp).

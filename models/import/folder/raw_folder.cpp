@@ -39,7 +39,7 @@ Result<LoadedJob> loadRawFolder(const std::string& dir, Progress& progress)
     }
     CounterSink sink;
     sink.timeOffsetNs = g.mapping.offset("counters"); // the mapping file's correction of sample times
-    folder::addCounters(dir, g, sink); // before the topology is built: it places HCAs no topology describes
+    folder::addCounters(g, sink); // before the topology is built: it places HCAs no topology describes
     if (g.fabric.placedCount() > 0) {
         g.warnings.push_back({ dir, 0, -1,
             std::to_string(g.fabric.placedCount())

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: MIT
+// Fabric over days (issue #13): opening a week of a 2,048-port fabric without a job, as the window does it
+// (snapshot, then the link heatmap's levels on one core while the flap finder runs on the other, then the first
+// full-week frame), link heatmap frames at any zoom, and resident memory against the bundle's size.
+//
+//   STALLSCOPE_BENCH_FABRIC=/path/to/fabric-week ./bench_fabric
+//
+// Without the variable the bundle is generated once into $TMPDIR/stallscope-fabric-week (preset fabric-week:
+// 7 days, 1,024 links = 2,048 ports, counters every 60 s, 588 MB).
+#include "analysis/flaps.h"
+#include "bundle/writer.h"
+#include "core/snapshot_summary.h"
+#include "import/open_job.h"
+#include "sim/config.h"
+#include "sim/simulator.h"
+#include "view/link_heatmap_model.h"
+
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <future>
+#include <iostream>
+
+using namespace stallscope;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int kColumns = 1600;
+constexpr int kPixelRows = 480;
+
+std::string fabricBundle()
+{
+    if (const char* env = std::getenv("STALLSCOPE_BENCH_FABRIC")) {
+        return env;
+    }
+    const auto dir = (fs::temp_directory_path() / "stallscope-fabric-week").string();
+    if (!fs::exists(fs::path(dir) / "manifest.json")) {
+        std::cerr << "generating fabric-week into " << dir << " ...\n";
+        NullProgress none;
+        auto sim = simulate(*presetConfig("fabric-week"), none);
+        if (!sim || !writeBundle(*sim->snapshot, dir).empty()) {
+            std::cerr << "cannot generate the bench bundle\n";
+            std::exit(1);
+        }
+    }
+    return dir;
+}
+
+// One frame as the widget draws it: every row rasterized at the plot's width, folded into the pixel rows.
+void frame(const LinkHeatmapModel& m, const std::vector<std::uint32_t>& order, TimeRange w, std::vector<LinkCell>& tmp,
+    std::vector<LinkCell>& pixels)
+{
+    tmp.resize(kColumns);
+    pixels.assign(std::size_t(kColumns) * kPixelRows, LinkCell::NoData);
+    const double rowsPerPixel = double(order.size()) / kPixelRows;
+    const auto plan = m.plan(w, kColumns);
+    for (std::size_t r = 0; r < order.size(); ++r) {
+        m.rasterizeRow(order[r], plan, tmp.data());
+        auto* line = pixels.data() + std::size_t(double(r) / rowsPerPixel) * kColumns;
+        for (int x = 0; x < kColumns; ++x) {
+            line[x] = std::max(line[x], tmp[std::size_t(x)]);
+        }
+    }
+}
+
+void BM_FabricWeek(benchmark::State& state)
+{
+    const auto dir = fabricBundle();
+    for (auto _ : state) {
+        const auto rss0 = residentBytes();
+        const auto t0 = std::chrono::steady_clock::now();
+        auto loaded = openJob(dir);
+        if (!loaded) {
+            state.SkipWithError(loaded.error().format().c_str());
+            return;
+        }
+        const auto snap = loaded->snapshot;
+        const auto tOpen = std::chrono::steady_clock::now();
+        auto levels = std::async(std::launch::async, [snap] {
+            NullProgress quiet;
+            return LinkHeatmapModel::build(snap, quiet);
+        });
+        const auto review = reviewFabric(*snap);
+        const auto model = levels.get();
+        std::vector<LinkCell> tmp, pixels;
+        const auto order = model->order(LinkRowOrder::Tier);
+        frame(*model, order, snap->job.span, tmp, pixels);
+        const auto tFirst = std::chrono::steady_clock::now();
+        // Frames: zoom 0.8x per frame from the week to a minute around the first hourly flap, then pan.
+        const TimeNs focus = review.flapping.empty() ? snap->job.span.start : review.flapping[0].flaps[0].timeNs();
+        std::vector<double> ms;
+        TimeRange w = snap->job.span;
+        for (int i = 0; i < 120; ++i) {
+            const auto f0 = std::chrono::steady_clock::now();
+            frame(*model, order, w, tmp, pixels);
+            ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - f0).count());
+            if (w.delta() > 60 * kNsPerSec) {
+                const TimeNs width = std::max<TimeNs>(60 * kNsPerSec, TimeNs(double(w.delta()) * 0.8));
+                const double frac = double(focus - w.start) / double(w.delta());
+                w.start = focus - TimeNs(frac * double(width));
+                w.end = w.start + width;
+            } else {
+                w.start += w.delta() / 10;
+                w.end += w.delta() / 10;
+            }
+        }
+        std::sort(ms.begin(), ms.end());
+        state.counters["open_s"] = std::chrono::duration<double>(tOpen - t0).count();
+        state.counters["open_to_first_frame_s"] = std::chrono::duration<double>(tFirst - t0).count();
+        state.counters["median_frame_ms"] = ms[ms.size() / 2];
+        state.counters["p99_frame_ms"] = ms[std::min(ms.size() - 1, std::size_t(std::ceil(ms.size() * 0.99)) - 1)];
+        state.counters["rss_over_bundle"] = double(residentBytes() - rss0) / double(loaded->bytesOnDisk);
+        state.counters["levels_MB"] = double(model->memoryBytes()) / 1e6;
+        state.counters["bundle_MB"] = double(loaded->bytesOnDisk) / 1e6;
+        state.counters["flapping_links"] = double(review.flapping.size());
+    }
+}
+BENCHMARK(BM_FabricWeek)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
+
+} // namespace
+
+BENCHMARK_MAIN();
