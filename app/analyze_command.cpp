@@ -8,6 +8,7 @@
 #include "core/issue_groups.h"
 #include "core/time_format.h"
 #include "import/open_job.h"
+#include "open_input.h"
 
 #include <nlohmann/json.hpp>
 
@@ -16,7 +17,7 @@
 namespace stallscope::cli {
 
 namespace {
-const std::vector<OptionSpec> kSpecs = {
+const std::vector<OptionSpec> kSpecs = withPrometheusOptions({
     { "json", false, "print the analysis as JSON (schema stallscope.analysis/1, docs/analysis-format.md)" },
     { "quorum", true, "share of a group's ranks inside one collective for a job-wide stall (default 0.9)" },
     { "stall-factor", true, "a stall lasts this many times the collective's robust baseline (default 5)" },
@@ -31,11 +32,12 @@ const std::vector<OptionSpec> kSpecs = {
     { "job", true,
         "with --fabric: a job's bundle or raw folder, repeatable: list the flaps that hit it and the\n"
         "stall it saw (its ranks placed on the fabric by \"<host> <hca>\")" },
-};
+});
 
 std::string usage()
 {
     std::string s = "Usage: stallscope analyze BUNDLE|FOLDER [--json] [--fabric] [OPTIONS]\n"
+                    "       stallscope analyze --prometheus URL --from T --to T [--match M]... [OPTIONS]\n"
                     "Finds every job-wide stall, hang and straggler, names the link (or rank) behind each with its\n"
                     "evidence, and prices each incident against the timeout policy. With --fabric (or data without a\n"
                     "job), reviews the fabric instead: every link that went down, how regularly, and what it costs.\n\n"
@@ -107,8 +109,8 @@ int runAnalyze(const std::vector<std::string>& args, std::ostream& out, std::ost
     AnalysisOptions options;
     FabricReviewOptions fabricOptions;
     std::string bad = parsed.error;
-    if (bad.empty() && parsed.positional.size() != 1) {
-        bad = "expected exactly one BUNDLE";
+    if (bad.empty()) {
+        bad = checkInput(parsed);
     }
     if (bad.empty()) {
         bad = applyOptions(parsed, options);
@@ -120,7 +122,7 @@ int runAnalyze(const std::vector<std::string>& args, std::ostream& out, std::ost
         err << "stallscope analyze: " << bad << "\n" << usage();
         return kExitUsage;
     }
-    auto loaded = openJob(parsed.positional[0]);
+    auto loaded = openInput(parsed);
     if (!loaded) {
         err << "stallscope analyze: " << loaded.error().format() << '\n';
         return kExitBadInput;

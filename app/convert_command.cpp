@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "cli_options.h"
 #include "commands.h"
+#include "open_input.h"
 
 #include "bundle/writer.h"
 #include "core/issue_groups.h"
@@ -15,15 +16,17 @@ namespace stallscope::cli {
 
 namespace {
 
-const std::vector<OptionSpec> kSpecs = {
+const std::vector<OptionSpec> kSpecs = withPrometheusOptions({
     { "out", true, "the bundle folder to write (required); never the folder being read" },
     { "format", true, "binary | jsonl: how collectives and counters are written (default binary)" },
     { "quiet", false, "print nothing but errors" },
-};
+});
 
 std::string usage()
 {
     std::string s = "Usage: stallscope convert PATH --out BUNDLE [--format binary|jsonl]\n"
+                    "       stallscope convert --prometheus URL --from T --to T [--match M]... --out BUNDLE\n"
+                    "         (keeps an incident's counters after the server's retention has dropped them)\n"
                     "Reads PATH (a folder of raw files as the cluster left them, or a bundle) and writes it as a\n"
                     "Stallscope bundle, which reopens in a fraction of the time. PATH is only read. Warnings about\n"
                     "the input are printed; the bundle holds what was read.\n\nOptions:\n";
@@ -41,16 +44,14 @@ int runConvert(const std::vector<std::string>& args, std::ostream& out, std::ost
         out << usage();
         return kExitOk;
     }
-    if (!parsed.error.empty() || parsed.positional.size() != 1 || !parsed.has("out")) {
-        err << "stallscope convert: "
-            << (!parsed.error.empty()       ? parsed.error
-                       : !parsed.has("out") ? std::string("--out BUNDLE is required")
-                                            : std::string("expected exactly one PATH"))
-            << "\n"
-            << usage();
+    const auto bad = !parsed.error.empty() ? parsed.error
+        : !parsed.has("out")               ? std::string("--out BUNDLE is required")
+                                           : checkInput(parsed);
+    if (!bad.empty()) {
+        err << "stallscope convert: " << bad << "\n" << usage();
         return kExitUsage;
     }
-    const auto& in = parsed.positional[0];
+    const auto in = inputName(parsed);
     const auto& dir = *parsed.find("out");
     std::error_code ec;
     if (std::filesystem::equivalent(in, dir, ec)) {
@@ -66,7 +67,7 @@ int runConvert(const std::vector<std::string>& args, std::ostream& out, std::ost
         options.collectives = options.counters = *f == "jsonl" ? ColumnFormat::JsonLines : ColumnFormat::Binary;
     }
     const auto t0 = std::chrono::steady_clock::now();
-    auto loaded = openJob(in);
+    auto loaded = openInput(parsed);
     if (!loaded) {
         err << "stallscope convert: " << loaded.error().format() << '\n';
         return kExitBadInput;

@@ -3,25 +3,25 @@
 #include "commands.h"
 
 #include "core/snapshot_summary.h"
-#include "import/open_job.h"
+#include "open_input.h"
 
 #include <ostream>
 
 namespace stallscope::cli {
 
 namespace {
-const std::vector<OptionSpec> kSpecs = {
+const std::vector<OptionSpec> kSpecs = withPrometheusOptions({
     { "json", false, "print one JSON object instead of text" },
-};
+});
 
 std::string usage()
 {
     return "Usage: stallscope info PATH [--json]\n"
-           "Loads PATH (a bundle, or a folder of raw files) and prints ranks, hosts, switches, links, time span, "
-           "record\n"
-           "counts, memory used, bytes per collective record, warnings and load time.\n"
-           "  --json   print the same as one JSON object\n"
-           "Exit codes: 0 ok, 1 the bundle could not be loaded, 2 usage error.\n";
+           "       stallscope info --prometheus URL --from T --to T [--match M]... [--json]\n"
+           "Loads PATH (a bundle, or a folder of raw files) or a Prometheus-compatible server's InfiniBand series and\n"
+           "prints ranks, hosts, switches, links, time span, record counts, memory used, bytes per collective record,\n"
+           "warnings and load time.\n\nOptions:\n"
+        + formatOptions(kSpecs) + "\nExit codes: 0 ok, 1 the input could not be loaded, 2 usage error.\n";
 }
 } // namespace
 
@@ -32,13 +32,13 @@ int runInfo(const std::vector<std::string>& args, std::ostream& out, std::ostrea
         out << usage();
         return kExitOk;
     }
-    if (!parsed.error.empty() || parsed.positional.size() != 1) {
-        err << "stallscope info: " << (parsed.error.empty() ? "expected exactly one BUNDLE" : parsed.error) << "\n"
-            << usage();
+    const auto bad = parsed.error.empty() ? checkInput(parsed) : parsed.error;
+    if (!bad.empty()) {
+        err << "stallscope info: " << bad << "\n" << usage();
         return kExitUsage;
     }
-    const auto& path = parsed.positional[0];
-    auto loaded = openJob(path);
+    const auto path = inputName(parsed);
+    auto loaded = openInput(parsed);
     if (!loaded) {
         err << "stallscope info: " << loaded.error().format() << '\n';
         return kExitBadInput;

@@ -367,3 +367,18 @@ TEST_CASE("simulate --raw, info, analyze and convert on a folder of raw files", 
     CHECK(runBinary({ "convert", tmp.str("missing"), "--out", tmp.str("b2") }).code == 1);
     CHECK(folderFingerprint(raw) == before); // reading never modified the folder
 }
+
+TEST_CASE(
+    "--prometheus: usage errors are caught before any request; an absent server is a clear error", "[cli][prometheus]")
+{
+    CHECK(runBinary({ "info", "--prometheus", "http://127.0.0.1:9" }).code == 2); // no --from/--to
+    auto r = runBinary({ "analyze", "--prometheus", "http://127.0.0.1:9", "--from", "yesterday", "--to", "1" });
+    CHECK(r.code == 2);
+    CHECK_THAT(r.err, Catch::Contains("--from/--to"));
+    CHECK(runBinary({ "info", "/tmp", "--from", "1793491200" }).code == 2); // --from without --prometheus
+    CHECK(runBinary({ "convert", "--prometheus", "http://x", "--from", "1", "--to", "2" }).code == 2); // no --out
+    auto down = runBinary({ "info", "--prometheus", "http://127.0.0.1:9", "--from", "2026-11-01T00:00:00Z", "--to",
+        "2026-11-01T01:00:00Z", "--step", "15s" });
+    CHECK(down.code == 1);
+    CHECK_THAT(down.err, Catch::Contains("http://127.0.0.1:9") || Catch::Contains("query_range"));
+}

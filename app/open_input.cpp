@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: MIT
+#include "open_input.h"
+
+#include "core/time_format.h"
+#include "import/open_job.h"
+#include "source/prometheus_source.h"
+
+#include <cstdio>
+#include <ctime>
+
+namespace stallscope::cli {
+
+const std::vector<OptionSpec>& prometheusOptions()
+{
+    static const std::vector<OptionSpec> specs = {
+        { "prometheus", true, "read counters from a Prometheus-compatible server at URL instead of a PATH" },
+        { "from", true, "with --prometheus: range start, epoch seconds or 2026-11-01T00:00:00Z" },
+        { "to", true, "with --prometheus: range end" },
+        { "match", true, "with --prometheus: a label matcher, repeatable, e.g. 'instance=~\"gpu-a0.*\"'" },
+        { "step", true, "with --prometheus: query step (default: the server's scrape interval)" },
+        { "ca-file", true, "with --prometheus: PEM file of extra CAs (the system's are trusted)" },
+        { "parallel", true, "with --prometheus: requests at once (default 4)" },
+    };
+    return specs;
+}
+
+std::vector<OptionSpec> withPrometheusOptions(std::vector<OptionSpec> specs)
+{
+    const auto& p = prometheusOptions();
+    specs.insert(specs.end(), p.begin(), p.end());
+    return specs;
+}
+
+std::optional<TimeNs> parseTimeArg(const std::string& text)
+{
+    if (!text.empty() && text.find_first_not_of("0123456789.") == std::string::npos) {
+        try {
+            const double s = std::stod(text);
+            if (s >= 0 && s < 4e9) {
+                return static_cast<TimeNs>(s * 1e9);
+            }
+        } catch (...) {
+        }
+        return std::nullopt;
+    }
+    std::tm tm {};
+    int consumed = 0;
+    if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2dZ%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
+            &tm.tm_min, &tm.tm_sec, &consumed)
+            != 6
+        || consumed != int(text.size())) {
+        return std::nullopt;
+    }
+    tm.tm_year -= 1900;
+    tm.tm_mon -= 1;
+    return static_cast<TimeNs>(timegm(&tm)) * kNsPerSec;
+}
+
+std::string checkInput(const ParsedArgs& a)
+{
+    if (a.has("prometheus")) {
+        if (!a.positional.empty()) {
+            return "give a PATH or --prometheus URL, not both";
+        }
+        if (!a.has("from") || !a.has("to")) {
+            return "--prometheus needs --from and --to";
+        }
+        if (!parseTimeArg(a.last("from")) || !parseTimeArg(a.last("to"))) {
+            return "--from/--to: expected epoch seconds or a UTC time like 2026-11-01T00:00:00Z";
+        }
+        if (a.has("step") && !parseDuration(a.last("step"))) {
+            return "--step: expected a duration like 15s";
+        }
+        if (a.has("parallel")
+            && (a.last("parallel").empty() || a.last("parallel").find_first_not_of("0123456789") != std::string::npos
+                || std::stoi(a.last("parallel")) < 1 || std::stoi(a.last("parallel")) > 64)) {
+            return "--parallel: expected 1 .. 64";
+        }
+        return {};
+    }
+    for (const auto& o : prometheusOptions()) {
+        if (o.name != "prometheus" && a.has(o.name)) {
+            return "--" + o.name + " goes with --prometheus URL";
+        }
+    }
+    return a.positional.size() == 1 ? std::string() : "expected exactly one PATH (a bundle or a folder)";
+}
+
+std::string inputName(const ParsedArgs& a)
+{
+    return a.has("prometheus") ? a.last("prometheus") : a.positional.at(0);
+}
+
+Result<LoadedJob> openInput(const ParsedArgs& a)
+{
+    if (!a.has("prometheus")) {
+        return openJob(a.positional.at(0));
+    }
+    PrometheusQuery q;
+    q.url = a.last("prometheus");
+    q.range = { *parseTimeArg(a.last("from")), *parseTimeArg(a.last("to")) };
+    if (auto it = a.options.find("match"); it != a.options.end()) {
+        q.matchers = it->second;
+    }
+    if (a.has("step")) {
+        q.stepNs = *parseDuration(a.last("step"));
+    }
+    if (a.has("parallel")) {
+        q.parallel = std::stoi(a.last("parallel"));
+    }
+    q.caFile = a.last("ca-file");
+    applyPrometheusEnvironment(q);
+    NullProgress progress;
+    auto r = loadFromPrometheus(q, progress);
+    if (!r) {
+        return r.error();
+    }
+    return std::move(r->job);
+}
+
+} // namespace stallscope::cli

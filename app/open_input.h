@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// What `info`, `analyze` and `convert` read: PATH (a bundle or a folder of raw files), or a Prometheus-compatible
+// server (`--prometheus URL --from T --to T [--match M]…`, issue #14).
+
+#include "cli_options.h"
+
+#include "core/loaded_job.h"
+#include "core/result.h"
+
+#include <string>
+#include <vector>
+
+namespace stallscope::cli {
+
+// The options of the Prometheus source, appended to each command's own.
+const std::vector<OptionSpec>& prometheusOptions();
+std::vector<OptionSpec> withPrometheusOptions(std::vector<OptionSpec> specs);
+
+// "" when the arguments name exactly one input (PATH or --prometheus), else the usage error.
+std::string checkInput(const ParsedArgs& a);
+// A name for messages: PATH or the URL.
+std::string inputName(const ParsedArgs& a);
+// Opens the input; errors name the file or the query. Blocks (network) — CLI thread.
+Result<LoadedJob> openInput(const ParsedArgs& a);
+
+// "1793491200", "1793491200.5", "2026-11-01T00:00:00Z" → epoch ns.
+std::optional<TimeNs> parseTimeArg(const std::string& text);
+
+} // namespace stallscope::cli

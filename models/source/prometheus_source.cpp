@@ -1,0 +1,461 @@
+// SPDX-License-Identifier: MIT
+#include "source/prometheus_source.h"
+
+#include "import/folder/raw_folder.h"
+
+#include <QByteArray>
+#include <QEventLoop>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QNetworkRequest>
+#include <QSslConfiguration>
+#include <QTimer>
+#include <QUrl>
+#include <QUrlQuery>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+namespace stallscope {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Every InfiniBand series of both conventions except the info series (queried once, at the range's end).
+constexpr const char* kCounterNames = "node_infiniband_.+|infiniband_.+";
+constexpr const char* kInfoNames = "infiniband_.+_info";
+
+std::string withMatchers(std::string selector, const std::vector<std::string>& matchers)
+{
+    for (const auto& m : matchers) {
+        selector += "," + m;
+    }
+    return selector + "}";
+}
+
+std::string seconds(TimeNs t)
+{
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%lld.%03lld", static_cast<long long>(t / kNsPerSec),
+        static_cast<long long>(t % kNsPerSec / kNsPerMs));
+    return buf;
+}
+
+struct Request
+{
+    std::string what; // "query_range {…} 2026-11-01 00:00 .. 06:00" for messages
+    QUrl url;
+    std::string file; // where the answer goes ("" for the config)
+    int attempt = 0;
+};
+
+// Runs requests in parallel up to a bound on one QNetworkAccessManager, with retries and backoff; blocks in a
+// local event loop. Answers are written to their files; the config answer is kept in memory.
+class Fetcher
+{
+public:
+    Fetcher(const PrometheusQuery& q, Progress& progress)
+        : m_q(q)
+        , m_progress(progress)
+    {
+    }
+
+    // Returns an error naming the request, or nullopt. `answers` receives the bodies of requests without a file.
+    std::optional<LoadIssue> run(std::vector<Request>& requests, std::map<std::size_t, QByteArray>& answers)
+    {
+        m_requests = &requests;
+        m_answers = &answers;
+        m_next = m_done = m_running = 0;
+        m_failure.reset();
+        QEventLoop loop;
+        m_loop = &loop;
+        QTimer cancelPoll;
+        QObject::connect(&cancelPoll, &QTimer::timeout, [this] {
+            if (m_progress.cancelled() && !m_failure) {
+                m_failure = LoadIssue { m_q.url, 0, -1, "cancelled" };
+                QTimer::singleShot(0, [this] { abortAll(); });
+            }
+        });
+        cancelPoll.start(100);
+        for (int i = 0; i < std::max(1, m_q.parallel) && m_next < requests.size(); ++i) {
+            start(m_next++);
+        }
+        if (m_running > 0) {
+            loop.exec();
+        }
+        return m_failure;
+    }
+
+    std::vector<LoadIssue> warnings;
+    bool networkFailure() const { return m_networkFailure; } // the last failure reached no server
+
+private:
+    QNetworkRequest makeRequest(const QUrl& url) const
+    {
+        QNetworkRequest r(url);
+        r.setTransferTimeout(static_cast<int>(std::min<TimeNs>(m_q.timeoutNs / kNsPerMs, 24 * 3600 * 1000)));
+        r.setRawHeader("Accept", "application/json");
+        if (!m_q.bearerToken.empty()) {
+            r.setRawHeader("Authorization", QByteArray("Bearer ") + QByteArray::fromStdString(m_q.bearerToken));
+        } else if (!m_q.basicUser.empty()) {
+            r.setRawHeader("Authorization",
+                QByteArray("Basic ") + QByteArray::fromStdString(m_q.basicUser + ":" + m_q.basicPassword).toBase64());
+        }
+        if (!m_q.caFile.empty()) {
+            auto ssl = QSslConfiguration::defaultConfiguration();
+            ssl.addCaCertificates(QString::fromStdString(m_q.caFile));
+            r.setSslConfiguration(ssl);
+        }
+        return r;
+    }
+
+    void start(std::size_t i)
+    {
+        ++m_running;
+        auto* reply = m_nam.get(makeRequest((*m_requests)[i].url));
+        m_replies.push_back(reply);
+        QObject::connect(reply, &QNetworkReply::finished, [this, reply, i] { finished(reply, i); });
+    }
+
+    void abortAll()
+    {
+        for (auto* r : m_replies) {
+            if (r && r->isRunning()) {
+                r->abort();
+            }
+        }
+    }
+
+    void finished(QNetworkReply* reply, std::size_t i)
+    {
+        --m_running;
+        std::erase(m_replies, reply);
+        reply->deleteLater();
+        auto& req = (*m_requests)[i];
+        const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        const QByteArray body = reply->isOpen() ? reply->readAll() : QByteArray();
+        if (!m_failure) {
+            if (auto problem = judge(reply, status, body, req)) {
+                const bool transient = (reply->error() != QNetworkReply::NoError && status == 0) || status >= 500;
+                if (transient && req.attempt < m_q.retries && reply->error() != QNetworkReply::OperationCanceledError) {
+                    const int backoffMs = 500 << req.attempt++;
+                    ++m_running; // the retry is still outstanding
+                    QTimer::singleShot(backoffMs, [this, i] {
+                        --m_running;
+                        if (!m_failure) {
+                            start(i);
+                        } else {
+                            maybeQuit();
+                        }
+                    });
+                    return;
+                }
+                m_failure = LoadIssue { req.what, 0, -1, *problem };
+                m_networkFailure = status == 0;
+                QTimer::singleShot(0, [this] { abortAll(); }); // not from inside another reply's signal
+            } else {
+                ++m_done;
+                m_progress.report("Querying Prometheus", m_done, m_requests->size());
+                if (req.file.empty()) {
+                    (*m_answers)[i] = body;
+                } else {
+                    std::ofstream out(req.file, std::ios::binary);
+                    out.write(body.constData(), body.size());
+                    if (!out) {
+                        m_failure = LoadIssue { req.file, 0, -1, "cannot write the answer to a temporary file" };
+                    }
+                }
+                if (!m_failure && m_next < m_requests->size()) {
+                    start(m_next++);
+                }
+            }
+        }
+        maybeQuit();
+    }
+
+    void maybeQuit()
+    {
+        if (m_running == 0) {
+            m_loop->quit();
+        }
+    }
+
+    // An error message for a failed request, or nullopt; collects the server's warnings.
+    std::optional<std::string> judge(QNetworkReply* reply, int status, const QByteArray& body, const Request& req)
+    {
+        QJsonParseError perr {};
+        const auto doc = QJsonDocument::fromJson(body, &perr);
+        const auto obj = doc.isObject() ? doc.object() : QJsonObject();
+        if (obj.value(QStringLiteral("status")).toString() == QStringLiteral("error")) {
+            return "HTTP " + std::to_string(status) + ", "
+                + obj.value(QStringLiteral("errorType")).toString().toStdString() + ": "
+                + obj.value(QStringLiteral("error")).toString().toStdString();
+        }
+        if (reply->error() != QNetworkReply::NoError && status == 0) {
+            return reply->errorString().toStdString();
+        }
+        if (status >= 400) {
+            return "HTTP " + std::to_string(status) + ": " + body.left(200).toStdString();
+        }
+        if (!doc.isObject()) {
+            return "expected a JSON answer, got " + std::to_string(body.size()) + " bytes that are not JSON ("
+                + perr.errorString().toStdString() + ")";
+        }
+        for (const auto& w : obj.value(QStringLiteral("warnings")).toArray()) {
+            warnings.push_back({ req.what, 0, -1, "the server warns: " + w.toString().toStdString() });
+        }
+        return std::nullopt;
+    }
+
+    const PrometheusQuery& m_q;
+    Progress& m_progress;
+    QNetworkAccessManager m_nam;
+    QEventLoop* m_loop = nullptr;
+    std::vector<Request>* m_requests = nullptr;
+    std::map<std::size_t, QByteArray>* m_answers = nullptr;
+    std::vector<QNetworkReply*> m_replies;
+    std::size_t m_next = 0, m_done = 0;
+    int m_running = 0;
+    std::optional<LoadIssue> m_failure;
+    bool m_networkFailure = false;
+};
+
+// Query values fully percent-encoded: QUrlQuery leaves '+' as is, which servers decode as a space (a regex
+// "node_infiniband_.+" would silently match nothing).
+void addItem(QUrlQuery& q, const char* key, const std::string& value)
+{
+    q.addQueryItem(
+        QString::fromLatin1(key), QString::fromLatin1(QUrl::toPercentEncoding(QString::fromStdString(value))));
+}
+
+QUrl apiUrl(const std::string& base, const std::string& path, const QUrlQuery& query = {})
+{
+    QUrl url(QString::fromStdString(base));
+    QString p = url.path();
+    while (p.endsWith(QLatin1Char('/'))) {
+        p.chop(1);
+    }
+    url.setPath(p + QString::fromStdString(path));
+    url.setQuery(query);
+    return url;
+}
+
+// A temporary folder for the answers, removed when the load is done (the snapshot keeps copies in memory).
+struct TempDir
+{
+    fs::path path;
+    TempDir()
+    {
+        const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
+        path = fs::temp_directory_path() / ("stallscope-prometheus-" + std::to_string(stamp));
+        fs::create_directories(path);
+    }
+    ~TempDir()
+    {
+        if (std::getenv("STALLSCOPE_KEEP_PROMETHEUS_ANSWERS")) {
+            return; // debugging: keep what the server answered
+        }
+        std::error_code ec;
+        fs::remove_all(path, ec);
+    }
+};
+
+} // namespace
+
+void applyPrometheusEnvironment(PrometheusQuery& q)
+{
+    auto env = [](const char* name) {
+        const char* v = std::getenv(name);
+        return v ? std::string(v) : std::string();
+    };
+    if (q.bearerToken.empty()) {
+        q.bearerToken = env("STALLSCOPE_PROMETHEUS_TOKEN");
+    }
+    if (q.basicUser.empty()) {
+        q.basicUser = env("STALLSCOPE_PROMETHEUS_USER");
+        q.basicPassword = env("STALLSCOPE_PROMETHEUS_PASSWORD");
+    }
+}
+
+std::vector<std::pair<TimeNs, TimeNs>> splitRange(TimeRange range, TimeNs stepNs, std::size_t maxPoints)
+{
+    std::vector<std::pair<TimeNs, TimeNs>> out;
+    if (stepNs <= 0 || maxPoints < 2 || range.end < range.start) {
+        return out;
+    }
+    // A chunk [s, s + (maxPoints − 1)·step] holds maxPoints evaluation points; the next starts one step later.
+    const TimeNs span = stepNs * TimeNs(maxPoints - 1);
+    for (TimeNs s = range.start; s <= range.end; s += span + stepNs) {
+        out.push_back({ s, std::min(range.end, s + span) });
+    }
+    return out;
+}
+
+std::string counterSelector(const std::vector<std::string>& matchers)
+{
+    return withMatchers(std::string("{__name__=~\"") + kCounterNames + "\",__name__!~\"" + kInfoNames + "\"", matchers);
+}
+
+std::string infoSelector(const std::vector<std::string>& matchers)
+{
+    return withMatchers(std::string("{__name__=~\"") + kInfoNames + "\"", matchers);
+}
+
+TimeNs scrapeIntervalFromConfig(const std::string& yaml)
+{
+    // The global section's scrape_interval (Prometheus' own default is 1m when absent).
+    const auto global = yaml.find("global:");
+    const auto at = yaml.find("scrape_interval:", global == std::string::npos ? 0 : global);
+    if (at == std::string::npos) {
+        return 0;
+    }
+    auto pos = at + 16;
+    while (pos < yaml.size() && yaml[pos] == ' ') {
+        ++pos;
+    }
+    const auto end = yaml.find_first_of(" \n\r", pos);
+    const auto text = yaml.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+    // Prometheus durations: 15s, 1m, 1m30s, 500ms, 1h.
+    TimeNs total = 0;
+    std::size_t i = 0;
+    while (i < text.size()) {
+        std::size_t j = i;
+        while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) {
+            ++j;
+        }
+        if (j == i) {
+            return 0;
+        }
+        const auto n = std::stoll(text.substr(i, j - i));
+        std::size_t k = j;
+        while (k < text.size() && std::isalpha(static_cast<unsigned char>(text[k]))) {
+            ++k;
+        }
+        const auto unit = text.substr(j, k - j);
+        const TimeNs mult = unit == "ms" ? kNsPerMs
+            : unit == "s"                ? kNsPerSec
+            : unit == "m"                ? 60 * kNsPerSec
+            : unit == "h"                ? 3600 * kNsPerSec
+            : unit == "d"                ? 86400 * kNsPerSec
+                                         : 0;
+        if (mult == 0) {
+            return 0;
+        }
+        total += n * mult;
+        i = k;
+    }
+    return total;
+}
+
+Result<PrometheusLoad> loadFromPrometheus(const PrometheusQuery& q, Progress& progress)
+{
+    const auto t0 = std::chrono::steady_clock::now();
+    if (q.range.end <= q.range.start) {
+        return LoadIssue { q.url, 0, -1, "expected a time range with --to after --from" };
+    }
+    const QUrl base(QString::fromStdString(q.url));
+    if (!base.isValid() || (base.scheme() != QStringLiteral("http") && base.scheme() != QStringLiteral("https"))) {
+        return LoadIssue { q.url, 0, -1, "expected an http:// or https:// URL of a Prometheus-compatible server" };
+    }
+    PrometheusLoad out;
+    Fetcher fetcher(q, progress);
+    std::vector<LoadIssue> warnings;
+    // The step: given, else the server's scrape interval, else 15 s.
+    out.stepNs = q.stepNs;
+    if (out.stepNs <= 0) {
+        const auto configUrl = apiUrl(q.url, "/api/v1/status/config");
+        std::vector<Request> config { { configUrl.toString().toStdString(), configUrl, "" } };
+        std::map<std::size_t, QByteArray> answers;
+        if (auto err = fetcher.run(config, answers)) {
+            if (err->message == "cancelled" || fetcher.networkFailure()) {
+                return *err; // no server there: say so at once
+            }
+            warnings.push_back({ q.url, 0, -1,
+                "the server's configuration is not readable (" + err->message + "): the step is 15s; --step sets it" });
+        } else {
+            const auto yaml = QJsonDocument::fromJson(answers[0])
+                                  .object()
+                                  .value(QStringLiteral("data"))
+                                  .toObject()
+                                  .value(QStringLiteral("yaml"))
+                                  .toString()
+                                  .toStdString();
+            out.stepNs = scrapeIntervalFromConfig(yaml);
+        }
+        if (out.stepNs <= 0) {
+            out.stepNs = 15 * kNsPerSec;
+        }
+    }
+    TempDir dir;
+    std::vector<Request> requests;
+    const auto counters = counterSelector(q.matchers);
+    for (const auto& [s, e] : splitRange(q.range, out.stepNs, q.maxPointsPerSeries)) {
+        QUrlQuery query;
+        addItem(query, "query", counters);
+        addItem(query, "start", seconds(s));
+        addItem(query, "end", seconds(e));
+        addItem(query, "step", seconds(out.stepNs));
+        const auto file = (dir.path / ("range-" + std::to_string(requests.size()) + ".json")).string();
+        requests.push_back({ "query_range " + counters + " from " + seconds(s) + " to " + seconds(e),
+            apiUrl(q.url, "/api/v1/query_range", query), file });
+    }
+    {
+        QUrlQuery query;
+        const auto info = infoSelector(q.matchers);
+        addItem(query, "query", info);
+        addItem(query, "time", seconds(q.range.end));
+        requests.push_back({ "query " + info + " at " + seconds(q.range.end), apiUrl(q.url, "/api/v1/query", query),
+            (dir.path / "info.json").string() });
+    }
+    std::map<std::size_t, QByteArray> unused;
+    if (auto err = fetcher.run(requests, unused)) {
+        return *err;
+    }
+    out.requests = requests.size();
+    warnings.insert(warnings.end(), fetcher.warnings.begin(), fetcher.warnings.end());
+    auto loaded = loadRawFolder(dir.path.string(), progress);
+    if (!loaded) {
+        auto e = loaded.error();
+        e.message
+            = "the server's answers hold no InfiniBand series for this range and these matchers (" + e.message + ")";
+        e.file = q.url;
+        return e;
+    }
+    // Messages about the temporary files name the query instead.
+    std::map<std::string, std::string> names;
+    for (const auto& r : requests) {
+        names[r.file] = r.what;
+    }
+    for (auto w : loaded->warnings) {
+        if (auto it = names.find(w.file); it != names.end()) {
+            w.file = it->second;
+        } else if (w.file == dir.path.string()) {
+            w.file = q.url;
+        }
+        if (w.message.find("opened as fabric data only") == std::string::npos) {
+            warnings.push_back(std::move(w));
+        }
+    }
+    out.job = loaded.value();
+    out.job.warnings = std::move(warnings);
+    out.job.recognised.clear();
+    out.job.recognised.push_back(std::to_string(requests.size()) + " answers of " + q.url + " (step "
+        + std::to_string(out.stepNs / kNsPerMs) + " ms)");
+    auto snap = std::const_pointer_cast<JobSnapshot>(out.job.snapshot);
+    snap->job.name = q.url;
+    snap->job.span = q.range;
+    snap->job.clockOriginNs = q.range.start;
+    out.job.loadSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return out;
+}
+
+} // namespace stallscope

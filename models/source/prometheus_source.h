@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Counters straight from a Prometheus-compatible server (issue #14): for a time range and label matchers,
+// `query_range` of the InfiniBand counters of both conventions (node_exporter's node_infiniband_* on the hosts;
+// treydock's and guilbaults' infiniband_* on the switches), raw counters (never rate()), and instant queries of
+// the exporters' info series that describe the fabric. Ranges are split so no answer holds more than 11,000
+// points per series (the server's limit); the step is the server's scrape interval unless given. Requests run
+// in parallel up to a bound, with a timeout each and retries with backoff on network errors and 5xx; 4xx,
+// `"status":"error"` and `warnings` become messages naming the query. The answers are read by the raw-folder
+// importer (docs/formats.md §4d), so everything a saved answer gives, a live one gives.
+//
+// Threads: call from any thread that may run a Qt event loop (a QCoreApplication must exist); blocks until done.
+
+#include "core/loaded_job.h"
+#include "core/progress.h"
+#include "core/result.h"
+
+#include <string>
+#include <vector>
+
+namespace stallscope {
+
+struct PrometheusQuery
+{
+    std::string url; // "http://127.0.0.1:9090" (a path prefix such as /prometheus is kept)
+    TimeRange range; // epoch ns
+    std::vector<std::string> matchers; // extra label matchers, e.g. instance=~"gpu-a0.*"
+    TimeNs stepNs = 0; // 0: the server's global scrape_interval (/api/v1/status/config), else 15 s
+    int parallel = 4;
+    TimeNs timeoutNs = 60 * kNsPerSec; // per request
+    int retries = 3; // on network errors and 5xx, with backoff 0.5 s, 1 s, 2 s ...
+    std::string bearerToken; // Authorization: Bearer (never written anywhere)
+    std::string basicUser, basicPassword; // Authorization: Basic
+    std::string caFile; // PEM file of extra CAs (the system's are always trusted)
+    std::size_t maxPointsPerSeries = 11'000;
+};
+
+// Options from the environment: STALLSCOPE_PROMETHEUS_TOKEN, STALLSCOPE_PROMETHEUS_USER and
+// STALLSCOPE_PROMETHEUS_PASSWORD fill what the query leaves empty.
+void applyPrometheusEnvironment(PrometheusQuery& q);
+
+// The queries a range needs: the metric selectors and the time chunks (start, end) for `step`.
+std::vector<std::pair<TimeNs, TimeNs>> splitRange(TimeRange range, TimeNs stepNs, std::size_t maxPoints);
+std::string counterSelector(const std::vector<std::string>& matchers); // {__name__=~"…", matchers…}
+std::string infoSelector(const std::vector<std::string>& matchers);
+// "scrape_interval: 30s" in the server's YAML config → 30 s; 0 when absent.
+TimeNs scrapeIntervalFromConfig(const std::string& yaml);
+
+struct PrometheusLoad
+{
+    LoadedJob job; // fabric data (no ranks); job.snapshot->job.name is the server's URL
+    std::size_t requests = 0; // HTTP requests that returned an answer
+    TimeNs stepNs = 0;
+};
+
+Result<PrometheusLoad> loadFromPrometheus(const PrometheusQuery& query, Progress& progress);
+
+} // namespace stallscope

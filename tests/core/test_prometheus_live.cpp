@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: MIT
+// The Prometheus source against a real Prometheus server (issue #14): counters written as OpenMetrics, backfilled
+// into a TSDB with promtool, served by `prometheus` on 127.0.0.1 (started here, stopped by PID). The source
+// finds the step from the server's config, splits the range at the point limit, reads node_exporter's and a
+// switch exporter's series, and the fabric review names the flapping port with its period; errors name the query.
+#include "analysis/flaps.h"
+#include "source/prometheus_source.h"
+#include "test_support.h"
+
+#include <catch2/catch.hpp>
+
+#include <QCoreApplication>
+#include <QEventLoop>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QProcess>
+#include <QStandardPaths>
+#include <QTcpServer>
+#include <QThread>
+#include <QTimer>
+
+#include <filesystem>
+#include <fstream>
+
+using namespace stallscope;
+
+namespace {
+
+constexpr TimeNs kT0 = 1'793'491'200LL * kNsPerSec; // 2026-11-01T00:00:00Z
+constexpr int kStepS = 15;
+constexpr int kHours = 3;
+
+// Two hosts' HCA ports and one switch port, every 15 s for 3 hours; gpu-a001 mlx5_1 flaps at 00:20, 01:20, 02:20
+// (link_downed steps by one, symbol errors just before), the switch port is quiet.
+void writeOpenMetrics(const std::filesystem::path& file)
+{
+    std::ofstream o(file);
+    const int samples = kHours * 3600 / kStepS;
+    struct Port
+    {
+        const char* instance;
+        const char* device;
+        bool flaps;
+    };
+    const Port ports[] = { { "gpu-a000:9100", "mlx5_0", false }, { "gpu-a001:9100", "mlx5_1", true } };
+    auto downedAt = [](int k) { // flaps whose time is at or before sample k
+        int n = 0;
+        for (int f = 0; f < kHours; ++f) {
+            n += k * kStepS >= 20 * 60 + f * 3600;
+        }
+        return n;
+    };
+    o << "# TYPE node_infiniband_link_downed counter\n";
+    for (const auto& p : ports) {
+        for (int k = 0; k < samples; ++k) {
+            o << "node_infiniband_link_downed_total{instance=\"" << p.instance << "\",device=\"" << p.device
+              << "\",port=\"1\"} " << (p.flaps ? downedAt(k) : 0) << ' ' << (kT0 / kNsPerSec + k * kStepS) << '\n';
+        }
+    }
+    o << "# TYPE node_infiniband_port_data_transmitted_bytes counter\n";
+    for (const auto& p : ports) {
+        for (int k = 0; k < samples; ++k) {
+            o << "node_infiniband_port_data_transmitted_bytes_total{instance=\"" << p.instance << "\",device=\""
+              << p.device << "\",port=\"1\"} " << std::uint64_t(k) * 4'000'000'000ULL << ' '
+              << (kT0 / kNsPerSec + k * kStepS) << '\n';
+        }
+    }
+    o << "# TYPE infiniband_switch_port_link_downed counter\n";
+    for (int k = 0; k < samples; ++k) {
+        o << "infiniband_switch_port_link_downed_total{guid=\"0x7cfe9003009ce5b0\",port=\"5\",switch=\"leaf-r1\"} 2 "
+          << (kT0 / kNsPerSec + k * kStepS) << '\n';
+    }
+    o << "# EOF\n";
+}
+
+int freePort()
+{
+    QTcpServer s;
+    s.listen(QHostAddress::LocalHost, 0);
+    return s.serverPort();
+}
+
+bool ready(int port)
+{
+    QNetworkAccessManager nam;
+    QEventLoop loop;
+    auto* reply = nam.get(QNetworkRequest(QUrl(QStringLiteral("http://127.0.0.1:%1/-/ready").arg(port))));
+    QObject::connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
+    QTimer::singleShot(2000, &loop, &QEventLoop::quit);
+    loop.exec();
+    const bool ok = reply->isFinished() && reply->error() == QNetworkReply::NoError;
+    reply->deleteLater();
+    return ok;
+}
+
+// A Prometheus server on 127.0.0.1 over a backfilled TSDB; killed by PID when the test ends.
+struct Server
+{
+    test::TempDir dir;
+    QProcess process;
+    int port = 0;
+    std::string error;
+    Server()
+    {
+        const auto prometheus = QStandardPaths::findExecutable(QStringLiteral("prometheus"));
+        const auto promtool = QStandardPaths::findExecutable(QStringLiteral("promtool"));
+        if (prometheus.isEmpty() || promtool.isEmpty()) {
+            error = "prometheus / promtool not installed (scripts/deps.sh installs them)";
+            return;
+        }
+        writeOpenMetrics(dir.path() / "counters.om");
+        std::ofstream(dir.path() / "prometheus.yml") << "global:\n  scrape_interval: " << kStepS << "s\n";
+        QProcess backfill;
+        backfill.start(promtool,
+            { QStringLiteral("tsdb"), QStringLiteral("create-blocks-from"), QStringLiteral("openmetrics"),
+                QString::fromStdString(dir.str("counters.om")), QString::fromStdString(dir.str("tsdb")) });
+        if (!backfill.waitForFinished(120000) || backfill.exitCode() != 0) {
+            error = "promtool failed: " + backfill.readAllStandardError().toStdString();
+            return;
+        }
+        port = freePort();
+        process.setProcessChannelMode(QProcess::MergedChannels);
+        process.start(prometheus,
+            { QStringLiteral("--config.file=") + QString::fromStdString(dir.str("prometheus.yml")),
+                QStringLiteral("--storage.tsdb.path=") + QString::fromStdString(dir.str("tsdb")),
+                QStringLiteral("--storage.tsdb.retention.time=100y"),
+                QStringLiteral("--web.listen-address=127.0.0.1:%1").arg(port) });
+        for (int i = 0; i < 150 && !ready(port); ++i) {
+            if (process.state() == QProcess::NotRunning) {
+                error = "prometheus exited: " + process.readAll().toStdString();
+                return;
+            }
+            QThread::msleep(200);
+        }
+        if (!ready(port)) {
+            error = "prometheus did not become ready";
+        }
+    }
+    ~Server()
+    {
+        if (process.state() != QProcess::NotRunning) {
+            process.kill(); // SIGKILL to its PID
+            process.waitForFinished(10000);
+        }
+    }
+    std::string url() const { return "http://127.0.0.1:" + std::to_string(port); }
+};
+
+} // namespace
+
+TEST_CASE(
+    "Prometheus source: a real server's InfiniBand series, split at the point limit, reviewed", "[prometheus][live]")
+{
+    Server server;
+    if (!server.error.empty()) {
+        FAIL(server.error);
+    }
+    PrometheusQuery q;
+    q.url = server.url();
+    q.range = { kT0, kT0 + kHours * 3600 * kNsPerSec };
+    q.maxPointsPerSeries = 300; // 721 points per series at 15 s: three range queries
+    NullProgress progress;
+    auto loaded = loadFromPrometheus(q, progress);
+    INFO((loaded ? "" : loaded.error().format()));
+    REQUIRE(loaded);
+    CHECK(loaded->stepNs == kStepS * kNsPerSec); // from the server's own configuration
+    CHECK(loaded->requests == 3 + 1); // three query_range chunks and the instant query of info series
+    const auto& snap = *loaded->job.snapshot;
+    CHECK(snap.job.worldSize == 0);
+    CHECK(snap.job.name == q.url);
+    // Two HCA ports (unplaced: no topology on the server) and the switch port; every sample of the range.
+    REQUIRE(snap.counterPorts.size() == 3);
+    for (const auto& s : snap.counters) {
+        CHECK(s.size() == std::size_t(kHours * 3600 / kStepS + 1)); // both ends of the range are evaluated
+    }
+    const auto review = reviewFabric(snap);
+    REQUIRE(review.flapping.size() == 1);
+    const auto& l = review.flapping[0];
+    CHECK(l.a == "gpu-a001 mlx5_1 p1");
+    CHECK(l.flaps.size() == std::size_t(kHours));
+    REQUIRE(l.recurrence);
+    CHECK(std::abs(double(l.recurrence->periodNs) - 3600e9) < 3600e9 * 0.01);
+
+    SECTION("matchers narrow the series; a bad matcher is an error naming the query")
+    {
+        q.matchers = { "instance=~\"gpu-a000.*\"" };
+        auto narrow = loadFromPrometheus(q, progress);
+        REQUIRE(narrow);
+        CHECK(narrow->job.snapshot->counterPorts.size() == 1);
+        q.matchers = { "instance=~\"(\"" };
+        auto bad = loadFromPrometheus(q, progress);
+        REQUIRE_FALSE(bad);
+        CHECK_THAT(bad.error().format(), Catch::Contains("query_range {__name__") && Catch::Contains("bad_data"));
+    }
+    SECTION("a range with no series says so")
+    {
+        q.range = { kT0 - 48 * 3600 * kNsPerSec, kT0 - 47 * 3600 * kNsPerSec };
+        auto empty = loadFromPrometheus(q, progress);
+        REQUIRE_FALSE(empty);
+        CHECK_THAT(empty.error().message, Catch::Contains("hold no InfiniBand series"));
+    }
+}
+
+TEST_CASE("Prometheus source: ranges split at the point limit; scrape intervals from the config", "[prometheus]")
+{
+    const TimeRange r { 0, 3600 * kNsPerSec };
+    const auto chunks = splitRange(r, kNsPerSec, 1000); // 3,601 points
+    REQUIRE(chunks.size() == 4);
+    CHECK(chunks[0] == std::pair<TimeNs, TimeNs> { 0, 999 * kNsPerSec });
+    CHECK(chunks[1].first == 1000 * kNsPerSec); // no point evaluated twice, none skipped
+    CHECK(chunks.back().second == r.end);
+    CHECK(splitRange(r, 0, 1000).empty());
+    CHECK(scrapeIntervalFromConfig("global:\n  scrape_interval: 30s\n  evaluation_interval: 1m\n") == 30 * kNsPerSec);
+    CHECK(scrapeIntervalFromConfig("global:\n  scrape_interval: 1m30s\n") == 90 * kNsPerSec);
+    CHECK(scrapeIntervalFromConfig("scrape_configs: []\n") == 0);
+    CHECK(counterSelector({ "job=\"node\"" })
+        == "{__name__=~\"node_infiniband_.+|infiniband_.+\",__name__!~\"infiniband_.+_info\",job=\"node\"}");
+
+    NullProgress progress;
+    PrometheusQuery q;
+    q.url = "ftp://example";
+    q.range = r;
+    CHECK_THAT(loadFromPrometheus(q, progress).error().message, Catch::Contains("http:// or https://"));
+    q.url = "http://127.0.0.1:" + std::to_string(freePort()); // nobody listens
+    q.retries = 0;
+    CHECK_THAT(loadFromPrometheus(q, progress).error().format(), Catch::Contains("/api/v1/status/config"));
+}
