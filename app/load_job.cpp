@@ -24,9 +24,16 @@ std::string SharedProgress::stage() const
 
 OpenedBundle openBundle(const std::string& path, SharedProgress& progress, const StageCallback& onStage)
 {
+    return openWith(
+        path, [&path](Progress& p) { return openJob(path, p); }, progress, onStage);
+}
+
+OpenedBundle openWith(
+    const std::string& name, const Loader& load, SharedProgress& progress, const StageCallback& onStage)
+{
     OpenedBundle out;
-    out.path = path;
-    auto loaded = openJob(path, progress);
+    out.path = name;
+    auto loaded = load(progress);
     if (!loaded) {
         out.error = loaded.error().format();
         return out;

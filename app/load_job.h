@@ -55,5 +55,10 @@ using StageCallback = std::function<void(const OpenedBundle& partial)>;
 
 // Runs on a worker thread.
 OpenedBundle openBundle(const std::string& path, SharedProgress& progress, const StageCallback& onStage = {});
+// The same pipeline over any loader (a Prometheus server: source/prometheus_source.h). `name` is what the
+// window calls it (the path, or the URL).
+using Loader = std::function<Result<LoadedJob>(Progress& progress)>;
+OpenedBundle openWith(
+    const std::string& name, const Loader& load, SharedProgress& progress, const StageCallback& onStage = {});
 
 } // namespace stallscope

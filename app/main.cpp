@@ -2,7 +2,9 @@
 // One binary: CLI subcommands run on the core with a QCoreApplication only; no subcommand opens the GUI.
 #include "cli_options.h"
 #include "commands.h"
+#include "core/time_format.h"
 #include "main_window.h"
+#include "open_input.h"
 #include "theme.h"
 
 #include <QApplication>
@@ -17,10 +19,17 @@ int runGui(int argc, char** argv, const std::vector<std::string>& args)
 {
     using namespace stallscope::cli;
     const auto parsed = parseArgs(args,
-        { { "quit-after", true, "" }, { "screenshot", true, "" }, { "incident", true, "" }, { "theme", true, "" } });
+        withPrometheusOptions({ { "quit-after", true, "" }, { "screenshot", true, "" }, { "incident", true, "" },
+            { "theme", true, "" } }));
     if (parsed.help) {
         std::cout << mainUsage();
         return kExitOk;
+    }
+    if (parsed.has("prometheus") && parsed.error.empty()) {
+        if (const auto bad = checkInput(parsed); !bad.empty()) {
+            std::cerr << "stallscope: " << bad << "\n";
+            return kExitUsage;
+        }
     }
     if (!parsed.error.empty() || parsed.positional.size() > 1) {
         std::cerr << "stallscope: " << (parsed.error.empty() ? "unknown command " + parsed.positional[0] : parsed.error)
@@ -49,6 +58,18 @@ int runGui(int argc, char** argv, const std::vector<std::string>& args)
     }
     if (!parsed.positional.empty()) {
         window.openBundle(QString::fromStdString(parsed.positional[0]));
+    } else if (parsed.has("prometheus")) {
+        stallscope::PrometheusQuery q;
+        q.url = parsed.last("prometheus");
+        q.range = stallscope::TimeRange { *parseTimeArg(parsed.last("from")), *parseTimeArg(parsed.last("to")) };
+        if (auto m = parsed.options.find("match"); m != parsed.options.end()) {
+            q.matchers = m->second;
+        }
+        if (parsed.has("step")) {
+            q.stepNs = *stallscope::parseDuration(parsed.last("step"));
+        }
+        q.caFile = parsed.last("ca-file");
+        window.openPrometheus(q);
     }
     if (auto it = parsed.options.find("quit-after"); it != parsed.options.end()) {
         // Used by the smoke test: quit after the bundle loaded (or the timeout), saving a screenshot first.

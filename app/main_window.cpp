@@ -7,6 +7,7 @@
 #include "counter_plot_widget.h"
 #include "flaps_panel.h"
 #include "heatmap_widget.h"
+#include "import/open_job.h"
 #include "incidents_panel.h"
 #include "link_heatmap_widget.h"
 #include "link_list_panel.h"
@@ -18,15 +19,20 @@
 #include "view/review_session.h"
 #include "view/view_state.h"
 
+#include <chrono>
 #include <filesystem>
 
 #include <QActionGroup>
 #include <QApplication>
 #include <QClipboard>
 #include <QCloseEvent>
+#include <QDateTimeEdit>
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QFileDialog>
+#include <QFormLayout>
 #include <QIcon>
 #include <QInputDialog>
 #include <QLabel>
@@ -184,6 +190,7 @@ void MainWindow::createMenus()
             openBundle(dir);
         }
     });
+    file->addAction(tr("Open from &Prometheus…"), this, &MainWindow::askPrometheus);
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     file->addAction(tr("&Close"), QKeySequence::Close, this, &MainWindow::closeBundle);
     file->addSeparator();
@@ -272,19 +279,38 @@ void MainWindow::openBundle(const QString& path)
         openSession(path);
         return;
     }
+    const std::string p = path.toStdString();
+    startLoading(path, [p](Progress& progress) { return openJob(p, progress); });
+}
+
+void MainWindow::openPrometheus(const PrometheusQuery& query)
+{
+    auto q = query;
+    applyPrometheusEnvironment(q); // credentials from the environment only: never stored
+    startLoading(QString::fromStdString(q.url), [q](Progress& progress) -> Result<LoadedJob> {
+        auto r = loadFromPrometheus(q, progress); // its own event loop, on this worker thread
+        if (!r) {
+            return r.error();
+        }
+        return std::move(r->job);
+    });
+}
+
+void MainWindow::startLoading(const QString& name, Loader load)
+{
     if (m_watcher->isRunning()) {
         statusBar()->showMessage(tr("Still opening another bundle"));
         return;
     }
     m_progress = std::make_shared<SharedProgress>();
-    m_progressDialog = new QProgressDialog(tr("Opening %1").arg(path), tr("Cancel"), 0, 1000, this);
+    m_progressDialog = new QProgressDialog(tr("Opening %1").arg(name), tr("Cancel"), 0, 1000, this);
     m_progressDialog->setWindowModality(Qt::NonModal); // the window stays usable as stages arrive
     m_progressDialog->setMinimumDuration(300);
     m_progressDialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(m_progressDialog, &QProgressDialog::canceled, this, [p = m_progress] { p->cancel(); });
     m_progressTimer->start();
-    statusBar()->showMessage(tr("Opening %1").arg(path));
-    const std::string p = path.toStdString();
+    statusBar()->showMessage(tr("Opening %1").arg(name));
+    const std::string n = name.toStdString();
     auto progress = m_progress; // the job keeps its own reference: never a raw `this`
     const quint64 generation = ++m_loadGeneration;
     QPointer<MainWindow> self(this);
@@ -299,8 +325,57 @@ void MainWindow::openBundle(const QString& path)
             },
             Qt::QueuedConnection);
     };
-    m_watcher->setFuture(QtConcurrent::run(
-        [p, progress, stage] { return std::make_shared<OpenedBundle>(stallscope::openBundle(p, *progress, stage)); }));
+    m_watcher->setFuture(QtConcurrent::run([n, load, progress, stage] {
+        return std::make_shared<OpenedBundle>(stallscope::openWith(n, load, *progress, stage));
+    }));
+}
+
+// File › Open from Prometheus…: server, time range (the open job's span by default), label matchers.
+void MainWindow::askPrometheus()
+{
+    QDialog dialog(this);
+    dialog.setWindowTitle(tr("Open from Prometheus"));
+    auto* form = new QFormLayout(&dialog);
+    QSettings settings;
+    auto* url = new QLineEdit(
+        settings.value(QStringLiteral("prometheus/url"), QStringLiteral("http://127.0.0.1:9090")).toString());
+    const TimeNs now
+        = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+              .count();
+    const TimeRange range = m_shown ? m_shown->job.span : TimeRange { now - 24 * 3600 * kNsPerSec, now };
+    auto makeEdit = [](TimeNs t) {
+        auto* e = new QDateTimeEdit(QDateTime::fromMSecsSinceEpoch(t / kNsPerMs, Qt::UTC));
+        e->setTimeSpec(Qt::UTC);
+        e->setDisplayFormat(QStringLiteral("yyyy-MM-dd HH:mm:ss 'UTC'"));
+        return e;
+    };
+    auto* from = makeEdit(range.start);
+    auto* to = makeEdit(range.end);
+    auto* matchers = new QLineEdit(settings.value(QStringLiteral("prometheus/matchers")).toString());
+    matchers->setPlaceholderText(tr("label matchers, separated by ';' — e.g. instance=~\"gpu-a0.*\""));
+    form->addRow(tr("Server URL"), url);
+    form->addRow(tr("From"), from);
+    form->addRow(tr("To"), to);
+    form->addRow(tr("Matchers"), matchers);
+    form->addRow(new QLabel(tr("Credentials come from STALLSCOPE_PROMETHEUS_TOKEN (Bearer) or _USER / _PASSWORD "
+                               "(Basic) in the environment; they are never saved.")));
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+    form->addRow(buttons);
+    connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    if (dialog.exec() != QDialog::Accepted) {
+        return;
+    }
+    settings.setValue(QStringLiteral("prometheus/url"), url->text());
+    settings.setValue(QStringLiteral("prometheus/matchers"), matchers->text());
+    PrometheusQuery q;
+    q.url = url->text().trimmed().toStdString();
+    q.range = TimeRange { TimeNs(from->dateTime().toMSecsSinceEpoch()) * kNsPerMs,
+        TimeNs(to->dateTime().toMSecsSinceEpoch()) * kNsPerMs };
+    for (const auto& m : matchers->text().split(QLatin1Char(';'), Qt::SkipEmptyParts)) {
+        q.matchers.push_back(m.trimmed().toStdString());
+    }
+    openPrometheus(q);
 }
 
 void MainWindow::showSnapshot(const OpenedBundle& opened)
@@ -390,7 +465,9 @@ void MainWindow::onLoaded()
                                      .arg(QString::fromStdString(opened->path))
                                      .arg(opened->analysis->incidents.size()));
     }
-    addRecent(QString::fromStdString(opened->path));
+    if (opened->path.rfind("http", 0) != 0) { // a server is reopened through File › Open from Prometheus
+        addRecent(QString::fromStdString(opened->path));
+    }
     applyPendingSession();
     emit loadFinished(true);
 }

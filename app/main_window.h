@@ -8,6 +8,9 @@
 #include <QFutureWatcher>
 #include <QMainWindow>
 
+#include "load_job.h"
+#include "source/prometheus_source.h"
+
 #include <memory>
 
 class QActionGroup;
@@ -41,6 +44,7 @@ public:
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
     void openBundle(const QString& path);
+    void openPrometheus(const PrometheusQuery& query); // a Prometheus-compatible server's InfiniBand series
     void selectIncident(int number); // zooms every view to it
     ViewState* viewState() const { return m_state; }
 
@@ -54,6 +58,8 @@ protected:
 
 private:
     void createMenus();
+    void startLoading(const QString& name, Loader load);
+    void askPrometheus();
     void createDocks();
     void onLoaded();
     void onStage(std::shared_ptr<OpenedBundle> partial); // GUI thread

@@ -368,8 +368,8 @@ TEST_CASE("simulate --raw, info, analyze and convert on a folder of raw files", 
     CHECK(folderFingerprint(raw) == before); // reading never modified the folder
 }
 
-TEST_CASE(
-    "--prometheus: usage errors are caught before any request; an absent server is a clear error", "[cli][prometheus]")
+TEST_CASE("prometheus input: usage errors are caught before any request, an absent server is a clear error",
+    "[cli][prometheus]")
 {
     CHECK(runBinary({ "info", "--prometheus", "http://127.0.0.1:9" }).code == 2); // no --from/--to
     auto r = runBinary({ "analyze", "--prometheus", "http://127.0.0.1:9", "--from", "yesterday", "--to", "1" });

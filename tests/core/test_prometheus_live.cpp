@@ -80,17 +80,31 @@ int freePort()
     return s.serverPort();
 }
 
-bool ready(int port)
+// GET `path`; the body when the server answered 2xx within 2 s, else "".
+QByteArray get(int port, const QString& path)
 {
     QNetworkAccessManager nam;
     QEventLoop loop;
-    auto* reply = nam.get(QNetworkRequest(QUrl(QStringLiteral("http://127.0.0.1:%1/-/ready").arg(port))));
+    auto* reply = nam.get(QNetworkRequest(QUrl(QStringLiteral("http://127.0.0.1:%1%2").arg(port).arg(path))));
     QObject::connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
     QTimer::singleShot(2000, &loop, &QEventLoop::quit);
     loop.exec();
-    const bool ok = reply->isFinished() && reply->error() == QNetworkReply::NoError;
+    const QByteArray body
+        = reply->isFinished() && reply->error() == QNetworkReply::NoError ? reply->readAll() : QByteArray();
     reply->deleteLater();
-    return ok;
+    return body;
+}
+
+// Ready, and the backfilled series answer a query (the TSDB has loaded the blocks).
+bool ready(int port)
+{
+    if (get(port, QStringLiteral("/-/ready")).isEmpty()) {
+        return false;
+    }
+    return get(port,
+        QStringLiteral("/api/v1/query?query=count(node_infiniband_link_downed_total)&time=%1")
+            .arg(kT0 / kNsPerSec + 3600))
+        .contains("\"value\"");
 }
 
 // A Prometheus server on 127.0.0.1 over a backfilled TSDB; killed by PID when the test ends.
@@ -162,7 +176,11 @@ TEST_CASE(
     NullProgress progress;
     auto loaded = loadFromPrometheus(q, progress);
     INFO((loaded ? "" : loaded.error().format()));
+    INFO("server output: " << server.process.readAll().toStdString());
     REQUIRE(loaded);
+    for (const auto& w : loaded->job.warnings) {
+        UNSCOPED_INFO("warning: " << w.format());
+    }
     CHECK(loaded->stepNs == kStepS * kNsPerSec); // from the server's own configuration
     CHECK(loaded->requests == 3 + 1); // three query_range chunks and the instant query of info series
     const auto& snap = *loaded->job.snapshot;
@@ -201,7 +219,7 @@ TEST_CASE(
     }
 }
 
-TEST_CASE("Prometheus source: ranges split at the point limit; scrape intervals from the config", "[prometheus]")
+TEST_CASE("Prometheus source: ranges split at the point limit, scrape intervals from the config", "[prometheus]")
 {
     const TimeRange r { 0, 3600 * kNsPerSec };
     const auto chunks = splitRange(r, kNsPerSec, 1000); // 3,601 points
