@@ -9,6 +9,12 @@
 #include "core/time_format.h"
 #include "import/open_job.h"
 #include "open_input.h"
+#include "source/prometheus_source.h"
+
+#include <QEventLoop>
+#include <QTimer>
+
+#include <chrono>
 
 #include <nlohmann/json.hpp>
 
@@ -97,6 +103,34 @@ std::string applyOptions(const ParsedArgs& a, AnalysisOptions& o)
     }
     return {};
 }
+// --follow: poll the server every scrape interval and print each link that goes down, as it happens.
+int follow(const ParsedArgs& a, std::ostream& out, std::ostream& err)
+{
+    auto q = prometheusQueryFrom(a);
+    PrometheusFollower follower(q);
+    NullProgress progress;
+    const auto stopAt = a.has("for")
+        ? std::chrono::steady_clock::now() + std::chrono::nanoseconds(*parseDuration(a.last("for")))
+        : std::chrono::steady_clock::time_point::max();
+    out << "Following " << q.url << " (Ctrl+C stops)\n" << std::flush;
+    while (std::chrono::steady_clock::now() < stopAt) {
+        auto alerts = follower.poll(nowNs(), progress);
+        if (!alerts) {
+            err << "stallscope analyze: " << alerts.error().format() << '\n';
+            return kExitBadInput;
+        }
+        for (const auto& al : alerts.value()) {
+            out << "ALERT " << formatUtc(al.timeNs) << "  " << al.port << ": " << al.what << '\n' << std::flush;
+        }
+        // Wait one scrape interval with the event loop running (Qt Network needs it between polls too).
+        QEventLoop wait;
+        QTimer::singleShot(
+            static_cast<int>(std::max<TimeNs>(follower.stepNs(), kNsPerSec) / kNsPerMs), &wait, &QEventLoop::quit);
+        wait.exec();
+    }
+    return kExitOk;
+}
+
 } // namespace
 
 int runAnalyze(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
@@ -153,7 +187,7 @@ int runAnalyze(const std::vector<std::string>& args, std::ostream& out, std::ost
         const auto hits = jobs.empty() ? JobsHit {} : findJobsHit(snap, review, jobs);
         if (!json) {
             out << fabricReviewText(snap, review) << (jobs.empty() ? "" : jobsHitText(review, jobs, hits));
-            return kExitOk;
+            return parsed.has("follow") ? follow(parsed, out, err) : kExitOk;
         }
         auto j = nlohmann::ordered_json::parse(fabricReviewJson(snap, review));
         if (!jobs.empty()) {

@@ -15,7 +15,11 @@ std::string formatOptions(const std::vector<OptionSpec>& specs)
     for (const auto& o : specs) {
         std::string name = "  --" + o.name + (o.takesValue ? " V" : "");
         name.resize(width + 6, ' ');
-        s += name + o.help + '\n';
+        std::string help = o.help; // continuation lines align under the first
+        for (std::size_t at = help.find('\n'); at != std::string::npos; at = help.find('\n', at + 1)) {
+            help.insert(at + 1, std::string(width + 6, ' '));
+        }
+        s += name + help + '\n';
     }
     return s;
 }

@@ -5,6 +5,7 @@
 #include "import/open_job.h"
 #include "source/prometheus_source.h"
 
+#include <chrono>
 #include <cstdio>
 #include <ctime>
 
@@ -20,6 +21,10 @@ const std::vector<OptionSpec>& prometheusOptions()
         { "step", true, "with --prometheus: query step (default: the server's scrape interval)" },
         { "ca-file", true, "with --prometheus: PEM file of extra CAs (the system's are trusted)" },
         { "parallel", true, "with --prometheus: requests at once (default 4)" },
+        { "follow", false,
+            "with --prometheus: keep polling every scrape interval and print an alert for every\n"
+            "link that goes down (--to defaults to now)" },
+        { "for", true, "with --follow: stop after this long, e.g. 10m (default: until interrupted)" },
     };
     return specs;
 }
@@ -62,11 +67,14 @@ std::string checkInput(const ParsedArgs& a)
         if (!a.positional.empty()) {
             return "give a PATH or --prometheus URL, not both";
         }
-        if (!a.has("from") || !a.has("to")) {
-            return "--prometheus needs --from and --to";
+        if (!a.has("from") || (!a.has("to") && !a.has("follow"))) {
+            return "--prometheus needs --from and --to (or --follow)";
         }
-        if (!parseTimeArg(a.last("from")) || !parseTimeArg(a.last("to"))) {
+        if (!parseTimeArg(a.last("from")) || (a.has("to") && !parseTimeArg(a.last("to")))) {
             return "--from/--to: expected epoch seconds or a UTC time like 2026-11-01T00:00:00Z";
+        }
+        if (a.has("for") && (!a.has("follow") || !parseDuration(a.last("for")))) {
+            return "--for: expected a duration like 10m, with --follow";
         }
         if (a.has("step") && !parseDuration(a.last("step"))) {
             return "--step: expected a duration like 15s";
@@ -91,14 +99,17 @@ std::string inputName(const ParsedArgs& a)
     return a.has("prometheus") ? a.last("prometheus") : a.positional.at(0);
 }
 
-Result<LoadedJob> openInput(const ParsedArgs& a)
+TimeNs nowNs()
 {
-    if (!a.has("prometheus")) {
-        return openJob(a.positional.at(0));
-    }
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+PrometheusQuery prometheusQueryFrom(const ParsedArgs& a)
+{
     PrometheusQuery q;
     q.url = a.last("prometheus");
-    q.range = { *parseTimeArg(a.last("from")), *parseTimeArg(a.last("to")) };
+    q.range = { *parseTimeArg(a.last("from")), a.has("to") ? *parseTimeArg(a.last("to")) : nowNs() };
     if (auto it = a.options.find("match"); it != a.options.end()) {
         q.matchers = it->second;
     }
@@ -110,8 +121,16 @@ Result<LoadedJob> openInput(const ParsedArgs& a)
     }
     q.caFile = a.last("ca-file");
     applyPrometheusEnvironment(q);
+    return q;
+}
+
+Result<LoadedJob> openInput(const ParsedArgs& a)
+{
+    if (!a.has("prometheus")) {
+        return openJob(a.positional.at(0));
+    }
     NullProgress progress;
-    auto r = loadFromPrometheus(q, progress);
+    auto r = loadFromPrometheus(prometheusQueryFrom(a), progress);
     if (!r) {
         return r.error();
     }

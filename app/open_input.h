@@ -12,6 +12,10 @@
 #include <string>
 #include <vector>
 
+namespace stallscope {
+struct PrometheusQuery;
+}
+
 namespace stallscope::cli {
 
 // The options of the Prometheus source, appended to each command's own.
@@ -22,6 +26,9 @@ std::vector<OptionSpec> withPrometheusOptions(std::vector<OptionSpec> specs);
 std::string checkInput(const ParsedArgs& a);
 // A name for messages: PATH or the URL.
 std::string inputName(const ParsedArgs& a);
+// The Prometheus query the arguments describe (--to defaults to now: following a server).
+PrometheusQuery prometheusQueryFrom(const ParsedArgs& a);
+TimeNs nowNs();
 // Opens the input; errors name the file or the query. Blocks (network) — CLI thread.
 Result<LoadedJob> openInput(const ParsedArgs& a);
 

@@ -16,7 +16,10 @@
 #include "core/progress.h"
 #include "core/result.h"
 
+#include <map>
+#include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace stallscope {
@@ -55,5 +58,33 @@ struct PrometheusLoad
 };
 
 Result<PrometheusLoad> loadFromPrometheus(const PrometheusQuery& query, Progress& progress);
+
+// Following a server live (`--follow`, the window's Live toggle): each poll queries the time since the previous
+// one (with two steps of overlap) and reports what is new — a port's link_downed rising, a link-down event (port
+// state series) — within one scrape interval of the server having it. The first poll sets the baseline.
+struct LiveAlert
+{
+    TimeNs timeNs = 0; // the first sample that showed it
+    std::string port; // "gpu-a001 mlx5_1 p1"
+    std::string what; // "link went down (link_downed 3 -> 4)"
+};
+
+class PrometheusFollower
+{
+public:
+    explicit PrometheusFollower(PrometheusQuery query);
+    // Polls up to `nowNs`. Blocks (network); same threading as loadFromPrometheus.
+    Result<std::vector<LiveAlert>> poll(TimeNs nowNs, Progress& progress);
+    TimeNs stepNs() const { return m_step; } // the server's scrape interval once known
+    std::size_t polls() const { return m_polls; }
+
+private:
+    PrometheusQuery m_q;
+    TimeNs m_step = 0;
+    TimeNs m_last = 0;
+    std::size_t m_polls = 0;
+    std::map<std::pair<std::uint64_t, std::uint16_t>, std::pair<TimeNs, std::uint64_t>> m_downed; // last sample
+    std::set<std::tuple<std::uint64_t, std::uint16_t, TimeNs>> m_events;
+};
 
 } // namespace stallscope

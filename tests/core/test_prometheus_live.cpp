@@ -16,6 +16,7 @@
 #include <QProcess>
 #include <QStandardPaths>
 #include <QTcpServer>
+#include <QTcpSocket>
 #include <QThread>
 #include <QTimer>
 
@@ -242,4 +243,129 @@ TEST_CASE("Prometheus source: ranges split at the point limit, scrape intervals 
     q.url = "http://127.0.0.1:" + std::to_string(freePort()); // nobody listens
     q.retries = 0;
     CHECK_THAT(loadFromPrometheus(q, progress).error().format(), Catch::Contains("/api/v1/status/config"));
+}
+
+namespace {
+
+// A node_exporter stand-in on 127.0.0.1: answers every request with the current exposition text.
+struct Exporter
+{
+    QTcpServer server;
+    std::string body;
+    Exporter()
+    {
+        server.listen(QHostAddress::LocalHost, 0);
+        QObject::connect(&server, &QTcpServer::newConnection, [this] {
+            while (auto* socket = server.nextPendingConnection()) {
+                QObject::connect(socket, &QTcpSocket::readyRead, [this, socket] {
+                    if (!socket->readAll().contains("\r\n\r\n")) {
+                        return; // the request continues (Prometheus sends it in one piece in practice)
+                    }
+                    const auto text = QByteArray::fromStdString(body);
+                    socket->write("HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4\r\nContent-Length: "
+                        + QByteArray::number(text.size()) + "\r\nConnection: close\r\n\r\n" + text);
+                    socket->disconnectFromHost();
+                });
+                QObject::connect(socket, &QTcpSocket::disconnected, socket, &QObject::deleteLater);
+            }
+        });
+    }
+    void setDowned(int n)
+    {
+        body = "node_infiniband_link_downed_total{device=\"mlx5_1\",port=\"1\",instance=\"gpu-a001:9100\"} "
+            + std::to_string(n)
+            + "\nnode_infiniband_link_downed_total{device=\"mlx5_0\",port=\"1\",instance=\"gpu-a000:9100\"} 0\n";
+    }
+};
+
+void spin(int ms)
+{
+    QEventLoop loop;
+    QTimer::singleShot(ms, &loop, &QEventLoop::quit);
+    loop.exec();
+}
+
+TimeNs wallNow()
+{
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+} // namespace
+
+TEST_CASE("following a live Prometheus: a link going down raises an alert within a few scrape intervals",
+    "[prometheus][live]")
+{
+    const auto prometheus = QStandardPaths::findExecutable(QStringLiteral("prometheus"));
+    if (prometheus.isEmpty()) {
+        FAIL("prometheus not installed (scripts/deps.sh installs it)");
+    }
+    Exporter exporter;
+    exporter.setDowned(0);
+    test::TempDir dir;
+    std::ofstream(dir.path() / "prometheus.yml")
+        << "global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: ib\n    honor_labels: true\n"
+        << "    static_configs:\n      - targets: ['127.0.0.1:" << exporter.server.serverPort() << "']\n";
+    const int port = freePort();
+    QProcess server;
+    server.setProcessChannelMode(QProcess::MergedChannels);
+    server.start(prometheus,
+        { QStringLiteral("--config.file=") + QString::fromStdString(dir.str("prometheus.yml")),
+            QStringLiteral("--storage.tsdb.path=") + QString::fromStdString(dir.str("tsdb")),
+            QStringLiteral("--web.listen-address=127.0.0.1:%1").arg(port) });
+    struct Kill
+    {
+        QProcess& p;
+        ~Kill()
+        {
+            p.kill(); // by its PID
+            p.waitForFinished(10000);
+        }
+    } kill { server };
+    // Up, and the first scrapes are in (the exporter is served by this thread's event loop while we wait).
+    const TimeNs started = wallNow();
+    bool scraped = false;
+    for (int i = 0; i < 100 && !scraped; ++i) {
+        spin(200);
+        // Three scrapes in: a range query then sees the series (one lone sample may fall after its last step).
+        scraped = get(port,
+            QStringLiteral("/api/v1/query?query=count_over_time(node_infiniband_link_downed_total%5B1m%5D)%3E%3D3"))
+                      .contains("mlx5_1");
+    }
+    REQUIRE(scraped);
+    PrometheusQuery q;
+    q.url = "http://127.0.0.1:" + std::to_string(port);
+    q.range = { started - 10 * kNsPerSec, started };
+    q.retries = 1;
+    PrometheusFollower follower(q);
+    NullProgress progress;
+    auto baseline = follower.poll(wallNow(), progress);
+    INFO((baseline ? "" : baseline.error().format()));
+    REQUIRE(baseline);
+    CHECK(baseline->empty());
+    CHECK(follower.stepNs() == kNsPerSec); // the server's scrape interval
+    spin(1500);
+    auto quiet = follower.poll(wallNow(), progress);
+    REQUIRE(quiet);
+    CHECK(quiet->empty()); // nothing changed: no alert
+    // The link goes down: link_downed 0 → 1 on gpu-a001 mlx5_1.
+    exporter.setDowned(1);
+    const auto changed = std::chrono::steady_clock::now();
+    std::vector<LiveAlert> alerts;
+    while (alerts.empty() && std::chrono::steady_clock::now() - changed < std::chrono::seconds(15)) {
+        spin(int(follower.stepNs() / kNsPerMs));
+        auto polled = follower.poll(wallNow(), progress);
+        REQUIRE(polled);
+        alerts = polled.value();
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - changed).count();
+    REQUIRE(alerts.size() == 1);
+    CHECK(alerts[0].port == "gpu-a001 mlx5_1 p1");
+    CHECK(alerts[0].what == "link went down (link_downed 0 -> 1)");
+    CHECK(seconds < 5.0); // one scrape (1 s) + one poll interval (1 s) + the query, with slack for a loaded machine
+    // And once only: the next poll overlaps the last two steps but reports nothing new.
+    spin(1000);
+    auto again = follower.poll(wallNow(), progress);
+    REQUIRE(again);
+    CHECK(again->empty());
 }
