@@ -59,17 +59,11 @@ int runGui(int argc, char** argv, const std::vector<std::string>& args)
     if (!parsed.positional.empty()) {
         window.openBundle(QString::fromStdString(parsed.positional[0]));
     } else if (parsed.has("prometheus")) {
-        stallscope::PrometheusQuery q;
-        q.url = parsed.last("prometheus");
-        q.range = stallscope::TimeRange { *parseTimeArg(parsed.last("from")), *parseTimeArg(parsed.last("to")) };
-        if (auto m = parsed.options.find("match"); m != parsed.options.end()) {
-            q.matchers = m->second;
-        }
-        if (parsed.has("step")) {
-            q.stepNs = *stallscope::parseDuration(parsed.last("step"));
-        }
-        q.caFile = parsed.last("ca-file");
+        const auto q = prometheusQueryFrom(parsed);
         window.openPrometheus(q);
+        if (parsed.has("follow")) {
+            window.followLive(); // refreshes start now; a server with no series yet is retried each refresh
+        }
     }
     if (auto it = parsed.options.find("quit-after"); it != parsed.options.end()) {
         // Used by the smoke test: quit after the bundle loaded (or the timeout), saving a screenshot first.
@@ -82,9 +76,14 @@ int runGui(int argc, char** argv, const std::vector<std::string>& args)
             }
             QApplication::exit(kExitOk);
         };
-        QObject::connect(
-            &window, &stallscope::MainWindow::loadFinished, &app, [quit](bool) { QTimer::singleShot(200, quit); });
-        QTimer::singleShot(std::stoi(it->second.back()), &app, [] { QApplication::exit(kExitBadInput); });
+        if (parsed.has("follow")) {
+            // Following: the window keeps refreshing; the screenshot is taken when the time is up.
+            QTimer::singleShot(std::stoi(it->second.back()), &app, quit);
+        } else {
+            QObject::connect(
+                &window, &stallscope::MainWindow::loadFinished, &app, [quit](bool) { QTimer::singleShot(200, quit); });
+            QTimer::singleShot(std::stoi(it->second.back()), &app, [] { QApplication::exit(kExitBadInput); });
+        }
     }
     return app.exec();
 }

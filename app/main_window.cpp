@@ -86,6 +86,12 @@ MainWindow::MainWindow(QWidget* parent)
     createDocks();
     createMenus();
     statusBar()->addPermanentWidget(m_cursorLabel);
+    m_alertLabel = new QLabel(this);
+    m_alertLabel->setStyleSheet(QStringLiteral("QLabel { color: white; background: #d55e00; padding: 1px 6px; }"));
+    m_alertLabel->hide();
+    statusBar()->addPermanentWidget(m_alertLabel);
+    m_liveTimer = new QTimer(this);
+    connect(m_liveTimer, &QTimer::timeout, this, &MainWindow::liveTick);
     statusBar()->showMessage(tr("Ready — File › Open (Ctrl+O) a bundle or a folder of raw files, or drop one here"));
     connect(m_watcher, &QFutureWatcherBase::finished, this, &MainWindow::onLoaded);
     connect(&m_latenessJob, &QFutureWatcherBase::finished, this, [this] {
@@ -191,6 +197,9 @@ void MainWindow::createMenus()
         }
     });
     file->addAction(tr("Open from &Prometheus…"), this, &MainWindow::askPrometheus);
+    m_liveAction = file->addAction(tr("&Live: follow the server"), this, [this](bool on) { setLive(on); });
+    m_liveAction->setCheckable(true);
+    m_liveAction->setEnabled(false);
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     file->addAction(tr("&Close"), QKeySequence::Close, this, &MainWindow::closeBundle);
     file->addSeparator();
@@ -280,6 +289,9 @@ void MainWindow::openBundle(const QString& path)
         return;
     }
     const std::string p = path.toStdString();
+    setLive(false);
+    m_liveQuery.reset();
+    m_flapCounts.clear();
     startLoading(path, [p](Progress& progress) { return openJob(p, progress); });
 }
 
@@ -287,6 +299,12 @@ void MainWindow::openPrometheus(const PrometheusQuery& query)
 {
     auto q = query;
     applyPrometheusEnvironment(q); // credentials from the environment only: never stored
+    setLive(false);
+    m_liveQuery = q;
+    m_flapCounts.clear();
+    if (m_liveAction) {
+        m_liveAction->setEnabled(true);
+    }
     startLoading(QString::fromStdString(q.url), [q](Progress& progress) -> Result<LoadedJob> {
         auto r = loadFromPrometheus(q, progress); // its own event loop, on this worker thread
         if (!r) {
@@ -296,20 +314,23 @@ void MainWindow::openPrometheus(const PrometheusQuery& query)
     });
 }
 
-void MainWindow::startLoading(const QString& name, Loader load)
+void MainWindow::startLoading(const QString& name, Loader load, bool quiet)
 {
     if (m_watcher->isRunning()) {
         statusBar()->showMessage(tr("Still opening another bundle"));
         return;
     }
+    m_reloading = quiet;
     m_progress = std::make_shared<SharedProgress>();
-    m_progressDialog = new QProgressDialog(tr("Opening %1").arg(name), tr("Cancel"), 0, 1000, this);
-    m_progressDialog->setWindowModality(Qt::NonModal); // the window stays usable as stages arrive
-    m_progressDialog->setMinimumDuration(300);
-    m_progressDialog->setAttribute(Qt::WA_DeleteOnClose);
-    connect(m_progressDialog, &QProgressDialog::canceled, this, [p = m_progress] { p->cancel(); });
-    m_progressTimer->start();
-    statusBar()->showMessage(tr("Opening %1").arg(name));
+    if (!quiet) {
+        m_progressDialog = new QProgressDialog(tr("Opening %1").arg(name), tr("Cancel"), 0, 1000, this);
+        m_progressDialog->setWindowModality(Qt::NonModal); // the window stays usable as stages arrive
+        m_progressDialog->setMinimumDuration(300);
+        m_progressDialog->setAttribute(Qt::WA_DeleteOnClose);
+        connect(m_progressDialog, &QProgressDialog::canceled, this, [p = m_progress] { p->cancel(); });
+        m_progressTimer->start();
+        statusBar()->showMessage(tr("Opening %1").arg(name));
+    }
     const std::string n = name.toStdString();
     auto progress = m_progress; // the job keeps its own reference: never a raw `this`
     const quint64 generation = ++m_loadGeneration;
@@ -328,6 +349,82 @@ void MainWindow::startLoading(const QString& name, Loader load)
     m_watcher->setFuture(QtConcurrent::run([n, load, progress, stage] {
         return std::make_shared<OpenedBundle>(stallscope::openWith(n, load, *progress, stage));
     }));
+}
+
+// Live: every scrape interval, the same server and range up to now, loaded quietly off the GUI thread.
+void MainWindow::setLive(bool on)
+{
+    if (!m_liveTimer) {
+        return;
+    }
+    on = on && m_liveQuery.has_value();
+    if (on) {
+        const TimeNs step = m_liveQuery->stepNs > 0 ? m_liveQuery->stepNs : 15 * kNsPerSec;
+        m_liveTimer->start(static_cast<int>(std::max<TimeNs>(step, kNsPerSec) / kNsPerMs));
+        statusBar()->showMessage(tr("Live: following %1").arg(QString::fromStdString(m_liveQuery->url)));
+    } else {
+        m_liveTimer->stop();
+    }
+    if (m_liveAction && m_liveAction->isChecked() != on) {
+        m_liveAction->setChecked(on);
+    }
+}
+
+void MainWindow::followLive()
+{
+    if (m_liveTimer && !m_liveTimer->isActive()) {
+        setLive(true);
+    }
+}
+
+void MainWindow::liveTick()
+{
+    if (!m_liveQuery || m_watcher->isRunning()) {
+        return; // the previous refresh is still running: skip this tick
+    }
+    auto q = *m_liveQuery;
+    q.range.end
+        = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+              .count();
+    startLoading(
+        QString::fromStdString(q.url),
+        [q](Progress& progress) -> Result<LoadedJob> {
+            auto r = loadFromPrometheus(q, progress);
+            if (!r) {
+                return r.error();
+            }
+            return std::move(r->job);
+        },
+        true);
+}
+
+// In-window alert for links that went down since the last load (live), within one refresh of the server.
+void MainWindow::noteNewFlaps(const OpenedBundle& opened)
+{
+    if (!opened.fabricReview) {
+        return;
+    }
+    std::map<std::string, std::size_t> counts;
+    QStringList fresh;
+    for (const auto& l : opened.fabricReview->flapping) {
+        const auto name = l.a + " <-> " + l.b;
+        counts[name] = l.flaps.size();
+        const auto before = m_flapCounts.find(name);
+        const std::size_t known = before == m_flapCounts.end() ? 0 : before->second;
+        if (!m_flapCounts.empty() && l.flaps.size() > known) {
+            fresh << tr("%1 went down at %2 UTC")
+                         .arg(QString::fromStdString(name),
+                             QString::fromStdString(formatUtc(l.flaps.back().timeNs()).substr(11, 8)));
+        }
+    }
+    const bool baseline = m_flapCounts.empty();
+    m_flapCounts = std::move(counts);
+    m_flapCounts.emplace("", 0); // marks the baseline as taken, even with no flap yet
+    if (!baseline && !fresh.isEmpty()) {
+        m_alertLabel->setText(QStringLiteral("⚠ ") + fresh.join(QStringLiteral("; ")));
+        m_alertLabel->show();
+        QApplication::alert(this);
+    }
 }
 
 // File › Open from Prometheus…: server, time range (the open job's span by default), label matchers.
@@ -380,8 +477,24 @@ void MainWindow::askPrometheus()
 
 void MainWindow::showSnapshot(const OpenedBundle& opened)
 {
+    const auto links = m_state->selectedLinks();
+    const TimeRange oldSpan = m_state->span(), oldWindow = m_state->window();
     m_state->setSpan(opened.snapshot->job.span);
     m_state->clearLinks();
+    if (m_reloading) {
+        // A live refresh: the same links stay plotted; a window at the right edge follows the new data.
+        for (const auto l : links) {
+            if (index(l) < opened.snapshot->topology.links().size()) {
+                m_state->selectLink(l);
+            }
+        }
+        const TimeNs grow = opened.snapshot->job.span.end - oldSpan.end;
+        if (oldWindow.end >= oldSpan.end - oldWindow.delta() / 100 && grow > 0) {
+            m_state->setWindow({ oldWindow.start, oldWindow.end + grow }, false);
+        } else {
+            m_state->setWindow(oldWindow, false);
+        }
+    }
     m_counters->setSnapshot(opened.snapshot);
     m_topology->setData(opened.snapshot, opened.analysis);
     m_linkList->setSnapshot(opened.snapshot, opened.analysis);
@@ -430,6 +543,12 @@ void MainWindow::onLoaded()
         m_progressDialog = nullptr;
     }
     auto opened = m_watcher->result();
+    if (!opened->error.empty() && (m_reloading || (m_liveTimer && m_liveTimer->isActive()))) {
+        // Following: a refresh that failed (or a server with no series yet) is retried at the next tick.
+        statusBar()->showMessage(tr("Live: %1 — retrying every refresh").arg(QString::fromStdString(opened->error)));
+        m_reloading = false;
+        return; // keep what is shown
+    }
     if (!opened->error.empty()) {
         const auto msg = QString::fromStdString(opened->error);
         statusBar()->showMessage(tr("Could not open: %1").arg(msg));
@@ -444,6 +563,11 @@ void MainWindow::onLoaded()
     }
     // Stage 1 (queued before this) already showed the snapshot: add what the analysis knows.
     m_opened = opened;
+    if (m_liveQuery) {
+        noteNewFlaps(*opened);
+    }
+    const bool refresh = m_reloading;
+    m_reloading = false;
     m_topology->setData(opened->snapshot, opened->analysis);
     m_heatmap->setModel(opened->heatmap, opened->analysis);
     m_linkHeatmap->setModel(opened->linkHeatmap);
@@ -454,7 +578,7 @@ void MainWindow::onLoaded()
         if (auto* d = findChild<QDockWidget*>(QStringLiteral("flaps"))) {
             d->raise(); // no job: the flaps are the story
         }
-        if (!m_pendingSession && !opened->fabricReview->flapping.empty()) {
+        if (!refresh && !m_pendingSession && !opened->fabricReview->flapping.empty()) {
             m_flaps->selectRow(0); // the costliest flapper's counters, cursor on its latest flap
         }
         statusBar()->showMessage(tr("Opened %1: fabric data, %2 link(s) went down")
@@ -491,6 +615,14 @@ void MainWindow::closeBundle()
 {
     m_opened.reset();
     m_shown.reset();
+    setLive(false);
+    m_liveQuery.reset();
+    if (m_liveAction) {
+        m_liveAction->setEnabled(false);
+    }
+    if (m_alertLabel) {
+        m_alertLabel->hide();
+    }
     m_heatmap->setModel(nullptr, nullptr);
     m_linkHeatmap->setModel(nullptr);
     m_flaps->setReview(nullptr, nullptr);

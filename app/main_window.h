@@ -11,8 +11,11 @@
 #include "load_job.h"
 #include "source/prometheus_source.h"
 
+#include <map>
 #include <memory>
+#include <optional>
 
+class QAction;
 class QActionGroup;
 class QLabel;
 class QListWidget;
@@ -45,6 +48,7 @@ public:
     ~MainWindow() override;
     void openBundle(const QString& path);
     void openPrometheus(const PrometheusQuery& query); // a Prometheus-compatible server's InfiniBand series
+    void followLive(); // turn Live on (the data must come from a server)
     void selectIncident(int number); // zooms every view to it
     ViewState* viewState() const { return m_state; }
 
@@ -58,7 +62,10 @@ protected:
 
 private:
     void createMenus();
-    void startLoading(const QString& name, Loader load);
+    void startLoading(const QString& name, Loader load, bool quiet = false);
+    void setLive(bool on);
+    void liveTick();
+    void noteNewFlaps(const OpenedBundle& opened);
     void askPrometheus();
     void createDocks();
     void onLoaded();
@@ -82,6 +89,13 @@ private:
     LinkHeatmapWidget* m_linkHeatmap;
     FlapsPanel* m_flaps;
     std::shared_ptr<const JobSnapshot> m_shown; // the snapshot the views show (from stage 1 on)
+    // Live: the server the data came from, re-queried up to now every scrape interval while Live is on.
+    std::optional<PrometheusQuery> m_liveQuery;
+    QTimer* m_liveTimer = nullptr;
+    QAction* m_liveAction = nullptr;
+    QLabel* m_alertLabel = nullptr;
+    bool m_reloading = false; // the load in flight is a live refresh: keep selection and window, no dialog
+    std::map<std::string, std::size_t> m_flapCounts; // link → flaps seen so far, for the live alerts
     bool m_showLinkHeatmap = true; // with a job: the link heatmap stacked under the rank heatmap
     void applyHeatmapVisibility();
     CounterPlotWidget* m_counters;

@@ -244,7 +244,9 @@ public:
         r.stallPerFlapNs = row.crash ? 0 : row.stallNs;
         r.gpuHoursPerFlap = row.gpuSeconds / 3600.0;
         const double days = double(std::max<TimeNs>(span.end - span.start, 1)) / kDayNs;
-        r.flapsPerDay = r.recurrence ? kDayNs / double(r.recurrence->periodNs) : double(r.flaps.size()) / days;
+        // Less than a day of data does not extrapolate: a single flap in a minute is not 1,440 a day.
+        r.flapsPerDay
+            = r.recurrence ? kDayNs / double(r.recurrence->periodNs) : double(r.flaps.size()) / std::max(days, 1.0);
         r.gpuHoursPerDay = r.gpuHoursPerFlap * r.flapsPerDay;
     }
 
