@@ -15,6 +15,8 @@
 #include "sim/simulator.h"
 #include "view/link_heatmap_model.h"
 
+#include "bench_support.h"
+
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -35,20 +37,7 @@ constexpr int kPixelRows = 480;
 
 std::string fabricBundle()
 {
-    if (const char* env = std::getenv("STALLSCOPE_BENCH_FABRIC")) {
-        return env;
-    }
-    const auto dir = (fs::temp_directory_path() / "stallscope-fabric-week").string();
-    if (!fs::exists(fs::path(dir) / "manifest.json")) {
-        std::cerr << "generating fabric-week into " << dir << " ...\n";
-        NullProgress none;
-        auto sim = simulate(*presetConfig("fabric-week"), none);
-        if (!sim || !writeBundle(*sim->snapshot, dir).empty()) {
-            std::cerr << "cannot generate the bench bundle\n";
-            std::exit(1);
-        }
-    }
-    return dir;
+    return bench::bundleFor("STALLSCOPE_BENCH_FABRIC", "fabric-week", "stallscope-fabric-week");
 }
 
 // One frame as the widget draws it: every row rasterized at the plot's width, folded into the pixel rows.
@@ -99,15 +88,7 @@ void BM_FabricWeek(benchmark::State& state)
             const auto f0 = std::chrono::steady_clock::now();
             frame(*model, order, w, tmp, pixels);
             ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - f0).count());
-            if (w.delta() > 60 * kNsPerSec) {
-                const TimeNs width = std::max<TimeNs>(60 * kNsPerSec, TimeNs(double(w.delta()) * 0.8));
-                const double frac = double(focus - w.start) / double(w.delta());
-                w.start = focus - TimeNs(frac * double(width));
-                w.end = w.start + width;
-            } else {
-                w.start += w.delta() / 10;
-                w.end += w.delta() / 10;
-            }
+            bench::zoomStep(w, focus, 0.8, 60 * kNsPerSec);
         }
         std::sort(ms.begin(), ms.end());
         state.counters["open_s"] = std::chrono::duration<double>(tOpen - t0).count();

@@ -16,6 +16,8 @@
 #include "sim/simulator.h"
 #include "view/heatmap_model.h"
 
+#include "bench_support.h"
+
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -33,20 +35,7 @@ namespace {
 
 std::string benchBundle()
 {
-    if (const char* env = std::getenv("STALLSCOPE_BENCH_BUNDLE")) {
-        return env;
-    }
-    const auto dir = (fs::temp_directory_path() / "stallscope-bench-hour").string();
-    if (!fs::exists(fs::path(dir) / "manifest.json")) {
-        std::cerr << "generating bench-hour into " << dir << " ...\n";
-        NullProgress none;
-        auto sim = simulate(*presetConfig("bench-hour"), none);
-        if (!sim || !writeBundle(*sim->snapshot, dir).empty()) {
-            std::cerr << "cannot generate the bench bundle\n";
-            std::exit(1);
-        }
-    }
-    return dir;
+    return bench::bundleFor("STALLSCOPE_BENCH_BUNDLE", "bench-hour", "stallscope-bench-hour");
 }
 
 std::uint64_t bundleBytes(const std::string& dir)
@@ -211,16 +200,7 @@ void BM_HeatmapFrames(benchmark::State& state)
             if (std::getenv("STALLSCOPE_BENCH_VERBOSE")) {
                 std::fprintf(stderr, "%lld %.1f\n", (long long)w.delta(), frameMs.back());
             }
-            // Zoom 0.85x around the stall until 1 ms wide, then pan by a tenth of the window.
-            if (w.delta() > kNsPerMs) {
-                const TimeNs width = std::max<TimeNs>(kNsPerMs, TimeNs(double(w.delta()) * 0.85));
-                const double frac = double(focus - w.start) / double(w.delta());
-                w.start = focus - TimeNs(frac * double(width));
-                w.end = w.start + width;
-            } else {
-                w.start += w.delta() / 10;
-                w.end += w.delta() / 10;
-            }
+            bench::zoomStep(w, focus, 0.85, kNsPerMs); // around the stall until 1 ms wide, then pan
         }
     }
     std::sort(frameMs.begin(), frameMs.end());

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "heatmap_widget.h"
 
+#include "time_navigation.h"
 #include "time_ticks.h"
 #include "view_menu.h"
 
@@ -352,14 +353,7 @@ void HeatmapWidget::drawOverlays(QPainter& p, const QRect& plot, const TimeAxisM
             p.drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom()));
         }
     }
-    // Shift-drag selection.
-    if (m_selecting) {
-        QColor fill = m_palette.cursor;
-        fill.setAlpha(50);
-        const int x0 = std::clamp(m_pressPos.x(), plot.left(), plot.right());
-        const int x1 = std::clamp(m_selectEnd.x(), plot.left(), plot.right());
-        p.fillRect(QRect(QPoint(std::min(x0, x1), plot.top()), QPoint(std::max(x0, x1), plot.bottom())), fill);
-    }
+    m_nav.paintSelection(p, plot, m_palette.cursor); // Shift-drag selection
     p.restore();
 }
 
@@ -405,9 +399,9 @@ void HeatmapWidget::wheelEvent(QWheelEvent* event)
     if (!m_model) {
         return;
     }
-    const double steps = event->angleDelta().y() / 120.0;
     if (event->modifiers() & Qt::ControlModifier) {
         // Vertical zoom around the row under the pointer: rows separate again when there is room.
+        const double steps = event->angleDelta().y() / 120.0;
         const QRect r = plotRect();
         const double frac = std::clamp((event->position().y() - r.top()) / double(r.height()), 0.0, 1.0);
         const std::size_t shown = m_shown.size();
@@ -417,18 +411,12 @@ void HeatmapWidget::wheelEvent(QWheelEvent* event)
         event->accept();
         return;
     }
-    const TimeNs at = mapping().t(event->position().x() - plotRect().left());
-    m_state->zoomAround(at, std::pow(0.8, steps));
-    event->accept();
+    m_nav.wheel(event, plotRect());
 }
 
 void HeatmapWidget::mousePressEvent(QMouseEvent* event)
 {
-    m_pressPos = event->pos();
-    m_pressWindow = m_state->window();
-    m_selecting = event->modifiers() & Qt::ShiftModifier;
-    m_selectEnd = event->pos();
-    m_dragging = false;
+    m_nav.press(event);
 }
 
 void HeatmapWidget::mouseMoveEvent(QMouseEvent* event)
@@ -439,62 +427,22 @@ void HeatmapWidget::mouseMoveEvent(QMouseEvent* event)
         m_hovered = hovered;
         emit hoveredRankChanged(hovered);
     }
-    if (m_model && plotRect().contains(event->pos())) {
-        m_state->setCursor(mapping().t(event->pos().x() - plotRect().left() + 0.5));
-    }
-    if (!(event->buttons() & Qt::LeftButton)) {
-        return;
-    }
-    if (m_selecting) {
-        m_selectEnd = event->pos();
+    if (m_model && m_nav.move(event, plotRect())) {
         update();
-        return;
-    }
-    const int dx = event->pos().x() - m_pressPos.x();
-    if (std::abs(dx) > 3 || m_dragging) {
-        m_dragging = true;
-        const double nsPerPx = double(m_pressWindow.delta()) / double(plotRect().width());
-        const TimeNs shift = static_cast<TimeNs>(-dx * nsPerPx);
-        m_state->setWindow({ m_pressWindow.start + shift, m_pressWindow.end + shift }, false);
     }
 }
 
 void HeatmapWidget::mouseReleaseEvent(QMouseEvent* event)
 {
-    if (m_selecting) {
-        m_selecting = false;
-        const auto map = mapping();
-        const TimeNs a = map.t(m_pressPos.x() - plotRect().left());
-        const TimeNs b = map.t(event->pos().x() - plotRect().left());
-        if (std::abs(event->pos().x() - m_pressPos.x()) > 3) {
-            m_state->zoomIn(TimeRange { a, b }.normalized());
-        }
-        update();
-        return;
-    }
-    if (!m_dragging && event->button() == Qt::LeftButton) {
+    if (m_nav.release(event, plotRect())) {
         m_state->selectRank(rankAt(event->pos()));
     }
-    m_dragging = false;
+    update();
 }
 
 void HeatmapWidget::keyPressEvent(QKeyEvent* event)
 {
-    const TimeNs w = m_state->window().delta();
-    switch (event->key()) {
-    case Qt::Key_Left:
-        m_state->pan(-w / 10);
-        break;
-    case Qt::Key_Right:
-        m_state->pan(w / 10);
-        break;
-    case Qt::Key_Up:
-        m_state->zoomAround(m_state->window().start + w / 2, 0.8);
-        break;
-    case Qt::Key_Down:
-        m_state->zoomAround(m_state->window().start + w / 2, 1.25);
-        break;
-    default:
+    if (!m_nav.key(event)) {
         QWidget::keyPressEvent(event);
     }
 }
@@ -516,17 +464,7 @@ void HeatmapWidget::changeEvent(QEvent* event)
 
 bool HeatmapWidget::event(QEvent* event)
 {
-    if (event->type() == QEvent::ToolTip) {
-        auto* help = static_cast<QHelpEvent*>(event);
-        const QString text = tooltipAt(help->pos());
-        if (text.isEmpty()) {
-            QToolTip::hideText();
-        } else {
-            QToolTip::showText(help->globalPos(), text, this);
-        }
-        return true;
-    }
-    return QWidget::event(event);
+    return showToolTip(this, event, [this](QPoint pos) { return tooltipAt(pos); }) || QWidget::event(event);
 }
 
 void HeatmapWidget::contextMenuEvent(QContextMenuEvent* event)

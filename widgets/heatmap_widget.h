@@ -7,6 +7,7 @@
 
 #include "analysis/analysis.h"
 #include "heatmap_palette.h"
+#include "time_navigation.h"
 #include "view/heatmap_model.h"
 
 #include <QImage>
@@ -98,11 +99,7 @@ private:
         QRgb computing = 0;
         bool operator==(const Key&) const = default;
     } m_key;
-    QPoint m_pressPos;
-    TimeRange m_pressWindow;
-    bool m_dragging = false;
-    bool m_selecting = false;
-    QPoint m_selectEnd;
+    TimeNavigation m_nav { m_state };
 };
 
 } // namespace stallscope

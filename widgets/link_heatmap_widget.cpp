@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "link_heatmap_widget.h"
 
+#include "time_navigation.h"
 #include "time_ticks.h"
 #include "view_menu.h"
 
@@ -353,13 +354,7 @@ void LinkHeatmapWidget::drawOverlays(QPainter& p, const QRect& plot, const TimeA
         const double x = plot.left() + map.x(m_state->cursor());
         p.drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom()));
     }
-    if (m_selecting) {
-        QColor fill = cursor;
-        fill.setAlpha(50);
-        const int x0 = std::clamp(m_pressPos.x(), plot.left(), plot.right());
-        const int x1 = std::clamp(m_selectEnd.x(), plot.left(), plot.right());
-        p.fillRect(QRect(QPoint(std::min(x0, x1), plot.top()), QPoint(std::max(x0, x1), plot.bottom())), fill);
-    }
+    m_nav.paintSelection(p, plot, cursor);
     p.restore();
 }
 
@@ -383,84 +378,37 @@ void LinkHeatmapWidget::drawLegend(QPainter& p, const QRect& area) const
 
 void LinkHeatmapWidget::wheelEvent(QWheelEvent* event)
 {
-    if (!m_model) {
-        return;
+    if (m_model) {
+        m_nav.wheel(event, plotRect());
     }
-    const TimeNs at = mapping().t(event->position().x() - plotRect().left());
-    m_state->zoomAround(at, std::pow(0.8, event->angleDelta().y() / 120.0));
-    event->accept();
 }
 
 void LinkHeatmapWidget::mousePressEvent(QMouseEvent* event)
 {
-    m_pressPos = event->pos();
-    m_pressWindow = m_state->window();
-    m_selecting = event->modifiers() & Qt::ShiftModifier;
-    m_selectEnd = event->pos();
-    m_dragging = false;
+    m_nav.press(event);
 }
 
 void LinkHeatmapWidget::mouseMoveEvent(QMouseEvent* event)
 {
-    if (m_model && plotRect().contains(event->pos())) {
-        m_state->setCursor(mapping().t(event->pos().x() - plotRect().left() + 0.5));
-    }
-    if (!(event->buttons() & Qt::LeftButton)) {
-        return;
-    }
-    if (m_selecting) {
-        m_selectEnd = event->pos();
+    if (m_model && m_nav.move(event, plotRect())) {
         update();
-        return;
-    }
-    const int dx = event->pos().x() - m_pressPos.x();
-    if (std::abs(dx) > 3 || m_dragging) {
-        m_dragging = true;
-        const double nsPerPx = double(m_pressWindow.delta()) / double(plotRect().width());
-        const TimeNs shift = static_cast<TimeNs>(-dx * nsPerPx);
-        m_state->setWindow({ m_pressWindow.start + shift, m_pressWindow.end + shift }, false);
     }
 }
 
 void LinkHeatmapWidget::mouseReleaseEvent(QMouseEvent* event)
 {
-    if (m_selecting) {
-        m_selecting = false;
-        const auto map = mapping();
-        if (std::abs(event->pos().x() - m_pressPos.x()) > 3) {
-            m_state->zoomIn(
-                TimeRange { map.t(m_pressPos.x() - plotRect().left()), map.t(event->pos().x() - plotRect().left()) }
-                    .normalized());
-        }
-        update();
-        return;
-    }
-    if (!m_dragging && event->button() == Qt::LeftButton) {
+    if (m_nav.release(event, plotRect())) {
         if (const auto row = rowAt(event->pos()); row && m_model->rows()[*row].link) {
             m_state->clearLinks();
             m_state->selectLink(*m_model->rows()[*row].link); // its counters plot below
         }
     }
-    m_dragging = false;
+    update();
 }
 
 void LinkHeatmapWidget::keyPressEvent(QKeyEvent* event)
 {
-    const TimeNs w = m_state->window().delta();
-    switch (event->key()) {
-    case Qt::Key_Left:
-        m_state->pan(-w / 10);
-        break;
-    case Qt::Key_Right:
-        m_state->pan(w / 10);
-        break;
-    case Qt::Key_Up:
-        m_state->zoomAround(m_state->window().start + w / 2, 0.8);
-        break;
-    case Qt::Key_Down:
-        m_state->zoomAround(m_state->window().start + w / 2, 1.25);
-        break;
-    default:
+    if (!m_nav.key(event)) {
         QWidget::keyPressEvent(event);
     }
 }
@@ -481,17 +429,7 @@ void LinkHeatmapWidget::changeEvent(QEvent* event)
 
 bool LinkHeatmapWidget::event(QEvent* event)
 {
-    if (event->type() == QEvent::ToolTip) {
-        auto* help = static_cast<QHelpEvent*>(event);
-        const QString text = tooltipAt(help->pos());
-        if (text.isEmpty()) {
-            QToolTip::hideText();
-        } else {
-            QToolTip::showText(help->globalPos(), text, this);
-        }
-        return true;
-    }
-    return QWidget::event(event);
+    return showToolTip(this, event, [this](QPoint pos) { return tooltipAt(pos); }) || QWidget::event(event);
 }
 
 } // namespace stallscope

@@ -6,6 +6,7 @@
 // (window, cursor, selected links) and one immutable LinkHeatmapModel; keeps no zoom of its own. Rows outnumbering
 // pixels fold into their worst, so one flapping link among 2,048 still shows. GUI thread only.
 
+#include "time_navigation.h"
 #include "view/link_heatmap_model.h"
 #include "view/time_axis_mapping.h"
 
@@ -81,11 +82,7 @@ private:
         QRgb normal = 0;
         bool operator==(const Key&) const = default;
     } m_key;
-    QPoint m_pressPos;
-    TimeRange m_pressWindow;
-    bool m_dragging = false;
-    bool m_selecting = false;
-    QPoint m_selectEnd;
+    TimeNavigation m_nav { m_state };
 };
 
 } // namespace stallscope

@@ -89,6 +89,43 @@ QStringList captionLines(const RenderInputs& in, const Incident* inc)
     return lines;
 }
 
+// A heatmap view (paintInto(QPainter&, QSize, qreal)) sized to and painted into `area`, clipped.
+template <typename View> void paintView(QPainter& p, View& w, const QRect& area)
+{
+    w.resize(area.size());
+    p.save();
+    p.translate(area.topLeft());
+    p.setClipRect(QRect(QPoint(0, 0), area.size()));
+    w.paintInto(p, area.size(), 1.0);
+    p.restore();
+}
+
+// The selected links' counter plots, painted into `area`.
+void paintCounters(QPainter& p, ViewState& state, const RenderInputs& in, const QPalette& pal, const QRect& area)
+{
+    CounterPlotWidget w(&state);
+    w.setPalette(pal);
+    w.setSnapshot(in.snapshot);
+    p.save();
+    p.translate(area.topLeft());
+    w.paintInto(p, area.size());
+    p.restore();
+}
+
+// The topology with the state's selection, painted into `area`.
+void paintTopology(QPainter& p, ViewState& state, const RenderInputs& in, const QPalette& pal, const QRect& area)
+{
+    TopologyWidget w(&state);
+    w.setPalette(pal);
+    w.setData(in.snapshot, in.analysis);
+    w.resize(area.size());
+    p.save();
+    p.translate(area.topLeft());
+    p.setClipRect(QRect(QPoint(0, 0), w.size()));
+    w.paintInto(p, QSizeF(w.size()));
+    p.restore();
+}
+
 void drawTitleAndCaption(
     QPainter& p, const QPalette& pal, QSize size, const QString& title, const QStringList& lines, int captionH)
 {
@@ -186,36 +223,17 @@ void renderFabric(QPainter& p, const RenderInputs& in, const RenderRequest& req)
         LinkHeatmapWidget w(&state);
         w.setPalette(pal);
         w.setModel(links);
-        w.resize(left.width(), heatH);
-        p.save();
-        p.translate(left.topLeft());
-        p.setClipRect(QRect(QPoint(0, 0), w.size()));
-        w.paintInto(p, w.size(), 1.0);
-        p.restore();
+        paintView(p, w, QRect(left.topLeft(), QSize(left.width(), heatH)));
     }
     if (plots) {
-        CounterPlotWidget w(&state);
-        w.setPalette(pal);
-        w.setSnapshot(in.snapshot);
-        p.save();
-        p.translate(left.left(), left.top() + heatH);
-        w.paintInto(p, QSize(left.width(), left.height() - heatH));
-        p.restore();
+        paintCounters(p, state, in, pal, QRect(left.left(), left.top() + heatH, left.width(), left.height() - heatH));
     }
     if (req.topology) {
         if (!review->flapping.empty() && review->flapping[0].tier != "unplaced") {
             state.clearLinks();
             state.selectLink(review->flapping[0].link); // the topology marks the costliest flapper
         }
-        TopologyWidget w(&state);
-        w.setPalette(pal);
-        w.setData(in.snapshot, in.analysis);
-        w.resize(rightW, content.height());
-        p.save();
-        p.translate(content.right() - rightW + 1, content.top());
-        p.setClipRect(QRect(QPoint(0, 0), w.size()));
-        w.paintInto(p, QSizeF(w.size()));
-        p.restore();
+        paintTopology(p, state, in, pal, QRect(content.right() - rightW + 1, content.top(), rightW, content.height()));
     }
 }
 
@@ -276,32 +294,13 @@ void renderComposite(QPainter& p, const RenderInputs& in, const RenderRequest& r
         HeatmapWidget w(&state);
         w.setPalette(pal);
         w.setModel(in.heatmap, in.analysis);
-        w.resize(left.width(), heatH);
-        p.save();
-        p.translate(left.topLeft());
-        p.setClipRect(QRect(QPoint(0, 0), w.size()));
-        w.paintInto(p, w.size(), 1.0);
-        p.restore();
+        paintView(p, w, QRect(left.topLeft(), QSize(left.width(), heatH)));
     }
     if (plots) {
-        CounterPlotWidget w(&state);
-        w.setPalette(pal);
-        w.setSnapshot(in.snapshot);
-        p.save();
-        p.translate(left.left(), left.top() + heatH);
-        w.paintInto(p, QSize(left.width(), left.height() - heatH));
-        p.restore();
+        paintCounters(p, state, in, pal, QRect(left.left(), left.top() + heatH, left.width(), left.height() - heatH));
     }
     if (req.topology) {
-        TopologyWidget w(&state);
-        w.setPalette(pal);
-        w.setData(in.snapshot, in.analysis);
-        w.resize(rightW, content.height());
-        p.save();
-        p.translate(content.right() - rightW + 1, content.top());
-        p.setClipRect(QRect(QPoint(0, 0), w.size()));
-        w.paintInto(p, QSizeF(w.size()));
-        p.restore();
+        paintTopology(p, state, in, pal, QRect(content.right() - rightW + 1, content.top(), rightW, content.height()));
     }
     // Caption.
     p.setPen(pal.color(QPalette::WindowText));

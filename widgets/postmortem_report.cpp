@@ -47,15 +47,6 @@ std::string culprit(const Incident& inc)
     return "no link implicated";
 }
 
-std::string fixed(double v, int digits)
-{
-    std::ostringstream o;
-    o.setf(std::ios::fixed);
-    o.precision(digits);
-    o << v;
-    return o.str();
-}
-
 struct Doc
 {
     std::ostringstream md, h;
@@ -84,7 +75,7 @@ void summary(Doc& d, const JobSnapshot& snap, const AnalysisResult& r)
         const std::string cells[] = { std::to_string(inc.number), formatUtc(inc.startNs),
             formatDuration(inc.endNs - inc.startNs), std::to_string(inc.ranksAffected), std::string(toString(inc.kind)),
             culprit(inc), formatCount(std::uint64_t(inc.policy.totalGpuSeconds + 0.5)),
-            fixed(inc.policy.costPerDayIfHourlyGpuHours, 1) };
+            formatFixed(inc.policy.costPerDayIfHourlyGpuHours, 1) };
         d.md << "|";
         d.h << "<tr>";
         for (const auto& c : cells) {
@@ -118,16 +109,17 @@ void whyPassed(Doc& d, const WhyPassed& w)
     if (!w.applicable) {
         return;
     }
-    auto pct = [](double v, int digits) { return v < 0 ? std::string("n/a") : fixed(v, digits) + " %"; };
+    auto pct = [](double v, int digits) { return v < 0 ? std::string("n/a") : formatFixed(v, digits) + " %"; };
     std::ostringstream text;
     text << "A " << formatDuration(w.checkNs) << " health check every " << formatDuration(w.checkEveryNs)
          << " overlaps a " << formatDuration(w.outageNs) << " outage "
          << (w.flapPeriodNs > 0 ? "recurring every " + formatDuration(w.flapPeriodNs)
                                 : std::string("(if it recurs hourly)"))
-         << " with a chance of " << fixed(100 * w.chancePerCheck, 1) << " % per check and "
-         << fixed(100 * w.chancePerDay, 1) << " % per day. A dashboard averaging traffic over 1 minute shows a dip of "
-         << pct(w.dip1MinPercent, 1) << ", over 5 minutes " << pct(w.dip5MinPercent, 1) << "; the raw counters show a "
-         << pct(w.dipRawPercent, 0) << " drop.";
+         << " with a chance of " << formatFixed(100 * w.chancePerCheck, 1) << " % per check and "
+         << formatFixed(100 * w.chancePerDay, 1)
+         << " % per day. A dashboard averaging traffic over 1 minute shows a dip of " << pct(w.dip1MinPercent, 1)
+         << ", over 5 minutes " << pct(w.dip5MinPercent, 1) << "; the raw counters show a " << pct(w.dipRawPercent, 0)
+         << " drop.";
     d.md << "\n## Why nothing caught it\n\n" << text.str() << "\n";
     d.h << "<h2>Why nothing caught it</h2>\n<p>" << html(text.str()) << "</p>\n";
 }
@@ -155,7 +147,7 @@ std::string fabricSection(Doc& d, const std::string& dir, const RenderInputs& in
         const std::string cells[] = { l.a + " <-> " + l.b, l.tier, std::to_string(l.flaps.size()),
             l.recurrence ? describeRecurrence(*l.recurrence)
                          : (l.flaps.size() == 1 ? "once, " + formatUtc(l.flaps[0].timeNs()) : "irregular"),
-            l.recurrence ? formatUtc(l.recurrence->nextNs).substr(0, 16) : "", fixed(l.gpuHoursPerDay, 1) };
+            l.recurrence ? formatUtc(l.recurrence->nextNs).substr(0, 16) : "", formatFixed(l.gpuHoursPerDay, 1) };
         d.md << "|";
         d.h << "<tr>";
         for (const auto& c : cells) {

@@ -19,7 +19,6 @@ double gpuSeconds(TimeNs ns, std::uint32_t ranks)
     return double(ns) / 1e9 * double(ranks);
 }
 
-
 } // namespace
 
 // Cost of one outage of `outage` under `policy`, with the path restored as the incident's was
@@ -45,7 +44,6 @@ WhatIfRow predict(
     }
     return row;
 }
-
 
 void priceIncident(const JobSnapshot& snap, Incident& inc)
 {

@@ -13,13 +13,6 @@ namespace stallscope {
 
 namespace {
 
-std::string fixed(double v, int digits)
-{
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-    return buf;
-}
-
 // "1h00m02s", "6m30s", "45s", "<1s": whole seconds read best for periods and jitter of hours.
 std::string roundSeconds(TimeNs ns)
 {
@@ -62,9 +55,9 @@ std::string priceLine(const FabricReview& rv, const ReviewedLink& l)
     } else {
         o << (l.lengthAssumed ? "at least " : "") << formatDuration(l.stallPerFlapNs) << " stall";
     }
-    o << " of a " << formatCount(rv.options.jobRanks) << "-GPU job = " << fixed(l.gpuHoursPerFlap, 2) << " GPU-h; "
-      << fixed(l.flapsPerDay, l.flapsPerDay < 1 ? 2 : 1) << " flaps/day \u2248 " << fixed(l.gpuHoursPerDay, 1)
-      << " GPU-h/day";
+    o << " of a " << formatCount(rv.options.jobRanks) << "-GPU job = " << formatFixed(l.gpuHoursPerFlap, 2)
+      << " GPU-h; " << formatFixed(l.flapsPerDay, l.flapsPerDay < 1 ? 2 : 1) << " flaps/day \u2248 "
+      << formatFixed(l.gpuHoursPerDay, 1) << " GPU-h/day";
     if (l.lengthAssumed) {
         o << " (length unknown: counters only; priced as back within one retry period)";
     }
@@ -95,8 +88,8 @@ void flappingText(std::ostream& o, const FabricReview& rv, const ReviewedLink& l
     }
     if (l.symbolErrors > 0) {
         o << "; symbol errors before " << l.flapsWithSymbolsBefore << " of " << l.flaps.size() << " flaps ("
-          << fixed(l.symbolsBeforePer10Min, 1) << " in the 10 min before, " << fixed(l.symbolsOtherwisePer10Min, 2)
-          << " per 10 min otherwise)";
+          << formatFixed(l.symbolsBeforePer10Min, 1) << " in the 10 min before, "
+          << formatFixed(l.symbolsOtherwisePer10Min, 2) << " per 10 min otherwise)";
     }
     if (l.retrains > 0) {
         o << "; " << l.retrains << " retrains";
@@ -124,7 +117,7 @@ std::string fabricReviewText(const JobSnapshot& snap, const FabricReview& rv)
     std::ostringstream o;
     const double days = double(rv.span.end - rv.span.start) / 86400e9;
     o << "Fabric review of " << snap.job.name << ": " << formatUtc(rv.span.start) << " .. " << formatUtc(rv.span.end)
-      << " (" << fixed(days, days < 2 ? 2 : 1) << " days); " << formatCount(rv.linksWatched) << " of "
+      << " (" << formatFixed(days, days < 2 ? 2 : 1) << " days); " << formatCount(rv.linksWatched) << " of "
       << formatCount(rv.linksTotal) << " links (and ports on no known link) watched by counters or events\n";
     if (rv.singleReadings) {
         o << "Every counter was read once (a snapshot): a flap shows only as a step between two readings, so this "

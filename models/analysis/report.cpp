@@ -13,13 +13,6 @@ namespace stallscope {
 
 namespace {
 
-std::string fixed(double v, int digits)
-{
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-    return buf;
-}
-
 std::string clock(TimeNs t)
 {
     return formatUtc(t).substr(11, 12);
@@ -127,7 +120,7 @@ void incidentDetail(std::ostream& o, const JobSnapshot& snap, const Incident& in
     }
     for (const auto& other : inc.otherLinks) {
         o << "  not blamed   " << other.a.node << " p" << other.a.port << " <-> " << other.b.node << " p"
-          << other.b.port << " (score " << fixed(other.score, 1) << ")\n";
+          << other.b.port << " (score " << formatFixed(other.score, 1) << ")\n";
     }
     const auto& p = inc.policy;
     if (inc.kind == IncidentKind::LinkFlap) {
@@ -154,8 +147,8 @@ void incidentDetail(std::ostream& o, const JobSnapshot& snap, const Incident& in
     if (p.crashGpuSeconds > 0) {
         o << " + " << formatCount(std::uint64_t(p.crashGpuSeconds + 0.5)) << " GPU-s of lost work and restart";
     }
-    o << " = " << fixed(p.totalGpuSeconds / 3600, 2)
-      << " GPU-h; if it recurs hourly: " << fixed(p.costPerDayIfHourlyGpuHours, 1) << " GPU-h per day\n";
+    o << " = " << formatFixed(p.totalGpuSeconds / 3600, 2)
+      << " GPU-h; if it recurs hourly: " << formatFixed(p.costPerDayIfHourlyGpuHours, 1) << " GPU-h per day\n";
     if (!p.whatIf.empty()) {
         whatIfTable(o, p);
     }
@@ -200,7 +193,7 @@ std::string analysisText(const JobSnapshot& snap, const AnalysisResult& r)
     }
     o << '\n'
       << r.incidents.size() << " incident(s); analysed " << formatCount(r.recordsScanned) << " records in "
-      << fixed(r.seconds, 2) << " s\n";
+      << formatFixed(r.seconds, 2) << " s\n";
     if (r.incidents.empty()) {
         o << "No job-wide stall, hang or straggler found.\n";
         degradedText(o, r);
@@ -227,10 +220,10 @@ std::string analysisText(const JobSnapshot& snap, const AnalysisResult& r)
           << " overlaps a " << formatDuration(w.outageNs) << " outage "
           << (w.flapPeriodNs > 0 ? "recurring every " + formatDuration(w.flapPeriodNs)
                                  : std::string("(if it recurs hourly)"))
-          << " with a chance of " << fixed(100 * w.chancePerCheck, 1) << "% per check, "
-          << fixed(100 * w.chancePerDay, 1) << "% per day\n";
+          << " with a chance of " << formatFixed(100 * w.chancePerCheck, 1) << "% per check, "
+          << formatFixed(100 * w.chancePerDay, 1) << "% per day\n";
         const auto pct = [](double v, int digits) {
-            return v < 0 ? std::string("n/a (too little data)") : fixed(v, digits) + "%";
+            return v < 0 ? std::string("n/a (too little data)") : formatFixed(v, digits) + "%";
         };
         o << "  dashboards    traffic averaged over 1 min dips " << pct(w.dip1MinPercent, 1) << ", over 5 min "
           << pct(w.dip5MinPercent, 1) << "; the raw counters show a " << pct(w.dipRawPercent, 0) << " drop\n";

@@ -70,6 +70,13 @@ std::string formatBytes(double bytes)
     return buf;
 }
 
+std::string formatFixed(double v, int digits)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+    return buf;
+}
+
 std::string formatCount(std::uint64_t n)
 {
     std::string s = std::to_string(n);

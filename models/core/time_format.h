@@ -21,6 +21,8 @@ std::string formatSince(TimeNs t, TimeNs origin);
 std::string formatBytes(double bytes);
 // 21504000 → "21,504,000"
 std::string formatCount(std::uint64_t n);
+// "29.3": fixed-point with `digits` decimals (printf %.*f; no locale).
+std::string formatFixed(double v, int digits);
 
 // "2s", "500ms", "1.5h", "1m30s", "250us", "10ns", "90" (seconds): the one duration syntax of every command
 // and file Stallscope reads. nullopt when malformed, negative or beyond ~292 years.
