@@ -66,6 +66,9 @@ const CounterSeries* seriesOf(const JobSnapshot& snap, const PortSeries* ps, Cou
 // a link event) account for them; narrows those to the overlap of the brackets.
 void addBracket(std::vector<FlapSighting>& flaps, TimeNs from, TimeNs to, std::uint64_t count)
 {
+    // link_downed is 8 bits wide (IBA PortCounters): more than 255 in one interval is a file that lies about the
+    // counter's width, and must not size an allocation.
+    count = std::min<std::uint64_t>(count, 255);
     std::uint64_t known = 0;
     for (auto& f : flaps) {
         if (f.latestNs >= from - kSameFlapNs && f.earliestNs <= to + kSameFlapNs) {

@@ -13,6 +13,8 @@ namespace stallscope {
 namespace {
 
 constexpr std::size_t kMaxLevel0Buckets = 65'536; // per row: a week of 1 s counters folds to ~9 s buckets
+// Level 0 for all rows together: 256 MB at most, whatever the fabric's size (50,000 links get 5,368 buckets a row).
+constexpr std::size_t kMaxLevel0Cells = std::size_t(256) << 20;
 constexpr std::size_t kFold = 4;
 constexpr double kCongestedTicksPerSec = 1e6; // as the topology view (view/link_state.cpp)
 
@@ -107,7 +109,9 @@ std::shared_ptr<const LinkHeatmapModel> LinkHeatmapModel::build(
         finest = std::max<TimeNs>(kNsPerSec, span / 1024); // events only
     }
     m->m_t0 = s.job.span.start;
-    m->m_bucket0 = std::max<TimeNs>(finest, (span + TimeNs(kMaxLevel0Buckets) - 1) / TimeNs(kMaxLevel0Buckets));
+    const auto perRow
+        = std::clamp<std::size_t>(kMaxLevel0Cells / std::max<std::size_t>(m->m_rows.size(), 1), 64, kMaxLevel0Buckets);
+    m->m_bucket0 = std::max<TimeNs>(finest, (span + TimeNs(perRow) - 1) / TimeNs(perRow));
     m->m_buckets.push_back(static_cast<std::size_t>(span / m->m_bucket0 + 1));
     m->m_levels.emplace_back(m->m_rows.size() * m->m_buckets[0], std::uint8_t(LinkCell::NoData));
 

@@ -4,7 +4,8 @@
 // The link × time heatmap's data (issue #13): one row per fabric link (and per port with counters on no known
 // link), grouped by tier and lower switch; per row and time bucket the worst state the counters and events
 // show — down > erroring > congested > normal > idle > no data. Stored as a pyramid: level 0 buckets are the
-// counters' sampling interval (at least span / 65,536), each level above folds 4 buckets into their worst, so
+// counters' sampling interval (at least span / 65,536, and 256 MB for all rows together at most — the row count
+// comes from the input), each level above folds 4 buckets into their worst, so
 // drawing any window reads about one bucket per pixel column whatever the span (a week or an hour).
 // Immutable once built; safe to read from any thread.
 

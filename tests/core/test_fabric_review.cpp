@@ -387,3 +387,34 @@ TEST_CASE(
     CHECK(text.find("incident #1") != std::string::npos);
     CHECK(text.find("late") == std::string::npos);
 }
+
+TEST_CASE("fabric review: a link_downed that claims billions of flaps in one interval is capped, not allocated",
+    "[fabric-review][hostile]")
+{
+    auto c = *presetConfig("fabric-week");
+    c.hosts = 2;
+    c.spines = 2;
+    c.durationNs = kHour;
+    c.faults.clear();
+    NullProgress progress;
+    auto sim = simulate(c, progress);
+    REQUIRE(sim);
+    // Rewrite one port's link_downed as a 64-bit series that jumps by 10^15 (a corrupt or hostile file).
+    auto snap = std::make_shared<JobSnapshot>(*sim->snapshot);
+    auto owned = std::make_shared<std::vector<std::uint64_t>>();
+    for (auto& s : snap->counters) {
+        if (s.kind == CounterKind::LinkDowned) {
+            owned->assign(s.size(), 0);
+            (*owned)[s.size() / 2] = 1'000'000'000'000'000ULL;
+            (*owned)[s.size() / 2 + 1] = 1'000'000'000'000'000ULL;
+            s.bits = 64;
+            s.storageBytes = 8;
+            s.values = owned->data();
+            break;
+        }
+    }
+    snap->storage.push_back(owned);
+    const auto review = reviewFabric(*snap);
+    REQUIRE(review.flapping.size() == 1);
+    CHECK(review.flapping[0].flaps.size() == 255);
+}
