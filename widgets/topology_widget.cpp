@@ -8,6 +8,7 @@
 #include "view/view_state.h"
 
 #include <QContextMenuEvent>
+#include <QFontMetrics>
 #include <QHelpEvent>
 #include <QMouseEvent>
 #include <QPainter>
@@ -20,6 +21,18 @@
 namespace stallscope {
 
 namespace {
+
+// A switch name that fits its box: whole; else without its leading kind, which the row already says
+// ("spine-05" → "05", "leaf-p2-r3" → "p2-r3"); else elided at the end ("s…1" told no one which spine it was).
+QString fitName(const QString& name, const QFontMetrics& fm, int width)
+{
+    if (fm.horizontalAdvance(name) <= width) {
+        return name;
+    }
+    const int dash = name.indexOf(QLatin1Char('-'));
+    const QString tail = dash > 0 && dash + 1 < name.size() ? name.mid(dash + 1) : name;
+    return fm.horizontalAdvance(tail) <= width ? tail : fm.elidedText(tail, Qt::ElideRight, width);
+}
 
 QColor healthColor(LinkHealth h, const QPalette& pal)
 {
@@ -248,7 +261,7 @@ void TopologyWidget::paintInto(QPainter& p, QSizeF size)
         p.setBrush(pal.color(QPalette::Button));
         p.drawRect(box);
         const QString name = QString::fromStdString(m_snap->str(topo.node(id).description));
-        p.drawText(box, Qt::AlignCenter, p.fontMetrics().elidedText(name, Qt::ElideMiddle, int(boxW) - 2));
+        p.drawText(box, Qt::AlignCenter, fitName(name, p.fontMetrics(), int(boxW) - 2));
     };
     const auto boxWidth = [&](std::size_t count) {
         return std::clamp((size.width() - 32) / double(std::max<std::size_t>(1, count)) - 4, 8.0, 60.0);
