@@ -151,9 +151,9 @@ void FlapsPanel::selectRow(int row)
     if (m_table->currentRow() != row) {
         m_table->selectRow(row);
     }
-    if (l.tier != "unplaced") {
+    if (l.link) {
         m_state->clearLinks();
-        m_state->selectLink(l.link);
+        m_state->selectLink(*l.link);
     }
     if (flapping) {
         m_state->setCursor(l.flaps.back().timeNs()); // the latest flap: where the counters tell the story

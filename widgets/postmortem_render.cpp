@@ -173,8 +173,8 @@ void renderFabric(QPainter& p, const RenderInputs& in, const RenderRequest& req)
     state.setAnnotations(req.annotations);
     constexpr std::size_t kTop = 3; // the counter plots' own limit
     for (std::size_t i = 0; i < review->flapping.size() && i < kTop; ++i) {
-        if (review->flapping[i].tier != "unplaced") {
-            state.selectLink(review->flapping[i].link);
+        if (review->flapping[i].link) {
+            state.selectLink(*review->flapping[i].link);
         }
     }
     const double days = double(snap.job.span.delta()) / 86400e9;
@@ -229,9 +229,9 @@ void renderFabric(QPainter& p, const RenderInputs& in, const RenderRequest& req)
         paintCounters(p, state, in, pal, QRect(left.left(), left.top() + heatH, left.width(), left.height() - heatH));
     }
     if (req.topology) {
-        if (!review->flapping.empty() && review->flapping[0].tier != "unplaced") {
+        if (!review->flapping.empty() && review->flapping[0].link) {
             state.clearLinks();
-            state.selectLink(review->flapping[0].link); // the topology marks the costliest flapper
+            state.selectLink(*review->flapping[0].link); // the topology marks the costliest flapper
         }
         paintTopology(p, state, in, pal, QRect(content.right() - rightW + 1, content.top(), rightW, content.height()));
     }

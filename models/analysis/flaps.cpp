@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <limits>
 #include <set>
 
 namespace stallscope {
@@ -158,7 +157,6 @@ public:
     ReviewedLink reviewPort(const CounterPort& p) const
     {
         ReviewedLink r;
-        r.link = static_cast<LinkId>(std::numeric_limits<std::underlying_type_t<LinkId>>::max());
         r.guidA = p.guid;
         r.portA = p.port;
         const auto node = m_snap.topology.findNodeByGuid(p.guid);

@@ -59,7 +59,7 @@ std::optional<Recurrence> fitRecurrence(
 
 struct ReviewedLink
 {
-    LinkId link {};
+    std::optional<LinkId> link; // unset for a port on no known link (tier "unplaced")
     std::string a, b; // "leaf-r3 p37": node description and port of each end (lower tier first)
     std::uint64_t guidA = 0, guidB = 0;
     std::uint16_t portA = 0, portB = 0;

@@ -95,10 +95,10 @@ JobsHit findJobsHit(const JobSnapshot& fabric, const FabricReview& review, const
     Below below(topo);
     for (std::size_t li = 0; li < review.flapping.size(); ++li) {
         const auto& l = review.flapping[li];
-        if (l.tier == "unplaced") {
-            continue;
+        if (!l.link) {
+            continue; // an unplaced port: no place in the fabric to cross
         }
-        const auto& sub = below.hcas(topo.link(l.link).a.node);
+        const auto& sub = below.hcas(topo.link(*l.link).a.node);
         for (std::size_t j = 0; j < jobs.size(); ++j) {
             const auto& hcas = jobHcas[j];
             const auto inside = static_cast<std::size_t>(std::count_if(
@@ -123,7 +123,7 @@ JobsHit findJobsHit(const JobSnapshot& fabric, const FabricReview& review, const
                         h.stallNs = inc->endNs - inc->startNs;
                         h.gpuHours = inc->policy.totalGpuSeconds / 3600.0;
                         h.crashed = inc->jobCrashed;
-                        h.blamedThisLink = inc->culprit && inc->culprit->link == l.link
+                        h.blamedThisLink = inc->culprit && inc->culprit->link == *l.link
                             && jobs[j].snapshot->topology.links().size() == topo.links().size();
                         // Link ids agree only when both carry the same topology; else compare endpoint names.
                         if (inc->culprit && !h.blamedThisLink) {

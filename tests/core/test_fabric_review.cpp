@@ -101,19 +101,20 @@ TEST_CASE("fabric review: every periodic flapper is named with its period within
         std::set<LinkId> named;
         for (const auto& l : review.flapping) {
             INFO(l.a << " <-> " << l.b);
-            REQUIRE(faultOf.count(l.link)); // never a healthy link
-            const auto& f = mix.config.faults[faultOf[l.link]];
+            REQUIRE(l.link); // every port of a simulated fabric sits on a link
+            REQUIRE(faultOf.count(*l.link)); // never a healthy link
+            const auto& f = mix.config.faults[faultOf[*l.link]];
             REQUIRE(f.kind == FaultKind::LinkFlap); // a retraining link never "went down"
             if (l.saturated) {
                 // link_downed is 8 bits and sticks at 255: the flaps past it are invisible to counters.
                 CHECK(l.flaps.size() >= 250);
-                CHECK(l.flaps.size() <= outagesOf[l.link]);
+                CHECK(l.flaps.size() <= outagesOf[*l.link]);
             } else {
-                CHECK(l.flaps.size() >= visibleOf[l.link]);
-                CHECK(l.flaps.size() <= outagesOf[l.link]);
+                CHECK(l.flaps.size() >= visibleOf[*l.link]);
+                CHECK(l.flaps.size() <= outagesOf[*l.link]);
             }
-            named.insert(l.link);
-            if (f.everyNs > 0 && outagesOf[l.link] >= 4) {
+            named.insert(*l.link);
+            if (f.everyNs > 0 && outagesOf[*l.link] >= 4) {
                 REQUIRE(l.recurrence);
                 const double err = std::abs(double(l.recurrence->periodNs - f.everyNs)) / double(f.everyNs);
                 CHECK(err < 0.01);
@@ -129,11 +130,12 @@ TEST_CASE("fabric review: every periodic flapper is named with its period within
         }
         for (const auto& l : review.erroring) {
             INFO(l.a << " <-> " << l.b);
-            REQUIRE(faultOf.count(l.link));
-            CHECK(mix.config.faults[faultOf[l.link]].kind == FaultKind::ErrorBurst);
-            CHECK(l.retrains == outagesOf[l.link]);
-            CHECK(l.errorBursts == (outagesOf[l.link] + 3) / 4);
-            named.insert(l.link);
+            REQUIRE(l.link);
+            REQUIRE(faultOf.count(*l.link));
+            CHECK(mix.config.faults[faultOf[*l.link]].kind == FaultKind::ErrorBurst);
+            CHECK(l.retrains == outagesOf[*l.link]);
+            CHECK(l.errorBursts == (outagesOf[*l.link] + 3) / 4);
+            named.insert(*l.link);
         }
         // Every faulty link is listed somewhere.
         for (const auto& [link, fault] : faultOf) {
