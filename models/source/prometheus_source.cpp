@@ -83,7 +83,7 @@ public:
         QObject::connect(&cancelPoll, &QTimer::timeout, [this] {
             if (m_progress.cancelled() && !m_failure) {
                 m_failure = LoadIssue { m_q.url, 0, -1, "cancelled" };
-                QTimer::singleShot(0, [this] { abortAll(); });
+                QTimer::singleShot(0, &m_context, [this] { abortAll(); });
             }
         });
         cancelPoll.start(100);
@@ -150,7 +150,7 @@ private:
                 if (transient && req.attempt < m_q.retries && reply->error() != QNetworkReply::OperationCanceledError) {
                     const int backoffMs = 500 << req.attempt++;
                     ++m_running; // the retry is still outstanding
-                    QTimer::singleShot(backoffMs, [this, i] {
+                    QTimer::singleShot(backoffMs, &m_context, [this, i] {
                         --m_running;
                         if (!m_failure) {
                             start(i);
@@ -162,7 +162,7 @@ private:
                 }
                 m_failure = LoadIssue { req.what, 0, -1, *problem };
                 m_networkFailure = status == 0;
-                QTimer::singleShot(0, [this] { abortAll(); }); // not from inside another reply's signal
+                QTimer::singleShot(0, &m_context, [this] { abortAll(); }); // not from inside another reply's signal
             } else {
                 ++m_done;
                 m_progress.report("Querying Prometheus", m_done, m_requests->size());
@@ -219,6 +219,9 @@ private:
 
     const PrometheusQuery& m_q;
     Progress& m_progress;
+    // Timers queued by one run must die with the Fetcher: a failure quits the loop with an abort still queued,
+    // and without a context object that abort ran in the next run's loop on a destroyed Fetcher (SIGSEGV in CI).
+    QObject m_context;
     QNetworkAccessManager m_nam;
     QEventLoop* m_loop = nullptr;
     std::vector<Request>* m_requests = nullptr;
