@@ -5,6 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <map>
+
 using namespace stallscope;
 using namespace stallscope::test;
 
@@ -27,7 +29,7 @@ TEST_CASE("a rank's log gives its host, HCAs, transport errors and timeouts", "[
     CHECK(f.host == "gpu-a017");
     CHECK(f.cudaDev == 2);
     CHECK(f.hcas == std::vector<std::string> { "mlx5_0", "mlx5_3", "mlx5_4" });
-    REQUIRE(f.events.size() == 3);
+    REQUIRE(f.events.size() == 4);
     CHECK(f.events[0].kind == LogEventKind::PortError);
     CHECK(f.events[0].hca == "mlx5_3");
     CHECK(f.events[1].kind == LogEventKind::CompletionError);
@@ -39,6 +41,12 @@ TEST_CASE("a rank's log gives its host, HCAs, transport errors and timeouts", "[
     CHECK(f.events[2].op == "ALLREDUCE");
     CHECK(formatUtc(f.events[2].timeNs) == "2025-06-01 12:10:31.004 UTC");
     CHECK(f.events[2].line == 5);
+    CHECK(f.events[2].timeoutMs == 600000);
+    CHECK(f.events[3].kind == LogEventKind::WatchdogFailure);
+    CHECK(f.events[3].seq == 1842);
+    CHECK(f.events[3].lastEnqueued == 1843);
+    CHECK(f.events[3].lastCompleted == 1841);
+    CHECK(f.events[3].pg == "0");
 }
 
 TEST_CASE("NCCL wordings across versions are all recognised", "[core][import]")
@@ -131,4 +139,108 @@ TEST_CASE(
     // One rank's own log stays whole.
     CHECK(splitByRankPrefix(data("logs/nccl-variants.log")).empty());
     CHECK(splitByRankPrefix(data("logs/rank2.log")).empty());
+}
+
+TEST_CASE("PyTorch's watchdog, heartbeat and terminate wordings, with and without times", "[core][import]")
+{
+    LogClock clock;
+    clock.year = 2026;
+    auto r = parseRankLog("pytorch-watchdog-variants.log", data("logs/pytorch-watchdog-variants.log"), clock);
+    INFO((r ? "" : r.error().format()));
+    REQUIRE(r.ok());
+    const auto& f = r.value();
+    CHECK(f.rank == 5u); // "[Rank 5]" of a line that names no other group: the default group's rank is global
+    CHECK(f.warnings.empty());
+    REQUIRE(f.events.size() == 6);
+    const auto& timeout = f.events[0]; // the older c10 prefix has no time: placed later against the dumps
+    CHECK(timeout.kind == LogEventKind::WatchdogTimeout);
+    CHECK(timeout.timeNs == kNoTime);
+    CHECK(timeout.seq == 77);
+    CHECK(timeout.op == "ALLGATHER");
+    CHECK(timeout.timeoutMs == 1800000);
+    CHECK(timeout.ranForMs == 1800412);
+    const auto& failure = f.events[1];
+    CHECK(failure.kind == LogEventKind::WatchdogFailure);
+    CHECK(failure.seq == 77);
+    CHECK(failure.lastEnqueued == 78);
+    CHECK(failure.lastCompleted == 76);
+    CHECK(failure.pg == "0");
+    const auto& heartbeat = f.events[2]; // two lines, one fact
+    CHECK(heartbeat.kind == LogEventKind::HeartbeatTimeout);
+    CHECK(heartbeat.stuckSeconds == 480);
+    CHECK(formatUtc(heartbeat.timeNs) == "2026-11-02 03:14:16.000 UTC");
+    const auto& exception = f.events[3];
+    CHECK(exception.kind == LogEventKind::WatchdogException);
+    CHECK(exception.pg == "3");
+    CHECK_THAT(exception.text, Catch::StartsWith("NCCL error: remote process exited or there was a network error"));
+    const auto& lastError = f.events[4]; // NCCL's WARN as PyTorch repeats it after "Last error:"
+    CHECK(lastError.kind == LogEventKind::CompletionError);
+    CHECK(lastError.status == 12);
+    CHECK(lastError.vendorErr == 129);
+    CHECK(lastError.peer == "10.2.0.9<41007>");
+    const auto& terminated = f.events[5]; // what() completes it and is not read as a second timeout
+    CHECK(terminated.kind == LogEventKind::Terminated);
+    CHECK_THAT(terminated.text, Catch::StartsWith("c10::DistBackendError: [PG ID 3"));
+    CHECK(terminated.pg == "3");
+}
+
+TEST_CASE("NCCL lines behind a progress bar's carriage returns, hard-wrapped, and of newer versions", "[core][import]")
+{
+    LogClock clock;
+    clock.year = 2026;
+    auto r = parseRankLog("nccl-wrapped.log", data("logs/nccl-wrapped.log"), clock);
+    REQUIRE(r.ok());
+    const auto& f = r.value();
+    for (const auto& w : f.warnings) {
+        UNSCOPED_INFO(w.format());
+    }
+    CHECK(f.warnings.empty());
+    CHECK(f.rank == 9u);
+    CHECK(f.host == "gpu-e002");
+    CHECK(f.hcas == std::vector<std::string> { "mlx5_2", "mlx5_5" });
+    REQUIRE(f.events.size() == 7);
+    CHECK(f.events[0].kind == LogEventKind::CompletionError); // glued behind two progress-bar frames
+    CHECK(f.events[0].peer == "fe80::a%ib0<5000>"); // a link-local IPv6 peer with its interface
+    CHECK(f.events[0].line == 1);
+    CHECK(f.events[1].kind == LogEventKind::CompletionError); // wrapped inside "vendor_err"
+    CHECK(f.events[1].status == 12);
+    CHECK(f.events[1].vendorErr == 129);
+    CHECK(f.events[1].hca == "mlx5_2");
+    CHECK(f.events[1].line == 3);
+    CHECK(f.events[2].text == "Recv"); // 2.18+ with RoCE gids
+    CHECK(f.events[2].hca == "mlx5_2");
+    CHECK(formatUtc(f.events[2].timeNs) == "2026-11-02 03:04:05.000 UTC");
+    CHECK(f.events[3].kind == LogEventKind::DeviceFatal);
+    CHECK(f.events[3].hca == "mlx5_5");
+    CHECK(f.events[4].kind == LogEventKind::SocketError);
+    CHECK(f.events[4].peer == "10.2.0.9<52113>");
+    CHECK(f.events[4].text == "Broken pipe");
+    CHECK(f.events[5].kind == LogEventKind::SocketError);
+    CHECK(f.events[5].peer == "gpu-e009<52113>");
+    CHECK(f.events[6].kind == LogEventKind::WatchdogTimeout); // wrapped at a blank the wrapper dropped
+    CHECK(f.events[6].ranForMs == 600250);
+    CHECK(f.events[6].line == 9);
+}
+
+TEST_CASE("NCCL output of two processes in one file, interleaved inside lines, is split by process", "[core][import]")
+{
+    const auto text = data("logs/nccl-two-processes.log");
+    const auto parts = splitByRankPrefix(text);
+    REQUIRE(parts.size() == 2);
+    std::map<std::uint32_t, RankLogFacts> byRank;
+    for (const auto& p : parts) {
+        auto f = parseRankLog("nccl-two-processes.log", p.text);
+        REQUIRE(f.ok());
+        restoreLineNumbers(f.value(), "nccl-two-processes.log", p.lineNumbers);
+        REQUIRE(f->rank);
+        byRank[*f->rank] = std::move(f.value());
+    }
+    REQUIRE(byRank.count(14));
+    REQUIRE(byRank.count(15));
+    CHECK(byRank[14].cudaDev == 0);
+    CHECK(byRank[15].cudaDev == 1);
+    CHECK(byRank[14].hcas == std::vector<std::string> { "mlx5_0", "mlx5_1" });
+    CHECK(byRank[14].events.empty());
+    REQUIRE(byRank[15].events.size() == 1);
+    CHECK(byRank[15].events[0].line == 7);
 }

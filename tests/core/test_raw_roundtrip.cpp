@@ -9,6 +9,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
+#include <regex>
+
 using namespace stallscope;
 using namespace stallscope::test;
 
@@ -301,4 +305,48 @@ TEST_CASE("raw folder: node_exporter scrapes over time give a host port's down a
     CHECK(fromScrapes[0]->timeNs == 1793491261LL * kNsPerSec);
     CHECK(fromScrapes[1]->state == LinkState::Up);
     CHECK(fromScrapes[0]->guid == snap.topology.node(*hca).guid);
+}
+
+TEST_CASE("raw folder: watchdog lines without a time (older c10 prefix) are placed by their sequence number",
+    "[core][import][roundtrip]")
+{
+    TempDir tmp;
+    const auto c = scenario(8, 14 * 60 * kNsPerSec, "flap:host-leaf:rank=20:at=100s:for=45s");
+    const auto sim = simulateOrFail(c);
+    const auto dir = tmp.str("raw");
+    REQUIRE(writeRawFolder(*sim.snapshot, dir, {}).empty());
+    auto timed = openJob(dir);
+    REQUIRE(timed.ok());
+    // PyTorch before 2.2 printed "[E ProcessGroupNCCL.cpp:737] [Rank 3] Watchdog caught ...": no time, no prefix.
+    const std::regex c10Prefix(R"(\[rank\d+\]:\[E\d{4} [^\]]*\] )");
+    int rewritten = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+        if (entry.path().extension() != ".log") {
+            continue;
+        }
+        const auto text = readFile(entry.path().string());
+        const auto older = std::regex_replace(text, c10Prefix, "[E ProcessGroupNCCL.cpp:737] ");
+        rewritten += older != text;
+        std::ofstream(entry.path(), std::ios::trunc) << older;
+    }
+    REQUIRE(rewritten > 0);
+    auto untimed = openJob(dir);
+    REQUIRE(untimed.ok());
+    const auto& a = *timed->snapshot;
+    const auto& b = *untimed->snapshot;
+    REQUIRE(a.collectives.size() == b.collectives.size());
+    std::size_t timedOut = 0;
+    for (std::size_t r = 0; r < a.collectives.size(); ++r) {
+        const auto& ca = a.collectives[r];
+        const auto& cb = b.collectives[r];
+        REQUIRE(ca.size() == cb.size());
+        for (std::size_t i = 0; i < ca.size(); ++i) {
+            CHECK(ca.stateAt(i) == cb.stateAt(i));
+            if (ca.stateAt(i) == CollectiveState::TimedOut) {
+                ++timedOut;
+                CHECK(std::abs(ca.endNs[i] - cb.endNs[i]) < kNsPerMs); // "ran for" is in whole milliseconds
+            }
+        }
+    }
+    CHECK(timedOut > 0);
 }

@@ -10,6 +10,7 @@
 #include "import/open_job.h"
 #include "import/prometheus/exposition.h"
 #include "import/prometheus/http_answers.h"
+#include "import/logs/rank_log.h"
 #include "test_support.h"
 
 #include <catch2/catch.hpp>
@@ -367,5 +368,58 @@ TEST_CASE("node_exporter's own fixture: port states read, all up, no event", "[c
     REQUIRE(r->states.size() >= 6); // state_id and physical_state_id of i40iw0, mlx4_0 ports 1 and 2
     for (const auto& s : r->states) {
         CHECK(s.up); // the fixture's ports are ACTIVE / LinkUp
+    }
+}
+
+namespace {
+
+// The ranks of a real NCCL_DEBUG log, split by process and read; empty (with a message) when the capture is absent.
+std::map<std::uint32_t, RankLogFacts> realNcclLog(const std::string& rel)
+{
+    std::map<std::uint32_t, RankLogFacts> out;
+    const auto path = kReal / rel;
+    if (!std::filesystem::exists(path)) {
+        WARN("real capture " << path << " is absent: skipped");
+        return out;
+    }
+    const auto text = readFile(path.string());
+    for (const auto& part : splitByRankPrefix(text)) {
+        auto f = parseRankLog(path.string(), part.text);
+        REQUIRE(f.ok());
+        REQUIRE(f->rank);
+        CHECK_FALSE(out.count(*f->rank));
+        out[*f->rank] = std::move(f.value());
+    }
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("real NCCL logs: two processes written into one file mid-line, one process driving two GPUs", "[core][real]")
+{
+    // RADDet: two ranks on host ljm over sockets ("NET/IB : No device found"), their writes interleaved inside
+    // physical lines; each rank's "Init COMPLETE" line still reads whole once the line is cut at the other's prefix.
+    auto raddet = realNcclLog("nccl-logs/1602615899-RADDet/nccl_debug.log");
+    if (!raddet.empty()) {
+        REQUIRE(raddet.size() == 2);
+        for (std::uint32_t r : { 0u, 1u }) {
+            CHECK(raddet[r].host == "ljm");
+            CHECK(raddet[r].cudaDev == int(r));
+            CHECK(raddet[r].hcas.empty());
+            CHECK(raddet[r].events.empty());
+        }
+    }
+    // nccl-tests all_reduce_perf -g 2 on mew0, NCCL 2.27.7: one pid, GPUs 0 and 1 are ranks 0 and 1 of a 2-rank
+    // communicator over two RoCE HCAs.
+    auto timez = realNcclLog("nccl-logs/Timez-zx-nccl-tests/nccl.log");
+    if (!timez.empty()) {
+        REQUIRE(timez.size() == 2);
+        for (std::uint32_t r : { 0u, 1u }) {
+            CHECK(timez[r].host == "mew0");
+            CHECK(timez[r].cudaDev == int(r));
+            CHECK(timez[r].hcas == std::vector<std::string> { "mlx5_0", "mlx5_1" });
+            CHECK(timez[r].events.empty()); // a clean run: no WARN line
+            CHECK(timez[r].warnings.empty());
+        }
     }
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Assembling a raw folder's snapshot from what import/folder/read.cpp gathered: ranks and records, counters, link
 // events, the span.
+#include "core/checked_math.h"
 #include "import/folder/gathered.h"
 
 #include "core/time_format.h"
@@ -89,6 +90,35 @@ void checkOrderAgreement(Gathered& g)
 
 } // namespace
 
+namespace {
+
+// An older c10 prefix carries no time ("[E ProcessGroupNCCL.cpp:737] [Rank 1] Watchdog caught ..."): the line is
+// placed by what it names — the record of its sequence number, still open, gave up "ran for" after it was enqueued
+// (PyTorch's WorkNCCL starts that clock when it is constructed, at enqueue; the kernel's start when no enqueue time).
+void placeUntimedTimeout(OwnedRankColumns& col, const LogEvent& e)
+{
+    if (e.kind != LogEventKind::WatchdogTimeout || e.ranForMs < 0) {
+        return;
+    }
+    for (std::size_t i = 0; i < col.size(); ++i) {
+        const auto st = static_cast<CollectiveState>(col.state[i]);
+        if (col.seq[i] != e.seq || st == CollectiveState::Completed || st == CollectiveState::Failed
+            || st == CollectiveState::Scheduled) {
+            continue;
+        }
+        const TimeNs began = col.enqueueNs[i] != kNoTime ? col.enqueueNs[i] : col.startNs[i];
+        const auto ranFor = checkedMul(e.ranForMs, kNsPerMs);
+        const auto end = ranFor ? checkedAdd(began, *ranFor) : std::nullopt;
+        if (began == kNoTime || !end) {
+            continue;
+        }
+        col.state[i] = static_cast<std::uint8_t>(CollectiveState::TimedOut);
+        col.endNs[i] = *end;
+    }
+}
+
+} // namespace
+
 // What the logs say that a Flight Recorder dump cannot: a rank whose transport gave up (completion error)
 // failed in the collective in flight at that moment; a watchdog timeout names the sequence number and the
 // moment the rank gave up. Both end records the dump left open.
@@ -105,6 +135,7 @@ void applyLogOutcomes(OwnedColumns& owned, const Gathered& g)
         };
         for (const auto& e : f.events) {
             if (e.timeNs == kNoTime) {
+                placeUntimedTimeout(col, e);
                 continue;
             }
             if (e.kind == LogEventKind::CompletionError) {

@@ -109,7 +109,9 @@ std::vector<TimeNs> logsVersusDumps(const Gathered& g)
             }
             for (const auto& entry : it->second->entries) {
                 if (entry.seq == e.seq) {
-                    const auto began = entry.startNs != kNoTime ? entry.startNs : entry.enqueueNs;
+                    // PyTorch's WorkNCCL takes workStartTime_ when it is constructed, at enqueue: "ran for" counts
+                    // from there, not from the kernel's start.
+                    const auto began = entry.enqueueNs != kNoTime ? entry.enqueueNs : entry.startNs;
                     deltas.push_back(e.timeNs - e.ranForMs * 1'000'000 - began);
                     break;
                 }

@@ -238,10 +238,25 @@ void addRankFacts(const fs::path& path, RankLogFacts f, std::size_t partOf, Gath
         }
     }
     g.warn(f.warnings);
+    // What the rank said about how it went: "2 completion errors, 1 watchdog timeout (1 without a time)".
+    std::map<std::string_view, int> kinds;
+    int untimed = 0;
+    for (const auto& e : f.events) {
+        ++kinds[toString(e.kind)];
+        untimed += e.timeNs == kNoTime;
+    }
+    std::string said;
+    for (const auto& [kind, n] : kinds) {
+        said += (said.empty() ? "" : ", ") + std::to_string(n) + " " + std::string(kind) + (n > 1 ? "s" : "");
+    }
+    if (untimed > 0 && !said.empty()) {
+        said += " (" + std::to_string(untimed) + " without a time)";
+    }
     g.note(path, "rank log",
         (f.rank ? "rank " + std::to_string(*f.rank) : std::string("no rank"))
             + (f.host.empty() ? "" : ", host " + f.host)
-            + (partOf > 0 ? " (one of " + std::to_string(partOf) + " ranks in this file)" : ""));
+            + (partOf > 0 ? " (one of " + std::to_string(partOf) + " ranks in this file)" : "")
+            + (said.empty() ? "" : ": " + said));
     g.logs.emplace_back(path.string(), std::move(f));
 }
 

@@ -5,7 +5,9 @@
 // docs/formats.md §2 across versions. Extracts what joins and what accuses: rank, host, the HCAs NCCL uses
 // (`NET/IB : Using [0]mlx5_0:1/IB ...`), transport completion errors with their status and HCA (the EARLIEST
 // ones point at the culprit), port error / active events, and watchdog timeouts with their sequence number.
-// Launcher prefixes (torchrun --tee, srun -l, Ray) are stripped first.
+// Launcher prefixes (torchrun --tee, srun -l, Ray) are stripped first. Hand-written scanning (no regex): every line
+// is read in time linear in its length. Lines glued behind a progress bar's carriage returns are read one by one;
+// a message hard-wrapped onto the next physical line is joined back.
 
 #include "core/result.h"
 #include "core/types.h"
@@ -17,17 +19,38 @@
 
 namespace stallscope {
 
-enum class LogEventKind { CompletionError, PortError, PortActive, WatchdogTimeout };
+// What a line of a rank's log reports (docs/formats.md §2b, §2c). The first four feed the collectives and link
+// events; the rest are facts the rank left about how it ended, shown as evidence and counted per rank.
+enum class LogEventKind {
+    CompletionError, // NCCL: a work request failed on the wire (status 12 = transport retries exhausted)
+    PortError, // NCCL async thread: the HCA's port went down (IBV_EVENT_PORT_ERR)
+    PortActive, // ... and came back (IBV_EVENT_PORT_ACTIVE)
+    WatchdogTimeout, // PyTorch: a collective ran past its timeout
+    DeviceFatal, // NCCL async thread: "local catastrophic error" (IBV_EVENT_DEVICE_FATAL): the HCA is gone
+    WatchdogFailure, // PyTorch: "failure detected by watchdog at work sequence id: N PG status: ..."
+    HeartbeatTimeout, // PyTorch: the watchdog itself stopped making progress ("Heartbeat monitor timed out")
+    WatchdogException, // PyTorch: "Process group watchdog thread terminated with exception: ..."
+    Terminated, // "terminate called after throwing an instance of '...'" (then SIGABRT)
+    SocketError, // NCCL's bootstrap/proxy socket: "Call to recv from ... failed", "Connection closed by remote peer"
+};
+std::string_view toString(LogEventKind k); // "completion error", "port error", ...
 
 struct LogEvent
 {
     LogEventKind kind = LogEventKind::CompletionError;
-    TimeNs timeNs = kNoTime; // when the line carries a time (NCCL WARN prefix or c10 prefix)
+    TimeNs timeNs = kNoTime; // when the line carries a time (NCCL WARN prefix or c10 prefix); older c10 lines do not
     std::string hca; // "mlx5_3" when the line names it
     int status = 0; // ibv_wc_status for completion errors (12 = retry exceeded)
-    std::uint32_t seq = 0; // watchdog timeouts: SeqNum
+    int vendorErr = -1; // completion errors: the HCA's vendor error (129 on a retry timeout), -1 when absent
+    std::string peer; // completion and socket errors: "10.0.1.12<48133>", "fe80::1%ib0<5000>"
+    std::uint32_t seq = 0; // watchdog timeouts and failures: SeqNum / work sequence id
     std::int64_t ranForMs = -1; // watchdog timeouts: "ran for N milliseconds" (-1 when absent)
+    std::int64_t timeoutMs = -1; // watchdog timeouts: Timeout(ms)=N
+    std::int64_t lastEnqueued = -1, lastCompleted = -1; // watchdog failures: the PG status
+    std::int64_t stuckSeconds = -1; // heartbeat: "watchdog got stuck for N seconds"
+    std::string pg; // the process group the line's prefix names ("0", "3"), empty when none
     std::string op; // watchdog timeouts: OpType
+    std::string text; // exception type and what(), socket error reason, watchdog exception message
     std::int64_t line = 0;
 };
 
@@ -56,7 +79,9 @@ struct RankLines
 // A combined log (Slurm `srun --label` "12: ", Open MPI "[1,12]<stdout>:", PyTorch "[rank12]:" on every line)
 // split by the process each line's prefix names; lines without a prefix follow the line before (wrapped
 // messages). An srun label followed by torchrun's "[default5]:" names a task (a node) and a local rank, not a global
-// rank: that part's rank comes from its lines. Empty when the lines name fewer than two processes.
+// rank: that part's rank comes from its lines. Without launcher prefixes, NCCL_DEBUG output of several processes
+// (or of one process driving several GPUs) is split by NCCL's own "host:pid:tid [dev]" prefix — also where two
+// processes' writes interleave inside one physical line. Empty when the lines name fewer than two processes.
 std::vector<RankLines> splitByRankPrefix(const std::string& text);
 // Moves the line numbers of a part's facts (events, warnings) back to the file's.
 void restoreLineNumbers(RankLogFacts& facts, const std::string& file, const std::vector<std::int64_t>& lineNumbers);

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// A cursor over one line for the hand-written line readers (rank logs, Slurm and kernel logs). Each step either
+// consumes what it expects and says so, or leaves the cursor where it was: a reader tries a wording and falls back
+// to the next without copying the line. Linear in the line (no backtracking), which is why the line readers left
+// std::regex: under the sanitizers a regex reader ran at 25–1,000 lines/s (docs/hostile-input.md).
+
+#include "core/parse_number.h"
+
+#include <cctype>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace stallscope {
+
+class LineScan
+{
+public:
+    explicit LineScan(std::string_view line, std::size_t pos = 0)
+        : m_s(line)
+        , m_i(pos)
+    {
+    }
+
+    std::size_t pos() const { return m_i; }
+    void seek(std::size_t pos) { m_i = pos < m_s.size() ? pos : m_s.size(); }
+    bool atEnd() const { return m_i >= m_s.size(); }
+    std::string_view rest() const { return m_s.substr(m_i); }
+    std::string_view line() const { return m_s; }
+    char peek() const { return atEnd() ? '\0' : m_s[m_i]; }
+
+    // `lit` here: consumed.
+    bool lit(std::string_view lit)
+    {
+        if (m_s.substr(m_i, lit.size()) != lit) {
+            return false;
+        }
+        m_i += lit.size();
+        return true;
+    }
+    // The next `lit` at or after the cursor: the cursor moves past it.
+    bool skipPast(std::string_view lit)
+    {
+        const auto at = m_s.find(lit, m_i);
+        if (at == std::string_view::npos) {
+            return false;
+        }
+        m_i = at + lit.size();
+        return true;
+    }
+    void skipSpaces()
+    {
+        while (!atEnd() && (m_s[m_i] == ' ' || m_s[m_i] == '\t')) {
+            ++m_i;
+        }
+    }
+    // Up to `maxDigits` decimal digits as text (empty: none here, cursor unchanged).
+    std::string_view digits(std::size_t maxDigits = 20)
+    {
+        auto j = m_i;
+        while (j < m_s.size() && j - m_i < maxDigits && std::isdigit(static_cast<unsigned char>(m_s[j]))) {
+            ++j;
+        }
+        const auto d = m_s.substr(m_i, j - m_i);
+        m_i = j;
+        return d;
+    }
+    // Decimal digits as a T; nullopt (cursor unchanged) when there are none. Throws BadNumber when they do not fit:
+    // the line readers turn that into a warning for the line.
+    template <typename T> std::optional<T> number()
+    {
+        const auto start = m_i;
+        const bool negative = std::is_signed_v<T> && lit("-");
+        const auto d = digits();
+        if (d.empty()) {
+            m_i = start;
+            return std::nullopt;
+        }
+        return toNumber<T>(negative ? m_s.substr(start, m_i - start) : d);
+    }
+    // Exactly `n` digits as an int, or nullopt with the cursor unchanged.
+    std::optional<int> fixed(std::size_t n)
+    {
+        const auto start = m_i;
+        const auto d = digits(n);
+        if (d.size() != n) {
+            m_i = start;
+            return std::nullopt;
+        }
+        return *parseNumber<int>(d);
+    }
+    // Characters up to (not including) the first of `stops`, or to the end.
+    std::string_view until(std::string_view stops)
+    {
+        const auto at = m_s.find_first_of(stops, m_i);
+        const auto end = at == std::string_view::npos ? m_s.size() : at;
+        const auto t = m_s.substr(m_i, end - m_i);
+        m_i = end;
+        return t;
+    }
+    // A word: letters, digits, '_', '-', '.'.
+    std::string_view word()
+    {
+        auto j = m_i;
+        while (j < m_s.size()
+            && (std::isalnum(static_cast<unsigned char>(m_s[j])) || m_s[j] == '_' || m_s[j] == '-' || m_s[j] == '.')) {
+            ++j;
+        }
+        const auto w = m_s.substr(m_i, j - m_i);
+        m_i = j;
+        return w;
+    }
+
+private:
+    std::string_view m_s;
+    std::size_t m_i = 0;
+};
+
+// The first decimal number in `text` ("12", "IBV_WC_RETRY_EXC_ERR(12)" → 12), or nullopt.
+inline std::optional<std::int64_t> firstNumberIn(std::string_view text)
+{
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (std::isdigit(static_cast<unsigned char>(text[i]))) {
+            LineScan s(text, i);
+            return s.number<std::int64_t>();
+        }
+    }
+    return std::nullopt;
+}
+
+} // namespace stallscope

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: MIT
+// Splitting a log that holds several processes' lines into one text per process (rank_log.h).
+#include "import/common/text_lines.h"
+#include "import/logs/log_prefix.h"
+#include "import/logs/rank_log.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <set>
+
+namespace stallscope {
+
+namespace {
+
+// Digits at `s[i]`, as a number; `i` moves past them. nullopt (i unchanged) when there are none or too many.
+std::optional<std::uint32_t> digitsAt(std::string_view s, std::size_t& i)
+{
+    auto j = i;
+    while (j < s.size() && j - i < 10 && std::isdigit(static_cast<unsigned char>(s[j]))) {
+        ++j;
+    }
+    auto v = j > i ? parseNumber<std::uint32_t>(s.substr(i, j - i)) : std::nullopt;
+    if (v) {
+        i = j;
+    }
+    return v;
+}
+
+struct Prefix
+{
+    std::string process;
+    std::optional<std::uint32_t> rank;
+};
+
+// What a line's launcher prefix names: "[rank12]:" and "[1,12]<stdout>:" a global rank; "12: " (srun --label) a
+// global rank too, unless torchrun's "[default5]:" follows — then a task and a local rank.
+std::optional<Prefix> linePrefix(std::string_view line)
+{
+    std::size_t i = 0;
+    if (line.substr(0, 5) == "[rank") {
+        i = 5;
+        const auto r = digitsAt(line, i);
+        return r && line.substr(i, 2) == "]:" ? std::optional<Prefix>({ "rank " + std::to_string(*r), r })
+                                              : std::nullopt;
+    }
+    if (line.substr(0, 1) == "[") {
+        i = 1;
+        if (digitsAt(line, i) && line.substr(i, 1) == ",") {
+            ++i;
+            const auto r = digitsAt(line, i);
+            if (r && (line.substr(i, 10) == "]<stdout>:" || line.substr(i, 10) == "]<stderr>:")) {
+                return Prefix { "rank " + std::to_string(*r), r };
+            }
+        }
+        return std::nullopt;
+    }
+    const auto task = digitsAt(line, i);
+    if (!task || line.substr(i, 2) != ": ") {
+        return std::nullopt;
+    }
+    i += 2;
+    if (line.substr(i, 8) == "[default") {
+        i += 8;
+        if (const auto local = digitsAt(line, i)) {
+            return Prefix { "task " + std::to_string(*task) + ", local rank " + std::to_string(*local), std::nullopt };
+        }
+    }
+    return Prefix { "rank " + std::to_string(*task), task };
+}
+
+std::vector<RankLines> sorted(std::map<std::string, RankLines>& parts)
+{
+    std::vector<RankLines> out;
+    if (parts.size() >= 2) {
+        for (auto& [process, p] : parts) {
+            out.push_back(std::move(p));
+        }
+        std::stable_sort(out.begin(), out.end(), [](const RankLines& a, const RankLines& b) {
+            return std::pair(!a.rank, a.rank.value_or(0)) < std::pair(!b.rank, b.rank.value_or(0));
+        });
+    }
+    return out;
+}
+
+std::vector<RankLines> splitByLauncher(const std::string& text)
+{
+    std::map<std::string, RankLines> parts;
+    RankLines* current = nullptr;
+    std::vector<LoadIssue> ignored; // the parse of each part reports cut lines
+    readLines(text, "", ignored, [&](const std::string& line, std::int64_t lineNo) {
+        if (auto p = linePrefix(line)) {
+            current = &parts[p->process];
+            current->process = std::move(p->process);
+            current->rank = p->rank;
+        }
+        if (current) {
+            current->text.append(line).push_back('\n');
+            current->lineNumbers.push_back(lineNo);
+        }
+    });
+    return sorted(parts);
+}
+
+// "gpu-a017 pid 48211 GPU 2": NCCL_DEBUG output names the process and the device of each line. One process per
+// GPU is PyTorch's way; nccl-tests' -g N drives N GPUs (N ranks) from one process, hence the device in the key.
+std::string processOf(const logs::NcclPrefix& p)
+{
+    return std::string(p.host) + " pid " + std::string(p.pid) + " GPU " + std::to_string(p.dev);
+}
+
+// NCCL_DEBUG output of several processes in one file, split by NCCL's "host:pid:tid [dev] " prefix. Processes that
+// wrote to one file at once interleave inside a physical line ("... nranks ljm:803563:803603 [0] NCCL INFO comm"):
+// a line is also cut where a prefix of a host seen at the start of some line begins.
+std::vector<RankLines> splitByNcclPrefix(const std::string& text)
+{
+    const LogClock none;
+    std::set<std::string, std::less<>> hosts;
+    std::set<std::string> processes;
+    std::vector<LoadIssue> ignored;
+    readLines(text, "", ignored, [&](const std::string& line, std::int64_t) {
+        LineScan s(line, logs::afterLauncherPrefix(line));
+        if (const auto p = logs::ncclPrefixAt(s, none)) {
+            hosts.emplace(p->host);
+            processes.insert(processOf(*p));
+        }
+    });
+    if (processes.size() < 2) {
+        return {};
+    }
+    std::map<std::string, RankLines> parts;
+    std::map<std::string, std::string> pidOf; // part → "host pid"
+    std::map<std::string, std::pair<std::string, std::int64_t>> usingLine; // "host pid" → its NET/IB Using line
+    RankLines* current = nullptr;
+    auto add = [&](std::string_view piece, std::int64_t lineNo) {
+        LineScan s(piece, logs::afterLauncherPrefix(piece));
+        if (const auto p = logs::ncclPrefixAt(s, none)) {
+            current = &parts[processOf(*p)];
+            current->process = processOf(*p);
+            const auto pid = std::string(p->host) + " " + std::string(p->pid);
+            pidOf[current->process] = pid;
+            if (piece.find("NET/IB : Using ") != std::string_view::npos && !usingLine.count(pid)) {
+                usingLine[pid] = { std::string(piece), lineNo };
+            }
+        }
+        if (current) {
+            current->text.append(piece).push_back('\n');
+            current->lineNumbers.push_back(lineNo);
+        }
+    };
+    std::set<std::size_t, std::greater<>> lengths; // of the host names, longest first
+    for (const auto& h : hosts) {
+        lengths.insert(h.size());
+    }
+    auto hostChar = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.'; };
+    // Where, after the line's start, another process's prefix begins: at a ':' whose run of host characters ends
+    // in a known host name (the text before may be glued to it: "cudaDev 0ljm:803564:...").
+    auto nextCut = [&](std::string_view rest) {
+        for (auto colon = rest.find(':', 1); colon != std::string_view::npos; colon = rest.find(':', colon + 1)) {
+            auto run = colon;
+            while (run > 0 && hostChar(rest[run - 1])) {
+                --run;
+            }
+            for (const auto len : lengths) {
+                if (len > colon - run || colon - len < 1 || !hosts.count(rest.substr(colon - len, len))) {
+                    continue;
+                }
+                LineScan s(rest, colon - len);
+                if (logs::ncclPrefixAt(s, none)) {
+                    return colon - len;
+                }
+            }
+        }
+        return std::string_view::npos;
+    };
+    readLines(text, "", ignored, [&](const std::string& line, std::int64_t lineNo) {
+        std::string_view rest(line);
+        for (auto cut = nextCut(rest); cut != std::string_view::npos; cut = nextCut(rest)) {
+            add(rest.substr(0, cut), lineNo);
+            rest.remove_prefix(cut);
+        }
+        add(rest, lineNo);
+    });
+    // NCCL picks its HCAs once per process and says so on one thread: a process driving several GPUs prints the
+    // list once, for all its ranks. Each rank's share gets it.
+    for (auto& [process, part] : parts) {
+        const auto u = usingLine.find(pidOf[process]);
+        if (u != usingLine.end() && part.text.find("NET/IB : Using ") == std::string::npos) {
+            // After the part's first line, which says the rank's own device.
+            const auto firstEnd = part.text.find('\n') + 1;
+            part.text.insert(firstEnd, u->second.first + "\n");
+            part.lineNumbers.insert(part.lineNumbers.begin() + 1, u->second.second);
+        }
+    }
+    return sorted(parts);
+}
+
+} // namespace
+
+std::vector<RankLines> splitByRankPrefix(const std::string& text)
+{
+    auto parts = splitByLauncher(text);
+    return parts.empty() ? splitByNcclPrefix(text) : parts;
+}
+
+void restoreLineNumbers(RankLogFacts& facts, const std::string& file, const std::vector<std::int64_t>& lineNumbers)
+{
+    auto fileLine = [&](std::int64_t n) {
+        return n >= 1 && static_cast<std::size_t>(n) <= lineNumbers.size() ? lineNumbers[n - 1] : n;
+    };
+    for (auto& e : facts.events) {
+        e.line = fileLine(e.line);
+    }
+    for (auto& w : facts.warnings) {
+        if (w.file == file) {
+            w.line = fileLine(w.line);
+        }
+    }
+}
+
+} // namespace stallscope
