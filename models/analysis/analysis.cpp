@@ -60,16 +60,26 @@ void classify(const JobSnapshot& snap, Incident& inc)
             + " confidence)";
         return;
     }
+    const auto story = hostStory(snap, inc);
+    const auto told = story.empty() ? std::string() : "; " + story;
     if (!inc.missingRanks.empty()) {
         inc.kind = IncidentKind::DeadRank;
         inc.suspectRanks = inc.missingRanks;
-        inc.summary = "no link implicated; rank(s) " + rankList(inc.missingRanks) + " never entered the collective";
+        inc.summary
+            = "no link implicated; rank(s) " + rankList(inc.missingRanks) + " never entered the collective" + told;
+        return;
+    }
+    if (inc.killedRank) {
+        // Every rank entered, so the dumps cannot tell who died; the scheduler can.
+        inc.kind = IncidentKind::DeadRank;
+        inc.suspectRanks = { *inc.killedRank };
+        inc.summary = "no link implicated" + told;
         return;
     }
     if (!inc.firstFailedRanks.empty()) {
         inc.kind = IncidentKind::Hang;
         inc.suspectRanks = inc.firstFailedRanks;
-        inc.summary = "no link implicated; rank(s) " + rankList(inc.firstFailedRanks) + " failed first";
+        inc.summary = "no link implicated; rank(s) " + rankList(inc.firstFailedRanks) + " failed first" + told;
         return;
     }
     inc.summary = inc.kind == IncidentKind::Hang ? "no link implicated; every rank entered and none completed"
@@ -103,6 +113,7 @@ AnalysisResult analyze(const JobSnapshot& snap, const AnalysisOptions& options, 
     for (std::size_t i = 0; i < out.incidents.size(); ++i) {
         auto& inc = out.incidents[i];
         inc.number = static_cast<int>(i + 1);
+        attachHostNotes(snap, inc);
         classify(snap, inc);
         priceIncident(snap, inc);
     }

@@ -139,9 +139,17 @@ struct Incident
     std::uint32_t timedOutRanks = 0; // gave up at the collective timeout
     std::optional<LinkVerdict> culprit; // never set without hard evidence
     std::vector<LinkVerdict> otherLinks; // links with some evidence that were not blamed, and why
+    // What the suspects' ranks and hosts said around it (Slurm fates, kernel link events, GPU Xids, watchdog and
+    // abort lines): time order, those without a time (timeNs == kNoTime) last. At most kMaxHostEvidence.
+    std::vector<EvidenceLine> hostEvidence;
+    // Slurm's story of a dead rank: the one task killed by a signal other than SIGABRT while others aborted or
+    // exited after it (the survivors abort when the collective fails; the first death is the cause).
+    std::optional<std::uint32_t> killedRank;
     std::string summary; // one line for people
     PolicyVerdict policy;
 };
+
+inline constexpr std::size_t kMaxHostEvidence = 12;
 
 struct WhyPassed
 {

@@ -60,6 +60,11 @@ std::vector<DegradedLink> findDegradedLinks(
     const JobSnapshot& snap, const FabricIndex& fabric, const std::vector<CollectiveMatch>& matches);
 
 void priceIncident(const JobSnapshot& snap, Incident& incident);
+
+// host_notes.cpp: the notes (Slurm, kernel, the ranks' last words) about the incident's suspects, and Slurm's
+// dead-rank story; then one clause for the summary ("Slurm: rank 21 (gpu-b005) was killed (signal 9) ...").
+void attachHostNotes(const JobSnapshot& snap, Incident& incident);
+std::string hostStory(const JobSnapshot& snap, const Incident& incident);
 // Cost of one outage under `policy` for a job of `worldSize` GPUs, the path restored by `recovery`.
 WhatIfRow predict(
     const TimeoutPolicy& policy, TimeNs outage, Recovery recovery, TimeNs reroute, std::uint32_t worldSize);

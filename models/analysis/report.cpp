@@ -118,6 +118,11 @@ void incidentDetail(std::ostream& o, const JobSnapshot& snap, const Incident& in
         o << "  fabric       no link implicated: no link event or link_downed/link_error_recovery increase fits the "
              "stall\n";
     }
+    for (std::size_t i = 0; i < inc.hostEvidence.size(); ++i) {
+        const auto& e = inc.hostEvidence[i];
+        o << (i == 0 ? "  hosts said   " : "               ")
+          << (e.timeNs == kNoTime ? std::string("(no time)   ") : clock(e.timeNs)) << "  " << e.what << '\n';
+    }
     for (const auto& other : inc.otherLinks) {
         o << "  not blamed   " << other.a.node << " p" << other.a.port << " <-> " << other.b.node << " p"
           << other.b.port << " (score " << formatFixed(other.score, 1) << ")\n";
@@ -283,6 +288,13 @@ std::string analysisJson(const JobSnapshot& snap, const AnalysisResult& r)
         }
         i["other_links"] = others;
         i["suspect_ranks"] = inc.suspectRanks;
+        ordered_json said = ordered_json::array();
+        for (const auto& e : inc.hostEvidence) {
+            said.push_back({ { "t_ns", e.timeNs == kNoTime ? ordered_json(nullptr) : ordered_json(e.timeNs) },
+                { "what", e.what } });
+        }
+        i["host_evidence"] = said;
+        i["killed_rank"] = inc.killedRank ? ordered_json(*inc.killedRank) : ordered_json(nullptr);
         i["missing_ranks"] = inc.missingRanks;
         i["first_failed_ranks"] = inc.firstFailedRanks;
         i["timed_out_ranks"] = inc.timedOutRanks;

@@ -192,6 +192,12 @@ void writeLinkEventsJsonl(const JobSnapshot& snap, std::ostream& out)
     for (const auto& r : snap.routeUpdates) {
         out << json { { "t_ns", r.timeNs }, { "routes", "updated" }, { "source", snap.str(r.source) } }.dump() << '\n';
     }
+    for (const auto& n : snap.notes) {
+        json j = { { "t_ns", n.timeNs == kNoTime ? json(nullptr) : json(n.timeNs) }, { "note", snap.str(n.kind) },
+            { "host", snap.str(n.host) }, { "rank", n.rank == kNoRank ? json(nullptr) : json(n.rank) },
+            { "code", n.code }, { "text", snap.str(n.text) }, { "source", snap.str(n.source) } };
+        out << j.dump() << '\n';
+    }
 }
 
 void writeCollectivesJsonl(const JobSnapshot& snap, std::ostream& out)
@@ -454,6 +460,25 @@ std::optional<LoadIssue> parseLinkEvents(
     const std::string& file, std::istream& in, JobSnapshot& snap, std::vector<LoadIssue>& warnings)
 {
     auto err = forEachJsonLine(file, in, [&](const json& j, std::int64_t lineNo) {
+        if (j.contains("note")) {
+            HostNote n;
+            n.timeNs = optTime(j, "t_ns");
+            n.kind = snap.strings.intern(needString(j, "note", ""));
+            n.host = snap.strings.intern(j.value("host", std::string()));
+            if (j.contains("rank") && !j["rank"].is_null()) {
+                const auto r = needInt(j, "rank", "");
+                if (r < 0 || r >= std::int64_t(snap.job.worldSize)) {
+                    throw SchemaError { "expected \"rank\" below the world size " + std::to_string(snap.job.worldSize)
+                        + " or null" };
+                }
+                n.rank = static_cast<std::uint32_t>(r);
+            }
+            n.code = j.contains("code") ? needInt(j, "code", "") : -1;
+            n.text = snap.strings.intern(j.value("text", std::string()));
+            n.source = snap.strings.intern(j.value("source", std::string("unknown")));
+            snap.notes.push_back(n);
+            return;
+        }
         if (j.contains("routes")) {
             if (needString(j, "routes", "") != "updated") {
                 throw SchemaError { "expected \"routes\" to be \"updated\"" };
@@ -481,6 +506,7 @@ std::optional<LoadIssue> parseLinkEvents(
         [](const LinkEvent& a, const LinkEvent& b) { return a.timeNs < b.timeNs; });
     std::stable_sort(snap.routeUpdates.begin(), snap.routeUpdates.end(),
         [](const RouteUpdate& a, const RouteUpdate& b) { return a.timeNs < b.timeNs; });
+    sortNotes(snap.notes);
     return err;
 }
 

@@ -31,6 +31,7 @@ std::uint64_t JobSnapshot::memoryBytes() const
     std::uint64_t bytes = sizeof(JobSnapshot);
     bytes += collectives.capacity() * sizeof(RankCollectives) + counters.capacity() * sizeof(CounterSeries);
     bytes += ranks.capacity() * sizeof(RankInfo) + shapes.capacity() * sizeof(CollectiveShape);
+    bytes += notes.capacity() * sizeof(HostNote);
     bytes += linkEvents.capacity() * sizeof(LinkEvent) + counterPorts.capacity() * sizeof(CounterPort);
     for (const auto& g : groups) {
         bytes += sizeof(ProcessGroup) + g.ranks.capacity() * sizeof(std::uint32_t);
@@ -154,6 +155,13 @@ void resolveJoins(JobSnapshot& snap)
     for (auto& p : snap.counterPorts) {
         p.node = snap.topology.findNodeByGuid(p.guid);
     }
+}
+
+void sortNotes(std::vector<HostNote>& notes)
+{
+    std::stable_sort(notes.begin(), notes.end(), [](const HostNote& a, const HostNote& b) {
+        return std::pair(a.timeNs == kNoTime, a.timeNs) < std::pair(b.timeNs == kNoTime, b.timeNs);
+    });
 }
 
 } // namespace stallscope

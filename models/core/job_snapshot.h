@@ -44,6 +44,22 @@ struct ProcessGroup
     std::vector<std::uint32_t> ranks; // global ranks, sorted
 };
 
+// What a rank or its host said about how it went, beyond its collectives and link events: a scheduler's task fate,
+// a GPU fault, a kernel link event on a host port no topology places, a watchdog, abort or socket error
+// (docs/formats.md §2, §2d). Evidence for incidents; the analysis reads a dead rank's story from them.
+inline constexpr std::uint32_t kNoRank = 0xffffffffu;
+
+struct HostNote
+{
+    TimeNs timeNs = kNoTime; // kNoTime: the line carried no wall time (srun's fates, plain dmesg)
+    std::uint32_t rank = kNoRank; // the global rank it is about, when known
+    StringId host {};
+    StringId kind {}; // "killed by signal", "exited", "GPU Xid", "link down", "terminated", "socket error", ...
+    std::int64_t code = -1; // signal, exit code or Xid number
+    StringId text {}; // readable: "task 21: Killed", "Xid 79: GPU has fallen off the bus."
+    StringId source {}; // "slurm", "kernel", "pytorch", "nccl"
+};
+
 struct JobSnapshot
 {
     JobInfo job;
@@ -57,6 +73,7 @@ struct JobSnapshot
     std::vector<CounterSeries> counters;
     std::vector<LinkEvent> linkEvents; // sorted by time
     std::vector<RouteUpdate> routeUpdates; // sorted by time
+    std::vector<HostNote> notes; // sorted by time, those without one last
     StringPool strings;
     std::vector<std::shared_ptr<const void>> storage; // owns what the spans above point into
 
@@ -68,6 +85,9 @@ struct JobSnapshot
 };
 
 using SnapshotPtr = std::shared_ptr<const JobSnapshot>;
+
+// Notes in time order, those without a time after all the others (each group keeps its order).
+void sortNotes(std::vector<HostNote>& notes);
 
 // Arena-backed columns for snapshots built in memory (simulator, JSON Lines loader).
 struct OwnedRankColumns

@@ -12,6 +12,44 @@ namespace stallscope {
 namespace fs = std::filesystem;
 using namespace rawfiles;
 
+namespace {
+
+// srun's account of its tasks as it prints it at the end of a failed step: "srun: error: HOST: task 21: Killed",
+// consecutive tasks of one host with one fate as a range ("tasks 0-3: Aborted (core dumped)").
+std::string slurmOutput(const JobSnapshot& snap)
+{
+    struct Fate
+    {
+        std::string host, what;
+        std::uint32_t first = 0, last = 0;
+    };
+    std::vector<Fate> fates;
+    for (const auto& n : snap.notes) {
+        if (snap.str(n.source) != "slurm" || n.rank == kNoRank) {
+            continue;
+        }
+        const std::string text = snap.str(n.text);
+        const auto colon = text.find(": ");
+        const auto what = colon == std::string::npos ? text : text.substr(colon + 2);
+        const std::string host = snap.str(n.host);
+        if (!fates.empty() && fates.back().host == host && fates.back().what == what && fates.back().last + 1 == n.rank) {
+            fates.back().last = n.rank;
+        } else {
+            fates.push_back({ host, what, n.rank, n.rank });
+        }
+    }
+    std::string out;
+    for (const auto& f : fates) {
+        out += "srun: error: " + f.host + ": "
+            + (f.first == f.last ? "task " + std::to_string(f.first)
+                                 : "tasks " + std::to_string(f.first) + "-" + std::to_string(f.last))
+            + ": " + f.what + "\n";
+    }
+    return out;
+}
+
+} // namespace
+
 std::string writeRawFolder(const JobSnapshot& snap, const std::string& dirName, const RawWriteOptions& options)
 {
     const fs::path dir(dirName);
@@ -60,6 +98,11 @@ std::string writeRawFolder(const JobSnapshot& snap, const std::string& dirName, 
         { std::pair<std::string, std::string> { "ibnetdiscover.txt", ibnetdiscoverText(snap) },
             { "fabric.net", ibsimNet(snap) }, { "opensm.log", opensmLog(snap, options.logUtcOffsetNs) } }) {
         if (auto e = writeFileAtomic((dir / name).string(), text); !e.empty()) {
+            return e;
+        }
+    }
+    if (const auto srun = slurmOutput(snap); !srun.empty()) {
+        if (auto e = writeFileAtomic((dir / "slurm-job.out").string(), srun); !e.empty()) {
             return e;
         }
     }

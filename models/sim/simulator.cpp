@@ -63,6 +63,7 @@ private:
     std::vector<std::uint32_t> ranksBehind(const SimOutage& o) const;
     void recordHang(std::uint64_t step, std::uint32_t c0, const std::vector<TimeNs>& enq, const std::vector<TimeNs>& st,
         std::uint32_t seq0, const std::vector<bool>& failed, TimeNs failRecordNs);
+    void addTaskFates();
     TimeNs skew(std::uint32_t r) const { return m_skew[r / m_c.gpusPerHost]; }
 
     const SimConfig& m_c;
@@ -281,6 +282,33 @@ void JobSim::recordHang(std::uint64_t step, std::uint32_t c0, const std::vector<
     }
     m_lastGiveUpNs = crash; // the last rank gave up (timed out or failed)
     m_result.crashNs = crash + kDetectNs; // the job is gone once the watchdogs tore it down
+    addTaskFates();
+}
+
+// What Slurm reports when the job is gone (srun's "task N: ..." lines, no time): a rank of a dead-rank fault was
+// killed (SIGKILL: the OOM killer, a lost node); every other rank's watchdog aborted it (SIGABRT, docs/formats.md
+// §2b: "terminate called ..." → exit code -6).
+void JobSim::addTaskFates()
+{
+    auto& snap = *m_snap;
+    const auto slurm = snap.strings.intern("slurm");
+    const auto killed = snap.strings.intern("killed by signal");
+    std::vector<bool> dead(m_n, false);
+    for (const auto& f : m_c.faults) {
+        if (f.kind == FaultKind::DeadRank && f.rank < m_n) {
+            dead[f.rank] = true;
+        }
+    }
+    for (std::uint32_t r = 0; r < m_n; ++r) {
+        HostNote n;
+        n.rank = r;
+        n.host = snap.ranks[r].host;
+        n.kind = killed;
+        n.code = dead[r] ? 9 : 6;
+        n.text = snap.strings.intern("task " + std::to_string(r) + (dead[r] ? ": Killed" : ": Aborted (core dumped)"));
+        n.source = slurm;
+        snap.notes.push_back(n);
+    }
 }
 
 Result<SimResult, std::string> JobSim::run()

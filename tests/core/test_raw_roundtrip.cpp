@@ -350,3 +350,46 @@ TEST_CASE("raw folder: watchdog lines without a time (older c10 prefix) are plac
     }
     CHECK(timedOut > 0);
 }
+
+TEST_CASE("raw folder: a killed rank that left no dump and no log is named by Slurm's task fates",
+    "[core][import][roundtrip]")
+{
+    TempDir tmp;
+    const auto c = scenario(8, 14 * 60 * kNsPerSec, "dead-rank:rank=21:at=90s");
+    const auto sim = simulateOrFail(c);
+    const auto dir = tmp.str("raw");
+    REQUIRE(writeRawFolder(*sim.snapshot, dir, {}).empty());
+    REQUIRE(std::filesystem::exists(dir + "/slurm-job.out"));
+    // A process killed by SIGKILL writes no Flight Recorder dump, and its log holds nothing about its end.
+    std::filesystem::remove(dir + "/nccl_trace_rank_21");
+    std::filesystem::remove(dir + "/rank21.log");
+    auto withSlurm = openJob(dir);
+    REQUIRE(withSlurm.ok());
+    const auto result = analyze(*withSlurm->snapshot);
+    REQUIRE_FALSE(result.incidents.empty());
+    const auto& inc = result.incidents[0];
+    INFO(inc.summary);
+    CHECK(inc.kind == IncidentKind::DeadRank);
+    CHECK_FALSE(inc.culprit.has_value());
+    REQUIRE(inc.killedRank.has_value());
+    CHECK(*inc.killedRank == 21);
+    REQUIRE_FALSE(inc.suspectRanks.empty());
+    CHECK(inc.suspectRanks.front() == 21);
+    CHECK_THAT(inc.summary, Catch::Contains("rank 21") && Catch::Contains("killed (signal 9)"));
+    REQUIRE_FALSE(inc.hostEvidence.empty());
+    CHECK_THAT(inc.hostEvidence.front().what, Catch::Contains("task 21: Killed") && Catch::Contains("[slurm]"));
+    const auto listed = std::any_of(withSlurm->recognised.begin(), withSlurm->recognised.end(),
+        [](const std::string& s) { return s.find("slurm-job.out: host log") != std::string::npos; });
+    CHECK(listed);
+
+    // Without Slurm's account the dumps still show rank 21 missing (the world size comes from the other ranks'
+    // communicator lines), but nothing says how it ended: Slurm's file is what the story and the evidence come from.
+    std::filesystem::remove(dir + "/slurm-job.out");
+    auto without = openJob(dir);
+    REQUIRE(without.ok());
+    const auto blind = analyze(*without->snapshot);
+    REQUIRE_FALSE(blind.incidents.empty());
+    CHECK_FALSE(blind.incidents[0].killedRank.has_value());
+    CHECK(blind.incidents[0].hostEvidence.empty());
+    CHECK_THAT(blind.incidents[0].summary, !Catch::Contains("Slurm"));
+}

@@ -471,13 +471,14 @@ void addLinkEvents(JobSnapshot& snap, Gathered& g)
     const auto nccl = snap.strings.intern("nccl");
     for (const auto& [file, f] : g.logs) {
         for (const auto& e : f.events) {
-            if ((e.kind != LogEventKind::PortError && e.kind != LogEventKind::PortActive) || e.timeNs == kNoTime) {
+            // A fatal HCA error takes its port down with it (IBV_EVENT_DEVICE_FATAL).
+            const bool down = e.kind == LogEventKind::PortError || e.kind == LogEventKind::DeviceFatal;
+            if ((!down && e.kind != LogEventKind::PortActive) || e.timeNs == kNoTime) {
                 continue;
             }
             const auto hca = e.hca.empty() && !f.hcas.empty() ? f.hcas[0] : e.hca;
             if (const auto guid = g.fabric.guidOfHca(f.host + " " + hca)) {
-                snap.linkEvents.push_back(
-                    { e.timeNs, *guid, 1, e.kind == LogEventKind::PortError ? LinkState::Down : LinkState::Up, nccl });
+                snap.linkEvents.push_back({ e.timeNs, *guid, 1, down ? LinkState::Down : LinkState::Up, nccl });
             }
         }
     }

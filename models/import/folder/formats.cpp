@@ -260,9 +260,55 @@ void addRankFacts(const fs::path& path, RankLogFacts f, std::size_t partOf, Gath
     g.logs.emplace_back(path.string(), std::move(f));
 }
 
+// The host a file of kernel lines without host names is about: "gpu-b005.dmesg" or "gpu-b005/dmesg.txt".
+std::string hostOfFile(const fs::path& path)
+{
+    const auto stem = path.stem().string();
+    for (const char* generic : { "dmesg", "kern", "journal", "syslog", "messages", "slurm", "srun" }) {
+        if (stem.find(generic) != std::string::npos) {
+            return path.parent_path().filename().string();
+        }
+    }
+    return stem.substr(0, stem.find('.'));
+}
+
+// Slurm's and the kernel's lines in `in` (a file of their own, or a job's output that also holds rank lines).
+// Returns false when it holds none.
+bool addHostFacts(FileInput& in, Gathered& g, bool alone)
+{
+    auto f = parseHostLog(in.path.string(), in.text, g.clock, hostOfFile(in.path));
+    if (!f) {
+        if (alone) {
+            g.warnings.push_back(f.error());
+        }
+        return false;
+    }
+    g.warn(f->warnings);
+    std::map<std::string_view, int> kinds;
+    for (const auto& e : f->events) {
+        ++kinds[toString(e.kind)];
+    }
+    std::string said;
+    for (const auto& [kind, n] : kinds) {
+        said += (said.empty() ? "" : ", ") + std::to_string(n) + " " + std::string(kind);
+    }
+    g.note(in.path, alone ? "host log" : "host lines in a rank log", said);
+    g.hostLogs.emplace_back(in.path.string(), std::move(f.value()));
+    return true;
+}
+
+std::optional<LoadIssue> addHostLog(FileInput& in, Gathered& g)
+{
+    addHostFacts(in, g, true);
+    return std::nullopt;
+}
+
 std::optional<LoadIssue> addRankLog(FileInput& in, Gathered& g)
 {
     const auto file = in.path.string();
+    if (looksLikeHostLog(in.text)) {
+        addHostFacts(in, g, false); // a job's output: srun's fates after the ranks' lines
+    }
     const auto parts = splitByRankPrefix(in.text); // a launcher's combined output: one part per rank
     if (parts.empty()) {
         auto f = parseRankLog(file, in.text, g.clock);
@@ -348,6 +394,7 @@ const std::vector<Format>& formats()
         { "perfquery counters", looksLikePerfquery, 2, nullptr, addPerfquery },
         { "OpenSM log", looksLikeOpensmLog, 3, nullptr, addOpensmLog },
         { "rank log", looksLikeRankLog, 3, nullptr, addRankLog },
+        { "host log", looksLikeHostLog, 3, nullptr, addHostLog },
         { "Prometheus exposition", looksLikePrometheusExposition, 0, nullptr, addExposition },
     };
     return table;

@@ -14,6 +14,7 @@
 #include "import/infiniband/fabric_tools.h"
 #include "import/infiniband/opensm_log.h"
 #include "import/infiniband/sysfs_tree.h"
+#include "import/logs/host_log.h"
 #include "import/logs/rank_log.h"
 #include "import/prometheus/exposition.h"
 #include "import/prometheus/http_answers.h"
@@ -40,6 +41,7 @@ struct Gathered
     std::uint32_t worldHint = 0; // distributedInfo.world_size
     std::vector<std::pair<std::string, RankLogFacts>> logs;
     std::set<std::size_t> rankFromName; // logs whose rank came from a file or folder name, not their lines
+    std::vector<std::pair<std::string, HostLogFacts>> hostLogs; // Slurm output, kernel logs
     std::vector<OpensmLog> opensm;
     std::vector<PromSeries> matrix;
     std::vector<std::pair<DatedFile, ExpositionFile>> exposition;
@@ -73,6 +75,8 @@ Result<std::uint32_t> addCollectives(JobSnapshot& snap, OwnedColumns& owned, Gat
 void applyLogOutcomes(OwnedColumns& owned, const Gathered& g);
 void addCounters(Gathered& g, CounterSink& sink);
 void addLinkEvents(JobSnapshot& snap, Gathered& g);
+// Scheduler fates, GPU faults, kernel link events and the ranks' own last words as the snapshot's notes.
+void addHostNotes(JobSnapshot& snap, const Gathered& g);
 void widenSpan(JobSnapshot& snap);
 // Clock offsets of the mapping file, and the check that sources agree (import/folder/clocks.cpp).
 void alignClocks(Gathered& g);

@@ -53,9 +53,11 @@ Result<LoadedJob> loadRawFolder(const std::string& dir, Progress& progress)
     attachOwnedColumns(*snap, owned, seriesBlock);
     resolveJoins(*snap);
     folder::addLinkEvents(*snap, g); // after the counters are attached: traps are placed by them
+    folder::addHostNotes(*snap, g); // after the ranks' hosts are known: Slurm tasks are placed by them
     folder::widenSpan(*snap);
     if (fabricOnly) {
-        if (snap->topology.nodes().empty() && snap->counters.empty() && snap->linkEvents.empty()) {
+        if (snap->topology.nodes().empty() && snap->counters.empty() && snap->linkEvents.empty()
+            && snap->notes.empty()) {
             return LoadIssue { dir, 0, -1,
                 "manifest.json is missing and nothing readable was found: no Flight Recorder dump, profiler trace, "
                 "fabric topology, port counters or subnet manager log" };

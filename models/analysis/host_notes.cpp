@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: MIT
+// An incident's host evidence and Slurm's dead-rank story, from the snapshot's notes (analysis.h Incident).
+#include "analysis/internal.h"
+
+#include "core/time_format.h"
+
+#include <algorithm>
+#include <set>
+
+namespace stallscope::analysis {
+
+namespace {
+
+constexpr TimeNs kNoteSlackNs = 5 * 60 * kNsPerSec; // notes this long before or after an incident belong to it
+constexpr std::int64_t kSigAbrt = 6;
+
+bool isTaskFate(const JobSnapshot& snap, const HostNote& n)
+{
+    return snap.str(n.source) == "slurm" && n.rank != kNoRank
+        && (snap.str(n.kind) == "killed by signal" || snap.str(n.kind) == "exited");
+}
+
+} // namespace
+
+void attachHostNotes(const JobSnapshot& snap, Incident& inc)
+{
+    if (snap.notes.empty()) {
+        return;
+    }
+    const TimeNs from = inc.startNs - kNoteSlackNs;
+    const TimeNs to = std::max(inc.endNs, inc.jobDiedNs == kNoTime ? inc.endNs : inc.jobDiedNs) + kNoteSlackNs;
+    auto inWindow = [&](const HostNote& n) { return n.timeNs == kNoTime || (n.timeNs >= from && n.timeNs <= to); };
+
+    // Slurm's story: one task killed by a signal that is not an abort, while others aborted or exited.
+    std::set<std::uint32_t> killed, others;
+    for (const auto& n : snap.notes) {
+        if (isTaskFate(snap, n) && inWindow(n)) {
+            (snap.str(n.kind) == "killed by signal" && n.code != kSigAbrt ? killed : others).insert(n.rank);
+        }
+    }
+    if (killed.size() == 1 && !others.empty() && !others.count(*killed.begin())) {
+        inc.killedRank = *killed.begin();
+    }
+
+    std::set<std::uint32_t> ranks(inc.suspectRanks.begin(), inc.suspectRanks.end());
+    ranks.insert(inc.missingRanks.begin(), inc.missingRanks.end());
+    ranks.insert(inc.firstFailedRanks.begin(), inc.firstFailedRanks.end());
+    if (inc.killedRank) {
+        ranks.insert(*inc.killedRank);
+    }
+    std::set<StringId> hosts;
+    for (const auto r : ranks) {
+        if (r < snap.ranks.size() && !snap.str(snap.ranks[r].host).empty()) {
+            hosts.insert(snap.ranks[r].host);
+        }
+    }
+    for (const auto& n : snap.notes) {
+        if (inc.hostEvidence.size() >= kMaxHostEvidence) {
+            break;
+        }
+        const bool about = n.rank != kNoRank ? ranks.count(n.rank) > 0 : hosts.count(n.host) > 0;
+        if (!about || !inWindow(n)) {
+            continue;
+        }
+        std::string who = snap.str(n.host);
+        if (n.rank != kNoRank) {
+            who = "rank " + std::to_string(n.rank) + (who.empty() ? "" : " (" + who + ")");
+        }
+        inc.hostEvidence.push_back({ n.timeNs, who + ": " + snap.str(n.text) + " [" + snap.str(n.source) + "]", 1.0 });
+    }
+}
+
+std::string hostStory(const JobSnapshot& snap, const Incident& inc)
+{
+    std::string s;
+    if (inc.killedRank) {
+        const auto r = *inc.killedRank;
+        const auto host = r < snap.ranks.size() ? snap.str(snap.ranks[r].host) : std::string();
+        for (const auto& n : snap.notes) {
+            if (n.rank == r && snap.str(n.kind) == "killed by signal") {
+                s += "Slurm: rank " + std::to_string(r) + (host.empty() ? "" : " (" + host + ")") + " was killed (signal "
+                    + std::to_string(n.code) + ") while the others aborted";
+                break;
+            }
+        }
+    }
+    for (const auto& n : snap.notes) {
+        if (snap.str(n.kind) == "GPU Xid" && std::any_of(inc.hostEvidence.begin(), inc.hostEvidence.end(),
+                                                   [&](const EvidenceLine& e) { return e.timeNs == n.timeNs
+                                                           && e.what.find(snap.str(n.text)) != std::string::npos; })) {
+            s += (s.empty() ? "" : "; ") + snap.str(n.host) + ": " + snap.str(n.text);
+            break;
+        }
+    }
+    return s;
+}
+
+} // namespace stallscope::analysis

@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: MIT
+// Slurm and kernel log lines (host_log.h, docs/formats.md §2d). A line is a time prefix (one of four), then a
+// message; the message readers look for their anchor anywhere after the prefix, so a prefix we do not know still
+// yields the fact, only without a time.
+#include "import/logs/host_log.h"
+#include "import/common/line_scan.h"
+#include "import/common/text_lines.h"
+
+#include "core/checked_math.h"
+#include "core/time_format.h"
+
+#include <array>
+
+namespace stallscope {
+
+std::string_view toString(HostEventKind k)
+{
+    switch (k) {
+    case HostEventKind::TaskSignal:
+        return "killed by signal";
+    case HostEventKind::TaskExit:
+        return "exited";
+    case HostEventKind::StepCancelled:
+        return "cancelled";
+    case HostEventKind::LinkDown:
+        return "link down";
+    case HostEventKind::LinkUp:
+        return "link up";
+    case HostEventKind::PortModule:
+        return "port module event";
+    case HostEventKind::GpuXid:
+        return "GPU Xid";
+    }
+    return "event";
+}
+
+bool looksLikeHostLog(const std::string& text)
+{
+    for (const char* mark : { "srun: error: ", "slurmstepd: error: ***", "mlx5_core", "NVRM: Xid" }) {
+        if (text.find(mark) != std::string::npos) {
+            return true;
+        }
+    }
+    return false;
+}
+
+namespace {
+
+constexpr std::size_t kMaxText = 240;
+
+std::string clipped(std::string_view s)
+{
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) {
+        s.remove_suffix(1);
+    }
+    return std::string(s.substr(0, kMaxText));
+}
+
+// "Nov" → 11; 0 when not a month.
+int monthOf(std::string_view m)
+{
+    static constexpr std::array<std::string_view, 12> names = { "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul",
+        "Aug", "Sep", "Oct", "Nov", "Dec" };
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        if (m == names[i]) {
+            return static_cast<int>(i) + 1;
+        }
+    }
+    return 0;
+}
+
+// "03:04:05" at the cursor.
+bool clockAt(LineScan& s, std::array<int, 3>& hms)
+{
+    const auto start = s.pos();
+    const auto h = s.fixed(2);
+    const auto m = h && s.lit(":") ? s.fixed(2) : std::nullopt;
+    const auto sec = m && s.lit(":") ? s.fixed(2) : std::nullopt;
+    if (!sec) {
+        s.seek(start);
+        return false;
+    }
+    hms = { *h, *m, *sec };
+    return true;
+}
+
+struct Head
+{
+    TimeNs when = kNoTime;
+    std::string host;
+};
+
+// journalctl -o short-iso[-precise]: "2026-11-02T03:04:05+0000 gpu-b003 kernel: " (also ".123456", "+00:00", "Z").
+// The offset is in the line: the time is UTC exactly, whatever the folder's time zone.
+std::optional<Head> isoHead(LineScan& s)
+{
+    const auto start = s.pos();
+    std::array<std::optional<int>, 3> d;
+    std::array<int, 3> hms {};
+    if (!((d[0] = s.fixed(4)) && s.lit("-") && (d[1] = s.fixed(2)) && s.lit("-") && (d[2] = s.fixed(2)) && s.lit("T")
+            && clockAt(s, hms))) {
+        s.seek(start);
+        return std::nullopt;
+    }
+    TimeNs frac = 0;
+    if (s.lit(".")) {
+        auto digits = std::string(s.digits(9));
+        digits.resize(9, '0');
+        frac = toNumber<TimeNs>(digits);
+    }
+    TimeNs offset = 0;
+    if (!s.lit("Z")) {
+        const char sign = s.peek();
+        if (sign != '+' && sign != '-') {
+            s.seek(start);
+            return std::nullopt;
+        }
+        s.seek(s.pos() + 1);
+        const auto oh = s.fixed(2);
+        s.lit(":");
+        const auto om = s.fixed(2);
+        if (!oh || !om) {
+            s.seek(start);
+            return std::nullopt;
+        }
+        offset = (sign == '-' ? -1 : 1) * (TimeNs(*oh) * 3600 + TimeNs(*om) * 60) * kNsPerSec;
+    }
+    Head h;
+    const LogClock utc { *d[0], offset };
+    h.when = logTimeNs(utc, *d[0], *d[1], *d[2], hms[0], hms[1], hms[2], frac);
+    s.skipSpaces();
+    h.host = std::string(s.word());
+    return h;
+}
+
+// dmesg -T: "[Mon Nov  2 03:04:05 2026] " — local time.
+std::optional<Head> dmesgTHead(LineScan& s, const LogClock& clock)
+{
+    const auto start = s.pos();
+    std::array<int, 3> hms {};
+    if (s.lit("[")) {
+        s.word(); // weekday
+        s.skipSpaces();
+        const int month = monthOf(s.word());
+        s.skipSpaces();
+        const auto day = s.number<int>();
+        s.skipSpaces();
+        if (month > 0 && day && clockAt(s, hms) && s.lit(" ")) {
+            if (const auto year = s.fixed(4); year && s.lit("]")) {
+                return Head { logTimeNs(clock, *year, month, *day, hms[0], hms[1], hms[2], 0), {} };
+            }
+        }
+    }
+    s.seek(start);
+    return std::nullopt;
+}
+
+// syslog: "Nov  2 03:04:05 gpu-b003 kernel: " — local time, no year (the clock's).
+std::optional<Head> syslogHead(LineScan& s, const LogClock& clock)
+{
+    const auto start = s.pos();
+    std::array<int, 3> hms {};
+    const int month = monthOf(s.word());
+    s.skipSpaces();
+    const auto day = month > 0 ? s.number<int>() : std::nullopt;
+    if (day && s.lit(" ") && clockAt(s, hms) && s.lit(" ")) {
+        Head h { logTimeNs(clock, clock.year, month, *day, hms[0], hms[1], hms[2], 0), std::string(s.word()) };
+        return h;
+    }
+    s.seek(start);
+    return std::nullopt;
+}
+
+// "Killed" → signal 9, ... as srun words them (strsignal); "Exited with exit code N" is an exit.
+std::optional<std::pair<HostEventKind, std::int64_t>> taskFate(std::string_view what)
+{
+    static constexpr std::array<std::pair<std::string_view, int>, 9> signals = { { { "Killed", 9 },
+        { "Aborted", 6 }, { "Segmentation fault", 11 }, { "Terminated", 15 }, { "Bus error", 7 },
+        { "Hangup", 1 }, { "Interrupt", 2 }, { "Floating point exception", 8 }, { "Illegal instruction", 4 } } };
+    for (const auto& [name, sig] : signals) {
+        if (what.starts_with(name)) {
+            return std::pair(HostEventKind::TaskSignal, std::int64_t(sig));
+        }
+    }
+    LineScan s(what);
+    if (s.lit("Exited with exit code ")) {
+        if (const auto code = s.number<std::int64_t>()) {
+            return std::pair(HostEventKind::TaskExit, *code);
+        }
+    }
+    return std::nullopt;
+}
+
+class HostLogReader
+{
+public:
+    HostLogReader(const std::string& file, const LogClock& clock, const std::string& fileHost, HostLogFacts& f)
+        : m_file(file)
+        , m_clock(clock)
+        , m_fileHost(fileHost)
+        , m_f(f)
+    {
+    }
+
+    void line(std::string_view line, std::int64_t lineNo)
+    {
+        LineScan s(line);
+        HostEvent e;
+        e.line = lineNo;
+        e.host = m_fileHost;
+        if (auto h = isoHead(s)) {
+            e.timeNs = h->when;
+            e.host = h->host;
+        } else if (auto t = dmesgTHead(s, m_clock)) {
+            e.timeNs = t->when;
+        } else if (auto l = syslogHead(s, m_clock)) {
+            e.timeNs = l->when;
+            e.host = l->host;
+        }
+        const auto body = line.substr(s.pos());
+        if (srun(body, e) || stepCancelled(body, e) || mlx5(body, e) || xid(body, e)) {
+            return;
+        }
+    }
+
+private:
+    // "srun: error: gpu-b003: task 12: Killed", "srun: error: gpu-b003: tasks 0-3,6: Aborted (core dumped)",
+    // "srun: error: gpu-b003: task 5: Exited with exit code 1".
+    bool srun(std::string_view body, HostEvent e)
+    {
+        LineScan s(body);
+        if (!s.skipPast("srun: error: ")) {
+            return false;
+        }
+        const auto host = s.until(":");
+        if (!s.lit(": ") || !(s.lit("tasks ") || s.lit("task "))) {
+            return true; // another srun error ("Unable to ...")
+        }
+        const auto list = s.until(":");
+        if (!s.lit(": ")) {
+            return true;
+        }
+        const auto what = s.rest();
+        const auto fate = taskFate(what);
+        if (!fate) {
+            return true;
+        }
+        e.host = std::string(host);
+        e.kind = fate->first;
+        e.code = fate->second;
+        e.text = clipped(what);
+        LineScan ranges(list);
+        while (!ranges.atEnd()) {
+            const auto first = ranges.number<std::uint32_t>();
+            if (!first) {
+                break;
+            }
+            auto last = first;
+            if (ranges.lit("-")) {
+                last = ranges.number<std::uint32_t>();
+            }
+            if (!last || *last < *first || *last - *first >= kMaxTasksPerLine) {
+                m_f.warnings.push_back({ m_file, e.line, -1,
+                    "a task range that is not a range of fewer than " + std::to_string(kMaxTasksPerLine)
+                        + " tasks: skipped" });
+                return true;
+            }
+            e.firstTask = *first;
+            e.lastTask = *last;
+            m_f.events.push_back(e);
+            if (!ranges.lit(",")) {
+                break;
+            }
+        }
+        return true;
+    }
+
+    // "slurmstepd: error: *** STEP 1234.0 ON gpu-b003 CANCELLED AT 2026-11-02T03:14:15 ***" (local time; also JOB,
+    // with " DUE TO TIME LIMIT" and the like).
+    bool stepCancelled(std::string_view body, HostEvent e)
+    {
+        LineScan s(body);
+        if (!s.skipPast("slurmstepd: error: *** ")) {
+            return false;
+        }
+        const auto whatStart = s.pos();
+        const auto what = s.until("*");
+        s.seek(whatStart);
+        if (!s.skipPast(" ON ")) {
+            return true;
+        }
+        e.host = std::string(s.word());
+        if (s.skipPast(" CANCELLED AT ")) {
+            std::array<std::optional<int>, 3> d;
+            std::array<int, 3> hms {};
+            if ((d[0] = s.fixed(4)) && s.lit("-") && (d[1] = s.fixed(2)) && s.lit("-") && (d[2] = s.fixed(2))
+                && s.lit("T") && clockAt(s, hms)) {
+                e.timeNs = logTimeNs(m_clock, *d[0], *d[1], *d[2], hms[0], hms[1], hms[2], 0);
+            }
+        }
+        e.kind = HostEventKind::StepCancelled;
+        e.text = clipped(what);
+        m_f.events.push_back(e);
+        return true;
+    }
+
+    // "mlx5_core 0000:3b:00.0 ib0: Link down", "mlx5_core 0000:3b:00.0 enp59s0f0np0: Link up",
+    // "mlx5_core 0000:3b:00.0: mlx5_port_module_event:1187:(pid 0): Port module event[error]: module 0, ...".
+    bool mlx5(std::string_view body, HostEvent e)
+    {
+        LineScan s(body);
+        if (!s.skipPast("mlx5_core ")) {
+            return false;
+        }
+        // "0000:3b:00.0:" alone, or "0000:3b:00.0 ib0:" (the PCI address holds colons of its own).
+        const auto pci = s.until(" ");
+        std::string device;
+        if (pci.ends_with(':')) {
+            device = std::string(pci.substr(0, pci.size() - 1));
+        } else {
+            s.lit(" ");
+            device = std::string(pci) + " " + std::string(s.until(":"));
+            s.lit(":");
+        }
+        s.skipSpaces();
+        const auto msg = s.rest();
+        if (msg.starts_with("Link down") || msg.starts_with("Link up")) {
+            e.kind = msg.starts_with("Link down") ? HostEventKind::LinkDown : HostEventKind::LinkUp;
+        } else if (const auto at = msg.find("Port module event"); at != std::string_view::npos) {
+            e.kind = HostEventKind::PortModule;
+            e.text = clipped(msg.substr(at));
+        } else {
+            return true;
+        }
+        e.device = device;
+        if (e.text.empty()) {
+            e.text = std::string(toString(e.kind));
+        }
+        m_f.events.push_back(e);
+        return true;
+    }
+
+    // "NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, name=python3, GPU has fallen off the bus."
+    bool xid(std::string_view body, HostEvent e)
+    {
+        LineScan s(body);
+        if (!s.skipPast("NVRM: Xid (")) {
+            return false;
+        }
+        e.device = std::string(s.until(")"));
+        if (!s.lit("): ")) {
+            return true;
+        }
+        const auto code = s.number<std::int64_t>();
+        if (!code) {
+            return true;
+        }
+        e.kind = HostEventKind::GpuXid;
+        e.code = *code;
+        // The message after the pid and name fields, which change on every line.
+        auto rest = s.rest();
+        for (const char* field : { ", pid=", ", name=" }) {
+            if (rest.starts_with(field)) {
+                const auto comma = rest.find(", ", 2);
+                rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma);
+            }
+        }
+        e.text = "Xid " + std::to_string(*code) + (rest.size() > 2 ? ": " + clipped(rest.substr(2)) : "");
+        m_f.events.push_back(e);
+        return true;
+    }
+
+    const std::string& m_file;
+    const LogClock& m_clock;
+    const std::string& m_fileHost;
+    HostLogFacts& m_f;
+};
+
+} // namespace
+
+Result<HostLogFacts> parseHostLog(
+    const std::string& file, const std::string& text, const LogClock& clock, const std::string& fileHost)
+{
+    HostLogFacts f;
+    HostLogReader reader(file, clock, fileHost, f);
+    readLines(text, file, f.warnings, [&](const std::string& line, std::int64_t lineNo) { reader.line(line, lineNo); });
+    if (f.events.empty()) {
+        return LoadIssue { file, 0, -1, "no Slurm task fate, kernel link event or GPU Xid line found" };
+    }
+    return f;
+}
+
+} // namespace stallscope
