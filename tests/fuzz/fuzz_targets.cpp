@@ -16,6 +16,7 @@
 #include "import/infiniband/ibnetdiscover.h"
 #include "import/infiniband/opensm_log.h"
 #include "import/kineto/kineto_trace.h"
+#include "import/logs/host_log.h"
 #include "import/logs/rank_log.h"
 #include "import/open_job.h"
 #include "import/prometheus/exposition.h"
@@ -49,6 +50,13 @@ void rankLog(std::string_view in)
             restoreLineNumbers(f.value(), "r.log", part.lineNumbers);
         }
     }
+}
+
+void hostLog(std::string_view in)
+{
+    LogClock clock;
+    clock.year = 2026;
+    parseHostLog("h.log", std::string(in), clock, "gpu-a001");
 }
 
 void fabricTopology(std::string_view in)
@@ -165,6 +173,7 @@ const std::vector<Target>& targets()
 {
     static const std::vector<Target> table = {
         { "rank_log", rankLog },
+        { "host_log", hostLog },
         { "ibnetdiscover", fabricTopology },
         { "iblinkinfo", fabricLinkinfo },
         { "perfquery", perfquery },
