@@ -6,6 +6,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <fstream>
+
 #include <csignal>
 #include <filesystem>
 #include <map>
@@ -174,4 +176,37 @@ TEST_CASE("a failed save leaves the previous file intact", "[core][bundle]")
     for (const auto& e : fs::directory_iterator(tmp.path())) {
         CHECK(e.path().filename() == "session.json"); // the temporary file was removed
     }
+}
+
+TEST_CASE("the notes (Slurm fates) travel in events.jsonl; a note for a rank outside the job is refused by line",
+    "[core][bundle]")
+{
+    auto config = tinyConfig();
+    config.hosts = 2;
+    config.faults = { parseFaultSpec("dead-rank:rank=5:at=20s").value() };
+    const auto sim = simulateOrFail(config);
+    REQUIRE(sim.snapshot->notes.size() == sim.snapshot->ranks.size()); // srun's account: one fate per task
+    TempDir tmp;
+    REQUIRE(writeBundle(*sim.snapshot, tmp.str("b")).empty());
+    auto back = openJob(tmp.str("b"));
+    REQUIRE(back.ok());
+    const auto& a = *sim.snapshot;
+    const auto& b = *back->snapshot;
+    REQUIRE(b.notes.size() == a.notes.size());
+    for (std::size_t i = 0; i < a.notes.size(); ++i) {
+        CHECK(b.notes[i].rank == a.notes[i].rank);
+        CHECK(b.notes[i].code == a.notes[i].code);
+        CHECK(b.notes[i].timeNs == kNoTime);
+        CHECK(b.str(b.notes[i].text) == a.str(a.notes[i].text));
+        CHECK(b.str(b.notes[i].source) == "slurm");
+    }
+    CHECK(b.notes[5].code == 9); // the dead rank was killed; the others aborted
+    CHECK(b.notes[4].code == 6);
+
+    std::ofstream(tmp.path() / "b" / "link_events.jsonl", std::ios::app)
+        << R"({"t_ns":null,"note":"killed by signal","host":"x","rank":99999,"code":9,"text":"t","source":"slurm"})"
+        << '\n';
+    auto bad = openJob(tmp.str("b"));
+    REQUIRE_FALSE(bad.ok());
+    CHECK_THAT(bad.error().format(), Catch::Contains("link_events.jsonl:") && Catch::Contains("below the world size"));
 }
