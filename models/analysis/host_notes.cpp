@@ -78,16 +78,17 @@ std::string hostStory(const JobSnapshot& snap, const Incident& inc)
         const auto host = r < snap.ranks.size() ? snap.str(snap.ranks[r].host) : std::string();
         for (const auto& n : snap.notes) {
             if (n.rank == r && snap.str(n.kind) == "killed by signal") {
-                s += "Slurm: rank " + std::to_string(r) + (host.empty() ? "" : " (" + host + ")") + " was killed (signal "
-                    + std::to_string(n.code) + ") while the others aborted";
+                s += "Slurm: rank " + std::to_string(r) + (host.empty() ? "" : " (" + host + ")")
+                    + " was killed (signal " + std::to_string(n.code) + ") while the others aborted";
                 break;
             }
         }
     }
     for (const auto& n : snap.notes) {
-        if (snap.str(n.kind) == "GPU Xid" && std::any_of(inc.hostEvidence.begin(), inc.hostEvidence.end(),
-                                                   [&](const EvidenceLine& e) { return e.timeNs == n.timeNs
-                                                           && e.what.find(snap.str(n.text)) != std::string::npos; })) {
+        if (snap.str(n.kind) == "GPU Xid"
+            && std::any_of(inc.hostEvidence.begin(), inc.hostEvidence.end(), [&](const EvidenceLine& e) {
+                   return e.timeNs == n.timeNs && e.what.find(snap.str(n.text)) != std::string::npos;
+               })) {
             s += (s.empty() ? "" : "; ") + snap.str(n.host) + ": " + snap.str(n.text);
             break;
         }

@@ -32,7 +32,8 @@ std::string slurmOutput(const JobSnapshot& snap)
         const auto colon = text.find(": ");
         const auto what = colon == std::string::npos ? text : text.substr(colon + 2);
         const std::string host = snap.str(n.host);
-        if (!fates.empty() && fates.back().host == host && fates.back().what == what && fates.back().last + 1 == n.rank) {
+        if (!fates.empty() && fates.back().host == host && fates.back().what == what
+            && fates.back().last + 1 == n.rank) {
             fates.back().last = n.rank;
         } else {
             fates.push_back({ host, what, n.rank, n.rank });

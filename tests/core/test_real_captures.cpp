@@ -7,10 +7,10 @@
 #include "import/common/file_bytes.h"
 #include "import/infiniband/ibnetdiscover.h"
 #include "import/kineto/kineto_trace.h"
+#include "import/logs/rank_log.h"
 #include "import/open_job.h"
 #include "import/prometheus/exposition.h"
 #include "import/prometheus/http_answers.h"
-#include "import/logs/rank_log.h"
 #include "test_support.h"
 
 #include <catch2/catch.hpp>

@@ -162,8 +162,8 @@ void bundle(std::string_view in)
 {
     // The files of a bundle in the order the seed writes them; the manifest names the rest.
     const auto dir = scratch() / "bundle";
-    writeParts(dir, in,
-        { "manifest.json", "topology.json", "collectives.bin", "counters.bin", "link_events.jsonl", "extra" });
+    writeParts(
+        dir, in, { "manifest.json", "topology.json", "collectives.bin", "counters.bin", "link_events.jsonl", "extra" });
     openJob(dir.string());
 }
 

@@ -78,8 +78,8 @@ void addHostNotes(JobSnapshot& snap, const Gathered& g)
             if (!placed) {
                 n.rank = kNoRank;
                 n.text = snap.strings.intern("task" + std::string(e.firstTask == e.lastTask ? " " : "s ")
-                    + std::to_string(e.firstTask)
-                    + (e.firstTask == e.lastTask ? "" : "-" + std::to_string(e.lastTask)) + ": " + e.text);
+                    + std::to_string(e.firstTask) + (e.firstTask == e.lastTask ? "" : "-" + std::to_string(e.lastTask))
+                    + ": " + e.text);
                 snap.notes.push_back(n);
             }
         }

@@ -59,8 +59,8 @@ std::string clipped(std::string_view s)
 // "Nov" → 11; 0 when not a month.
 int monthOf(std::string_view m)
 {
-    static constexpr std::array<std::string_view, 12> names = { "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul",
-        "Aug", "Sep", "Oct", "Nov", "Dec" };
+    static constexpr std::array<std::string_view, 12> names
+        = { "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec" };
     for (std::size_t i = 0; i < names.size(); ++i) {
         if (m == names[i]) {
             return static_cast<int>(i) + 1;
@@ -174,9 +174,9 @@ std::optional<Head> syslogHead(LineScan& s, const LogClock& clock)
 // "Killed" → signal 9, ... as srun words them (strsignal); "Exited with exit code N" is an exit.
 std::optional<std::pair<HostEventKind, std::int64_t>> taskFate(std::string_view what)
 {
-    static constexpr std::array<std::pair<std::string_view, int>, 9> signals = { { { "Killed", 9 },
-        { "Aborted", 6 }, { "Segmentation fault", 11 }, { "Terminated", 15 }, { "Bus error", 7 },
-        { "Hangup", 1 }, { "Interrupt", 2 }, { "Floating point exception", 8 }, { "Illegal instruction", 4 } } };
+    static constexpr std::array<std::pair<std::string_view, int>, 9> signals
+        = { { { "Killed", 9 }, { "Aborted", 6 }, { "Segmentation fault", 11 }, { "Terminated", 15 }, { "Bus error", 7 },
+            { "Hangup", 1 }, { "Interrupt", 2 }, { "Floating point exception", 8 }, { "Illegal instruction", 4 } } };
     for (const auto& [name, sig] : signals) {
         if (what.starts_with(name)) {
             return std::pair(HostEventKind::TaskSignal, std::int64_t(sig));

@@ -152,7 +152,8 @@ std::vector<RankLines> splitByNcclPrefix(const std::string& text)
     for (const auto& h : hosts) {
         lengths.insert(h.size());
     }
-    auto hostChar = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.'; };
+    auto hostChar
+        = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.'; };
     // Where, after the line's start, another process's prefix begins: at a ':' whose run of host characters ends
     // in a known host name (the text before may be glued to it: "cudaDev 0ljm:803564:...").
     auto nextCut = [&](std::string_view rest) {

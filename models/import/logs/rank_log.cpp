@@ -5,8 +5,8 @@
 // is skipped over, which is how one reader takes every wording in the §2c tables.
 #include "import/logs/rank_log.h"
 #include "import/common/line_scan.h"
-#include "import/logs/log_prefix.h"
 #include "import/common/text_lines.h"
+#include "import/logs/log_prefix.h"
 
 #include "core/time_format.h"
 
@@ -319,8 +319,8 @@ private:
             // NCCL numbers the HCAs it uses from 0; a host has a few dozen at most. A larger index is a damaged
             // line, not a reason to allocate.
             if (*idx >= kMaxHcasPerHost) {
-                throw BadNumber("HCA index " + std::to_string(*idx) + " in NCCL's \"Using\" list: a host has fewer than "
-                    + std::to_string(kMaxHcasPerHost) + " HCAs");
+                throw BadNumber("HCA index " + std::to_string(*idx)
+                    + " in NCCL's \"Using\" list: a host has fewer than " + std::to_string(kMaxHcasPerHost) + " HCAs");
             }
             const auto name = s.word();
             if (name.empty() || !s.lit(":") || s.digits().empty() || !(s.lit("/IB") || s.lit("/RoCE"))) {
@@ -398,8 +398,8 @@ private:
     {
         std::size_t at = std::string_view::npos;
         std::size_t len = 0;
-        for (std::string_view mark : { "Got async event", "Got async error event", "Got non-fatal async event",
-                 "Got fatal async event" }) {
+        for (std::string_view mark :
+            { "Got async event", "Got async error event", "Got non-fatal async event", "Got fatal async event" }) {
             if (at = body.find(mark); at != std::string_view::npos) {
                 len = mark.size();
                 break;
