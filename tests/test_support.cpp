@@ -54,6 +54,16 @@ std::string readFile(const fs::path& p)
     return ss.str();
 }
 
+fs::path testDataPath(const std::string& name)
+{
+    return fs::path(STALLSCOPE_TEST_DATA_DIR) / name;
+}
+
+std::string testData(const std::string& name)
+{
+    return readFile(testDataPath(name));
+}
+
 void writeFile(const fs::path& p, const std::string& content)
 {
     std::ofstream out(p, std::ios::binary | std::ios::trunc);

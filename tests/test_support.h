@@ -30,6 +30,9 @@ SimConfig tinyConfig();
 SimResult simulateOrFail(const SimConfig& config);
 
 std::string readFile(const std::filesystem::path& p);
+// A file of tests/data by its relative name ("logs/rank2.log"): path and contents.
+std::filesystem::path testDataPath(const std::string& name);
+std::string testData(const std::string& name);
 void writeFile(const std::filesystem::path& p, const std::string& content);
 // Listing "name size mtime-ns" of every file, to prove a load wrote nothing.
 std::string folderFingerprint(const std::filesystem::path& dir);

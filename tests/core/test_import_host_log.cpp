@@ -10,18 +10,11 @@
 using namespace stallscope;
 using namespace stallscope::test;
 
-namespace {
-std::string data(const std::string& name)
-{
-    return readFile(std::string(STALLSCOPE_TEST_DATA_DIR) + "/" + name);
-}
-} // namespace
-
 TEST_CASE("srun's task fates and slurmstepd's cancellation, ranges expanded, damaged ranges refused", "[core][import]")
 {
     LogClock clock;
     clock.year = 2026;
-    auto r = parseHostLog("slurm-srun.out", data("logs/slurm-srun.out"), clock);
+    auto r = parseHostLog("slurm-srun.out", testData("logs/slurm-srun.out"), clock);
     INFO((r ? "" : r.error().format()));
     REQUIRE(r.ok());
     const auto& ev = r->events;
@@ -51,7 +44,7 @@ TEST_CASE("kernel lines from journalctl, dmesg -T and syslog: link events, modul
 {
     LogClock clock;
     clock.year = 2026;
-    auto j = parseHostLog("kernel-journal.log", data("logs/kernel-journal.log"), clock);
+    auto j = parseHostLog("kernel-journal.log", testData("logs/kernel-journal.log"), clock);
     REQUIRE(j.ok());
     REQUIRE(j->events.size() == 4);
     CHECK(j->events[0].kind == HostEventKind::PortModule);
@@ -69,7 +62,7 @@ TEST_CASE("kernel lines from journalctl, dmesg -T and syslog: link events, modul
     CHECK(formatUtc(j->events[3].timeNs) == "2026-11-02 03:05:00.000 UTC"); // +01:00 in the line
 
     clock.utcOffsetNs = 0;
-    auto d = parseHostLog("kernel-dmesg-T.txt", data("logs/kernel-dmesg-T.txt"), clock, "gpu-b005");
+    auto d = parseHostLog("kernel-dmesg-T.txt", testData("logs/kernel-dmesg-T.txt"), clock, "gpu-b005");
     REQUIRE(d.ok());
     REQUIRE(d->events.size() == 3);
     CHECK(d->events[0].host == "gpu-b005"); // dmesg names no host: the file's
@@ -78,7 +71,7 @@ TEST_CASE("kernel lines from journalctl, dmesg -T and syslog: link events, modul
     CHECK(d->events[2].code == 48);
     CHECK(d->events[2].timeNs == kNoTime); // seconds since boot: no wall time
 
-    auto s = parseHostLog("syslog-kern.log", data("logs/syslog-kern.log"), clock);
+    auto s = parseHostLog("syslog-kern.log", testData("logs/syslog-kern.log"), clock);
     REQUIRE(s.ok());
     REQUIRE(s->events.size() == 2);
     CHECK(s->events[0].host == "gpu-b006");

@@ -11,11 +11,6 @@ using namespace stallscope;
 using namespace stallscope::test;
 
 namespace {
-std::string data(const std::string& name)
-{
-    return readFile(std::string(STALLSCOPE_TEST_DATA_DIR) + "/" + name);
-}
-
 void checkTwoHosts(const ImportedTopology& t, const StringPool& s)
 {
     const auto& topo = t.topology;
@@ -50,7 +45,7 @@ void checkTwoHosts(const ImportedTopology& t, const StringPool& s)
 TEST_CASE("ibnetdiscover plain output becomes a topology", "[core][import]")
 {
     StringPool strings;
-    auto r = parseIbnetdiscover("two-hosts.txt", data("ibnetdiscover/two-hosts.txt"), strings);
+    auto r = parseIbnetdiscover("two-hosts.txt", testData("ibnetdiscover/two-hosts.txt"), strings);
     INFO((r ? "" : r.error().format()));
     REQUIRE(r.ok());
     CHECK(r->warnings.empty());
@@ -60,7 +55,7 @@ TEST_CASE("ibnetdiscover plain output becomes a topology", "[core][import]")
 TEST_CASE("ibnetdiscover -p output becomes the same topology", "[core][import]")
 {
     StringPool strings;
-    auto r = parseIbnetdiscover("two-hosts-p.txt", data("ibnetdiscover/two-hosts-p.txt"), strings);
+    auto r = parseIbnetdiscover("two-hosts-p.txt", testData("ibnetdiscover/two-hosts-p.txt"), strings);
     REQUIRE(r.ok());
     checkTwoHosts(r.value(), strings);
 }
@@ -74,7 +69,7 @@ TEST_CASE("ibnetdiscover errors and warnings name the file and line", "[core][im
     r = parseIbnetdiscover("y.txt", "hello\nworld\n", strings);
     REQUIRE_FALSE(r.ok());
     CHECK_THAT(r.error().format(), Catch::Contains("y.txt") && Catch::Contains("no Switch/Ca nodes"));
-    auto text = data("ibnetdiscover/two-hosts.txt") + "garbage line\n";
+    auto text = testData("ibnetdiscover/two-hosts.txt") + "garbage line\n";
     r = parseIbnetdiscover("z.txt", text, strings);
     REQUIRE(r.ok());
     REQUIRE(r->warnings.size() == 1);
@@ -85,7 +80,7 @@ TEST_CASE("links trained at 1x among 4x, or whose ends disagree, are degraded; s
     "[core][import][analysis]")
 {
     JobSnapshot snap;
-    auto r = parseIbnetdiscover("degraded-1x.txt", data("ibnetdiscover/degraded-1x.txt"), snap.strings);
+    auto r = parseIbnetdiscover("degraded-1x.txt", testData("ibnetdiscover/degraded-1x.txt"), snap.strings);
     INFO((r ? "" : r.error().format()));
     REQUIRE(r.ok());
     snap.topology = std::move(r->topology);

@@ -10,18 +10,11 @@
 using namespace stallscope;
 using namespace stallscope::test;
 
-namespace {
-std::string data(const std::string& name)
-{
-    return readFile(std::string(STALLSCOPE_TEST_DATA_DIR) + "/" + name);
-}
-} // namespace
-
 TEST_CASE("a rank's log gives its host, HCAs, transport errors and timeouts", "[core][import]")
 {
     LogClock clock;
     clock.year = 2025;
-    auto r = parseRankLog("rank2.log", data("logs/rank2.log"), clock);
+    auto r = parseRankLog("rank2.log", testData("logs/rank2.log"), clock);
     INFO((r ? "" : r.error().format()));
     REQUIRE(r.ok());
     const auto& f = r.value();
@@ -51,7 +44,7 @@ TEST_CASE("a rank's log gives its host, HCAs, transport errors and timeouts", "[
 
 TEST_CASE("NCCL wordings across versions are all recognised", "[core][import]")
 {
-    auto r = parseRankLog("nccl-variants.log", data("logs/nccl-variants.log"));
+    auto r = parseRankLog("nccl-variants.log", testData("logs/nccl-variants.log"));
     REQUIRE(r.ok());
     const auto& f = r.value();
     CHECK(f.host == "gpu-b003");
@@ -104,7 +97,7 @@ TEST_CASE(
 {
     LogClock clock;
     clock.year = 2026;
-    const auto text = data("logs/combined-srun.log");
+    const auto text = testData("logs/combined-srun.log");
     const auto parts = splitByRankPrefix(text);
     REQUIRE(parts.size() == 3);
     CHECK(parts[0].rank == 0);
@@ -128,7 +121,7 @@ TEST_CASE(
     CHECK(zero->events[0].seq == 918);
     CHECK(zero->warnings.empty());
 
-    const auto ompi = splitByRankPrefix(data("logs/combined-ompi.log"));
+    const auto ompi = splitByRankPrefix(testData("logs/combined-ompi.log"));
     REQUIRE(ompi.size() == 2);
     auto six = parseRankLog("combined-ompi.log", ompi[1].text, clock);
     REQUIRE(six.ok());
@@ -137,15 +130,15 @@ TEST_CASE(
     CHECK(six->events[0].kind == LogEventKind::PortError);
 
     // One rank's own log stays whole.
-    CHECK(splitByRankPrefix(data("logs/nccl-variants.log")).empty());
-    CHECK(splitByRankPrefix(data("logs/rank2.log")).empty());
+    CHECK(splitByRankPrefix(testData("logs/nccl-variants.log")).empty());
+    CHECK(splitByRankPrefix(testData("logs/rank2.log")).empty());
 }
 
 TEST_CASE("PyTorch's watchdog, heartbeat and terminate wordings, with and without times", "[core][import]")
 {
     LogClock clock;
     clock.year = 2026;
-    auto r = parseRankLog("pytorch-watchdog-variants.log", data("logs/pytorch-watchdog-variants.log"), clock);
+    auto r = parseRankLog("pytorch-watchdog-variants.log", testData("logs/pytorch-watchdog-variants.log"), clock);
     INFO((r ? "" : r.error().format()));
     REQUIRE(r.ok());
     const auto& f = r.value();
@@ -188,7 +181,7 @@ TEST_CASE("NCCL lines behind a progress bar's carriage returns, hard-wrapped, an
 {
     LogClock clock;
     clock.year = 2026;
-    auto r = parseRankLog("nccl-wrapped.log", data("logs/nccl-wrapped.log"), clock);
+    auto r = parseRankLog("nccl-wrapped.log", testData("logs/nccl-wrapped.log"), clock);
     REQUIRE(r.ok());
     const auto& f = r.value();
     for (const auto& w : f.warnings) {
@@ -224,7 +217,7 @@ TEST_CASE("NCCL lines behind a progress bar's carriage returns, hard-wrapped, an
 
 TEST_CASE("NCCL output of two processes in one file, interleaved inside lines, is split by process", "[core][import]")
 {
-    const auto text = data("logs/nccl-two-processes.log");
+    const auto text = testData("logs/nccl-two-processes.log");
     const auto parts = splitByRankPrefix(text);
     REQUIRE(parts.size() == 2);
     std::map<std::uint32_t, RankLogFacts> byRank;

@@ -11,6 +11,7 @@
 #include <cctype>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace stallscope {
@@ -128,6 +129,16 @@ inline std::optional<std::int64_t> firstNumberIn(std::string_view text)
         }
     }
     return std::nullopt;
+}
+
+// A message kept as text: trailing `trim` characters dropped, then cut at `maxChars` so one runaway line (an
+// exception's what() holding a whole tensor dump) cannot grow an event without bound.
+inline std::string clipped(std::string_view s, std::string_view trim = " \t", std::size_t maxChars = 240)
+{
+    while (!s.empty() && trim.find(s.back()) != std::string_view::npos) {
+        s.remove_suffix(1);
+    }
+    return std::string(s.substr(0, maxChars));
 }
 
 } // namespace stallscope

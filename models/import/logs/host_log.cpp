@@ -46,16 +46,6 @@ bool looksLikeHostLog(const std::string& text)
 
 namespace {
 
-constexpr std::size_t kMaxText = 240;
-
-std::string clipped(std::string_view s)
-{
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) {
-        s.remove_suffix(1);
-    }
-    return std::string(s.substr(0, kMaxText));
-}
-
 // "Nov" → 11; 0 when not a month.
 int monthOf(std::string_view m)
 {
