@@ -35,6 +35,8 @@ const std::vector<Subcommand>& subcommandTable()
             runReport },
         { "render", "the composed postmortem image of an incident or window (PNG, SVG, PDF), headless", N::Painting,
             runRender },
+        { "exercise", "training: list exercises, make one as a folder, give hints, score an answer", N::Core,
+            runExercise },
         { "help", "this text", N::Core, runHelp },
     };
     return table;

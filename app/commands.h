@@ -41,6 +41,7 @@ int runCollect(const std::vector<std::string>& args, std::ostream& out, std::ost
 int runConvert(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int runInfo(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int runReport(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int runExercise(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int runRender(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 } // namespace stallscope::cli

@@ -77,6 +77,8 @@ std::string usage()
          "                                                      the link retrains (link_error_recovery) count times\n"
          "  degraded:host-leaf:rank=R|leaf-spine:...|spine-core:...:width=1x[:speed=HDR]\n"
          "                                                      the link trained below 4xNDR for the whole job\n"
+         "  noisy:host-leaf:rank=R|leaf-spine:...:at=0s[:rate=600]\n"
+         "                                                      symbol errors per minute, never down (harmless)\n"
          "  dead-rank:rank=R:at=5m                              rank R hangs (stops issuing collectives)\n"
          "  slow-rank:rank=R:at=2m:factor=1.3                   rank R computes 1.3x slower\n"
          "  A periodic flap or burst takes :jitter=5s: each occurrence moves by up to \u00b1 that (uniform).\n"

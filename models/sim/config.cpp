@@ -145,9 +145,10 @@ Result<FaultSpec, std::string> parseFaultSpec(const std::string& text)
     if (parts.empty()) {
         return std::string("empty fault");
     }
-    if (parts[0] == "flap" || parts[0] == "errors" || parts[0] == "degraded") {
+    if (parts[0] == "flap" || parts[0] == "errors" || parts[0] == "degraded" || parts[0] == "noisy") {
         f.kind = parts[0] == "flap" ? FaultKind::LinkFlap
             : parts[0] == "errors"  ? FaultKind::ErrorBurst
+            : parts[0] == "noisy"   ? FaultKind::Noisy
                                     : FaultKind::Degraded;
         if (parts.size() < 2 || (parts[1] != "host-leaf" && parts[1] != "leaf-spine" && parts[1] != "spine-core")) {
             return "a link fault names its link tier: " + parts[0] + ":host-leaf:..., " + parts[0]
@@ -166,7 +167,8 @@ Result<FaultSpec, std::string> parseFaultSpec(const std::string& text)
     } else if (parts[0] == "slow-rank") {
         f.kind = FaultKind::SlowRank;
     } else {
-        return "unknown fault kind \"" + parts[0] + "\" (expected flap, errors, degraded, dead-rank or slow-rank)";
+        return "unknown fault kind \"" + parts[0]
+            + "\" (expected flap, errors, degraded, noisy, dead-rank or slow-rank)";
     }
     for (std::size_t i = first; i < parts.size(); ++i) {
         const auto eq = parts[i].find('=');
@@ -210,6 +212,13 @@ Result<FaultSpec, std::string> parseFaultSpec(const std::string& text)
         } else if (key == "ar") {
             ok = val == "on" || val == "off";
             f.adaptiveRouting = val == "on";
+        } else if (key == "rate") {
+            try {
+                f.symbolErrorsPerMin = std::stod(val);
+            } catch (...) {
+                ok = false;
+            }
+            ok = ok && f.symbolErrorsPerMin > 0 && f.symbolErrorsPerMin <= 1e6;
         } else if (key == "factor") {
             try {
                 f.slowFactor = std::stod(val);
@@ -291,6 +300,9 @@ std::string describeFault(const FaultSpec& f)
     case FaultKind::Degraded:
         s = "degraded link " + linkName(f);
         return s + ": trained at " + std::to_string(f.width) + "x" + f.speed + " instead of 4xNDR";
+    case FaultKind::Noisy:
+        return "noisy link " + linkName(f) + ": " + std::to_string(static_cast<long long>(f.symbolErrorsPerMin))
+            + " symbol errors per minute from +" + formatDuration(f.atNs) + ", never down";
     case FaultKind::DeadRank:
         return "dead rank " + std::to_string(f.rank) + " at +" + formatDuration(f.atNs);
     case FaultKind::SlowRank:

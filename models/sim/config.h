@@ -19,10 +19,12 @@ namespace stallscope {
 // ErrorBurst: a link that retrains (link error recovery) without going down, `count` times `gapNs` apart,
 // each pausing it for `durationNs` (docs/formats.md §6b).
 // Degraded: a link that trained at a lower width or speed for the whole job (docs/formats.md §6b).
-enum class FaultKind { LinkFlap, DeadRank, SlowRank, ErrorBurst, Degraded };
+// Noisy: a marginal cable whose receivers count symbol errors at a steady rate (corrected, no packet lost, never
+// down): loud in the counters and harmless to the job — the red herring of training exercises.
+enum class FaultKind { LinkFlap, DeadRank, SlowRank, ErrorBurst, Degraded, Noisy };
 constexpr bool isLinkFault(FaultKind k)
 {
-    return k == FaultKind::LinkFlap || k == FaultKind::ErrorBurst || k == FaultKind::Degraded;
+    return k == FaultKind::LinkFlap || k == FaultKind::ErrorBurst || k == FaultKind::Degraded || k == FaultKind::Noisy;
 }
 enum class LinkTier { HostLeaf, LeafSpine, SpineCore };
 std::string_view toString(LinkTier t); // "host-leaf", "leaf-spine", "spine-core"
@@ -46,6 +48,7 @@ struct FaultSpec
     double slowFactor = 1.3; // slow rank: compute time multiplier
     std::uint8_t width = 1; // degraded: lanes it trained at (of 4)
     std::string speed = "NDR"; // degraded: lane speed it trained at
+    double symbolErrorsPerMin = 600; // noisy: symbol errors each end counts per minute, from atNs
 };
 
 struct SimConfig
@@ -96,7 +99,8 @@ std::vector<std::string> presetNames();
 // Parses a --fault argument, e.g. "flap:host-leaf:rank=37:at=5m:for=2s:every=1h",
 // "flap:leaf-spine:leaf=3:spine=5:at=5m:for=2s:ar=off", "dead-rank:rank=17:at=5m",
 // "slow-rank:rank=17:at=2m:factor=1.3", "errors:leaf-spine:leaf=3:spine=5:at=5m:count=6:gap=20s:pause=200ms".
-// "degraded:leaf-spine:leaf=3:spine=5:width=1x[:speed=HDR]", "flap:spine-core:pod=2:spine=5:core=1:at=5m:for=2s".
+// "degraded:leaf-spine:leaf=3:spine=5:width=1x[:speed=HDR]", "flap:spine-core:pod=2:spine=5:core=1:at=5m:for=2s",
+// "noisy:leaf-spine:leaf=1:spine=2:at=0s:rate=600" (symbol errors per minute).
 // Returns the fault or an error message.
 Result<FaultSpec, std::string> parseFaultSpec(const std::string& text);
 std::string describeFault(const FaultSpec& f);

@@ -192,6 +192,7 @@ private:
         double waitTicks = double(mix(seed + 2) % 100000);
         const std::uint64_t downed0 = mix(seed + 3) % 3, symbols0 = mix(seed + 4) % 40, rcvErr0 = mix(seed + 5) % 4;
         const std::uint64_t recovery0 = mix(seed + 6) % 2;
+        const auto* noisy = noisyFault(plan.link);
         for (std::size_t k = 0; k < n; ++k) {
             const TimeNs t = times[k] - skew;
             const TimeNs prevT = k > 0 ? times[k - 1] - skew : t - m_c.counterIntervalNs;
@@ -208,6 +209,11 @@ private:
                 for (std::uint64_t i = 0; i < burst; ++i) {
                     syms += o->downNs - 10 * kNsPerSec + TimeNs(i) * (10 * kNsPerSec / TimeNs(burst)) <= t;
                 }
+            }
+            if (noisy && t > m_c.startNs + noisy->atNs) {
+                // Corrected bit errors at a steady rate: the counter moves, nothing is lost, nothing waits.
+                syms += static_cast<std::uint64_t>(
+                    noisy->symbolErrorsPerMin * double(t - m_c.startNs - noisy->atNs) / double(60 * kNsPerSec));
             }
             const double upFraction = 1.0 - double(downInInterval) / double(std::max<TimeNs>(1, t - prevT));
             const double noise = 1.0 + 0.01 * gauss(hash(m_c.seed, kPortNoise, p, k));
@@ -238,6 +244,16 @@ private:
         addSeries(p, CounterKind::PortXmitWait, 32, b, wait);
         addSeries(p, CounterKind::PortXmitData, dataBits, b, xmit);
         addSeries(p, CounterKind::PortRcvData, dataBits, b, rcv);
+    }
+
+    const FaultSpec* noisyFault(LinkId link) const
+    {
+        for (const auto& [fault, l] : m_in.noisyLinks) {
+            if (l == link) {
+                return &m_c.faults[fault];
+            }
+        }
+        return nullptr;
     }
 
     void buildEvents()

@@ -84,6 +84,7 @@ struct CounterInputs
     const std::vector<Segment>& segments; // sorted by time, non-overlapping
     const std::vector<SimOutage>& outages;
     const std::vector<TimeNs>& hostSkew;
+    const std::vector<std::pair<std::uint32_t, LinkId>>& noisyLinks; // (fault index, link)
 };
 
 // Adds counter ports and series (with their columns in `owned`) and link events to `snap`.

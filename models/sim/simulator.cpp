@@ -139,6 +139,11 @@ void JobSim::applyDegradedLinks()
         const double rate = double(f.width) * laneDataGbps(f.speed);
         m_result.slowdown = std::max(m_result.slowdown, 4.0 * laneDataGbps("NDR") / rate);
     }
+    for (std::uint32_t i = 0; i < m_c.faults.size(); ++i) {
+        if (m_c.faults[i].kind == FaultKind::Noisy) {
+            m_result.noisyLinks.push_back({ i, faultLink(m_c.faults[i]) });
+        }
+    }
 }
 
 SimOutage JobSim::flapOutage(std::uint32_t fault, LinkId link, TimeNs down) const
@@ -460,7 +465,7 @@ void JobSim::makeHostSkews()
 void JobSim::finishCounters(JobSnapshot& snap)
 {
     m_progress.report("Sampling counters", 0, 1);
-    CounterInputs inputs { m_c, m_fabric, m_segments, m_outages, m_skew };
+    CounterInputs inputs { m_c, m_fabric, m_segments, m_outages, m_skew, m_result.noisyLinks };
     std::vector<std::uint32_t> seriesTimeBlock;
     buildCounters(inputs, snap, *m_owned, seriesTimeBlock);
     attachOwnedColumns(snap, m_owned, seriesTimeBlock);

@@ -61,6 +61,7 @@ struct SimResult
     std::optional<TimeNs> crashNs; // when the job died, if it did
     std::vector<std::uint32_t> failedRanks; // ranks that failed with transport-retry errors
     std::vector<std::pair<std::uint32_t, LinkId>> degradedLinks; // (fault index, link) trained below 4xNDR
+    std::vector<std::pair<std::uint32_t, LinkId>> noisyLinks; // (fault index, link) counting symbol errors
     double slowdown = 1.0; // data phases take this much longer: the slowest degraded link's rate deficit
 };
 

@@ -30,6 +30,8 @@ const char* kindName(FaultKind k)
         return "error_burst";
     case FaultKind::Degraded:
         return "degraded_link";
+    case FaultKind::Noisy:
+        return "noisy_link";
     }
     return "unknown";
 }
@@ -85,7 +87,14 @@ std::string truthToJson(const SimConfig& c, const SimResult& result)
                     jf["slowdown"] = result.slowdown;
                 }
             }
-            if (f.kind != FaultKind::Degraded) {
+            for (const auto& [fault, link] : result.noisyLinks) {
+                if (fault == i) {
+                    const auto& l = snap.topology.link(link);
+                    jf["link"] = { { "a", portJson(snap, l.a) }, { "b", portJson(snap, l.b) } };
+                    jf["symbol_errors_per_min"] = f.symbolErrorsPerMin;
+                }
+            }
+            if (f.kind != FaultKind::Degraded && f.kind != FaultKind::Noisy) {
                 jf["outages"] = std::move(outages);
             }
         } else {

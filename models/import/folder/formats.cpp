@@ -363,6 +363,18 @@ std::optional<LoadIssue> noteIbsimNet(FileInput& in, Gathered& g)
     return std::nullopt;
 }
 
+// A training exercise's sheet (docs/training.md): the briefing, read by the Training menu, not by the import.
+bool looksLikeExerciseSheet(const std::string& text)
+{
+    return text.find("\"format\": \"stallscope-exercise\"") != std::string::npos;
+}
+
+std::optional<LoadIssue> noteExerciseSheet(FileInput& in, Gathered& g)
+{
+    g.note(in.path, "training exercise sheet", "the briefing of the exercise this folder is");
+    return std::nullopt;
+}
+
 std::optional<LoadIssue> noteTruth(FileInput& in, Gathered& g)
 {
     g.note(in.path, "simulator truth", "not read: it is what the analysis is checked against");
@@ -388,6 +400,7 @@ const std::vector<Format>& formats()
         { "counters CSV", looksLikeCollectorCsv, 0, nullptr, addCollectorCsv },
         { "mapping file", looksLikeMapping, 0, nullptr, addMapping },
         { "simulator truth", looksLikeSimulatorTruth, 0, nullptr, noteTruth },
+        { "training exercise sheet", looksLikeExerciseSheet, 0, nullptr, noteExerciseSheet },
         { "ibsim net file", looksLikeIbsimNet, 0, nullptr, noteIbsimNet },
         { "ibnetdiscover topology", looksLikeIbnetdiscover, 0, nullptr, addIbnetdiscover },
         { "iblinkinfo", looksLikeIblinkinfo, 1, nullptr, addIblinkinfo },
