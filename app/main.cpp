@@ -6,21 +6,72 @@
 #include "main_window.h"
 #include "open_input.h"
 #include "theme.h"
+#include "training/answer.h"
+#include "training_controller.h"
+#include "training_panel.h"
 
 #include <QApplication>
 #include <QCoreApplication>
 #include <QTimer>
 
+#include <fstream>
 #include <iostream>
+#include <sstream>
 
 namespace {
+
+// --exercise ID [--seed N] [--answer FILE] [--check] [--step N]: starts an exercise and, once it is open, enters
+// the answer, checks it and shows a walk-through step — what a trainee does, for screenshots and tests.
+bool startExercise(stallscope::MainWindow& window, const std::string& id, const stallscope::cli::ParsedArgs& parsed)
+{
+    using namespace stallscope;
+    std::optional<std::uint64_t> seed;
+    if (const auto* s = parsed.find("seed")) {
+        seed = std::strtoull(s->c_str(), nullptr, 10);
+    }
+    if (!training::builtinExercises().find(id)) {
+        return false;
+    }
+    std::optional<training::TraineeAnswer> answer;
+    if (const auto* path = parsed.find("answer")) {
+        std::ifstream in(*path, std::ios::binary);
+        std::ostringstream ss;
+        ss << in.rdbuf();
+        auto a = training::parseAnswer(ss.str(), *path);
+        if (!a) {
+            std::cerr << "stallscope: " << a.error() << "\n";
+            return false;
+        }
+        answer = a.value();
+    }
+    const bool check = parsed.has("check");
+    const int step = parsed.find("step") ? std::atoi(parsed.find("step")->c_str()) : 0;
+    auto* t = window.training();
+    // Runs before the quit-after handler (connected later): the actions land before the screenshot.
+    QObject::connect(t, &TrainingController::ready, &window, [&window, t, answer, check, step](bool ok) {
+        if (!ok) {
+            return;
+        }
+        if (answer) {
+            window.trainingPanel()->setAnswer(*answer);
+        }
+        if (check) {
+            t->check();
+            if (step > 0) {
+                t->goToStep(step - 1);
+            }
+        }
+    });
+    return t->start(id, seed);
+}
 
 int runGui(int argc, char** argv, const std::vector<std::string>& args)
 {
     using namespace stallscope::cli;
     const auto parsed = parseArgs(args,
         withPrometheusOptions({ { "quit-after", true, "" }, { "screenshot", true, "" }, { "incident", true, "" },
-            { "theme", true, "" } }));
+            { "theme", true, "" }, { "exercise", true, "" }, { "seed", true, "" }, { "answer", true, "" },
+            { "check", false, "" }, { "step", true, "" } }));
     if (parsed.help) {
         std::cout << mainUsage();
         return kExitOk;
@@ -56,7 +107,14 @@ int runGui(int argc, char** argv, const std::vector<std::string>& args)
             }
         });
     }
-    if (!parsed.positional.empty()) {
+    bool exercise = false; // the training flags drive the window for screenshots and tests
+    if (const auto* id = parsed.find("exercise")) {
+        if (!startExercise(window, *id, parsed)) {
+            std::cerr << "stallscope: --exercise: no exercise \"" << *id << "\" (stallscope exercise list)\n";
+            return kExitUsage;
+        }
+        exercise = true;
+    } else if (!parsed.positional.empty()) {
         window.openBundle(QString::fromStdString(parsed.positional[0]));
     } else if (parsed.has("prometheus")) {
         const auto q = prometheusQueryFrom(parsed);
@@ -79,6 +137,10 @@ int runGui(int argc, char** argv, const std::vector<std::string>& args)
         if (parsed.has("follow")) {
             // Following: the window keeps refreshing; the screenshot is taken when the time is up.
             QTimer::singleShot(std::stoi(it->second.back()), &app, quit);
+        } else if (exercise) {
+            QObject::connect(window.training(), &stallscope::TrainingController::ready, &app,
+                [quit](bool) { QTimer::singleShot(400, quit); });
+            QTimer::singleShot(std::stoi(it->second.back()), &app, [] { QApplication::exit(kExitBadInput); });
         } else {
             QObject::connect(
                 &window, &stallscope::MainWindow::loadFinished, &app, [quit](bool) { QTimer::singleShot(200, quit); });

@@ -16,6 +16,8 @@
 #include "postmortem_report.h"
 #include "summary_view.h"
 #include "topology_widget.h"
+#include "training_controller.h"
+#include "training_panel.h"
 #include "view/review_session.h"
 #include "view/view_state.h"
 
@@ -66,6 +68,7 @@ MainWindow::MainWindow(QWidget* parent)
     , m_topology(new TopologyWidget(m_state, this))
     , m_linkList(new LinkListPanel(m_state, this))
     , m_incidents(new IncidentsPanel(m_state, this))
+    , m_trainingPanel(new TrainingPanel(m_state, this))
     , m_summary(new SummaryView(this))
     , m_warnings(new QListWidget(this))
     , m_cursorLabel(new QLabel(this))
@@ -83,6 +86,7 @@ MainWindow::MainWindow(QWidget* parent)
     split->setStretchFactor(2, 4);
     setCentralWidget(split);
     setAcceptDrops(true);
+    m_training = new TrainingController(this, m_state, m_trainingPanel);
     createDocks();
     createMenus();
     statusBar()->addPermanentWidget(m_cursorLabel);
@@ -98,7 +102,7 @@ MainWindow::MainWindow(QWidget* parent)
         auto model = m_latenessJob.result();
         if (m_opened && model && &model->snapshot() == m_opened->snapshot.get()) { // still the same bundle
             m_opened->heatmap = model;
-            m_heatmap->setModel(model, m_opened->analysis);
+            m_heatmap->setModel(model, shownAnalysis());
             statusBar()->showMessage(tr("Lateness ready"));
         }
     });
@@ -112,7 +116,7 @@ MainWindow::MainWindow(QWidget* parent)
         updateStatus();
     });
     connect(m_state, &ViewState::incidentSelected, this, [this](int n) {
-        if (m_opened && m_opened->analysis && n >= 1 && n <= int(m_opened->analysis->incidents.size())) {
+        if (m_opened && shownAnalysis() && n >= 1 && n <= int(m_opened->analysis->incidents.size())) {
             const auto& inc = m_opened->analysis->incidents[std::size_t(n - 1)];
             const TimeNs pad = std::max<TimeNs>((inc.endNs - inc.startNs) / 2, 2 * kNsPerSec);
             m_state->zoomIn({ inc.startNs - pad, inc.endNs + pad });
@@ -179,6 +183,9 @@ void MainWindow::createDocks()
     auto* links = dock(m_linkList, tr("Links"), QStringLiteral("links"), Qt::RightDockWidgetArea);
     tabifyDockWidget(fabric, links);
     fabric->raise();
+    auto* exercise = dock(m_trainingPanel, tr("Exercise"), QStringLiteral("exercise"), Qt::RightDockWidgetArea);
+    splitDockWidget(fabric, exercise, Qt::Vertical);
+    exercise->hide(); // shown when an exercise starts (Training menu)
     tabifyDockWidget(incidents, flaps);
     tabifyDockWidget(flaps, summary);
     tabifyDockWidget(summary, warnings);
@@ -273,6 +280,14 @@ void MainWindow::createMenus()
         [this] { isFullScreen() ? showNormal() : showFullScreen(); });
     full->setShortcut(QKeySequence(Qt::Key_F11));
 
+    auto* training = menuBar()->addMenu(tr("&Training"));
+    training->addAction(tr("&Start exercise…"), m_training, &TrainingController::chooseAndStart);
+    training->addAction(tr("&Open exercise folder…"), m_training, &TrainingController::openFolderDialog);
+    training->addSeparator();
+    training->addAction(tr("&Hint"), QKeySequence(Qt::CTRL | Qt::Key_H), m_training, &TrainingController::hint);
+    training->addAction(
+        tr("&Check answer"), QKeySequence(Qt::CTRL | Qt::Key_Return), m_training, &TrainingController::check);
+
     auto* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About Stallscope"), this, [this] {
         QMessageBox::about(this, tr("About Stallscope"),
@@ -289,6 +304,9 @@ void MainWindow::openBundle(const QString& path)
         return;
     }
     const std::string p = path.toStdString();
+    if (m_training && m_training->active() && !m_training->opening()) {
+        m_training->stop(); // the user opened something else: the exercise is over, unchecked
+    }
     setLive(false);
     m_liveQuery.reset();
     m_flapCounts.clear();
@@ -568,11 +586,8 @@ void MainWindow::onLoaded()
     }
     const bool refresh = m_reloading;
     m_reloading = false;
-    m_topology->setData(opened->snapshot, opened->analysis);
-    m_heatmap->setModel(opened->heatmap, opened->analysis);
     m_linkHeatmap->setModel(opened->linkHeatmap);
-    m_incidents->setAnalysis(opened->snapshot, opened->analysis);
-    m_flaps->setReview(opened->snapshot, opened->fabricReview);
+    applyAnalysis();
     applyHeatmapVisibility();
     if (opened->snapshot->job.worldSize == 0) {
         if (auto* d = findChild<QDockWidget*>(QStringLiteral("flaps"))) {
@@ -584,6 +599,8 @@ void MainWindow::onLoaded()
         statusBar()->showMessage(tr("Opened %1: fabric data, %2 link(s) went down")
                                      .arg(QString::fromStdString(opened->path))
                                      .arg(opened->fabricReview->flapping.size()));
+    } else if (m_analysisHidden) {
+        statusBar()->showMessage(tr("Opened %1").arg(QString::fromStdString(opened->path)));
     } else {
         statusBar()->showMessage(tr("Opened %1: %2 incident(s)")
                                      .arg(QString::fromStdString(opened->path))
@@ -594,6 +611,54 @@ void MainWindow::onLoaded()
     }
     applyPendingSession();
     emit loadFinished(true);
+}
+
+std::shared_ptr<const AnalysisResult> MainWindow::shownAnalysis() const
+{
+    return m_analysisHidden || !m_opened ? nullptr : m_opened->analysis;
+}
+
+void MainWindow::setAnalysisHidden(bool hidden)
+{
+    m_analysisHidden = hidden;
+    for (const char* name : { "incidents", "flaps" }) {
+        if (auto* d = findChild<QDockWidget*>(QString::fromLatin1(name))) {
+            d->setVisible(!hidden);
+        }
+    }
+    if (auto* d = findChild<QDockWidget*>(hidden ? QStringLiteral("summary") : QStringLiteral("incidents"))) {
+        d->raise();
+    }
+    applyAnalysis();
+}
+
+void MainWindow::showExerciseDock()
+{
+    auto* exercise = findChild<QDockWidget*>(QStringLiteral("exercise"));
+    auto* fabric = findChild<QDockWidget*>(QStringLiteral("fabric"));
+    if (!exercise || !fabric) {
+        return;
+    }
+    // Out of any tab group a saved layout put it in, then below the Fabric/Links tabs.
+    removeDockWidget(exercise);
+    addDockWidget(Qt::RightDockWidgetArea, exercise, Qt::Vertical);
+    exercise->show();
+    fabric->show();
+    fabric->raise();
+    resizeDocks({ fabric, exercise }, { 1, 1 }, Qt::Vertical);
+}
+
+void MainWindow::applyAnalysis()
+{
+    if (!m_opened || !m_opened->snapshot) {
+        return;
+    }
+    const auto analysis = shownAnalysis();
+    m_topology->setData(m_opened->snapshot, analysis);
+    m_heatmap->setModel(m_opened->heatmap, analysis);
+    m_linkList->setSnapshot(m_opened->snapshot, analysis);
+    m_incidents->setAnalysis(m_opened->snapshot, analysis);
+    m_flaps->setReview(m_opened->snapshot, m_analysisHidden ? nullptr : m_opened->fabricReview);
 }
 
 void MainWindow::ensureLateness()
@@ -696,8 +761,8 @@ void MainWindow::exportView()
     if (path.isEmpty()) {
         return;
     }
-    const RenderInputs in { m_opened->snapshot, m_opened->analysis, m_opened->heatmap, m_opened->linkHeatmap,
-        m_opened->fabricReview };
+    const RenderInputs in { m_opened->snapshot, shownAnalysis(), m_opened->heatmap, m_opened->linkHeatmap,
+        m_analysisHidden ? nullptr : m_opened->fabricReview };
     auto req = currentRequest(*m_state, palette(), QSize(1600, 1000));
     req.fabric = m_opened->snapshot->job.worldSize == 0;
     req.annotations = m_state->annotations();
@@ -718,8 +783,8 @@ void MainWindow::copyImage()
         req.annotations = m_state->annotations();
         req.fabric = m_opened->snapshot->job.worldSize == 0;
         renderComposite(p,
-            { m_opened->snapshot, m_opened->analysis, m_opened->heatmap, m_opened->linkHeatmap,
-                m_opened->fabricReview },
+            { m_opened->snapshot, shownAnalysis(), m_opened->heatmap, m_opened->linkHeatmap,
+                m_analysisHidden ? nullptr : m_opened->fabricReview },
             req);
     }
     QApplication::clipboard()->setImage(img);
@@ -729,6 +794,10 @@ void MainWindow::copyImage()
 void MainWindow::saveReport()
 {
     if (!m_opened) {
+        return;
+    }
+    if (m_analysisHidden) {
+        statusBar()->showMessage(tr("A report shows the analysis: Check your answer first"));
         return;
     }
     const auto dir = QFileDialog::getExistingDirectory(this, tr("Save report into folder"));

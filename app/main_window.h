@@ -34,7 +34,10 @@ class LinkListPanel;
 class SharedProgress;
 class SummaryView;
 class TopologyWidget;
+class TrainingController;
+class TrainingPanel;
 class ViewState;
+struct AnalysisResult;
 struct OpenedBundle;
 struct JobSnapshot;
 struct ReviewSession;
@@ -51,6 +54,14 @@ public:
     void followLive(); // turn Live on (the data must come from a server)
     void selectIncident(int number); // zooms every view to it
     ViewState* viewState() const { return m_state; }
+    const OpenedBundle* opened() const { return m_opened.get(); }
+    // Training: while hidden, no view shows the analysis (incidents, culprit marks, flaps, degraded links).
+    void setAnalysisHidden(bool hidden);
+    bool analysisHidden() const { return m_analysisHidden; }
+    TrainingController* training() const { return m_training; }
+    TrainingPanel* trainingPanel() const { return m_trainingPanel; }
+    IncidentsPanel* incidentsPanel() const { return m_incidents; }
+    void showExerciseDock(); // under the Fabric view, so the trainee sees the topology and the answer together
 
 signals:
     void loadFinished(bool ok);
@@ -83,6 +94,8 @@ private:
     void applyPendingSession();
     void ensureLateness();
     void rebuildRecentMenu();
+    void applyAnalysis(); // the analysis (or none, in training) to every view that shows it
+    std::shared_ptr<const AnalysisResult> shownAnalysis() const;
 
     ViewState* m_state;
     HeatmapWidget* m_heatmap;
@@ -102,6 +115,9 @@ private:
     TopologyWidget* m_topology;
     LinkListPanel* m_linkList;
     IncidentsPanel* m_incidents;
+    TrainingPanel* m_trainingPanel;
+    TrainingController* m_training = nullptr;
+    bool m_analysisHidden = false;
     SummaryView* m_summary;
     QListWidget* m_warnings;
     QLabel* m_cursorLabel;

@@ -38,3 +38,17 @@ xvfb-run -a -s "-screen 0 1400x900x24" "$BIN" "$WORK/review.stallscope" --quit-a
 test -s "$WORK/session.png"
 echo "session.png written"
 
+
+# Training: an exercise opens with its analysis hidden; with an answer given, Check scores it and the
+# walk-through's second step moves the views (tests/window checks what each view shows; these are for eyes).
+cat > "$WORK/answer.json" <<JSON
+{"verdict": "stretched", "links": ["gpu-a002 mlx5_5"], "cost_gpu_seconds": 280}
+JSON
+for theme in light dark; do
+    xvfb-run -a -s "-screen 0 1400x900x24" "$BIN" --exercise first-flap --theme "$theme" \
+        --quit-after 60000 --screenshot "$WORK/exercise-start-$theme.png"
+    xvfb-run -a -s "-screen 0 1400x900x24" "$BIN" --exercise first-flap --answer "$WORK/answer.json" --check \
+        --step 2 --theme "$theme" --quit-after 60000 --screenshot "$WORK/exercise-step2-$theme.png"
+    test -s "$WORK/exercise-start-$theme.png" && test -s "$WORK/exercise-step2-$theme.png"
+done
+echo "exercise screenshots written"

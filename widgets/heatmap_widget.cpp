@@ -235,8 +235,7 @@ void HeatmapWidget::drawAxis(QPainter& p, const QRect& plot, const TimeAxisMappi
     f.setPointSizeF(f.pointSizeF() * 0.85);
     p.setFont(f);
     const TimeNs step = tickStep(map.nsPerPx(), 110);
-    const TimeNs origin = snap.job.clockOriginNs;
-    TimeNs t = firstTick(map.visible.start, step, origin);
+    TimeNs t = firstTick(map.visible.start, step);
     for (; t <= map.visible.end; t += step) {
         const double x = plot.left() + map.x(t);
         if (x < plot.left() || x > plot.right()) {

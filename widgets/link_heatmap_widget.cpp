@@ -255,7 +255,7 @@ void LinkHeatmapWidget::drawAxis(QPainter& p, const QRect& plot, const TimeAxisM
     f.setPointSizeF(f.pointSizeF() * 0.85);
     p.setFont(f);
     const TimeNs step = tickStep(map.nsPerPx(), 110);
-    for (TimeNs t = firstTick(map.visible.start, step, snap.job.clockOriginNs); t <= map.visible.end; t += step) {
+    for (TimeNs t = firstTick(map.visible.start, step); t <= map.visible.end; t += step) {
         const double x = plot.left() + map.x(t);
         if (x < plot.left() || x > plot.right()) {
             continue;

@@ -29,11 +29,9 @@ TimeNs tickStep(double nsPerPx, int minPx)
     return 28 * kDayNs;
 }
 
-TimeNs firstTick(TimeNs visibleStart, TimeNs step, TimeNs origin)
+TimeNs firstTick(TimeNs visibleStart, TimeNs step)
 {
-    const TimeNs base = step >= kHourNs ? 0 : origin;
-    const TimeNs d = visibleStart - base;
-    return base + (d >= 0 ? d / step : (d - step + 1) / step) * step;
+    return (visibleStart >= 0 ? visibleStart / step : (visibleStart - step + 1) / step) * step;
 }
 
 QString tickLabel(TimeNs t, TimeNs step)

@@ -15,8 +15,9 @@ TimeNs tickStep(double nsPerPx, int minPx);
 // "00:05:00", "00:05:00.250", "00:05:00.000250"; "Mon 11-02" at whole days when the step is hours or more,
 // "06:00" otherwise at those steps.
 QString tickLabel(TimeNs t, TimeNs step);
-// The first tick at or before `visibleStart`: steps of an hour or more fall on UTC hours and midnights,
-// shorter ones count from `origin` (job start), so "+00:05:00" and "00:05:00" stay aligned.
-TimeNs firstTick(TimeNs visibleStart, TimeNs step, TimeNs origin);
+// The first tick at or before `visibleStart`. Ticks fall on round UTC values (whole minutes, hours, midnights),
+// so a label is the exact wall-clock time of its tick: counting from a job start of 00:00:00.566 would put the
+// tick labelled "00:04:00" at 00:04:00.566, half a second from where the counter plots put it.
+TimeNs firstTick(TimeNs visibleStart, TimeNs step);
 
 } // namespace stallscope

@@ -8,6 +8,7 @@
 #include "link_list_panel.h"
 #include "test_support.h"
 #include "theme.h"
+#include "time_ticks.h"
 #include "topology_widget.h"
 #include "view/counter_plot_data.h"
 #include "view/view_state.h"
@@ -407,4 +408,21 @@ TEST_CASE("a host expands into its HCAs; clicking one selects its rank", "[widge
     }
     QTest::mouseDClick(&topo, Qt::LeftButton, Qt::NoModifier, QPoint(host4.x(), int(420 * 0.62) + 9));
     CHECK(topo.expandedHost() == -1);
+}
+
+TEST_CASE("heatmap time ticks sit on the wall-clock time their label says", "[widget]")
+{
+    // A job that starts at 00:00:00.566 UTC: the tick labelled "00:04:00" must be at 00:04:00.000, where the
+    // counter plots (QCustomPlot, UTC) put it — not 0.566 s later.
+    const TimeNs start = 1'793'491'200LL * kNsPerSec + 566 * kNsPerMs;
+    for (const TimeNs step : { kNsPerSec, 10 * kNsPerSec, 60 * kNsPerSec, 3600 * kNsPerSec }) {
+        const TimeNs t = firstTick(start + 239 * kNsPerSec, step);
+        INFO(step);
+        CHECK(t % step == 0);
+        CHECK(t <= start + 239 * kNsPerSec);
+        CHECK(t + step > start + 239 * kNsPerSec);
+    }
+    const TimeNs minute = firstTick(start + 239 * kNsPerSec, 60 * kNsPerSec) + 60 * kNsPerSec;
+    CHECK(tickLabel(minute, 60 * kNsPerSec) == QStringLiteral("00:04:00"));
+    CHECK(minute == 1'793'491'200LL * kNsPerSec + 240 * kNsPerSec);
 }

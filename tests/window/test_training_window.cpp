@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: MIT
+// Training mode in the real window (offscreen): an exercise opens with the analysis hidden from every view, the
+// trainee marks the culprit from the views' selection and checks; only then do the incidents appear, and the
+// walk-through moves the cursor and the selection in every view.
+#include "incidents_panel.h"
+#include "main_window.h"
+#include "sim/raw_writer.h"
+#include "test_support.h"
+#include "training/answer.h"
+#include "training_controller.h"
+#include "training_panel.h"
+#include "view/view_state.h"
+
+#include <catch2/catch.hpp>
+
+#include <QComboBox>
+#include <QDockWidget>
+#include <QDoubleSpinBox>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTest>
+
+using namespace stallscope;
+
+namespace {
+
+QPushButton* button(QWidget* in, const QString& text)
+{
+    for (auto* b : in->findChildren<QPushButton*>()) {
+        if (b->text() == text) {
+            return b;
+        }
+    }
+    FAIL("no button " << text.toStdString());
+    return nullptr;
+}
+
+bool dockVisible(MainWindow& w, const char* name)
+{
+    auto* d = w.findChild<QDockWidget*>(QString::fromLatin1(name));
+    return d && d->isVisible();
+}
+
+} // namespace
+
+TEST_CASE("an exercise in the window: the answer is invisible until Check, then walked through", "[window]")
+{
+    QStandardPaths::setTestModeEnabled(true); // progress goes to a test settings file
+    QSettings().remove(QStringLiteral("training"));
+    MainWindow w;
+    w.show();
+    QSignalSpy ready(w.training(), &TrainingController::ready);
+    REQUIRE(w.training()->start("first-flap"));
+    REQUIRE(ready.wait(120000));
+    REQUIRE(ready.first().first().toBool());
+
+    // Hidden: no incident, no flap list, no analysis in any view, nothing to check yet.
+    CHECK(w.analysisHidden());
+    CHECK(w.opened()->analysis); // computed, just not shown
+    CHECK(w.opened()->analysis->incidents.size() == 1);
+    CHECK(w.incidentsPanel()->rowCount() == 0);
+    CHECK_FALSE(dockVisible(w, "incidents"));
+    CHECK_FALSE(dockVisible(w, "flaps"));
+    CHECK(dockVisible(w, "exercise"));
+    auto* panel = w.trainingPanel();
+    CHECK_FALSE(panel->checked());
+    CHECK(panel->resultText().isEmpty());
+
+    // The trainee selects the link in the views (as clicking it in the Fabric view does) and adds it.
+    const auto& snap = *w.opened()->snapshot;
+    auto link = training::resolveLinkName(snap, "gpu-a002 mlx5_5");
+    REQUIRE(link);
+    w.viewState()->clearLinks();
+    w.viewState()->selectLink(link.value());
+    QTest::mouseClick(button(panel, QObject::tr("Add selected link")), Qt::LeftButton);
+    auto* verdict = panel->findChild<QComboBox*>();
+    REQUIRE(verdict);
+    verdict->setCurrentIndex(verdict->findData(int(training::Verdict::Stretched)));
+    panel->findChild<QDoubleSpinBox*>()->setValue(270);
+    QTest::mouseClick(button(panel, QObject::tr("Hint (−%1 points)").arg(training::kHintCost)), Qt::LeftButton);
+    const auto answer = panel->answer();
+    CHECK(answer.links.size() == 1);
+    CHECK(answer.hintsUsed == 1);
+
+    QSignalSpy checked(w.training(), &TrainingController::checked);
+    QTest::mouseClick(button(panel, QObject::tr("Check answer")), Qt::LeftButton);
+    REQUIRE(checked.count() == 1);
+    CHECK(panel->checked());
+    CHECK(panel->resultText().contains(QStringLiteral("Score 85 of 90 (94%)")));
+    CHECK(panel->resultText().contains(QStringLiteral("Right: gpu-a002 mlx5_5 port 1")));
+
+    // Revealed: the incident and its culprit in the views; the walk-through drives every view.
+    CHECK_FALSE(w.analysisHidden());
+    CHECK(w.incidentsPanel()->rowCount() == 1);
+    CHECK(dockVisible(w, "incidents"));
+    REQUIRE(w.training()->stepCount() >= 4);
+    const auto& inc = w.opened()->analysis->incidents[0];
+    CHECK(w.viewState()->cursor() == inc.startNs); // step 1: the band
+    w.training()->goToStep(1);
+    CHECK(panel->stepText().contains(QStringLiteral("Step 2 of")));
+    CHECK(panel->stepText().contains(QStringLiteral("link DOWN")));
+    CHECK(w.viewState()->cursor() != inc.startNs);
+    REQUIRE(w.viewState()->selectedLinks().size() == 1);
+    CHECK(w.viewState()->selectedLinks()[0] == inc.culprit->link);
+    CHECK(w.viewState()->window().start <= inc.startNs);
+    CHECK(w.viewState()->window().end >= inc.endNs);
+
+    // Progress is kept per user.
+    QSettings settings;
+    CHECK(settings.value(QStringLiteral("training/first-flap/best")).toInt() == 94);
+    CHECK(settings.value(QStringLiteral("training/first-flap/attempts")).toInt() == 1);
+}
+
+TEST_CASE("opening something else ends the exercise and shows analyses again", "[window]")
+{
+    QStandardPaths::setTestModeEnabled(true);
+    MainWindow w;
+    QSignalSpy ready(w.training(), &TrainingController::ready);
+    REQUIRE(w.training()->start("dead-rank"));
+    REQUIRE(ready.wait(120000));
+    CHECK(w.analysisHidden());
+    test::TempDir tmp;
+    auto config = test::tinyConfig();
+    auto sim = test::simulateOrFail(config);
+    REQUIRE(writeRawFolder(*sim.snapshot, tmp.str("other")).empty());
+    QSignalSpy loaded(&w, &MainWindow::loadFinished);
+    w.openBundle(QString::fromStdString(tmp.str("other")));
+    REQUIRE(loaded.wait(120000));
+    CHECK_FALSE(w.training()->active());
+    CHECK_FALSE(w.analysisHidden());
+    CHECK(w.incidentsPanel()->rowCount() >= 1);
+}
