@@ -382,3 +382,49 @@ TEST_CASE("prometheus input: usage errors are caught before any request, an abse
     CHECK(down.code == 1);
     CHECK_THAT(down.err, Catch::Contains("http://127.0.0.1:9") || Catch::Contains("query_range"));
 }
+
+TEST_CASE("exercise: list, new, hint and check through the real binary, as an instructor uses them", "[cli][training]")
+{
+    auto list = runBinary({ "exercise", "list", "--json" });
+    REQUIRE(list.code == 0);
+    const auto j = nlohmann::json::parse(list.out);
+    REQUIRE(j.size() >= 12);
+    CHECK(j[0]["id"] == "first-flap");
+
+    TempDir tmp;
+    const auto dir = tmp.str("student-1");
+    auto made = runBinary({ "exercise", "new", "red-herring", "--out", dir, "--seed", "808" });
+    INFO(made.err);
+    REQUIRE(made.code == 0);
+    CHECK_THAT(made.out, Catch::Contains("colleague already points at an uplink"));
+    CHECK_FALSE(std::filesystem::exists(std::filesystem::path(dir) / "truth.json"));
+    CHECK(runBinary({ "exercise", "new", "red-herring", "--out", dir }).code == 1); // never over a folder
+    CHECK(runBinary({ "exercise", "new", "no-such", "--out", tmp.str("x") }).code == 2);
+
+    auto hint = runBinary({ "exercise", "hint", dir, "2" });
+    REQUIRE(hint.code == 0);
+    CHECK_THAT(hint.out, Catch::Contains("Hint 2 of 2") && Catch::Contains("link_downed"));
+
+    // A trainee who blamed the loud uplink, and one who found the flap.
+    writeFile(tmp.path() / "wrong.json", R"({"verdict": "stretched", "links": ["spine-03 port 2"]})");
+    auto wrong = runBinary({ "exercise", "check", dir, "--answer", tmp.str("wrong.json") });
+    INFO(wrong.err);
+    REQUIRE(wrong.code == 0);
+    CHECK_THAT(wrong.out, Catch::Contains("never went down") && Catch::Contains("Score 30 of 90"));
+    CHECK_THAT(
+        wrong.out, Catch::Contains("What the analysis finds") && Catch::Contains("culprit      gpu-a002 mlx5_5"));
+    writeFile(tmp.path() / "right.json",
+        R"({"verdict": "stretched", "links": ["leaf-r5 port 3"], "cost_gpu_seconds": 270, "hints_used": 1})");
+    auto right = runBinary({ "exercise", "check", dir, "--answer", tmp.str("right.json"), "--json" });
+    REQUIRE(right.code == 0);
+    const auto score = nlohmann::json::parse(right.out);
+    CHECK(score["points"] == 85);
+    CHECK(score["percent"] == 94);
+    CHECK(score["answer"]["links"][0] == "gpu-a002 mlx5_5 port 1 <-> leaf-r5 port 3");
+
+    writeFile(tmp.path() / "bad.json", R"({"verdict": "fine"})");
+    auto bad = runBinary({ "exercise", "check", dir, "--answer", tmp.str("bad.json") });
+    CHECK(bad.code == 1);
+    CHECK_THAT(bad.err, Catch::Contains("bad.json: verdict: expected stretched"));
+    CHECK(runBinary({ "exercise", "check", tmp.str("nowhere"), "--answer", tmp.str("right.json") }).code == 1);
+}
