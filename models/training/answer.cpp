@@ -84,6 +84,8 @@ Result<TraineeAnswer, std::string> parseAnswer(const std::string& text, const st
         j = json::parse(text);
     } catch (const json::parse_error& e) {
         return file + ": not JSON at byte " + std::to_string(e.byte) + ": " + e.what();
+    } catch (const json::exception& e) { // a number too large for a double, and the like
+        return file + ": not JSON: " + e.what();
     }
     if (!j.is_object()) {
         return file + ": expected an object like {\"verdict\": \"stretched\", \"links\": [\"leaf-r5 port 3\"]}";

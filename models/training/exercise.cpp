@@ -308,6 +308,8 @@ Result<ExerciseLibrary, std::string> parseExerciseLibrary(const std::string& tex
         j = json::parse(text);
     } catch (const json::parse_error& e) {
         return origin + ": not JSON at byte " + std::to_string(e.byte) + ": " + e.what();
+    } catch (const json::exception& e) { // a number too large for a double, and the like
+        return origin + ": not JSON: " + e.what();
     }
     ExerciseLibrary lib;
     lib.origin = origin;

@@ -65,26 +65,55 @@ Result<ExerciseSheet, std::string> parseSheet(const std::string& text, const std
 {
     try {
         const auto j = nlohmann::json::parse(text);
-        if (!j.is_object() || j.value("format", "") != "stallscope-exercise") {
+        if (!j.is_object() || !j.contains("format") || j.at("format") != "stallscope-exercise") {
             return file + ": not an exercise sheet (expected \"format\": \"stallscope-exercise\")";
         }
+        // Whole numbers only: nlohmann converts a float to an integer with a plain cast, undefined when it is out
+        // of range, so every number is checked for its kind and range before it is taken.
+        auto whole = [&](const char* key, std::uint64_t max, bool required) -> std::optional<std::uint64_t> {
+            if (!j.contains(key)) {
+                if (required) {
+                    throw std::runtime_error(std::string(key) + ": missing");
+                }
+                return std::nullopt;
+            }
+            const auto& v = j.at(key);
+            if (!v.is_number_unsigned() || v.get<std::uint64_t>() > max) {
+                throw std::runtime_error(std::string(key) + ": expected a whole number up to " + std::to_string(max));
+            }
+            return v.get<std::uint64_t>();
+        };
+        auto text = [&](const char* key) {
+            if (j.contains(key) && !j.at(key).is_string()) {
+                throw std::runtime_error(std::string(key) + ": expected a string");
+            }
+            return j.contains(key) ? j.at(key).get<std::string>() : std::string();
+        };
         ExerciseSheet s;
-        s.id = j.at("id").get<std::string>();
-        s.title = j.value("title", "");
-        s.level = j.value("level", 1);
-        s.seed = j.at("seed").get<std::uint64_t>();
-        s.libraryVersion = j.value("library_version", 0);
-        s.briefing = j.value("briefing", "");
-        s.hints = j.value("hints", std::size_t(0));
-        for (const auto& w : j.value("withheld", nlohmann::json::array())) {
-            for (auto src : { Source::Counters, Source::SmLog, Source::RankLogs, Source::Topology, Source::HostLogs }) {
-                if (w.is_string() && w.get<std::string>() == toString(src)) {
-                    s.withheld.push_back(src);
+        s.id = text("id");
+        if (s.id.empty()) {
+            throw std::runtime_error("id: missing");
+        }
+        s.title = text("title");
+        s.briefing = text("briefing");
+        s.seed = *whole("seed", std::uint64_t(1) << 63, true);
+        s.level = static_cast<int>(whole("level", 5, false).value_or(1));
+        s.libraryVersion = static_cast<int>(whole("library_version", 1'000'000, false).value_or(0));
+        s.hints = whole("hints", 1000, false).value_or(0);
+        if (j.contains("withheld") && j.at("withheld").is_array()) {
+            for (const auto& w : j.at("withheld")) {
+                for (auto src :
+                    { Source::Counters, Source::SmLog, Source::RankLogs, Source::Topology, Source::HostLogs }) {
+                    if (w.is_string() && w.get<std::string>() == toString(src)) {
+                        s.withheld.push_back(src);
+                    }
                 }
             }
         }
         return s;
     } catch (const nlohmann::json::exception& e) {
+        return file + ": " + e.what();
+    } catch (const std::runtime_error& e) {
         return file + ": " + e.what();
     }
 }

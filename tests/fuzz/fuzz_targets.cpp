@@ -21,6 +21,9 @@
 #include "import/open_job.h"
 #include "import/prometheus/exposition.h"
 #include "import/prometheus/http_answers.h"
+#include "training/answer.h"
+#include "training/exercise.h"
+#include "training/folder.h"
 #include "view/review_session.h"
 
 #include <unistd.h>
@@ -190,6 +193,14 @@ const std::vector<Target>& targets()
         { "session", [](std::string_view in) { parseSession("s.stallscope", std::string(in)); } },
         { "folder", folder },
         { "bundle", bundle },
+        // Training files come from instructors and trainees: a library, an exercise sheet, an answer.
+        { "exercise_library",
+            [](std::string_view in) { training::parseExerciseLibrary(std::string(in), "lib.json"); } },
+        { "exercise_answer",
+            [](std::string_view in) {
+                training::parseAnswer(std::string(in), "answer.json");
+                training::parseSheet(std::string(in), "exercise.json");
+            } },
     };
     return table;
 }
