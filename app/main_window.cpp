@@ -514,8 +514,9 @@ void MainWindow::showSnapshot(const OpenedBundle& opened)
         }
     }
     m_counters->setSnapshot(opened.snapshot);
-    m_topology->setData(opened.snapshot, opened.analysis);
-    m_linkList->setSnapshot(opened.snapshot, opened.analysis);
+    const auto analysis = m_analysisHidden ? nullptr : opened.analysis; // stage 1 has none yet anyway
+    m_topology->setData(opened.snapshot, analysis);
+    m_linkList->setSnapshot(opened.snapshot, analysis);
     m_summary->setSummary(summarize(opened.path, opened.loaded));
     m_warnings->clear();
     for (const auto& g : groupIssues(opened.warnings)) {
