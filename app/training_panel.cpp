@@ -73,7 +73,9 @@ TrainingPanel::TrainingPanel(ViewState* state, QWidget* parent)
     layout->addWidget(m_title);
     layout->addWidget(m_briefing);
 
-    auto* form = new QFormLayout;
+    m_form = new QWidget(this);
+    auto* form = new QFormLayout(m_form);
+    form->setContentsMargins(0, 0, 0, 0);
     m_verdict->addItem(tr("— choose a verdict —"));
     for (auto v : { Verdict::Stretched, Verdict::Crashed, Verdict::NoFabricFault, Verdict::Slowed }) {
         m_verdict->addItem(verdictLabel(v), int(v));
@@ -106,13 +108,12 @@ TrainingPanel::TrainingPanel(ViewState* state, QWidget* parent)
     form->addRow(tr("Cost per occurrence"), m_cost);
     m_period->setPlaceholderText(tr("if it recurs: 1h, 20m, 90s"));
     form->addRow(tr("Recurs every"), m_period);
-    layout->addLayout(form);
-
     auto* actions = new QHBoxLayout;
     actions->addWidget(m_hintButton);
     actions->addWidget(m_hints, 1);
     actions->addWidget(m_checkButton);
-    layout->addLayout(actions);
+    form->addRow(actions);
+    layout->addWidget(m_form);
     m_result->setOpenLinks(false);
     layout->addWidget(m_result, 10);
     auto* stepLayout = new QHBoxLayout(m_stepper);
@@ -150,6 +151,7 @@ void TrainingPanel::clear()
     m_result->clear();
     m_result->hide();
     m_briefing->show();
+    m_form->show();
     m_stepper->hide();
     m_hintsUsed = 0;
     m_hints->clear();
@@ -277,6 +279,7 @@ void TrainingPanel::showResult(const QString& html, int steps)
     m_checked = true;
     setEditable(false);
     m_briefing->hide(); // read already: the room goes to the score and the walk-through
+    m_form->hide(); // the score repeats what was answered ("You said …")
     m_result->setHtml(html);
     m_result->show();
     m_stepCount = steps;

@@ -62,6 +62,7 @@ private:
     std::shared_ptr<const JobSnapshot> m_snap;
     QLabel* m_title;
     QLabel* m_briefing;
+    QWidget* m_form; // the answer: hidden after Check
     QComboBox* m_verdict;
     QListWidget* m_culprits; // items: "link: NAME" or "rank: N" (UserRole: the name or the rank)
     QCheckBox* m_unprovable;
