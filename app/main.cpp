@@ -137,6 +137,8 @@ int runGui(int argc, char** argv, const std::vector<std::string>& args)
         if (parsed.has("follow")) {
             // Following: the window keeps refreshing; the screenshot is taken when the time is up.
             QTimer::singleShot(std::stoi(it->second.back()), &app, quit);
+        } else if (!exercise && parsed.positional.empty() && !parsed.has("prometheus")) {
+            QTimer::singleShot(1500, &app, quit); // nothing to open: the welcome page as it first appears
         } else if (exercise) {
             QObject::connect(window.training(), &stallscope::TrainingController::ready, &app,
                 [quit](bool) { QTimer::singleShot(400, quit); });

@@ -20,6 +20,11 @@
 #include "training_panel.h"
 #include "view/review_session.h"
 #include "view/view_state.h"
+#include "welcome_panel.h"
+
+#include "bundle/writer.h"
+#include "core/atomic_file.h"
+#include "sim/simulator.h"
 
 #include <chrono>
 #include <filesystem>
@@ -34,6 +39,7 @@
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QIcon>
 #include <QInputDialog>
@@ -46,8 +52,11 @@
 #include <QPainter>
 #include <QPointer>
 #include <QProgressDialog>
+#include <QScreen>
 #include <QSettings>
 #include <QSplitter>
+#include <QStackedWidget>
+#include <QStandardPaths>
 #include <QStatusBar>
 #include <QTimer>
 #include <QtConcurrent/QtConcurrentRun>
@@ -69,6 +78,7 @@ MainWindow::MainWindow(QWidget* parent)
     , m_linkList(new LinkListPanel(m_state, this))
     , m_incidents(new IncidentsPanel(m_state, this))
     , m_trainingPanel(new TrainingPanel(m_state, this))
+    , m_welcome(new WelcomePanel(this))
     , m_summary(new SummaryView(this))
     , m_warnings(new QListWidget(this))
     , m_cursorLabel(new QLabel(this))
@@ -84,7 +94,10 @@ MainWindow::MainWindow(QWidget* parent)
     split->setStretchFactor(0, 5);
     split->setStretchFactor(1, 3);
     split->setStretchFactor(2, 4);
-    setCentralWidget(split);
+    m_central = new QStackedWidget(this);
+    m_central->addWidget(m_welcome); // page 0: nothing open
+    m_central->addWidget(split); // page 1: the views
+    setCentralWidget(m_central);
     setAcceptDrops(true);
     m_training = new TrainingController(this, m_state, m_trainingPanel);
     createDocks();
@@ -150,8 +163,30 @@ MainWindow::MainWindow(QWidget* parent)
             m_progressDialog->setValue(int(f * 1000));
         }
     });
+    connect(m_welcome, &WelcomePanel::openFolderRequested, this, [this] {
+        const auto dir = QFileDialog::getExistingDirectory(
+            this, tr("Open a bundle, or a folder of raw files (dumps, logs, counters, topology)"));
+        if (!dir.isEmpty()) {
+            openBundle(dir);
+        }
+    });
+    connect(m_welcome, &WelcomePanel::openPrometheusRequested, this, &MainWindow::askPrometheus);
+    connect(m_welcome, &WelcomePanel::openDemoRequested, this, &MainWindow::openDemo);
+    connect(m_welcome, &WelcomePanel::startExerciseRequested, m_training, &TrainingController::chooseAndStart);
+    connect(m_welcome, &WelcomePanel::openRecentRequested, this, &MainWindow::openBundle);
+    connect(&m_demoJob, &QFutureWatcherBase::finished, this, [this] {
+        QApplication::restoreOverrideCursor();
+        const auto err = m_demoJob.result();
+        if (!err.empty()) {
+            QMessageBox::warning(this, tr("Could not write the demo scenario"), QString::fromStdString(err));
+            return;
+        }
+        openBundle(QStandardPaths::writableLocation(QStandardPaths::CacheLocation) + QStringLiteral("/hourly-flap"));
+    });
     QSettings settings;
-    resize(1400, 900);
+    // A first start uses most of the screen; later ones come back where the user left the window.
+    const QRect screen = this->screen() ? this->screen()->availableGeometry() : QRect(0, 0, 1400, 900);
+    resize(std::max(1000, screen.width() * 9 / 10), std::max(700, screen.height() * 9 / 10));
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
     rebuildRecentMenu();
@@ -159,6 +194,7 @@ MainWindow::MainWindow(QWidget* parent)
 
 MainWindow::~MainWindow()
 {
+    m_demoJob.waitForFinished();
     m_latenessJob.waitForFinished();
     if (m_progress) {
         m_progress->cancel();
@@ -495,6 +531,7 @@ void MainWindow::askPrometheus()
 
 void MainWindow::showSnapshot(const OpenedBundle& opened)
 {
+    showViews(true);
     const auto links = m_state->selectedLinks();
     const TimeRange oldSpan = m_state->span(), oldWindow = m_state->window();
     m_state->setSpan(opened.snapshot->job.span);
@@ -607,7 +644,8 @@ void MainWindow::onLoaded()
                                      .arg(QString::fromStdString(opened->path))
                                      .arg(opened->analysis->incidents.size()));
     }
-    if (opened->path.rfind("http", 0) != 0) { // a server is reopened through File › Open from Prometheus
+    // A server is reopened through File › Open from Prometheus; an exercise's temporary folder does not outlive it.
+    if (opened->path.rfind("http", 0) != 0 && !(m_training && m_training->active())) {
         addRecent(QString::fromStdString(opened->path));
     }
     applyPendingSession();
@@ -631,6 +669,43 @@ void MainWindow::setAnalysisHidden(bool hidden)
         d->raise();
     }
     applyAnalysis();
+}
+
+bool MainWindow::showingViews() const
+{
+    return m_central->currentIndex() == 1;
+}
+
+void MainWindow::showViews(bool on)
+{
+    m_central->setCurrentIndex(on ? 1 : 0);
+}
+
+void MainWindow::openDemo()
+{
+    if (m_demoJob.isRunning()) {
+        return;
+    }
+    const QString dir
+        = QStandardPaths::writableLocation(QStandardPaths::CacheLocation) + QStringLiteral("/hourly-flap");
+    if (QFileInfo::exists(dir + QStringLiteral("/manifest.json"))) {
+        openBundle(dir);
+        return;
+    }
+    statusBar()->showMessage(tr("Simulating the demo scenario once (1,024 ranks, 70 min) into %1…").arg(dir));
+    QApplication::setOverrideCursor(Qt::BusyCursor);
+    m_demoJob.setFuture(QtConcurrent::run([path = dir.toStdString()]() -> std::string {
+        auto config = presetConfig("hourly-flap");
+        NullProgress progress;
+        auto sim = simulate(*config, progress);
+        if (!sim) {
+            return sim.error();
+        }
+        if (auto err = writeBundle(*sim->snapshot, path); !err.empty()) {
+            return err;
+        }
+        return writeFileAtomic(path + "/truth.json", truthToJson(*config, sim.value()));
+    }));
 }
 
 void MainWindow::showExerciseDock()
@@ -697,6 +772,7 @@ void MainWindow::closeBundle()
     m_linkList->setSnapshot(nullptr);
     m_incidents->setAnalysis(nullptr, nullptr);
     m_summary->setMessage(tr("No bundle open."));
+    showViews(false);
     m_warnings->clear();
     setWindowTitle(tr("Stallscope"));
 }
@@ -732,11 +808,19 @@ void MainWindow::rebuildRecentMenu()
         return;
     }
     m_recentMenu->clear();
-    const auto recent = QSettings().value(QStringLiteral("recent")).toStringList();
+    QStringList recent;
+    for (const auto& path : QSettings().value(QStringLiteral("recent")).toStringList()) {
+        if (QFileInfo::exists(path)) { // a bundle deleted since is not offered
+            recent << path;
+        }
+    }
     for (const auto& path : recent) {
         m_recentMenu->addAction(path, this, [this, path] { openBundle(path); });
     }
     m_recentMenu->setEnabled(!recent.isEmpty());
+    if (m_welcome) {
+        m_welcome->setRecent(recent);
+    }
 }
 
 namespace {

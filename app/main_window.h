@@ -21,6 +21,7 @@ class QLabel;
 class QListWidget;
 class QMenu;
 class QProgressDialog;
+class QStackedWidget;
 class QTimer;
 
 namespace stallscope {
@@ -37,6 +38,7 @@ class TopologyWidget;
 class TrainingController;
 class TrainingPanel;
 class ViewState;
+class WelcomePanel;
 struct AnalysisResult;
 struct OpenedBundle;
 struct JobSnapshot;
@@ -61,7 +63,10 @@ public:
     TrainingController* training() const { return m_training; }
     TrainingPanel* trainingPanel() const { return m_trainingPanel; }
     IncidentsPanel* incidentsPanel() const { return m_incidents; }
-    void showExerciseDock(); // under the Fabric view, so the trainee sees the topology and the answer together
+    void showExerciseDock();
+    void openDemo(); // the demo scenario: simulated once into the cache folder, then opened
+    bool showingViews() const; // false: the welcome page (nothing open) // under the Fabric view, so the trainee sees
+                               // the topology and the answer together
 
 signals:
     void loadFinished(bool ok);
@@ -94,7 +99,8 @@ private:
     void applyPendingSession();
     void ensureLateness();
     void rebuildRecentMenu();
-    void applyAnalysis(); // the analysis (or none, in training) to every view that shows it
+    void applyAnalysis();
+    void showViews(bool on); // the analysis (or none, in training) to every view that shows it
     std::shared_ptr<const AnalysisResult> shownAnalysis() const;
 
     ViewState* m_state;
@@ -116,6 +122,9 @@ private:
     LinkListPanel* m_linkList;
     IncidentsPanel* m_incidents;
     TrainingPanel* m_trainingPanel;
+    WelcomePanel* m_welcome;
+    QStackedWidget* m_central = nullptr;
+    QFutureWatcher<std::string> m_demoJob; // "" or why the demo could not be written
     TrainingController* m_training = nullptr;
     bool m_analysisHidden = false;
     SummaryView* m_summary;

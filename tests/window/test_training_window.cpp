@@ -2,6 +2,7 @@
 // Training mode in the real window (offscreen): an exercise opens with the analysis hidden from every view, the
 // trainee marks the culprit from the views' selection and checks; only then do the incidents appear, and the
 // walk-through moves the cursor and the selection in every view.
+#include "bundle/writer.h"
 #include "incidents_panel.h"
 #include "main_window.h"
 #include "sim/raw_writer.h"
@@ -21,6 +22,8 @@
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTest>
+
+#include <filesystem>
 
 using namespace stallscope;
 
@@ -131,4 +134,23 @@ TEST_CASE("opening something else ends the exercise and shows analyses again", "
     CHECK_FALSE(w.training()->active());
     CHECK_FALSE(w.analysisHidden());
     CHECK(w.incidentsPanel()->rowCount() >= 1);
+}
+
+TEST_CASE("with nothing open the window offers the ways in; the demo opens from the cache", "[window]")
+{
+    QStandardPaths::setTestModeEnabled(true);
+    MainWindow w;
+    CHECK_FALSE(w.showingViews()); // the welcome page
+    // A cached demo scenario (a small one stands in for the 1,024-rank job) opens without simulating again.
+    const auto cache = QStandardPaths::writableLocation(QStandardPaths::CacheLocation).toStdString();
+    std::filesystem::remove_all(cache + "/hourly-flap");
+    auto sim = test::simulateOrFail(test::tinyConfig());
+    REQUIRE(writeBundle(*sim.snapshot, cache + "/hourly-flap").empty());
+    QSignalSpy loaded(&w, &MainWindow::loadFinished);
+    w.openDemo();
+    REQUIRE(loaded.wait(120000));
+    CHECK(loaded.first().first().toBool());
+    CHECK(w.showingViews());
+    CHECK(w.incidentsPanel()->rowCount() == 1);
+    std::filesystem::remove_all(cache + "/hourly-flap");
 }
