@@ -15,8 +15,9 @@ fi
 CONVERT=/usr/bin/convert # the real ImageMagick, not a stand-in earlier on PATH
 [ -x "$CONVERT" ] || CONVERT=convert
 export XDG_CONFIG_HOME="$WORK/config" # no settings from earlier runs
+# A first start sizes the window to 90 % of the screen: 1400 × 900 here, the size the thresholds below assume.
 for theme in light dark; do
-    xvfb-run -a -s "-screen 0 1400x900x24" "$BIN" "$BUNDLE" --incident 1 --theme "$theme" \
+    xvfb-run -a -s "-screen 0 1556x1000x24" "$BIN" "$BUNDLE" --incident 1 --theme "$theme" \
         --quit-after 60000 --screenshot "$WORK/window-$theme.png"
     test -s "$WORK/window-$theme.png"
     share=$("$CONVERT" "$WORK/window-$theme.png" -fuzz 0 -fill black -opaque white \
@@ -34,7 +35,7 @@ cat > "$WORK/review.stallscope" <<JSON
  "annotations": [{"start_ns": 1793491500030000000, "end_ns": 1793491502030000000, "rank": null, "link": null,
                   "text": "leaf-r3 port 18 down (opensm)"}]}
 JSON
-xvfb-run -a -s "-screen 0 1400x900x24" "$BIN" "$WORK/review.stallscope" --quit-after 60000 --screenshot "$WORK/session.png"
+xvfb-run -a -s "-screen 0 1556x1000x24" "$BIN" "$WORK/review.stallscope" --quit-after 60000 --screenshot "$WORK/session.png"
 test -s "$WORK/session.png"
 echo "session.png written"
 
@@ -45,9 +46,9 @@ cat > "$WORK/answer.json" <<JSON
 {"verdict": "stretched", "links": ["gpu-a002 mlx5_5"], "cost_gpu_seconds": 280}
 JSON
 for theme in light dark; do
-    xvfb-run -a -s "-screen 0 1400x900x24" "$BIN" --exercise first-flap --theme "$theme" \
+    xvfb-run -a -s "-screen 0 1556x1000x24" "$BIN" --exercise first-flap --theme "$theme" \
         --quit-after 60000 --screenshot "$WORK/exercise-start-$theme.png"
-    xvfb-run -a -s "-screen 0 1400x900x24" "$BIN" --exercise first-flap --answer "$WORK/answer.json" --check \
+    xvfb-run -a -s "-screen 0 1556x1000x24" "$BIN" --exercise first-flap --answer "$WORK/answer.json" --check \
         --step 2 --theme "$theme" --quit-after 60000 --screenshot "$WORK/exercise-step2-$theme.png"
     test -s "$WORK/exercise-start-$theme.png" && test -s "$WORK/exercise-step2-$theme.png"
 done
