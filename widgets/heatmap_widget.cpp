@@ -260,13 +260,41 @@ void HeatmapWidget::drawAxis(QPainter& p, const QRect& plot, const TimeAxisMappi
             .arg(QString::fromStdString(formatSince(map.visible.start, snap.job.clockOriginNs))));
     // Rank labels in the gutter.
     const int rows = static_cast<int>(m_shown.size());
-    const int labelEvery = std::max(1, rows * 14 / std::max(1, plot.height()) + 1);
-    const int stepRows = rows <= 16 ? 1 : (rows / std::max(1, plot.height() / 40));
-    for (int i = 0; i < rows; i += std::max(stepRows, labelEvery)) {
+    for (const auto& [i, rank] : rankLabels()) {
         const double y = plot.top() + (i + 0.5) * plot.height() / double(rows);
-        p.drawText(QRectF(0, y - 7, kGutter - 6, 14), Qt::AlignRight | Qt::AlignVCenter,
-            QString::number(m_shown[std::size_t(i)]));
+        p.drawText(QRectF(0, y - 7, kGutter - 6, 14), Qt::AlignRight | Qt::AlignVCenter, QString::number(rank));
     }
+}
+
+std::vector<std::pair<int, std::uint32_t>> HeatmapWidget::rankLabels() const
+{
+    std::vector<std::pair<int, std::uint32_t>> out;
+    const int rows = static_cast<int>(m_shown.size());
+    const int height = plotRect().height();
+    if (rows == 0 || height <= 0) {
+        return out;
+    }
+    const double pxPerRow = double(height) / rows;
+    const auto minRows = static_cast<std::uint32_t>(std::ceil(40.0 / pxPerRow)); // rows between two labels
+    std::uint32_t step = 1;
+    for (std::uint32_t decade = 1; step < minRows; decade *= 10) {
+        for (const std::uint32_t m : { 1u, 2u, 5u }) {
+            if (step < minRows) {
+                step = m * decade;
+            }
+        }
+    }
+    double lastY = -1e9;
+    for (int i = 0; i < rows; ++i) {
+        const auto rank = m_shown[std::size_t(i)];
+        const bool wanted = m_order == RowOrder::Rank ? rank % step == 0 : i % int(step) == 0;
+        const double y = (i + 0.5) * pxPerRow;
+        if (wanted && y - lastY >= 14) { // never two labels on top of each other
+            out.emplace_back(i, rank);
+            lastY = y;
+        }
+    }
+    return out;
 }
 
 void HeatmapWidget::drawOverlays(QPainter& p, const QRect& plot, const TimeAxisMapping& map) const

@@ -40,6 +40,9 @@ public:
     // Rank under a widget position, if any.
     std::optional<std::uint32_t> rankAt(QPoint pos) const;
     QString tooltipAt(QPoint pos) const;
+    // The rows labelled in the gutter and their rank, top to bottom: in rank order, round numbers (a 1-2-5 step
+    // leaving at least 40 px between labels: 0, 200, 400 … at 1,024 ranks); in other orders, evenly spaced rows.
+    std::vector<std::pair<int, std::uint32_t>> rankLabels() const;
     // Renders the whole widget into an image (offscreen, deterministic).
     QImage renderImage(QSize size, qreal dpr = 1.0);
     // Paints the whole view at `size` (the widget must have that size: plotRect() follows it). Used by

@@ -151,7 +151,11 @@ TopologyWidget::Layout TopologyWidget::layout(QSizeF size) const
         spread(m_spines, h * 0.24);
         spread(m_leaves, h * 0.46);
     }
-    l.hostTop = h * (m_expandedHost >= 0 ? 0.62 : 0.78); // room for the HCA row when a host is expanded
+    // Room for the HCA row when a host is expanded; below the hosts, their labels (~34 px) and the two legend
+    // lines (~44 px) must fit however short the view is, so a short dock moves the hosts up, not over the legend.
+    const double below = 34 + 44 + (m_expandedHost >= 0 ? 80 : 0);
+    const double leafY = m_cores.empty() ? h * 0.42 : h * 0.46;
+    l.hostTop = std::max(leafY + 24, std::min(h * (m_expandedHost >= 0 ? 0.62 : 0.78), h - below));
     const double hostW = (w - 2 * margin) / double(std::max<std::size_t>(1, m_hosts.size()));
     for (std::size_t i = 0; i < m_hosts.size(); ++i) {
         l.hostBox.emplace_back(margin + i * hostW, l.hostTop, std::max(1.0, hostW - (hostW > 4 ? 1 : 0)), 18);

@@ -426,3 +426,34 @@ TEST_CASE("heatmap time ticks sit on the wall-clock time their label says", "[wi
     CHECK(tickLabel(minute, 60 * kNsPerSec) == QStringLiteral("00:04:00"));
     CHECK(minute == 1'793'491'200LL * kNsPerSec + 240 * kNsPerSec);
 }
+
+TEST_CASE("rank rows are labelled with round numbers, never on top of each other", "[widget]")
+{
+    for (const std::uint32_t hosts : { 8u, 128u }) { // 64 and 1,024 ranks
+        auto config = tinyConfig();
+        config.hosts = hosts;
+        config.spines = 8;
+        config.durationNs = 60 * kNsPerSec;
+        config.faults.clear();
+        SimResult sim = simulateOrFail(config);
+        NullProgress none;
+        auto model = HeatmapModel::build(sim.snapshot, {}, none);
+        ViewState state;
+        state.setSpan(sim.snapshot->job.span);
+        HeatmapWidget w(&state);
+        w.setModel(model, nullptr);
+        w.resize(900, 500);
+        const auto labels = w.rankLabels();
+        INFO(hosts * 8 << " ranks");
+        REQUIRE(labels.size() >= 4);
+        CHECK(labels.front().second == 0);
+        const std::uint32_t step = labels[1].second - labels[0].second;
+        CHECK((step == 1 || step == 2 || step == 5 || step == 10 || step == 20 || step == 50 || step == 100
+            || step == 200 || step == 500));
+        const double pxPerRow = double(w.plotRect().height()) / (hosts * 8);
+        for (std::size_t i = 1; i < labels.size(); ++i) {
+            CHECK(labels[i].second % step == 0);
+            CHECK((labels[i].first - labels[i - 1].first) * pxPerRow >= 40);
+        }
+    }
+}
