@@ -250,3 +250,33 @@ TEST_CASE("query_range results of a switch-side exporter read like its scrapes",
     CHECK(e->samples[1].timeNs == 1748779230500LL * 1'000'000);
     CHECK(fabric.linkCount() == 1); // the uplink info series describes the cable
 }
+
+TEST_CASE("OpenSM port events: times with a one-digit day, GUIDs, node names, lines without a time",
+    "[core][import][fabric]")
+{
+    LogClock clock;
+    clock.year = 2026;
+    const std::string text
+        = "Jun  1 12:00:31 123456 [7FF] 0x01 -> drop_mgr_remove_port: Removed port with GUID:0x0c42a10300000205 "
+          "LID range [5, 5] of node: gpu-a002 mlx5_5  \n"
+          "Jun 01 12:00:33 000250 [7FF] 0x02 -> state_mgr_report_new_ports: Discovered new port with "
+          "GUID:0x0C42A10300000205 LID range [5, 5] of node: gpu-a002 mlx5_5\n"
+          "12:00:35 [7FF] 0x01 -> drop_mgr_remove_port: Removed port with GUID:0x1 of node: x\n"
+          "Jun 01 12:00:36 000001 [7FF] 0x02 -> SUBNET UP\n"
+          "Jun 01 12:00:37 000001 [7FF] 0x01 -> drop_mgr_remove_port: Removed port with GUID:0x of node: y\n";
+    auto r = parseOpensmLog("opensm.log", text, clock);
+    REQUIRE(r.ok());
+    REQUIRE(r->events.size() == 2);
+    const TimeNs base = utcCivilNs(2026, 6, 1, 12, 0, 31);
+    CHECK(r->events[0].timeNs == base + 123456 * kNsPerUs);
+    CHECK_FALSE(r->events[0].up);
+    CHECK(r->events[0].portGuid == 0x0c42a10300000205ULL);
+    CHECK(r->events[0].nodeDescription == "gpu-a002 mlx5_5");
+    CHECK(r->events[1].up);
+    CHECK(r->events[1].timeNs == base + 2 * kNsPerSec + 250 * kNsPerUs);
+    CHECK(r->events[1].portGuid == 0x0c42a10300000205ULL);
+    REQUIRE(r->subnetUp.size() == 1);
+    CHECK(r->subnetUp[0] == base + 5 * kNsPerSec + 1000);
+    REQUIRE(r->warnings.size() == 1); // the line without a time; the empty GUID is not a port event at all
+    CHECK(r->warnings[0].line == 3);
+}

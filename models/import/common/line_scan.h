@@ -101,6 +101,17 @@ public:
         m_i = end;
         return t;
     }
+    // Hexadecimal digits at the cursor (at most maxDigits), consumed; empty when there are none.
+    std::string_view hexDigits(std::size_t maxDigits = 16)
+    {
+        auto j = m_i;
+        while (j < m_s.size() && j - m_i < maxDigits && std::isxdigit(static_cast<unsigned char>(m_s[j]))) {
+            ++j;
+        }
+        const auto d = m_s.substr(m_i, j - m_i);
+        m_i = j;
+        return d;
+    }
     // A word: letters, digits, '_', '-', '.'.
     std::string_view word()
     {
