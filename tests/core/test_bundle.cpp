@@ -178,7 +178,7 @@ TEST_CASE("a failed save leaves the previous file intact", "[core][bundle]")
     }
 }
 
-TEST_CASE("the notes (Slurm fates) travel in events.jsonl; a note for a rank outside the job is refused by line",
+TEST_CASE("the notes (Slurm fates) travel in events.jsonl, a note for a rank outside the job is refused by line",
     "[core][bundle]")
 {
     auto config = tinyConfig();

@@ -76,7 +76,7 @@ TEST_CASE("ibnetdiscover errors and warnings name the file and line", "[core][im
     CHECK_THAT(r->warnings[0].format(), Catch::Contains("z.txt:") && Catch::Contains("unrecognised line"));
 }
 
-TEST_CASE("links trained at 1x among 4x, or whose ends disagree, are degraded; shared CA names stay apart",
+TEST_CASE("links trained at 1x among 4x, or whose ends disagree, are degraded, shared CA names stay apart",
     "[core][import][analysis]")
 {
     JobSnapshot snap;

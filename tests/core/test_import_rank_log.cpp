@@ -62,7 +62,7 @@ TEST_CASE("NCCL wordings across versions are all recognised", "[core][import]")
     CHECK(f.events[5].hca == "mlx5_7");
 }
 
-TEST_CASE("a log without any known line is an error; a second rank is a warning", "[core][import]")
+TEST_CASE("a log without any known line is an error, a second rank is a warning", "[core][import]")
 {
     auto r = parseRankLog("notes.txt", "hello\nworld\n");
     REQUIRE_FALSE(r.ok());

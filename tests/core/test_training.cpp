@@ -372,7 +372,7 @@ TEST_CASE("bad libraries and answers are refused with where and what", "[core][t
     CHECK(again.value().culpritUnprovable);
 }
 
-TEST_CASE("hints cost points; an unprovable culprit guessed as fact scores less than said honestly", "[core][training]")
+TEST_CASE("hints cost points, an unprovable culprit guessed as fact scores less than said honestly", "[core][training]")
 {
     const auto& lib = builtinExercises();
     const auto& e = *lib.find("no-counters");

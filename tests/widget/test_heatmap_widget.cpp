@@ -231,7 +231,7 @@ TEST_CASE("selecting the incident marks the culprit link in the topology view", 
     CHECK(down > 100);
 }
 
-TEST_CASE("ctrl+wheel zooms the rows; the link list filters and plots", "[widget]")
+TEST_CASE("ctrl+wheel zooms the rows, the link list filters and plots", "[widget]")
 {
     Fixture f;
     HeatmapWidget w(&f.state);
@@ -323,7 +323,7 @@ TEST_CASE("hourly-flap at 1,024 ranks: a full-height stall band at each flap and
     CHECK(double(zoomedCols.size()) == Approx(expected).margin(3));
 }
 
-TEST_CASE("colour by time in collectives; a host selected in the topology lights up its ranks", "[widget]")
+TEST_CASE("colour by time in collectives, a host selected in the topology lights up its ranks", "[widget]")
 {
     Fixture f;
     HeatmapWidget w(&f.state);
@@ -383,7 +383,7 @@ TEST_CASE("lateness colouring finds the straggler", "[widget]")
     CHECK(quantizeLateness(kNsPerSec) == 255);
 }
 
-TEST_CASE("a host expands into its HCAs; clicking one selects its rank", "[widget]")
+TEST_CASE("a host expands into its HCAs, clicking one selects its rank", "[widget]")
 {
     Fixture f;
     TopologyWidget topo(&f.state);

@@ -136,7 +136,7 @@ TEST_CASE("opening something else ends the exercise and shows analyses again", "
     CHECK(w.incidentsPanel()->rowCount() >= 1);
 }
 
-TEST_CASE("with nothing open the window offers the ways in; the demo opens from the cache", "[window]")
+TEST_CASE("with nothing open the window offers the ways in, the demo opens from the cache", "[window]")
 {
     QStandardPaths::setTestModeEnabled(true);
     MainWindow w;
