@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "import/infiniband/ibnetdiscover.h"
 #include "core/parse_number.h"
+#include "import/common/line_scan.h"
 #include "import/common/text_lines.h"
 
-#include <regex>
-#include <sstream>
+#include <cctype>
 
 namespace stallscope {
 
@@ -22,20 +22,292 @@ bool looksLikeIbnetdiscover(const std::string& text)
 
 namespace {
 
-// "4xNDR" or "4x NDR" → ("4x", "NDR")
-std::pair<std::string, std::string> widthSpeed(const std::string& tail)
+// At least one space or tab (ibnetdiscover separates fields with both).
+bool spaces(LineScan& s)
 {
-    static const std::regex re(R"((\d+)x\s*(SDR|DDR|QDR|FDR10|FDR|EDR|HDR|NDR|XDR|\?\?\?))");
-    std::smatch m;
-    if (std::regex_search(tail, m, re)) {
-        return { m[1].str() + "x", m[2].str() };
+    const auto at = s.pos();
+    s.skipSpaces();
+    return s.pos() > at;
+}
+
+std::uint64_t hex(std::string_view s)
+{
+    return toNumber<std::uint64_t>(s, 16);
+}
+
+// "4xNDR" or "4x NDR" anywhere in a port line's comment → ("4x", "NDR"): the first run of digits followed by
+// 'x', optional blanks and a speed.
+std::pair<std::string, std::string> widthSpeed(std::string_view tail)
+{
+    static constexpr std::string_view speeds[]
+        = { "SDR", "DDR", "QDR", "FDR10", "FDR", "EDR", "HDR", "NDR", "XDR", "???" };
+    for (std::size_t i = 0; i < tail.size(); ++i) {
+        if (!std::isdigit(static_cast<unsigned char>(tail[i]))
+            || (i > 0 && std::isdigit(static_cast<unsigned char>(tail[i - 1])))) {
+            continue;
+        }
+        LineScan s(tail, i);
+        const auto lanes = s.digits(64);
+        if (!s.lit("x")) {
+            continue;
+        }
+        s.skipSpaces();
+        for (const auto sp : speeds) {
+            if (s.rest().starts_with(sp)) {
+                return { std::string(lanes) + "x", std::string(sp) };
+            }
+        }
     }
     return {};
 }
 
-std::uint64_t hex(const std::string& s)
+// The number after the last "lid " that starts a word ("... enhanced port 0 lid 17 lmc 0" → 17).
+std::optional<std::uint32_t> lastLid(std::string_view text)
 {
-    return toNumber<std::uint64_t>(s, 16);
+    for (auto at = text.rfind("lid "); at != std::string_view::npos;
+         at = at == 0 ? std::string_view::npos : text.rfind("lid ", at - 1)) {
+        const bool wordStart
+            = at == 0 || !(std::isalnum(static_cast<unsigned char>(text[at - 1])) || text[at - 1] == '_');
+        LineScan s(text, at + 4);
+        if (wordStart && !s.digits().empty()) {
+            s.seek(at + 4);
+            return s.number<std::uint32_t>();
+        }
+    }
+    return std::nullopt;
+}
+
+// `"S-fc6a1c0300e4f000"`: the node's kind letter and GUID.
+std::optional<std::pair<char, std::uint64_t>> quotedGuid(LineScan& s)
+{
+    if (!s.lit("\"")) {
+        return std::nullopt;
+    }
+    const char kind = s.peek();
+    if (kind != 'S' && kind != 'H' && kind != 'R') {
+        return std::nullopt;
+    }
+    s.seek(s.pos() + 1);
+    if (!s.lit("-")) {
+        return std::nullopt;
+    }
+    const auto g = s.hexDigits(64);
+    if (g.empty() || !s.lit("\"")) {
+        return std::nullopt;
+    }
+    return std::pair { kind, hex(g) };
+}
+
+// "(c42a10300a1b2c4)": a CA port's own GUID, optional.
+std::optional<std::uint64_t> parenGuid(LineScan& s)
+{
+    const auto at = s.pos();
+    if (!s.lit("(")) {
+        return std::nullopt;
+    }
+    const auto g = s.hexDigits(64);
+    if (g.empty() || !s.lit(")")) {
+        s.seek(at);
+        return std::nullopt;
+    }
+    return hex(g);
+}
+
+struct Header
+{
+    NodeKind kind = NodeKind::Switch;
+    int ports = 0;
+    std::uint64_t guid = 0;
+    std::string description;
+    std::optional<std::uint32_t> lid;
+};
+
+// `Switch	64 "S-fc6a1c0300e4f000"		# "leaf-07 Quantum-2" enhanced port 0 lid 17 lmc 0`
+std::optional<Header> header(std::string_view line)
+{
+    LineScan s(line);
+    Header h;
+    if (s.lit("Switch")) {
+        h.kind = NodeKind::Switch;
+    } else if (s.lit("Ca") || s.lit("Rt")) {
+        h.kind = NodeKind::Hca;
+    } else {
+        return std::nullopt;
+    }
+    if (!spaces(s)) {
+        return std::nullopt;
+    }
+    const auto ports = s.digits(64);
+    if (ports.empty() || !spaces(s)) {
+        return std::nullopt;
+    }
+    const auto g = quotedGuid(s);
+    s.skipSpaces();
+    if (!g || !s.lit("#")) {
+        return std::nullopt;
+    }
+    s.skipSpaces();
+    if (!s.lit("\"")) {
+        return std::nullopt;
+    }
+    const auto desc = s.until("\"");
+    if (!s.lit("\"")) {
+        return std::nullopt;
+    }
+    h.ports = toNumber<int>(ports);
+    h.guid = g->second;
+    h.description = std::string(desc);
+    h.lid = lastLid(s.rest());
+    return h;
+}
+
+struct PortLine
+{
+    int port = 0;
+    std::optional<std::uint64_t> ownGuid; // a CA's own port GUID
+    std::uint64_t remote = 0;
+    int remotePort = 0;
+    std::optional<std::uint64_t> remoteGuid; // the remote CA's port GUID
+    std::string_view tail; // after '#'
+};
+
+// `[1](c42a10300a1b2c4) 	"S-fc6a1c0300e4f000"[1]		# lid 3 lmc 0 "leaf-07 Quantum-2" lid 17 4xNDR`
+std::optional<PortLine> portLine(std::string_view line)
+{
+    LineScan s(line);
+    PortLine p;
+    if (!s.lit("[")) {
+        return std::nullopt;
+    }
+    const auto port = s.digits(64);
+    if (port.empty() || !s.lit("]")) {
+        return std::nullopt;
+    }
+    if (const auto at = s.pos(); s.lit("[ext ")) {
+        if (s.digits(64).empty() || !s.lit("]")) {
+            s.seek(at);
+        }
+    }
+    p.ownGuid = parenGuid(s);
+    if (!spaces(s)) {
+        return std::nullopt;
+    }
+    const auto remote = quotedGuid(s);
+    if (!remote || !s.lit("[")) {
+        return std::nullopt;
+    }
+    const auto remotePort = s.digits(64);
+    if (remotePort.empty() || !s.lit("]")) {
+        return std::nullopt;
+    }
+    p.remoteGuid = parenGuid(s);
+    s.skipSpaces();
+    if (!s.lit("#")) {
+        return std::nullopt;
+    }
+    p.port = toNumber<int>(port);
+    p.remote = remote->second;
+    p.remotePort = toNumber<int>(remotePort);
+    p.tail = s.rest();
+    return p;
+}
+
+// `ibnetdiscover -p`: `SW    17 33 0xfc6a1c0300e4f000 4x NDR - SW     5 12 0xfc6a1c0300e5a000 ( 'leaf-07 …' - 'spine-02
+// …' )`
+struct PortsReportEnd
+{
+    NodeKind kind = NodeKind::Switch;
+    std::uint32_t lid = 0;
+    int port = 0;
+    std::uint64_t guid = 0;
+};
+
+std::optional<PortsReportEnd> reportEnd(LineScan& s)
+{
+    PortsReportEnd e;
+    if (s.lit("SW")) {
+        e.kind = NodeKind::Switch;
+    } else if (s.lit("CA") || s.lit("RT")) {
+        e.kind = NodeKind::Hca;
+    } else {
+        return std::nullopt;
+    }
+    if (!spaces(s)) {
+        return std::nullopt;
+    }
+    const auto lid = s.digits(64);
+    if (lid.empty() || !spaces(s)) {
+        return std::nullopt;
+    }
+    const auto port = s.digits(64);
+    if (port.empty() || !spaces(s) || !s.lit("0x")) {
+        return std::nullopt;
+    }
+    const auto guid = s.hexDigits(64);
+    if (guid.empty() || !spaces(s)) {
+        return std::nullopt;
+    }
+    e.lid = toNumber<std::uint32_t>(lid);
+    e.port = toNumber<int>(port);
+    e.guid = hex(guid);
+    return e;
+}
+
+std::optional<std::string_view> quoted(LineScan& s)
+{
+    if (!s.lit("'")) {
+        return std::nullopt;
+    }
+    const auto q = s.until("'");
+    if (!s.lit("'")) {
+        return std::nullopt;
+    }
+    return q;
+}
+
+struct PortsReport
+{
+    PortsReportEnd a, b;
+    std::string width, speed, descA, descB;
+};
+
+std::optional<PortsReport> portsReport(std::string_view line)
+{
+    LineScan s(line);
+    PortsReport r;
+    const auto a = reportEnd(s);
+    if (!a) {
+        return std::nullopt;
+    }
+    const auto width = s.digits(64);
+    if (width.empty() || !s.lit("x") || !spaces(s)) {
+        return std::nullopt;
+    }
+    const auto speed = s.until(" \t");
+    if (speed.empty() || !spaces(s) || !s.lit("-") || !spaces(s)) {
+        return std::nullopt;
+    }
+    const auto b = reportEnd(s);
+    if (!b || !s.lit("(")) {
+        return std::nullopt;
+    }
+    s.skipSpaces();
+    const auto descA = quoted(s);
+    if (!descA || !spaces(s) || !s.lit("-") || !spaces(s)) {
+        return std::nullopt;
+    }
+    const auto descB = quoted(s);
+    s.skipSpaces();
+    if (!descB || !s.lit(")")) {
+        return std::nullopt;
+    }
+    r.a = *a;
+    r.b = *b;
+    r.width = std::string(width) + "x";
+    r.speed = std::string(speed);
+    r.descA = std::string(*descA);
+    r.descB = std::string(*descB);
+    return r;
 }
 
 } // namespace
@@ -44,63 +316,56 @@ Result<std::size_t> readIbnetdiscover(
     const std::string& file, const std::string& text, FabricBuilder& fabric, std::vector<LoadIssue>& warnings)
 {
     // Plain format: node headers, then port lines; `-p`: one line per port with both ends.
-    static const std::regex header(
-        R"re(^(Switch|Ca|Rt)\s+(\d+)\s+"([SHR])-([0-9a-fA-F]+)"\s*#\s*"([^"]*)"(?:.*\blid (\d+))?)re");
-    static const std::regex port(
-        R"re(^\[(\d+)\](?:\[ext \d+\])?(?:\(([0-9a-fA-F]+)\))?\s+"([SHR])-([0-9a-fA-F]+)"\[(\d+)\](?:\(([0-9a-fA-F]+)\))?\s*#(.*)$)re");
-    static const std::regex portsReport(
-        R"re(^(SW|CA|RT)\s+(\d+)\s+(\d+)\s+0x([0-9a-fA-F]+)\s+(\d+x)\s+(\S+)\s+-\s+(SW|CA|RT)\s+(\d+)\s+(\d+)\s+0x([0-9a-fA-F]+)\s+\(\s*'([^']*)'\s+-\s+'([^']*)'\s*\))re");
-    static const std::regex caLid(R"re(^\s*lid (\d+))re");
     std::uint64_t current = 0;
     bool haveCurrent = false;
     NodeKind currentKind = NodeKind::Switch;
     std::size_t lines = 0;
     const auto stopped = readLines(
         text, file, warnings, [&](const std::string& line, std::int64_t lineNo) -> std::optional<LoadIssue> {
-            std::smatch m;
             if (line.empty() || line[0] == '#' || line.rfind("vendid", 0) == 0 || line.rfind("devid", 0) == 0
                 || line.rfind("sysimgguid", 0) == 0 || line.rfind("switchguid", 0) == 0 || line.rfind("caguid", 0) == 0
                 || line.rfind("rtguid", 0) == 0) {
                 return std::nullopt;
             }
-            if (std::regex_search(line, m, header)) {
-                currentKind = m[1] == "Switch" ? NodeKind::Switch : NodeKind::Hca;
-                current = fabric.node(currentKind, hex(m[4]), m[5], toNumber<int>(m[2].str()), true, false);
-                if (m[6].matched) {
-                    fabric.lid(toNumber<std::uint32_t>(m[6].str()), current);
+            if (const auto h = header(line)) {
+                currentKind = h->kind;
+                current = fabric.node(currentKind, h->guid, h->description, h->ports, true, false);
+                if (h->lid) {
+                    fabric.lid(*h->lid, current);
                 }
                 haveCurrent = true;
                 ++lines;
                 return std::nullopt;
             }
-            if (std::regex_search(line, m, port)) {
+            if (const auto p = portLine(line)) {
                 if (!haveCurrent) {
                     return LoadIssue { file, lineNo, -1, "a port line before any Switch/Ca header" };
                 }
-                if (m[2].matched) {
-                    fabric.alias(hex(m[2]), current); // a CA's own port GUID
+                if (p->ownGuid) {
+                    fabric.alias(*p->ownGuid, current); // a CA's own port GUID
                 }
-                const auto remote = hex(m[4]);
-                if (m[6].matched) {
-                    fabric.alias(hex(m[6]), remote); // the remote CA's port GUID
+                if (p->remoteGuid) {
+                    fabric.alias(*p->remoteGuid, p->remote); // the remote CA's port GUID
                 }
-                const std::string tail = m[7];
-                std::smatch lm;
-                if (currentKind == NodeKind::Hca && std::regex_search(tail, lm, caLid)) {
-                    fabric.lid(toNumber<std::uint32_t>(lm[1].str()), current);
+                LineScan tail(p->tail);
+                tail.skipSpaces();
+                if (currentKind == NodeKind::Hca && tail.lit("lid ")) {
+                    if (const auto lid = tail.number<std::uint32_t>()) {
+                        fabric.lid(*lid, current);
+                    }
                 }
-                const auto [width, speed] = widthSpeed(tail);
-                fabric.link(current, toNumber<int>(m[1].str()), remote, toNumber<int>(m[5].str()), width, speed);
+                const auto [width, speed] = widthSpeed(p->tail);
+                fabric.link(current, p->port, p->remote, p->remotePort, width, speed);
                 ++lines;
                 return std::nullopt;
             }
-            if (std::regex_search(line, m, portsReport)) {
+            if (const auto r = portsReport(line)) {
                 // The ports report names port GUIDs; a CA is joined to its node by description.
-                const auto a = fabric.node(m[1] == "SW" ? NodeKind::Switch : NodeKind::Hca, hex(m[4]), m[11]);
-                const auto b = fabric.node(m[7] == "SW" ? NodeKind::Switch : NodeKind::Hca, hex(m[10]), m[12]);
-                fabric.lid(toNumber<std::uint32_t>(m[2].str()), a);
-                fabric.lid(toNumber<std::uint32_t>(m[8].str()), b);
-                fabric.link(a, toNumber<int>(m[3].str()), b, toNumber<int>(m[9].str()), m[5], m[6]);
+                const auto a = fabric.node(r->a.kind, r->a.guid, r->descA);
+                const auto b = fabric.node(r->b.kind, r->b.guid, r->descB);
+                fabric.lid(r->a.lid, a);
+                fabric.lid(r->b.lid, b);
+                fabric.link(a, r->a.port, b, r->b.port, r->width, r->speed);
                 ++lines;
                 return std::nullopt;
             }
