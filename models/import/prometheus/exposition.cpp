@@ -10,7 +10,6 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
-#include <regex>
 #include <sstream>
 
 namespace stallscope {
