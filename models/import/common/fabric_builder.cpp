@@ -2,9 +2,10 @@
 #include "import/common/fabric_builder.h"
 #include "core/parse_number.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
-#include <regex>
 #include <set>
 
 namespace stallscope {
@@ -21,10 +22,47 @@ std::uint64_t FabricBuilder::canonical(std::uint64_t guid) const
     return guid;
 }
 
+namespace {
+
+// "3", not "" nor "3a".
+bool allDigits(std::string_view s)
+{
+    return !s.empty()
+        && std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+}
+
+// An RDMA device name as the kernel names it: mlx5_3, hfi1_0 (letters, digits, '_', digits), irdma0, bnxt_re0,
+// qedr0.
+bool isRdmaDeviceName(std::string_view t)
+{
+    for (std::string_view stem : { "irdma", "bnxt_re", "qedr" }) {
+        if (t.starts_with(stem) && allDigits(t.substr(stem.size()))) {
+            return true;
+        }
+    }
+    std::size_t i = 0;
+    while (i < t.size() && t[i] >= 'a' && t[i] <= 'z') {
+        ++i;
+    }
+    if (i == 0) {
+        return false;
+    }
+    while (i < t.size() && std::isdigit(static_cast<unsigned char>(t[i]))) {
+        ++i;
+    }
+    return i < t.size() && t[i] == '_' && allDigits(t.substr(i + 1));
+}
+
+} // namespace
+
 NodeKind guessKindFromDescription(const std::string& desc)
 {
-    static const std::regex hca(R"(\s(mlx\d+_\d+|hfi\d+_\d+|irdma\d+|bnxt_re\d+|qedr\d+|[a-z]+\d*_\d+)$)");
-    return std::regex_search(desc, hca) ? NodeKind::Hca : NodeKind::Switch;
+    // "gpu-a017 mlx5_3": a host name, a blank, the device.
+    const auto blank = desc.find_last_of(" \t\n\r\f\v");
+    if (blank == std::string::npos) {
+        return NodeKind::Switch;
+    }
+    return isRdmaDeviceName(std::string_view(desc).substr(blank + 1)) ? NodeKind::Hca : NodeKind::Switch;
 }
 
 std::uint64_t FabricBuilder::node(

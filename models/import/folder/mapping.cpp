@@ -6,10 +6,11 @@
 #include "core/parse_number.h"
 #include "core/time_format.h"
 
+#include <algorithm>
+#include <cctype>
 #include <nlohmann/json.hpp>
 
 #include <cmath>
-#include <regex>
 #include <set>
 
 namespace stallscope {
@@ -27,14 +28,36 @@ std::optional<TimeNs> parseUtcOffset(const std::string& text)
     if (text.size() > 16) {
         return std::nullopt; // "UTC+05:30" is 9 characters
     }
-    static const std::regex re(R"(^(?:UTC)?([+-])(\d{1,2}):?(\d{2})?$)");
-    std::smatch m;
-    if (!std::regex_match(text, m, re)) {
+    // [UTC]±H[H][[:]MM]: "+2", "+02", "-05:30", "+0530", "UTC+5:30", "+530" (= 5:30).
+    std::string_view t(text);
+    if (t.starts_with("UTC")) {
+        t.remove_prefix(3);
+    }
+    if (t.empty() || (t[0] != '+' && t[0] != '-')) {
+        return std::nullopt;
+    }
+    const bool negative = t[0] == '-';
+    t.remove_prefix(1);
+    std::string_view hours = t, minutes;
+    if (const auto colon = t.find(':'); colon != std::string_view::npos) {
+        hours = t.substr(0, colon);
+        minutes = t.substr(colon + 1);
+        if (!minutes.empty() && minutes.size() != 2) {
+            return std::nullopt;
+        }
+    } else if (t.size() == 3 || t.size() == 4) {
+        hours = t.substr(0, t.size() - 2);
+        minutes = t.substr(t.size() - 2);
+    }
+    const auto digits = [](std::string_view s) {
+        return std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+    };
+    if (hours.empty() || hours.size() > 2 || !digits(hours) || !digits(minutes)) {
         return std::nullopt;
     }
     const TimeNs v
-        = (toNumber<TimeNs>(m[2].str()) * 3600 + (m[3].matched ? toNumber<TimeNs>(m[3].str()) * 60 : 0)) * kNsPerSec;
-    return m[1] == "-" ? -v : v;
+        = (toNumber<TimeNs>(hours) * 3600 + (minutes.empty() ? 0 : toNumber<TimeNs>(minutes) * 60)) * kNsPerSec;
+    return negative ? -v : v;
 }
 
 Result<FolderMapping> parseMapping(const std::string& file, const std::string& text)
