@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: MIT
 #include "import/infiniband/fabric_tools.h"
 #include "core/parse_number.h"
+#include "import/common/line_scan.h"
 #include "import/common/text_lines.h"
 
 #include "import/common/sample_stamp.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
-#include <regex>
 #include <sstream>
+#include <tuple>
 
 namespace stallscope {
 
@@ -54,23 +56,231 @@ struct LinkinfoLine
 
 } // namespace
 
+namespace {
+
+bool isWordChar(char c)
+{
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
+
+bool isBlank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+// At least one blank.
+bool blanks(LineScan& s)
+{
+    const auto at = s.pos();
+    while (!s.atEnd() && isBlank(s.peek())) {
+        s.seek(s.pos() + 1);
+    }
+    return s.pos() > at;
+}
+
+void optionalBlanks(LineScan& s)
+{
+    blanks(s);
+}
+
+// "[  ]" or "[ext 3]": a bracketed field, its content ignored.
+bool bracketed(LineScan& s)
+{
+    if (!s.lit("[")) {
+        return false;
+    }
+    s.until("]");
+    return s.lit("]");
+}
+
+// "Switch: 0x0000000000200001 spine-02:" → (guid, "spine-02"); "CA: gpu-a003 mlx5_1:" → (nullopt, "gpu-a003 mlx5_1").
+// The description runs to the last ':' that only blanks follow.
+std::optional<std::pair<std::optional<std::uint64_t>, std::string>> linkinfoHeader(std::string_view line)
+{
+    LineScan s(line);
+    const bool isSwitch = s.lit("Switch:");
+    if (!isSwitch && !s.lit("CA:")) {
+        return std::nullopt;
+    }
+    if (!blanks(s)) {
+        return std::nullopt;
+    }
+    std::optional<std::uint64_t> guid;
+    if (isSwitch) {
+        const auto at = s.pos();
+        const auto hex = s.lit("0x") ? s.hexDigits(64) : std::string_view();
+        if (hex.empty() || !blanks(s)) {
+            s.seek(at);
+            return std::nullopt;
+        }
+        guid = toNumber<std::uint64_t>(hex, 16);
+    }
+    auto rest = s.rest();
+    while (!rest.empty() && isBlank(rest.back())) {
+        rest.remove_suffix(1);
+    }
+    if (rest.empty() || rest.back() != ':') {
+        return std::nullopt;
+    }
+    return std::pair { guid, trim(std::string(rest.substr(0, rest.size() - 1))) };
+}
+
+struct LinkinfoPort
+{
+    std::optional<std::uint64_t> guid, remoteGuid;
+    std::optional<std::string> desc;
+    std::uint32_t lid = 0, remoteLid = 0;
+    std::uint16_t port = 0, remotePort = 0;
+    bool remoteNumbers = false;
+    std::string inner, state, remoteDesc;
+};
+
+// `[0x<guid>] ["<desc>"] <lid> <port>[..] ==( <width speed> <state>/ <phys>)==> [0x<rguid>] [<rlid> <rport>][..]
+// "<rdesc>"`
+std::optional<LinkinfoPort> linkinfoPort(std::string_view line)
+{
+    LineScan s(line);
+    LinkinfoPort p;
+    optionalBlanks(s);
+    if (const auto at = s.pos(); s.lit("0x")) {
+        const auto hex = s.hexDigits(64);
+        if (!hex.empty() && blanks(s)) {
+            p.guid = toNumber<std::uint64_t>(hex, 16);
+        } else {
+            s.seek(at);
+        }
+    }
+    if (const auto at = s.pos(); s.lit("\"")) {
+        optionalBlanks(s);
+        const auto desc = s.until("\"");
+        if (s.lit("\"") && blanks(s)) {
+            p.desc = std::string(desc);
+        } else {
+            s.seek(at);
+        }
+    }
+    const auto lid = s.digits(64);
+    if (lid.empty() || !blanks(s)) {
+        return std::nullopt;
+    }
+    const auto port = s.digits(64);
+    if (port.empty() || !bracketed(s) || !blanks(s) || !s.lit("==(")) {
+        return std::nullopt;
+    }
+    // "( 4X  2.5 Gbps Active/  LinkUp)==>": the state is the word before the first '/', the physical state the
+    // word before ")==>".
+    const auto open = s.pos();
+    const auto close = line.find(")==>", open);
+    if (close == std::string_view::npos) {
+        return std::nullopt;
+    }
+    auto inside = line.substr(open, close - open);
+    while (!inside.empty() && isBlank(inside.back())) {
+        inside.remove_suffix(1);
+    }
+    std::size_t physStart = inside.size();
+    while (physStart > 0 && isWordChar(inside[physStart - 1])) {
+        --physStart;
+    }
+    auto beforePhys = inside.substr(0, physStart);
+    while (!beforePhys.empty() && isBlank(beforePhys.back())) {
+        beforePhys.remove_suffix(1);
+    }
+    if (physStart == inside.size() || beforePhys.empty() || beforePhys.back() != '/') {
+        return std::nullopt;
+    }
+    beforePhys.remove_suffix(1);
+    std::size_t stateStart = beforePhys.size();
+    while (stateStart > 0 && isWordChar(beforePhys[stateStart - 1])) {
+        --stateStart;
+    }
+    if (stateStart == beforePhys.size()) {
+        return std::nullopt;
+    }
+    p.state = std::string(beforePhys.substr(stateStart));
+    auto inner = beforePhys.substr(0, stateStart);
+    while (!inner.empty() && isBlank(inner.front())) {
+        inner.remove_prefix(1);
+    }
+    while (!inner.empty() && isBlank(inner.back())) {
+        inner.remove_suffix(1);
+    }
+    p.inner = std::string(inner);
+    s.seek(close + 4);
+    if (!blanks(s)) {
+        return std::nullopt;
+    }
+    if (const auto at = s.pos(); s.lit("0x")) {
+        const auto hex = s.hexDigits(64);
+        if (!hex.empty() && blanks(s)) {
+            p.remoteGuid = toNumber<std::uint64_t>(hex, 16);
+        } else {
+            s.seek(at);
+        }
+    }
+    if (const auto at = s.pos(); !s.digits(64).empty()) {
+        s.seek(at);
+        const auto rlid = s.digits(64);
+        const bool sep = blanks(s);
+        const auto rport = s.digits(64);
+        if (sep && !rport.empty()) {
+            p.remoteLid = toNumber<std::uint32_t>(rlid);
+            p.remotePort = toNumber<std::uint16_t>(rport);
+            p.remoteNumbers = true;
+        } else {
+            s.seek(at);
+        }
+    }
+    optionalBlanks(s);
+    if (!bracketed(s) || !blanks(s) || !s.lit("\"")) {
+        return std::nullopt;
+    }
+    const auto rdesc = s.until("\"");
+    if (!s.lit("\"")) {
+        return std::nullopt;
+    }
+    p.remoteDesc = std::string(rdesc);
+    p.lid = toNumber<std::uint32_t>(lid);
+    p.port = toNumber<std::uint16_t>(port);
+    return p;
+}
+
+// "4X           2.5 Gbps" → ("4x", "2.5 Gbps"): the first run of digits followed by 'X', blanks and a rate.
+std::pair<std::string, std::string> linkinfoWidthSpeed(std::string_view inner)
+{
+    for (std::size_t i = 0; i < inner.size(); ++i) {
+        if (!std::isdigit(static_cast<unsigned char>(inner[i]))
+            || (i > 0 && std::isdigit(static_cast<unsigned char>(inner[i - 1])))) {
+            continue;
+        }
+        LineScan s(inner, i);
+        const auto lanes = s.digits(64);
+        if (!s.lit("X") || !blanks(s)) {
+            continue;
+        }
+        const auto rateStart = s.pos();
+        while (!s.atEnd() && (std::isdigit(static_cast<unsigned char>(s.peek())) || s.peek() == '.')) {
+            s.seek(s.pos() + 1);
+        }
+        const auto rateEnd = s.pos();
+        if (rateEnd > rateStart && s.lit(" Gbps")) {
+            return { std::string(lanes) + "x", std::string(inner.substr(rateStart, s.pos() - rateStart)) };
+        }
+    }
+    return {};
+}
+
+} // namespace
+
 Result<IblinkinfoSnapshot> readIblinkinfo(
     const std::string& file, const std::string& text, FabricBuilder& fabric, std::vector<LoadIssue>& warnings)
 {
-    static const std::regex switchHeader(R"(^Switch:\s+0x([0-9a-fA-F]+)\s+(.*):\s*$)");
-    static const std::regex caHeader(R"(^CA:\s+(.*):\s*$)");
-    // [0x<guid>] ["<desc>"] <lid> <port>[ext] ==( <width speed> <state>/ <phys>)==> [0x<rguid>] [<rlid> <rport>][ext]
-    // "<rdesc>"
-    static const std::regex portLine(
-        R"re(^\s*(?:0x([0-9a-fA-F]+)\s+)?(?:"\s*([^"]*)"\s+)?(\d+)\s+(\d+)\[[^\]]*\]\s+==\(\s*(.*?)\s*(\w+)/\s*(\w+)\s*\)==>\s+(?:0x([0-9a-fA-F]+)\s+)?(?:(\d+)\s+(\d+))?\s*\[[^\]]*\]\s+"([^"]*)")re");
-    static const std::regex widthSpeed(R"((\d+)X\s+([\d.]+ Gbps))");
     IblinkinfoSnapshot snap;
     std::vector<LinkinfoLine> lines;
     LinkinfoLine node; // the current header's node
     bool haveHeader = false;
     const auto stopped = readLines(
         text, file, warnings, [&](const std::string& line, std::int64_t lineNo) -> std::optional<LoadIssue> {
-            std::smatch m;
             if (trim(line).empty()) {
                 return std::nullopt;
             }
@@ -78,57 +288,43 @@ Result<IblinkinfoSnapshot> readIblinkinfo(
                 snap.stampNs = snap.stampNs == kNoTime ? *t : snap.stampNs;
                 return std::nullopt;
             }
-            if (std::regex_match(line, m, switchHeader)) {
+            if (const auto h = linkinfoHeader(line)) {
                 node = LinkinfoLine {};
-                node.guid = toNumber<std::uint64_t>(m[1].str(), 16);
-                node.desc = trim(m[2]);
-                node.kind = NodeKind::Switch;
+                node.guid = h->first.value_or(0);
+                node.desc = h->second;
+                node.kind = h->first ? NodeKind::Switch : NodeKind::Hca;
                 node.kindKnown = true;
                 haveHeader = true;
                 return std::nullopt;
             }
-            if (std::regex_match(line, m, caHeader)) {
-                node = LinkinfoLine {};
-                node.desc = trim(m[1]);
-                node.kind = NodeKind::Hca;
-                node.kindKnown = true;
-                haveHeader = true;
-                return std::nullopt;
-            }
-            if (!std::regex_search(line, m, portLine)) {
+            const auto m = linkinfoPort(line);
+            if (!m) {
                 if (line[0] != '#') {
                     warnings.push_back({ file, lineNo, -1, "unrecognised line skipped: " + line.substr(0, 80) });
                 }
                 return std::nullopt;
             }
             LinkinfoLine l = haveHeader ? node : LinkinfoLine {};
-            if (m[1].matched) {
-                l.guid = toNumber<std::uint64_t>(m[1].str(), 16); // a CA's port GUID, or the -l form's node GUID
+            if (m->guid) {
+                l.guid = *m->guid; // a CA's port GUID, or the -l form's node GUID
             }
-            if (m[2].matched) {
-                l.desc = trim(m[2]);
+            if (m->desc) {
+                l.desc = trim(*m->desc);
             }
             if (l.guid == 0) {
                 warnings.push_back({ file, lineNo, -1, "a port line without its node's GUID: skipped" });
                 return std::nullopt;
             }
-            l.lid = toNumber<std::uint32_t>(m[3].str());
-            l.port = toNumber<std::uint16_t>(m[4].str());
-            l.up = m[6] == "Active" || m[6] == "Armed";
-            if (m[8].matched) {
-                l.remoteGuid = toNumber<std::uint64_t>(m[8].str(), 16);
+            l.lid = m->lid;
+            l.port = m->port;
+            l.up = m->state == "Active" || m->state == "Armed";
+            l.remoteGuid = m->remoteGuid;
+            if (m->remoteNumbers) {
+                l.remoteLid = m->remoteLid;
+                l.remotePort = m->remotePort;
             }
-            if (m[9].matched) {
-                l.remoteLid = toNumber<std::uint32_t>(m[9].str());
-                l.remotePort = toNumber<std::uint16_t>(m[10].str());
-            }
-            l.remoteDesc = m[11];
-            std::smatch w;
-            const std::string inner = m[5];
-            if (std::regex_search(inner, w, widthSpeed)) {
-                l.width = w[1].str() + "x";
-                l.speed = w[2].str();
-            }
+            l.remoteDesc = m->remoteDesc;
+            std::tie(l.width, l.speed) = linkinfoWidthSpeed(m->inner);
             lines.push_back(std::move(l));
             return std::nullopt;
         });
@@ -179,10 +375,39 @@ Result<IblinkinfoSnapshot> readIblinkinfo(
     return snap;
 }
 
+namespace {
+
+// "# Port counters: Lid 3 port 1" / "# Port extended counters: Lid 3 port 1 (CapMask: 0x5A00)"
+std::optional<std::tuple<bool, std::uint32_t, std::uint16_t>> perfqueryHeader(std::string_view line)
+{
+    LineScan s(line);
+    if (!s.lit("# Port ")) {
+        return std::nullopt;
+    }
+    const bool extended = s.lit("extended ");
+    if (!s.lit("counters:")) {
+        return std::nullopt;
+    }
+    optionalBlanks(s);
+    if (!s.lit("Lid ")) {
+        return std::nullopt;
+    }
+    const auto lid = s.digits(64);
+    if (lid.empty() || !s.lit(" port ")) {
+        return std::nullopt;
+    }
+    const auto port = s.digits(64);
+    if (port.empty()) {
+        return std::nullopt;
+    }
+    return std::tuple { extended, toNumber<std::uint32_t>(lid), toNumber<std::uint16_t>(port) };
+}
+
+} // namespace
+
 Result<std::vector<PerfquerySample>> readPerfquery(
     const std::string& file, const std::string& text, std::vector<LoadIssue>& warnings)
 {
-    static const std::regex header(R"(^# Port (extended )?counters:\s*Lid (\d+) port (\d+))");
     std::vector<PerfquerySample> out;
     TimeNs stamp = kNoTime;
     bool inBlock = false, extended = false;
@@ -190,12 +415,9 @@ Result<std::vector<PerfquerySample>> readPerfquery(
     std::uint16_t port = 0;
     const auto stopped = readLines(
         text, file, warnings, [&](const std::string& line, std::int64_t lineNo) -> std::optional<LoadIssue> {
-            std::smatch m;
-            if (std::regex_search(line, m, header)) {
+            if (const auto h = perfqueryHeader(line)) {
                 inBlock = false; // until the header's numbers read
-                extended = m[1].matched;
-                lid = toNumber<std::uint32_t>(m[2].str());
-                port = toNumber<std::uint16_t>(m[3].str());
+                std::tie(extended, lid, port) = *h;
                 inBlock = port != 255; // -a: all ports summed, not one port
                 if (!inBlock) {
                     warnings.push_back(
