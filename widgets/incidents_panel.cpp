@@ -5,11 +5,12 @@
 #include "core/time_format.h"
 #include "view/view_state.h"
 
-#include <QFontDatabase>
+#include "incident_detail.h"
+
 #include <QHeaderView>
-#include <QPlainTextEdit>
 #include <QSplitter>
 #include <QTableWidget>
+#include <QTextBrowser>
 #include <QVBoxLayout>
 
 namespace stallscope {
@@ -18,7 +19,7 @@ IncidentsPanel::IncidentsPanel(ViewState* state, QWidget* parent)
     : QWidget(parent)
     , m_state(state)
     , m_table(new QTableWidget(this))
-    , m_detail(new QPlainTextEdit(this))
+    , m_detail(new QTextBrowser(this))
 {
     auto* split = new QSplitter(Qt::Horizontal, this);
     split->addWidget(m_table);
@@ -37,9 +38,18 @@ IncidentsPanel::IncidentsPanel(ViewState* state, QWidget* parent)
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->horizontalHeader()->setStretchLastSection(false);
     m_table->horizontalHeader()->setSectionResizeMode(5, QHeaderView::Stretch);
-    m_detail->setReadOnly(true);
-    m_detail->setLineWrapMode(QPlainTextEdit::NoWrap);
-    m_detail->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_detail->setOpenLinks(false);
+    connect(m_detail, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) {
+        const auto t = timeOfLink(url.toString());
+        if (!t) {
+            return;
+        }
+        const auto w = m_state->window();
+        if (*t < w.start || *t > w.end) { // outside the window: centre it there, same zoom
+            m_state->setWindow({ *t - w.delta() / 2, *t + w.delta() / 2 });
+        }
+        m_state->setCursor(*t);
+    });
     connect(m_table, &QTableWidget::itemSelectionChanged, this, [this] {
         const auto rows = m_table->selectionModel()->selectedRows();
         if (!rows.isEmpty()) {
@@ -111,7 +121,7 @@ void IncidentsPanel::showIncident(int number)
     if (m_table->currentRow() != number - 1) {
         m_table->selectRow(number - 1);
     }
-    m_detail->setPlainText(QString::fromStdString(incidentText(*m_snap, m_analysis->incidents[number - 1])));
+    m_detail->setHtml(incidentHtml(*m_snap, m_analysis->incidents[std::size_t(number - 1)]));
 }
 
 } // namespace stallscope

@@ -2,7 +2,8 @@
 #pragma once
 
 // The analysis results as a table (time, duration, ranks, kind, culprit link or suspect rank, GPU-seconds
-// lost) with a detail pane (evidence lines, timeout-policy verdict, what-if table). Selecting a row selects
+// lost) with a detail pane: the verdict in a sentence, cost, culprit, evidence whose times move the cursor when
+// clicked, what the hosts said, and the what-if table (incident_detail.h). Selecting a row selects
 // the incident in the ViewState; the main window zooms every view to it.
 
 #include <QWidget>
@@ -10,7 +11,7 @@
 #include <memory>
 
 class QTableWidget;
-class QPlainTextEdit;
+class QTextBrowser;
 
 namespace stallscope {
 
@@ -32,7 +33,7 @@ private:
 
     ViewState* m_state;
     QTableWidget* m_table;
-    QPlainTextEdit* m_detail;
+    QTextBrowser* m_detail; // the selected incident, structured (incident_detail.h)
     std::shared_ptr<const JobSnapshot> m_snap;
     std::shared_ptr<const AnalysisResult> m_analysis;
 };

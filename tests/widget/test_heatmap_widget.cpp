@@ -5,6 +5,7 @@
 #include "counter_plot_widget.h"
 #include "heatmap_palette.h"
 #include "heatmap_widget.h"
+#include "incidents_panel.h"
 #include "link_list_panel.h"
 #include "test_support.h"
 #include "theme.h"
@@ -17,6 +18,7 @@
 
 #include <QApplication>
 #include <QTest>
+#include <QTextBrowser>
 #include <QWheelEvent>
 
 #include <numeric>
@@ -456,4 +458,29 @@ TEST_CASE("rank rows are labelled with round numbers, never on top of each other
             CHECK((labels[i].first - labels[i - 1].first) * pxPerRow >= 40);
         }
     }
+}
+
+TEST_CASE("the incident detail is a structured page whose evidence times move the cursor", "[widget]")
+{
+    Fixture f;
+    IncidentsPanel panel(&f.state);
+    panel.setAnalysis(f.sim.snapshot, f.analysis);
+    REQUIRE(panel.rowCount() == 1);
+    f.state.selectIncident(1);
+    const auto text = panel.detailText();
+    CHECK(text.contains(QStringLiteral("Incident 1")));
+    CHECK(text.contains(QStringLiteral("under budget")));
+    CHECK(text.contains(QStringLiteral("Evidence")));
+    CHECK(text.contains(QStringLiteral("What if")));
+    CHECK(text.contains(QStringLiteral("GPU-h")));
+    auto* browser = panel.findChild<QTextBrowser*>();
+    REQUIRE(browser);
+    CHECK(browser->toHtml().contains(QStringLiteral("<table")));
+    const auto& evidence = f.analysis->incidents[0].culprit->evidence;
+    REQUIRE_FALSE(evidence.empty());
+    const TimeNs t = evidence.back().timeNs;
+    emit browser->anchorClicked(QUrl(QStringLiteral("t:%1").arg(t)));
+    CHECK(f.state.cursor() == t);
+    CHECK(f.state.window().start <= t);
+    CHECK(f.state.window().end >= t);
 }
