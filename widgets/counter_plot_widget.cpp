@@ -14,6 +14,7 @@
 #include <QContextMenuEvent>
 #include <QLabel>
 #include <QVBoxLayout>
+#include <tuple>
 
 #include <optional>
 
@@ -62,9 +63,9 @@ struct Track
 
 // Per link: traffic, errors, congestion. Both ends in each.
 const Track kTracks[] = {
-    { CounterKind::PortXmitData, 4.0 / 1e9, "GB/s" },
+    { CounterKind::PortXmitData, 4.0 / 1e9, "sent GB/s" }, // each end's transmit: one line per direction
     { CounterKind::LinkDowned, 1.0, "errors/s", CounterKind::SymbolError }, // link_downed solid, symbol_error dashed
-    { CounterKind::PortXmitWait, 1e-6, "wait M/s" },
+    { CounterKind::PortXmitWait, 1e-6, "queued M/s" }, // port_xmit_wait ticks: data waiting to go out
 };
 
 // Plot keys are seconds since midnight UTC of the job's first day: the time ticker then reads as UTC
@@ -141,23 +142,48 @@ void CounterPlotWidget::rebuild()
     auto ticker = QSharedPointer<WallClockTicker>::create(m_snap ? dayStart(*m_snap) : 0);
     for (const auto li : m_links) {
         const auto& link = m_snap->topology.link(static_cast<LinkId>(li));
-        auto* title = new QCPTextElement(
-            m_plot, nodeName(*m_snap, link.a) + QStringLiteral("  ↔  ") + nodeName(*m_snap, link.b));
-        title->setTextColor(text);
+        // The title is the legend: each end's name in the colour of its lines, and what the line styles mean.
+        auto* title = new QCPLayoutGrid;
+        m_plot->plotLayout()->addElement(row, 0, title);
+        m_plot->plotLayout()->setRowStretchFactor(row++, 0.001); // its text height, whatever the plots get
         QFont titleFont = font();
         titleFont.setBold(true);
-        title->setFont(titleFont);
-        m_plot->plotLayout()->addElement(row++, 0, title);
+        QFont keyFont = font();
+        keyFont.setPointSizeF(keyFont.pointSizeF() * 0.85);
+        int col = 0;
+        using Part = std::tuple<QString, QColor, QFont>;
+        const Part parts[] = { { QStringLiteral("■ ") + nodeName(*m_snap, link.a), endA, titleFont },
+            { QStringLiteral("↔"), text, titleFont },
+            { QStringLiteral("■ ") + nodeName(*m_snap, link.b), endB, titleFont },
+            { tr("errors: solid link_downed, dashed symbol_error; shaded: link down"), text, keyFont } };
+        for (const auto& [label, colour, f] : parts) {
+            auto* e = new QCPTextElement(m_plot, label);
+            e->setTextColor(colour);
+            e->setFont(f);
+            title->addElement(0, col++, e);
+        }
         for (const auto& track : kTracks) {
             auto* rect = new QCPAxisRect(m_plot);
-            rect->setMinimumSize(QSize(100, 56));
+            rect->setMinimumSize(QSize(100, 40));
             rect->setMinimumMargins(QMargins(64, 4, 8, 4));
             m_plot->plotLayout()->addElement(row++, 0, rect);
             auto* x = rect->axis(QCPAxis::atBottom);
             auto* y = rect->axis(QCPAxis::atLeft);
             x->setTicker(ticker);
             x->setTickLabels(&track == &kTracks[std::size(kTracks) - 1]);
-            y->setLabel(QString::fromLatin1(track.label));
+            // The track's name and unit inside its plot, top left: a rotated axis label does not fit a 40 px track.
+            auto* name = new QCPItemText(m_plot);
+            name->setClipAxisRect(rect);
+            name->position->setAxisRect(rect);
+            name->position->setType(QCPItemPosition::ptAxisRectRatio);
+            name->position->setCoords(0.005, 0.0);
+            name->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+            name->setText(QString::fromLatin1(track.label));
+            name->setColor(text);
+            name->setFont(keyFont);
+            QColor plate = pal.color(QPalette::Base);
+            plate.setAlpha(200);
+            name->setBrush(QBrush(plate));
             for (auto* axis : { x, y }) {
                 axis->setBasePen(QPen(text));
                 axis->setTickPen(QPen(text));

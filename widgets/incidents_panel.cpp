@@ -39,6 +39,8 @@ IncidentsPanel::IncidentsPanel(ViewState* state, QWidget* parent)
     m_table->horizontalHeader()->setStretchLastSection(false);
     m_table->horizontalHeader()->setSectionResizeMode(5, QHeaderView::Stretch);
     m_detail->setOpenLinks(false);
+    // Okabe–Ito sky blue: a link colour that reads on the light and the dark theme alike.
+    m_detail->document()->setDefaultStyleSheet(QStringLiteral("a { color: #56b4e9; }"));
     connect(m_detail, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) {
         const auto t = timeOfLink(url.toString());
         if (!t) {
