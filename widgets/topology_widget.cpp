@@ -229,19 +229,27 @@ void TopologyWidget::paintInto(QPainter& p, QSizeF size)
         if (hostLink && health == LinkHealth::Idle && !isMarked) {
             continue; // a stalled job idles every host link: the fan says enough
         }
-        QPen pen(healthColor(health, pal), isMarked ? 4.0 : (hostLink ? 1.5 : 2.0));
-        p.setPen(pen);
-        p.drawLine(l.nodePos[index(link.a.node)], l.nodePos[index(link.b.node)]);
         if (isMarked) {
-            p.setPen(QPen(pal.color(QPalette::Text), 1.0, Qt::DashLine));
-            p.setBrush(Qt::NoBrush);
-            const QPointF mid = (l.nodePos[index(link.a.node)] + l.nodePos[index(link.b.node)]) / 2;
-            p.drawEllipse(mid, 9, 9);
-            culpritAt = mid;
-            culpritText = tr("culprit: %1 ↔ %2")
-                              .arg(QString::fromStdString(m_snap->str(topo.node(link.a.node).description)),
-                                  QString::fromStdString(m_snap->str(topo.node(link.b.node).description)));
+            continue; // drawn last, over the thousands of others (at 16,384 ranks they would bury it)
         }
+        p.setPen(QPen(healthColor(health, pal), hostLink ? 1.5 : 2.0));
+        p.drawLine(l.nodePos[index(link.a.node)], l.nodePos[index(link.b.node)]);
+    }
+    if (marked) {
+        const auto& link = topo.link(*marked);
+        const QPointF a = l.nodePos[index(link.a.node)], b = l.nodePos[index(link.b.node)];
+        p.setPen(QPen(pal.color(QPalette::Base), 8.0)); // a halo: it reads over any bundle of lines
+        p.drawLine(a, b);
+        p.setPen(QPen(healthColor(m_states->stateAt(*marked, t), pal), 4.0));
+        p.drawLine(a, b);
+        p.setPen(QPen(pal.color(QPalette::Text), 1.0, Qt::DashLine));
+        p.setBrush(Qt::NoBrush);
+        const QPointF mid = (a + b) / 2;
+        p.drawEllipse(mid, 9, 9);
+        culpritAt = mid;
+        culpritText = tr("culprit: %1 ↔ %2")
+                          .arg(QString::fromStdString(m_snap->str(topo.node(link.a.node).description)),
+                              QString::fromStdString(m_snap->str(topo.node(link.b.node).description)));
     }
     // Links trained below their tier's rate: dashed, in the text colour, whatever their state (a persistent
     // slowdown, not an event in time).
@@ -284,6 +292,23 @@ void TopologyWidget::paintInto(QPainter& p, QSizeF size)
         p.setPen(Qt::NoPen);
         p.setBrush(sel ? QColor(0xf0, 0xe4, 0x42) : pal.color(QPalette::Mid));
         p.drawRect(l.hostBox[i]);
+    }
+    if (marked) {
+        // The culprit's switches outlined in the stall colour: findable even where 64 boxes have no room for names.
+        const auto& link = topo.link(*marked);
+        p.setBrush(Qt::NoBrush);
+        p.setPen(QPen(healthColor(LinkHealth::Down, pal), 2.5));
+        for (const auto end : { link.a.node, link.b.node }) {
+            if (topo.node(end).kind == NodeKind::Switch) {
+                const QPointF c = l.nodePos[index(end)];
+                const std::size_t count = std::find(m_cores.begin(), m_cores.end(), end) != m_cores.end()
+                    ? m_cores.size()
+                    : std::find(m_spines.begin(), m_spines.end(), end) != m_spines.end() ? m_spines.size()
+                                                                                         : m_leaves.size();
+                const double w = boxWidth(count);
+                p.drawRect(QRectF(c.x() - w / 2 - 2, c.y() - 11, w + 4, 22));
+            }
+        }
     }
     if (culpritAt) {
         // On a plate, right of the mark, or left of it when it would leave the view.
