@@ -171,7 +171,7 @@ TEST_CASE("the link heatmap shows the hourly flapper among 1,024 links, light an
 }
 
 TEST_CASE(
-    "the Flaps panel lists the review, costliest first; a row selects its link and its latest flap", "[widget][fabric]")
+    "the Flaps panel lists the review, costliest first — a row selects its link and its latest flap", "[widget][fabric]")
 {
     FabricFixture f(fabricDays(16, 4));
     auto review = std::make_shared<FabricReview>(reviewFabric(*f.sim.snapshot));
