@@ -86,6 +86,18 @@ std::string formatCount(std::uint64_t n)
     return s;
 }
 
+int monthFromAbbreviation(std::string_view name)
+{
+    static constexpr std::string_view names[]
+        = { "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec" };
+    for (int i = 0; i < 12; ++i) {
+        if (name == names[i]) {
+            return i + 1;
+        }
+    }
+    return 0;
+}
+
 TimeNs utcCivilNs(int year, int month, int day, int hour, int minute, int second)
 {
     // Epoch ns in 64 bits reach 1677-09-21 .. 2262-04-11: outside whole years 1678..2261 the product overflows.

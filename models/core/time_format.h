@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace stallscope {
 
@@ -13,6 +14,8 @@ std::string formatUtc(TimeNs t);
 // A UTC civil time (month and day 1-based) → epoch ns; kNoTime when a field is out of range or the year is
 // outside 1678..2261 (what int64 ns can hold).
 TimeNs utcCivilNs(int year, int month, int day, int hour, int minute, int second);
+// "Jan" .. "Dec" (as syslog, dmesg -T, OpenSM and `date` print them) → 1 .. 12; 0 for anything else.
+int monthFromAbbreviation(std::string_view name);
 // "2s", "4.29s", "1h05m00s", "870us": short, for people.
 std::string formatDuration(TimeNs ns);
 // "+00:05:00.123" relative to `origin` (time since job start).

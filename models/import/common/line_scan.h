@@ -58,16 +58,7 @@ public:
         }
     }
     // Up to `maxDigits` decimal digits as text (empty: none here, cursor unchanged).
-    std::string_view digits(std::size_t maxDigits = 20)
-    {
-        auto j = m_i;
-        while (j < m_s.size() && j - m_i < maxDigits && std::isdigit(static_cast<unsigned char>(m_s[j]))) {
-            ++j;
-        }
-        const auto d = m_s.substr(m_i, j - m_i);
-        m_i = j;
-        return d;
-    }
+    std::string_view digits(std::size_t maxDigits = 20) { return takeWhile(maxDigits, &isDecimal); }
     // Decimal digits as a T; nullopt (cursor unchanged) when there are none. Throws BadNumber when they do not fit:
     // the line readers turn that into a warning for the line.
     template <typename T> std::optional<T> number()
@@ -102,16 +93,7 @@ public:
         return t;
     }
     // Hexadecimal digits at the cursor (at most maxDigits), consumed; empty when there are none.
-    std::string_view hexDigits(std::size_t maxDigits = 16)
-    {
-        auto j = m_i;
-        while (j < m_s.size() && j - m_i < maxDigits && std::isxdigit(static_cast<unsigned char>(m_s[j]))) {
-            ++j;
-        }
-        const auto d = m_s.substr(m_i, j - m_i);
-        m_i = j;
-        return d;
-    }
+    std::string_view hexDigits(std::size_t maxDigits = 16) { return takeWhile(maxDigits, &isHex); }
     // A word: letters, digits, '_', '-', '.'.
     std::string_view word()
     {
@@ -126,6 +108,20 @@ public:
     }
 
 private:
+    static bool isDecimal(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
+    static bool isHex(char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; }
+    // Up to `max` characters that `accept`, consumed.
+    std::string_view takeWhile(std::size_t max, bool (*accept)(char))
+    {
+        auto j = m_i;
+        while (j < m_s.size() && j - m_i < max && accept(m_s[j])) {
+            ++j;
+        }
+        const auto taken = m_s.substr(m_i, j - m_i);
+        m_i = j;
+        return taken;
+    }
+
     std::string_view m_s;
     std::size_t m_i = 0;
 };

@@ -53,18 +53,6 @@ TimeNs fractionNs(std::string_view digits)
     return parseNumber<TimeNs>(d).value_or(0); // nine digits always fit
 }
 
-int month(std::string_view name)
-{
-    static constexpr std::array<std::string_view, 12> names
-        = { "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec" };
-    for (std::size_t i = 0; i < names.size(); ++i) {
-        if (name == names[i]) {
-            return int(i) + 1;
-        }
-    }
-    return 0;
-}
-
 bool startsWithNoCase(std::string_view text, std::string_view word)
 {
     if (text.size() < word.size()) {
@@ -220,7 +208,7 @@ std::optional<TimeNs> unixDate(std::string_view line)
     if (!year || !endsHere(s)) {
         return std::nullopt;
     }
-    const int mo = month(monthName);
+    const int mo = monthFromAbbreviation(monthName);
     if (mo == 0) {
         return std::nullopt;
     }

@@ -4,6 +4,7 @@
 // (with its GUID and node), a link-state trap (LID) and its notice (the switch's GUID), "SUBNET UP".
 #include "import/infiniband/opensm_log.h"
 #include "core/parse_number.h"
+#include "core/time_format.h"
 #include "import/common/line_scan.h"
 #include "import/common/text_lines.h"
 
@@ -19,24 +20,12 @@ bool looksLikeOpensmLog(const std::string& text)
 
 namespace {
 
-int monthNumber(std::string_view m)
-{
-    static constexpr std::array<std::string_view, 12> names
-        = { "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec" };
-    for (std::size_t i = 0; i < names.size(); ++i) {
-        if (m == names[i]) {
-            return int(i) + 1;
-        }
-    }
-    return 0;
-}
-
 // "Jun  1 12:00:31 123456 " at the start of the line: the time, kNoTime when it is not a date; nullopt without
 // such a stamp.
 std::optional<TimeNs> stampOf(std::string_view line, const LogClock& clock)
 {
     LineScan s(line);
-    const int month = monthNumber(line.substr(0, 3));
+    const int month = monthFromAbbreviation(line.substr(0, 3));
     s.seek(3);
     if (month == 0 || s.peek() != ' ') {
         return std::nullopt;

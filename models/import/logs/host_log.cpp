@@ -46,19 +46,6 @@ bool looksLikeHostLog(const std::string& text)
 
 namespace {
 
-// "Nov" → 11; 0 when not a month.
-int monthOf(std::string_view m)
-{
-    static constexpr std::array<std::string_view, 12> names
-        = { "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec" };
-    for (std::size_t i = 0; i < names.size(); ++i) {
-        if (m == names[i]) {
-            return static_cast<int>(i) + 1;
-        }
-    }
-    return 0;
-}
-
 // "03:04:05" at the cursor.
 bool clockAt(LineScan& s, std::array<int, 3>& hms)
 {
@@ -131,7 +118,7 @@ std::optional<Head> dmesgTHead(LineScan& s, const LogClock& clock)
     if (s.lit("[")) {
         s.word(); // weekday
         s.skipSpaces();
-        const int month = monthOf(s.word());
+        const int month = monthFromAbbreviation(s.word());
         s.skipSpaces();
         const auto day = s.number<int>();
         s.skipSpaces();
@@ -150,7 +137,7 @@ std::optional<Head> syslogHead(LineScan& s, const LogClock& clock)
 {
     const auto start = s.pos();
     std::array<int, 3> hms {};
-    const int month = monthOf(s.word());
+    const int month = monthFromAbbreviation(s.word());
     s.skipSpaces();
     const auto day = month > 0 ? s.number<int>() : std::nullopt;
     if (day && s.lit(" ") && clockAt(s, hms) && s.lit(" ")) {
