@@ -484,3 +484,37 @@ TEST_CASE("the incident detail is a structured page whose evidence times move th
     CHECK(f.state.window().start <= t);
     CHECK(f.state.window().end >= t);
 }
+
+TEST_CASE("the topology shows a spine-core culprit over every other link of a three-tier fabric", "[widget]")
+{
+    // Four pods of spines under eight cores: 256 core links drawn; the one that flapped must stay visible.
+    auto config = tinyConfig();
+    config.hosts = 16;
+    config.pods = 4;
+    config.spines = 8;
+    config.cores = 8;
+    config.faults = { parseFaultSpec("flap:spine-core:pod=2:spine=3:core=5:at=60s:for=2s:ar=off").value() };
+    SimResult sim = simulateOrFail(config);
+    auto analysis = std::make_shared<AnalysisResult>(analyze(*sim.snapshot));
+    REQUIRE(analysis->incidents.size() == 1);
+    REQUIRE(analysis->incidents[0].culprit);
+    ViewState state;
+    state.setSpan(sim.snapshot->job.span);
+    TopologyWidget w(&state);
+    w.setData(sim.snapshot, analysis);
+    state.selectIncident(1);
+    state.setCursor(analysis->incidents[0].startNs + 500 * kNsPerMs); // inside the outage
+    const QImage img = w.renderImage(QSize(700, 500));
+    const QColor down(0xd5, 0x5e, 0x00);
+    int n = 0;
+    for (int y = 0; y < img.height(); ++y) {
+        for (int x = 0; x < img.width(); ++x) {
+            const QColor c = img.pixelColor(x, y);
+            n += std::abs(c.red() - down.red()) < 30 && std::abs(c.green() - down.green()) < 30
+                && std::abs(c.blue() - down.blue()) < 30;
+        }
+    }
+    // The culprit's line (~4 px wide over a spine-core span) and its two outlined switches.
+    INFO(n << " pixels in the stall colour");
+    CHECK(n > 600);
+}
