@@ -222,6 +222,9 @@ void TrainingController::goToStep(int index)
         return;
     }
     const auto& s = m_steps[std::size_t(index)];
+    if (s.incident > 0 && m_state->selectedIncident() != s.incident) {
+        m_state->selectIncident(s.incident); // its marks in every view; the step then sets its own time and links
+    }
     if (s.window.delta() > 0) {
         m_state->zoomIn(s.window);
     }

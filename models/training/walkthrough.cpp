@@ -39,6 +39,7 @@ std::vector<const EvidenceLine*> keyEvidence(const LinkVerdict& v)
 
 void incidentSteps(const JobSnapshot& snap, const Incident& inc, std::vector<WalkStep>& steps)
 {
+    const auto first = steps.size();
     const auto window = around(inc);
     WalkStep band { window, inc.startNs, {}, inc.suspectRanks, {} };
     band.text = "At " + clock(inc.startNs) + " " + std::to_string(inc.ranksAffected) + " ranks stopped in "
@@ -81,6 +82,9 @@ void incidentSteps(const JobSnapshot& snap, const Incident& inc, std::vector<Wal
     steps.push_back(
         { window, inc.startNs, inc.culprit ? std::vector<LinkId> { inc.culprit->link } : std::vector<LinkId> {}, {},
             verdict + " Cost: " + formatFixed(inc.policy.totalGpuSeconds, 0) + " GPU-s." });
+    for (auto i = first; i < steps.size(); ++i) {
+        steps[i].incident = inc.number;
+    }
     (void)snap;
 }
 

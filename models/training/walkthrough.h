@@ -19,6 +19,7 @@ struct WalkStep
     std::vector<LinkId> links; // select these (ids of the analysed snapshot)
     std::vector<std::uint32_t> ranks;
     std::string text;
+    int incident = 0; // select this incident (1-based) first, so its marks show in every view; 0: none
 };
 
 // At most kMaxWalkSteps steps: per incident the band, the culprit's evidence by kind (down events, counters,

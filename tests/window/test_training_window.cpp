@@ -101,6 +101,7 @@ TEST_CASE("an exercise in the window: the answer is invisible until Check, then 
     REQUIRE(w.training()->stepCount() >= 4);
     const auto& inc = w.opened()->analysis->incidents[0];
     CHECK(w.viewState()->cursor() == inc.startNs); // step 1: the band
+    CHECK(w.viewState()->selectedIncident() == 1); // its marks (culprit, bracket) show in every view
     w.training()->goToStep(1);
     CHECK(panel->stepText().contains(QStringLiteral("Step 2 of")));
     CHECK(panel->stepText().contains(QStringLiteral("link DOWN")));
