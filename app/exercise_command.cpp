@@ -130,7 +130,8 @@ int makeNew(const ExerciseLibrary& lib, const ParsedArgs& a, std::ostream& out, 
         return kExitBadInput;
     }
     out << "Wrote exercise " << e->id << " (" << e->title << ", seed " << seed << ") to " << dir << "\n\n"
-        << e->briefing << "\n\nOpen it: stallscope " << dir << "   (hints: stallscope exercise hint " << dir << ")\n";
+        << e->briefing << "\n\nOpen it: stallscope " << dir
+        << "   (the window hides the analysis until Check; hints: stallscope exercise hint " << dir << ")\n";
     return kExitOk;
 }
 

@@ -340,6 +340,10 @@ void MainWindow::openBundle(const QString& path)
         return;
     }
     const std::string p = path.toStdString();
+    if (m_training && !m_training->opening() && QFileInfo::exists(path + QStringLiteral("/exercise.json"))) {
+        m_training->openFolder(path); // a handed-out exercise opens as one: its analysis hidden until Check
+        return;
+    }
     if (m_training && m_training->active() && !m_training->opening()) {
         m_training->stop(); // the user opened something else: the exercise is over, unchecked
     }

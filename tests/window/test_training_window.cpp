@@ -8,6 +8,7 @@
 #include "sim/raw_writer.h"
 #include "test_support.h"
 #include "training/answer.h"
+#include "training/folder.h"
 #include "training_controller.h"
 #include "training_panel.h"
 #include "view/view_state.h"
@@ -154,4 +155,21 @@ TEST_CASE("with nothing open the window offers the ways in, the demo opens from 
     CHECK(w.showingViews());
     CHECK(w.incidentsPanel()->rowCount() == 1);
     std::filesystem::remove_all(cache + "/hourly-flap");
+}
+
+TEST_CASE("a handed-out exercise folder opens as an exercise, its analysis hidden", "[window]")
+{
+    QStandardPaths::setTestModeEnabled(true);
+    const auto& lib = training::builtinExercises();
+    test::TempDir tmp;
+    NullProgress progress;
+    REQUIRE(training::writeExerciseFolder(lib, *lib.find("dead-rank"), 5, tmp.str("alice"), progress));
+    MainWindow w;
+    QSignalSpy ready(w.training(), &TrainingController::ready);
+    w.openBundle(QString::fromStdString(tmp.str("alice"))); // as File › Open, a drop or `stallscope DIR` do
+    REQUIRE(ready.wait(120000));
+    CHECK(w.training()->active());
+    CHECK(w.analysisHidden());
+    CHECK(w.incidentsPanel()->rowCount() == 0);
+    CHECK(w.opened()->analysis->incidents.size() == 1);
 }
