@@ -114,6 +114,8 @@ int runGui(int argc, char** argv, const std::vector<std::string>& args)
             return kExitUsage;
         }
         exercise = true;
+    } else if (!parsed.positional.empty() && parsed.has("prometheus")) {
+        window.openFolderWithPrometheus(QString::fromStdString(parsed.positional[0]), prometheusQueryFrom(parsed));
     } else if (!parsed.positional.empty()) {
         window.openBundle(QString::fromStdString(parsed.positional[0]));
     } else if (parsed.has("prometheus")) {

@@ -372,6 +372,26 @@ void MainWindow::openPrometheus(const PrometheusQuery& query)
     });
 }
 
+void MainWindow::openFolderWithPrometheus(const QString& path, const PrometheusQuery& query)
+{
+    auto q = query;
+    applyPrometheusEnvironment(q); // credentials from the environment only: never stored
+    setLive(false);
+    m_liveQuery.reset(); // a job's folder is not followed: its traces do not grow from the server
+    m_flapCounts.clear();
+    if (m_liveAction) {
+        m_liveAction->setEnabled(false);
+    }
+    const auto p = path.toStdString();
+    startLoading(path, [p, q](Progress& progress) -> Result<LoadedJob> {
+        auto r = loadJobWithPrometheus(p, q, progress); // its own event loop, on this worker thread
+        if (!r) {
+            return r.error();
+        }
+        return std::move(r->job);
+    });
+}
+
 void MainWindow::startLoading(const QString& name, Loader load, bool quiet)
 {
     if (m_watcher->isRunning()) {

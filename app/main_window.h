@@ -53,6 +53,8 @@ public:
     ~MainWindow() override;
     void openBundle(const QString& path);
     void openPrometheus(const PrometheusQuery& query); // a Prometheus-compatible server's InfiniBand series
+    // A job's raw folder with its counters from the server (the job's span and hosts unless the query says).
+    void openFolderWithPrometheus(const QString& path, const PrometheusQuery& query);
     void followLive(); // turn Live on (the data must come from a server)
     void selectIncident(int number); // zooms every view to it
     ViewState* viewState() const { return m_state; }

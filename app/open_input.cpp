@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "open_input.h"
 
+#include "core/parse_number.h"
 #include "core/time_format.h"
 #include "import/open_job.h"
 #include "source/prometheus_source.h"
@@ -64,13 +65,21 @@ std::optional<TimeNs> parseTimeArg(const std::string& text)
 std::string checkInput(const ParsedArgs& a)
 {
     if (a.has("prometheus")) {
+        if (a.positional.size() > 1) {
+            return "expected at most one PATH (a folder of raw files) with --prometheus URL";
+        }
         if (!a.positional.empty()) {
-            return "give a PATH or --prometheus URL, not both";
+            // The folder's job gives the range unless both ends are given.
+            if (a.has("follow")) {
+                return "--follow reads the server alone: give --from instead of a PATH";
+            }
+            if (a.has("from") != a.has("to")) {
+                return "with a PATH, give both --from and --to or neither (the job's span is the default)";
+            }
+        } else if (!a.has("from") || (!a.has("to") && !a.has("follow"))) {
+            return "--prometheus needs --from and --to (or --follow), or a PATH whose job gives the range";
         }
-        if (!a.has("from") || (!a.has("to") && !a.has("follow"))) {
-            return "--prometheus needs --from and --to (or --follow)";
-        }
-        if (!parseTimeArg(a.last("from")) || (a.has("to") && !parseTimeArg(a.last("to")))) {
+        if ((a.has("from") && !parseTimeArg(a.last("from"))) || (a.has("to") && !parseTimeArg(a.last("to")))) {
             return "--from/--to: expected epoch seconds or a UTC time like 2026-11-01T00:00:00Z";
         }
         if (a.has("for") && (!a.has("follow") || !parseDuration(a.last("for")))) {
@@ -79,10 +88,11 @@ std::string checkInput(const ParsedArgs& a)
         if (a.has("step") && !parseDuration(a.last("step"))) {
             return "--step: expected a duration like 15s";
         }
-        if (a.has("parallel")
-            && (a.last("parallel").empty() || a.last("parallel").find_first_not_of("0123456789") != std::string::npos
-                || std::stoi(a.last("parallel")) < 1 || std::stoi(a.last("parallel")) > 64)) {
-            return "--parallel: expected 1 .. 64";
+        if (a.has("parallel")) {
+            const auto n = parseNumber<int>(a.last("parallel"));
+            if (!n || *n < 1 || *n > 64) {
+                return "--parallel: expected 1 .. 64";
+            }
         }
         return {};
     }
@@ -96,7 +106,7 @@ std::string checkInput(const ParsedArgs& a)
 
 std::string inputName(const ParsedArgs& a)
 {
-    return a.has("prometheus") ? a.last("prometheus") : a.positional.at(0);
+    return a.positional.empty() ? a.last("prometheus") : a.positional.at(0);
 }
 
 TimeNs nowNs()
@@ -109,7 +119,9 @@ PrometheusQuery prometheusQueryFrom(const ParsedArgs& a)
 {
     PrometheusQuery q;
     q.url = a.last("prometheus");
-    q.range = { *parseTimeArg(a.last("from")), a.has("to") ? *parseTimeArg(a.last("to")) : nowNs() };
+    if (a.has("from")) { // else: a PATH's job gives the range
+        q.range = { *parseTimeArg(a.last("from")), a.has("to") ? *parseTimeArg(a.last("to")) : nowNs() };
+    }
     if (auto it = a.options.find("match"); it != a.options.end()) {
         q.matchers = it->second;
     }
@@ -117,7 +129,7 @@ PrometheusQuery prometheusQueryFrom(const ParsedArgs& a)
         q.stepNs = *parseDuration(a.last("step"));
     }
     if (a.has("parallel")) {
-        q.parallel = std::stoi(a.last("parallel"));
+        q.parallel = *parseNumber<int>(a.last("parallel")); // checked by checkInput
     }
     q.caFile = a.last("ca-file");
     applyPrometheusEnvironment(q);
@@ -130,7 +142,8 @@ Result<LoadedJob> openInput(const ParsedArgs& a)
         return openJob(a.positional.at(0));
     }
     NullProgress progress;
-    auto r = loadFromPrometheus(prometheusQueryFrom(a), progress);
+    auto r = a.positional.empty() ? loadFromPrometheus(prometheusQueryFrom(a), progress)
+                                  : loadJobWithPrometheus(a.positional.at(0), prometheusQueryFrom(a), progress);
     if (!r) {
         return r.error();
     }

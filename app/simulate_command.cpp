@@ -6,6 +6,7 @@
 #include "core/atomic_file.h"
 #include "core/time_format.h"
 #include "sim/config.h"
+#include "sim/openmetrics_writer.h"
 #include "sim/raw_writer.h"
 #include "sim/simulator.h"
 
@@ -32,6 +33,10 @@ const std::vector<OptionSpec> kSpecs = {
     { "fr-entries", true, "with --raw: keep the last N entries per rank, like TORCH_FR_BUFFER_SIZE (default all)" },
     { "kineto", false, "with --raw: also write a PyTorch profiler trace per rank" },
     { "no-flight-recorder", false, "with --raw: write no Flight Recorder dumps (logs, traces, counters only)" },
+    { "no-counters", false, "with --raw: write no port counters (e.g. they are in --openmetrics for a server)" },
+    { "openmetrics", true,
+        "also write every port's counters to FILE as OpenMetrics with timestamps (node_exporter and\n"
+        "treydock names), for `promtool tsdb create-blocks-from openmetrics`" },
     { "job-name", true, "job name in the manifest" },
     { "hosts", true, "hosts (8 GPUs and HCAs each by default)" },
     { "gpus-per-host", true, "GPUs = HCAs = rails per host" },
@@ -248,11 +253,18 @@ int runSimulate(const std::vector<std::string>& args, std::ostream& out, std::os
     }
     raw.kineto = parsed.has("kineto");
     raw.flightRecorder = !parsed.has("no-flight-recorder");
+    raw.counters = !parsed.has("no-counters");
     const bool asRaw = parsed.has("raw");
     if (auto e = asRaw ? writeRawFolder(*result->snapshot, dir, raw) : writeBundle(*result->snapshot, dir, options);
         !e.empty()) {
         err << "stallscope simulate: " << e << '\n';
         return kExitBadInput;
+    }
+    if (auto file = parsed.find("openmetrics")) {
+        if (auto e = writeOpenMetrics(*result->snapshot, *file); !e.empty()) {
+            err << "stallscope simulate: " << e << '\n';
+            return kExitBadInput;
+        }
     }
     const auto truthPath = (std::filesystem::path(dir) / "truth.json").string();
     if (auto e = writeFileAtomic(truthPath, truthToJson(*config, result.value())); !e.empty()) {

@@ -12,16 +12,16 @@ namespace stallscope {
 namespace {
 // keep in sync with CounterKind
 constexpr std::array<CounterSemantics, kCounterKindCount> kSemantics = { {
-    { "link_downed", 8, 0 },
-    { "link_error_recovery", 8, 0 },
-    { "symbol_error", 16, 0 },
-    { "port_rcv_errors", 16, 0 },
-    { "port_xmit_discards", 16, 0 },
-    { "port_xmit_wait", 32, 0 },
-    { "port_xmit_data", 64, 4 },
-    { "port_rcv_data", 64, 4 },
-    { "port_xmit_packets", 64, 0 },
-    { "port_rcv_packets", 64, 0 },
+    { "link_downed", 8, 0, "node_infiniband_link_downed_total", "link_downed" },
+    { "link_error_recovery", 8, 0, "node_infiniband_link_error_recovery_total", "link_error_recovery" },
+    { "symbol_error", 16, 0, "node_infiniband_symbol_error_total", "symbol_error" },
+    { "port_rcv_errors", 16, 0, "node_infiniband_port_errors_received_total", "receive_errors" },
+    { "port_xmit_discards", 16, 0, "node_infiniband_port_discards_transmitted_total", "transmit_discards" },
+    { "port_xmit_wait", 32, 0, "node_infiniband_port_transmit_wait_total", "transmit_wait" },
+    { "port_xmit_data", 64, 4, "node_infiniband_port_data_transmitted_bytes_total", "transmit_data_bytes" },
+    { "port_rcv_data", 64, 4, "node_infiniband_port_data_received_bytes_total", "receive_data_bytes" },
+    { "port_xmit_packets", 64, 0, "node_infiniband_port_packets_transmitted_total", "transmit_packets" },
+    { "port_rcv_packets", 64, 0, "node_infiniband_port_packets_received_total", "receive_packets" },
 } };
 } // namespace
 

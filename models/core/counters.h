@@ -34,6 +34,9 @@ struct CounterSemantics
     std::string_view name; // sysfs file name, e.g. "link_downed"
     std::uint8_t defaultBits; // width when the port does not say otherwise
     std::uint32_t unitBytes; // 4 for *_data (octets / 4), else 0 = not a byte counter
+    // The exporters' names of the counter (docs/formats.md §4c, §4e); their data counters are in bytes.
+    std::string_view nodeExporter; // node_exporter's series, e.g. "node_infiniband_link_downed_total"
+    std::string_view treydock; // treydock/infiniband_exporter's, between "infiniband_switch_port_" and "_total"
 };
 
 const CounterSemantics& semantics(CounterKind kind);

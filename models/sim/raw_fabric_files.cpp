@@ -133,33 +133,6 @@ std::string ibsimNet(const JobSnapshot& snap)
     return o.str();
 }
 
-const char* treydockName(CounterKind k)
-{
-    switch (k) {
-    case CounterKind::LinkDowned:
-        return "link_downed";
-    case CounterKind::LinkErrorRecovery:
-        return "link_error_recovery";
-    case CounterKind::SymbolError:
-        return "symbol_error";
-    case CounterKind::PortRcvErrors:
-        return "receive_errors";
-    case CounterKind::PortXmitDiscards:
-        return "transmit_discards";
-    case CounterKind::PortXmitWait:
-        return "transmit_wait";
-    case CounterKind::PortXmitData:
-        return "transmit_data_bytes";
-    case CounterKind::PortRcvData:
-        return "receive_data_bytes";
-    case CounterKind::PortXmitPackets:
-        return "transmit_packets";
-    case CounterKind::PortRcvPackets:
-        return "receive_packets";
-    }
-    return "unknown";
-}
-
 // HCA ports → collector CSVs per host; switch ports → one treydock exposition file.
 std::string writeCounters(const JobSnapshot& snap, const fs::path& dir)
 {
@@ -193,7 +166,7 @@ std::string writeCounters(const JobSnapshot& snap, const fs::path& dir)
             }
             continue;
         }
-        const std::string name = std::string("infiniband_switch_port_") + treydockName(s.kind) + "_total";
+        const std::string name = "infiniband_switch_port_" + std::string(semantics(s.kind).treydock) + "_total";
         const auto mult = semantics(s.kind).unitBytes == 4 ? 4 : 1;
         for (std::size_t i = 0; i < s.size(); ++i) {
             prom << name << "{guid=\"0x" << guidHex(node.guid) << "\",port=\"" << cp.port << "\"} " << s.value(i) * mult

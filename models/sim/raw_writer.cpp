@@ -107,7 +107,7 @@ std::string writeRawFolder(const JobSnapshot& snap, const std::string& dirName, 
             return e;
         }
     }
-    return writeCounters(snap, dir);
+    return options.counters ? writeCounters(snap, dir) : std::string();
 }
 
 } // namespace stallscope

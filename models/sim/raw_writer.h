@@ -27,6 +27,7 @@ struct RawWriteOptions
     bool pickle = true; // Flight Recorder dumps as pickle (the default form) or JSON
     std::size_t frEntries = 0; // keep the last N entries per rank, like TORCH_FR_BUFFER_SIZE; 0 = all
     bool flightRecorder = true; // write the dumps (off: a folder of logs, traces and counters only)
+    bool counters = true; // write the port counters (off: they live elsewhere, e.g. in a Prometheus server)
     bool kineto = false; // also write a PyTorch profiler trace per rank (<host>_<pid>.<ns>.pt.trace.json)
     TimeNs logUtcOffsetNs = 0; // rank logs and the OpenSM log in local time this far from UTC (e.g. +2 h)
     TimeNs profilerSkewNs = 0; // profiler traces' clock this far from the dumps' (a badly synced host)

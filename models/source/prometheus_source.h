@@ -55,9 +55,17 @@ struct PrometheusLoad
     LoadedJob job; // fabric data (no ranks); job.snapshot->job.name is the server's URL
     std::size_t requests = 0; // HTTP requests that returned an answer
     TimeNs stepNs = 0;
+    TimeRange range {}; // the range queried (loadJobWithPrometheus: the job's span, padded, unless given)
 };
 
 Result<PrometheusLoad> loadFromPrometheus(const PrometheusQuery& query, Progress& progress);
+
+// A job's raw folder (dumps, traces, logs, topology) with its counters from the server: the range is the job's
+// span padded by kJobRangePaddingNs unless `query.range` is given, and node_exporter's series are narrowed to
+// the hosts the job's logs and mapping file name unless `query.matchers` are given (switch-side series are read
+// whole). The answers are read as part of the folder, so the analysis sees one job.
+inline constexpr TimeNs kJobRangePaddingNs = 5 * 60 * kNsPerSec; // counters before the first collective: a baseline
+Result<PrometheusLoad> loadJobWithPrometheus(const std::string& path, const PrometheusQuery& query, Progress& progress);
 
 // Following a server live (`--follow`, the window's Live toggle): each poll queries the time since the previous
 // one (with two steps of overlap) and reports what is new — a port's link_downed rising, a link-down event (port

@@ -3,7 +3,12 @@
 // into a TSDB with promtool, served by `prometheus` on 127.0.0.1 (started here, stopped by PID). The source
 // finds the step from the server's config, splits the range at the point limit, reads node_exporter's and a
 // switch exporter's series, and the fabric review names the flapping port with its period; errors name the query.
+#include "analysis/analysis.h"
 #include "analysis/flaps.h"
+#include "bundle/writer.h"
+#include "import/open_job.h"
+#include "sim/openmetrics_writer.h"
+#include "sim/raw_writer.h"
 #include "source/prometheus_source.h"
 #include "test_support.h"
 
@@ -22,6 +27,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 
 using namespace stallscope;
 
@@ -33,7 +39,7 @@ constexpr int kHours = 3;
 
 // Two hosts' HCA ports and one switch port, every 15 s for 3 hours; gpu-a001 mlx5_1 flaps at 00:20, 01:20, 02:20
 // (link_downed steps by one, symbol errors just before), the switch port is quiet.
-void writeOpenMetrics(const std::filesystem::path& file)
+void writeHandMadeOpenMetrics(const std::filesystem::path& file)
 {
     std::ofstream o(file);
     const int samples = kHours * 3600 / kStepS;
@@ -96,19 +102,19 @@ QByteArray get(int port, const QString& path)
     return body;
 }
 
-// Ready, and the backfilled series answer a query (the TSDB has loaded the blocks).
-bool ready(int port)
+// Ready, and the backfilled series answer a query at `when` (the TSDB has loaded the blocks).
+bool ready(int port, TimeNs when)
 {
     if (get(port, QStringLiteral("/-/ready")).isEmpty()) {
         return false;
     }
     return get(port,
-        QStringLiteral("/api/v1/query?query=count(node_infiniband_link_downed_total)&time=%1")
-            .arg(kT0 / kNsPerSec + 3600))
+        QStringLiteral("/api/v1/query?query=count(node_infiniband_link_downed_total)&time=%1").arg(when / kNsPerSec))
         .contains("\"value\"");
 }
 
-// A Prometheus server on 127.0.0.1 over a backfilled TSDB; killed by PID when the test ends.
+// A Prometheus server on 127.0.0.1 over a TSDB backfilled from `counters.om` in its folder (written by `write`
+// before the server starts); killed by PID when the test ends.
 struct Server
 {
     test::TempDir dir;
@@ -116,6 +122,10 @@ struct Server
     int port = 0;
     std::string error;
     Server()
+        : Server([](const std::filesystem::path& f) { writeHandMadeOpenMetrics(f); }, kStepS, kT0 + 3600 * kNsPerSec)
+    {
+    }
+    Server(const std::function<void(const std::filesystem::path&)>& write, int scrapeSeconds, TimeNs readyAt)
     {
         const auto prometheus = QStandardPaths::findExecutable(QStringLiteral("prometheus"));
         const auto promtool = QStandardPaths::findExecutable(QStringLiteral("promtool"));
@@ -123,8 +133,8 @@ struct Server
             error = "prometheus / promtool not installed (scripts/deps.sh installs them)";
             return;
         }
-        writeOpenMetrics(dir.path() / "counters.om");
-        std::ofstream(dir.path() / "prometheus.yml") << "global:\n  scrape_interval: " << kStepS << "s\n";
+        write(dir.path() / "counters.om");
+        std::ofstream(dir.path() / "prometheus.yml") << "global:\n  scrape_interval: " << scrapeSeconds << "s\n";
         QProcess backfill;
         backfill.start(promtool,
             { QStringLiteral("tsdb"), QStringLiteral("create-blocks-from"), QStringLiteral("openmetrics"),
@@ -140,14 +150,14 @@ struct Server
                 QStringLiteral("--storage.tsdb.path=") + QString::fromStdString(dir.str("tsdb")),
                 QStringLiteral("--storage.tsdb.retention.time=100y"),
                 QStringLiteral("--web.listen-address=127.0.0.1:%1").arg(port) });
-        for (int i = 0; i < 150 && !ready(port); ++i) {
+        for (int i = 0; i < 150 && !ready(port, readyAt); ++i) {
             if (process.state() == QProcess::NotRunning) {
                 error = "prometheus exited: " + process.readAll().toStdString();
                 return;
             }
             QThread::msleep(200);
         }
-        if (!ready(port)) {
+        if (!ready(port, readyAt)) {
             error = "prometheus did not become ready";
         }
     }
@@ -213,12 +223,112 @@ TEST_CASE(
         CHECK_THAT(bad.error().format(),
             Catch::StartsWith("query") && Catch::Contains("instance=~\"(\"") && Catch::Contains("bad_data"));
     }
+    SECTION("a query over the server's point limit is refused by the server, and the message names it")
+    {
+        q.stepNs = kNsPerSec / 2; // 21,601 points per series, where Prometheus allows 11,000
+        q.maxPointsPerSeries = 30'000; // as if the client did not split
+        auto refused = loadFromPrometheus(q, progress);
+        REQUIRE_FALSE(refused);
+        CHECK_THAT(refused.error().format(),
+            Catch::StartsWith("query_range") && Catch::Contains("exceeded maximum resolution of 11,000 points"));
+    }
     SECTION("a range with no series says so")
     {
         q.range = { kT0 - 48 * 3600 * kNsPerSec, kT0 - 47 * 3600 * kNsPerSec };
         auto empty = loadFromPrometheus(q, progress);
         REQUIRE_FALSE(empty);
         CHECK_THAT(empty.error().message, Catch::Contains("hold no InfiniBand series"));
+    }
+}
+
+TEST_CASE("a job's raw folder with its counters from a real Prometheus names the same link as the folder holding "
+          "them",
+    "[prometheus][live]")
+{
+    auto c = *presetConfig("small");
+    c.seed = 5;
+    c.durationNs = 6 * 60 * kNsPerSec;
+    c.faults = { parseFaultSpec("flap:host-leaf:rank=21:at=3m:for=2s").value() };
+    const auto sim = test::simulateOrFail(c);
+    test::TempDir tmp;
+    REQUIRE(writeRawFolder(*sim.snapshot, tmp.str("full")).empty()); // counters as files
+    RawWriteOptions noCounters;
+    noCounters.counters = false;
+    REQUIRE(writeRawFolder(*sim.snapshot, tmp.str("job"), noCounters).empty()); // counters on the server only
+    const auto span = sim.snapshot->job.span;
+    // The server also holds a host that is not the job's: the job's load must not read it.
+    Server server(
+        [&](const std::filesystem::path& f) {
+            REQUIRE(stallscope::writeOpenMetrics(*sim.snapshot, f.string()).empty());
+            auto text = test::readFile(f);
+            const std::string family = "# TYPE node_infiniband_link_downed counter\n";
+            std::string stranger;
+            for (TimeNs t = span.start; t < span.end; t += 60 * kNsPerSec) {
+                stranger
+                    += "node_infiniband_link_downed_total{device=\"mlx5_0\",instance=\"gpu-z999:9100\",port=\"1\"} 3 "
+                    + std::to_string(t / kNsPerSec) + "\n";
+            }
+            text.insert(text.find(family) + family.size(), stranger);
+            test::writeFile(f, text);
+        },
+        1, span.start + 60 * kNsPerSec);
+    if (!server.error.empty()) {
+        FAIL(server.error);
+    }
+    auto folder = openJob(tmp.str("full"));
+    REQUIRE(folder);
+    const auto expected = analyze(*folder->snapshot);
+    PrometheusQuery q;
+    q.url = server.url();
+    NullProgress progress;
+    auto both = loadJobWithPrometheus(tmp.str("job"), q, progress);
+    INFO((both ? "" : both.error().format()));
+    REQUIRE(both);
+    for (const auto& w : both->job.warnings) {
+        UNSCOPED_INFO("warning: " << w.format());
+    }
+    // The range is the job's span with five minutes either side; node_exporter's series of the job's hosts and
+    // the switch series are two selectors of one chunk each (1 s steps), plus the info query.
+    CHECK(both->range.start <= span.start - kJobRangePaddingNs + kNsPerSec); // the first dump record, less 5 min
+    CHECK(both->range.end >= span.end + kJobRangePaddingNs - kNsPerSec);
+    CHECK(both->stepNs == kNsPerSec);
+    CHECK(both->requests == 3);
+    const auto& snap = *both->job.snapshot;
+    CHECK(snap.job.worldSize == 64);
+    CHECK(snap.counterPorts.size() == folder->snapshot->counterPorts.size()); // gpu-z999 was not asked for
+    for (const auto& n : snap.topology.nodes()) {
+        CHECK(snap.str(n.description).find("gpu-z999") == std::string_view::npos);
+    }
+    const auto got = analyze(snap);
+    REQUIRE(expected.incidents.size() == 1);
+    REQUIRE(got.incidents.size() == 1);
+    REQUIRE(expected.incidents[0].culprit);
+    REQUIRE(got.incidents[0].culprit);
+    const auto& e = *expected.incidents[0].culprit;
+    const auto& g = *got.incidents[0].culprit;
+    CHECK(std::pair(g.a.guid, g.a.port) == std::pair(e.a.guid, e.a.port));
+    CHECK(std::pair(g.b.guid, g.b.port) == std::pair(e.b.guid, e.b.port));
+    CHECK(g.confidence == e.confidence);
+
+    SECTION("the server alone over the same range reads the stranger too")
+    {
+        q.range = both->range;
+        auto all = loadFromPrometheus(q, progress);
+        REQUIRE(all);
+        CHECK(all->job.snapshot->counterPorts.size() > snap.counterPorts.size());
+    }
+    SECTION("a bundle, or a folder without dumps or traces and no range, is refused")
+    {
+        REQUIRE(writeBundle(*sim.snapshot, tmp.str("bundle")).empty());
+        auto bundle = loadJobWithPrometheus(tmp.str("bundle"), q, progress);
+        REQUIRE_FALSE(bundle);
+        CHECK_THAT(bundle.error().message, Catch::Contains("a bundle already holds"));
+        std::filesystem::create_directories(tmp.path() / "fabric");
+        test::writeFile(
+            tmp.path() / "fabric" / "ibnetdiscover.txt", test::readFile(tmp.path() / "job" / "ibnetdiscover.txt"));
+        auto fabric = loadJobWithPrometheus(tmp.str("fabric"), q, progress);
+        REQUIRE_FALSE(fabric);
+        CHECK_THAT(fabric.error().message, Catch::Contains("give --from and --to"));
     }
 }
 

@@ -3,7 +3,9 @@
 
 #include "import/folder/gathered.h"
 
+#include <algorithm>
 #include <chrono>
+#include <set>
 
 namespace stallscope {
 
@@ -16,13 +18,65 @@ bool isRawFolder(const std::string& dir)
     return fs::is_directory(dir, ec) && !fs::exists(fs::path(dir) / "manifest.json", ec);
 }
 
+namespace {
+
+FolderHint hintOf(const Gathered& g)
+{
+    FolderHint h;
+    for (const auto* list : { &g.dumps, &g.traces }) {
+        for (const auto& [file, records] : *list) {
+            for (const auto& e : records.entries) {
+                for (const TimeNs t : { e.enqueueNs, e.startNs, e.endNs }) {
+                    if (t == kNoTime) {
+                        continue;
+                    }
+                    h.span.start = h.span.start == kNoTime ? t : std::min(h.span.start, t);
+                    h.span.end = h.span.end == kNoTime ? t : std::max(h.span.end, t);
+                }
+            }
+        }
+    }
+    std::set<std::string> hosts;
+    for (const auto& [file, facts] : g.logs) {
+        if (!facts.host.empty()) {
+            hosts.insert(facts.host);
+        }
+    }
+    for (const auto& [rank, o] : g.mapping.ranks) {
+        if (!o.host.empty()) {
+            hosts.insert(o.host);
+        }
+    }
+    h.hosts.assign(hosts.begin(), hosts.end());
+    return h;
+}
+
+} // namespace
+
 Result<LoadedJob> loadRawFolder(const std::string& dir, Progress& progress)
+{
+    return loadRawFolder(dir, progress, {});
+}
+
+Result<LoadedJob> loadRawFolder(const std::string& dir, Progress& progress, const MoreFolders& more)
 {
     const auto t0 = std::chrono::steady_clock::now();
     LoadedJob out;
     Gathered g;
     if (auto err = folder::readFolder(dir, g, progress, out.bytesOnDisk)) {
         return *err;
+    }
+    if (more) {
+        auto folders = more(hintOf(g));
+        if (!folders) {
+            return folders.error();
+        }
+        for (const auto& extra : folders.value()) {
+            std::uint64_t ignored = 0; // bytes of the user's folder only
+            if (auto err = folder::readFolder(extra, g, progress, ignored)) {
+                return *err;
+            }
+        }
     }
     folder::alignClocks(g);
     // Without a dump or trace the folder is fabric data alone (topology, counters, the SM's log): it opens as

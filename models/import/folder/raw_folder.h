@@ -11,11 +11,28 @@
 #include "core/loaded_job.h"
 #include "core/progress.h"
 
+#include <functional>
+#include <string>
+#include <vector>
+
 namespace stallscope {
 
 // True when `dir` holds no manifest.json (so it is a folder of raw files, not a bundle).
 bool isRawFolder(const std::string& dir);
 
 Result<LoadedJob> loadRawFolder(const std::string& dir, Progress& progress);
+
+// What a folder's job says about where to look for more of its data (a server's counters, issue #14): the
+// span its dumps and traces cover (before clock alignment: pad it) and the hosts its logs and mapping name.
+struct FolderHint
+{
+    TimeRange span { kNoTime, kNoTime }; // kNoTime when the folder holds no dump or trace
+    std::vector<std::string> hosts; // sorted, unique
+};
+// Called once the folder's files are read and before they are joined: returns folders of more raw files to
+// read in as if they were part of `dir` (e.g. a server's answers saved to a temporary folder), or an error that
+// ends the load. Runs on the loading thread.
+using MoreFolders = std::function<Result<std::vector<std::string>>(const FolderHint&)>;
+Result<LoadedJob> loadRawFolder(const std::string& dir, Progress& progress, const MoreFolders& more);
 
 } // namespace stallscope

@@ -113,29 +113,16 @@ bool parseLine(std::string_view s, Line& l)
     return true;
 }
 
-struct Kind
+// treydock's counter names (after infiniband_{switch,hca}_port_ and before _total), from the counters' table.
+std::optional<PromMetric> treydockKind(std::string_view name)
 {
-    CounterKind kind;
-    std::uint64_t divisor; // bytes → 4-byte words
-};
-
-// treydock's counter names (after infiniband_{switch,hca}_port_ and before _total).
-std::optional<Kind> treydockKind(const std::string& name)
-{
-    static const std::map<std::string, Kind> m = {
-        { "transmit_data_bytes", { CounterKind::PortXmitData, 4 } },
-        { "receive_data_bytes", { CounterKind::PortRcvData, 4 } },
-        { "transmit_packets", { CounterKind::PortXmitPackets, 1 } },
-        { "receive_packets", { CounterKind::PortRcvPackets, 1 } },
-        { "symbol_error", { CounterKind::SymbolError, 1 } },
-        { "link_error_recovery", { CounterKind::LinkErrorRecovery, 1 } },
-        { "link_downed", { CounterKind::LinkDowned, 1 } },
-        { "receive_errors", { CounterKind::PortRcvErrors, 1 } },
-        { "transmit_discards", { CounterKind::PortXmitDiscards, 1 } },
-        { "transmit_wait", { CounterKind::PortXmitWait, 1 } },
-    };
-    auto it = m.find(name);
-    return it == m.end() ? std::nullopt : std::optional<Kind>(it->second);
+    for (int k = 0; k < kCounterKindCount; ++k) {
+        const auto& sem = semantics(static_cast<CounterKind>(k));
+        if (sem.treydock == name) {
+            return PromMetric { static_cast<CounterKind>(k), sem.unitBytes ? sem.unitBytes : 1 };
+        }
+    }
+    return std::nullopt;
 }
 
 const std::string* findLabel(const Line& l, std::string_view key)
@@ -274,7 +261,7 @@ std::optional<ExpositionSample> readSample(const std::string& file, std::int64_t
     } else if ((startsWith(l.name, "infiniband_switch_port_") || startsWith(l.name, "infiniband_hca_port_"))
         && endsWith(l.name, "_total")) {
         const auto prefix = startsWith(l.name, "infiniband_switch_port_") ? 23u : 20u;
-        const auto k = treydockKind(l.name.substr(prefix, l.name.size() - prefix - 6));
+        const auto k = treydockKind(std::string_view(l.name).substr(prefix, l.name.size() - prefix - 6));
         const auto guid = guidLabel(l, "guid");
         if (!k || !guid) {
             return std::nullopt;

@@ -14,18 +14,15 @@ namespace stallscope {
 
 const std::map<std::string, PromMetric>& prometheusNodeExporterMetrics()
 {
-    static const std::map<std::string, PromMetric> m = {
-        { "node_infiniband_link_downed_total", { CounterKind::LinkDowned, 1 } },
-        { "node_infiniband_link_error_recovery_total", { CounterKind::LinkErrorRecovery, 1 } },
-        { "node_infiniband_symbol_error_total", { CounterKind::SymbolError, 1 } },
-        { "node_infiniband_port_errors_received_total", { CounterKind::PortRcvErrors, 1 } },
-        { "node_infiniband_port_discards_transmitted_total", { CounterKind::PortXmitDiscards, 1 } },
-        { "node_infiniband_port_transmit_wait_total", { CounterKind::PortXmitWait, 1 } },
-        { "node_infiniband_port_data_transmitted_bytes_total", { CounterKind::PortXmitData, 4 } },
-        { "node_infiniband_port_data_received_bytes_total", { CounterKind::PortRcvData, 4 } },
-        { "node_infiniband_port_packets_transmitted_total", { CounterKind::PortXmitPackets, 1 } },
-        { "node_infiniband_port_packets_received_total", { CounterKind::PortRcvPackets, 1 } },
-    };
+    static const std::map<std::string, PromMetric> m = [] {
+        std::map<std::string, PromMetric> names;
+        for (int k = 0; k < kCounterKindCount; ++k) {
+            const auto kind = static_cast<CounterKind>(k);
+            const auto& sem = semantics(kind);
+            names[std::string(sem.nodeExporter)] = { kind, sem.unitBytes ? sem.unitBytes : 1 }; // bytes → words
+        }
+        return names;
+    }();
     return m;
 }
 
