@@ -4,6 +4,7 @@
 #include "core/parse_number.h"
 #include "core/time_format.h"
 #include "import/folder/raw_folder.h"
+#include "import/prometheus/http_answers.h"
 
 #include <QByteArray>
 #include <QEventLoop>
@@ -24,6 +25,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 
 namespace stallscope {
@@ -59,7 +61,23 @@ struct Request
     std::string file; // where the answer goes ("" for the config)
     int attempt = 0;
     QByteArray form; // non-empty: POST this form instead of GET (a query too long for a URL: many hosts)
+    // query_range only: what the request asks, so a refused one can be asked again in halves.
+    std::string selector;
+    TimeNs from = 0, to = 0;
 };
+
+// A query_range the server refused for its size (Prometheus' query.max-samples, its 11,000-point resolution
+// limit, Thanos/Mimir/VictoriaMetrics limits), so asking for half the range may pass.
+bool refusedForSize(const std::string& problem)
+{
+    for (const char* s : { "too many samples", "maximum resolution", "exceeded the limit", "limit exceeded",
+             "max-samples", "maxSamplesPerQuery", "too many points" }) {
+        if (problem.find(s) != std::string::npos) {
+            return true;
+        }
+    }
+    return false;
+}
 
 // Runs requests in parallel up to a bound on one QNetworkAccessManager, with retries and backoff; blocks in a
 // local event loop. Answers are written to their files; the config answer is kept in memory.
@@ -100,6 +118,10 @@ public:
 
     std::vector<LoadIssue> warnings;
     bool networkFailure() const { return m_networkFailure; } // the last failure reached no server
+    // Requests that replace one the server refused (e.g. its two halves), or none: then the refusal is an error.
+    std::function<std::vector<Request>(const Request&, std::size_t nextIndex)> split;
+    std::size_t splits = 0; // requests replaced by their halves
+    std::size_t answered() const { return m_answered; } // over every run
 
 private:
     QNetworkRequest makeRequest(const QUrl& url) const
@@ -107,6 +129,10 @@ private:
         QNetworkRequest r(url);
         r.setTransferTimeout(static_cast<int>(std::min<TimeNs>(m_q.timeoutNs / kNsPerMs, 24 * 3600 * 1000)));
         r.setRawHeader("Accept", "application/json");
+        // Prometheus gzips its answers and a matrix of counters compresses ~100:1, past Qt's decompression-bomb
+        // check (ratio 40 beyond 10 MB), which then cuts the answer short. Answers are bounded by
+        // kSamplesPerRequest instead.
+        r.setDecompressedSafetyCheckThreshold(-1);
         if (!m_q.bearerToken.empty()) {
             r.setRawHeader("Authorization", QByteArray("Bearer ") + QByteArray::fromStdString(m_q.bearerToken));
         } else if (!m_q.basicUser.empty()) {
@@ -171,11 +197,29 @@ private:
                     });
                     return;
                 }
-                m_failure = LoadIssue { req.what, 0, -1, *problem };
-                m_networkFailure = status == 0;
+                if (split && refusedForSize(*problem)) {
+                    const Request refused = req; // push_back below moves the vector
+                    auto parts = split(refused, m_requests->size());
+                    if (!parts.empty()) {
+                        ++splits;
+                        for (auto& part : parts) {
+                            m_requests->push_back(std::move(part));
+                        }
+                        while (m_running < std::max(1, m_q.parallel) && m_next < m_requests->size()) {
+                            start(m_next++);
+                        }
+                        maybeQuit();
+                        return;
+                    }
+                }
+                m_networkFailure = status == 0 && reply->error() != QNetworkReply::OperationCanceledError;
+                // No server there: name the server; a server's refusal or a timeout: name the query.
+                m_failure = LoadIssue { m_networkFailure ? req.url.toString(QUrl::RemoveQuery).toStdString() : req.what,
+                    0, -1, *problem };
                 QTimer::singleShot(0, &m_context, [this] { abortAll(); }); // not from inside another reply's signal
             } else {
                 ++m_done;
+                ++m_answered;
                 m_progress.report("Querying Prometheus", m_done, m_requests->size());
                 if (req.file.empty()) {
                     (*m_answers)[i] = body;
@@ -216,8 +260,8 @@ private:
             // Not the user's cancel (that sets m_failure first): Qt's transfer timeout fired.
             return "no answer within " + formatDuration(m_q.timeoutNs) + " (the request's timeout)";
         }
-        if (reply->error() != QNetworkReply::NoError && status == 0) {
-            return reply->errorString().toStdString();
+        if (reply->error() != QNetworkReply::NoError && status < 400) {
+            return reply->errorString().toStdString(); // no answer, or one cut short (status 200 and an error)
         }
         if (status == 401 || status == 403) {
             return "HTTP " + std::to_string(status) + ": the server refused "
@@ -249,7 +293,7 @@ private:
     std::vector<Request>* m_requests = nullptr;
     std::map<std::size_t, QByteArray>* m_answers = nullptr;
     std::vector<QNetworkReply*> m_replies;
-    std::size_t m_next = 0, m_done = 0;
+    std::size_t m_next = 0, m_done = 0, m_answered = 0;
     int m_running = 0;
     std::optional<LoadIssue> m_failure;
     bool m_networkFailure = false;
@@ -406,9 +450,16 @@ std::string hostMatcher(const std::vector<std::string>& hosts)
     return re + ")([.:].*)?\"";
 }
 
+// An answer of about this many samples (~60 MB of JSON, ~1.5 s to read) keeps a request well inside
+// Prometheus' query.max-samples (50 M) and the reader's memory small; longer ranges take more requests.
+constexpr std::size_t kSamplesPerRequest = 2'000'000;
+constexpr std::size_t kShortRangePoints = 120; // ranges this short are asked in one request per selector
+
 struct Fetched
 {
-    std::size_t requests = 0;
+    std::size_t requests = 0; // every HTTP request answered
+    std::size_t rangeRequests = 0; // query_range answers read
+    std::size_t splits = 0;
     TimeNs stepNs = 0;
     std::vector<LoadIssue> warnings;
     std::map<std::string, std::string> queryOfFile; // answer file → the query, for messages
@@ -459,10 +510,166 @@ Request makeQuery(const PrometheusQuery& q, const char* path,
     return { std::move(what), apiUrl(q.url, path, query), std::move(file) };
 }
 
+// A family of series to ask for: a __name__ regex and the matchers that narrow it to a job.
+struct Base
+{
+    std::string names; // e.g. node_infiniband_.+
+    std::vector<std::string> extra; // e.g. instance=~"(gpu-a001|…)([.:].*)?"
+    bool excludeInfo = false;
+    std::string selector(const std::vector<std::string>& userMatchers) const
+    {
+        auto m = userMatchers;
+        m.insert(m.end(), extra.begin(), extra.end());
+        return withMatchers(
+            "{__name__=~\"" + names + "\"" + (excludeInfo ? std::string(",__name__!~\"") + kInfoNames + "\"" : ""), m);
+    }
+};
+
+// A switch GUID label as the exporters write it ("0x7cfe9003009ce5b0", any case, zero-padded or not).
+std::string guidMatcher(const char* label, const std::vector<std::uint64_t>& guids)
+{
+    std::string re = std::string(label) + "=~\"(?i)0x0*(";
+    char buf[24];
+    for (std::size_t i = 0; i < guids.size(); ++i) {
+        std::snprintf(buf, sizeof buf, "%llx", static_cast<unsigned long long>(guids[i]));
+        re += (i ? "|" : "") + std::string(buf);
+    }
+    return re + ")\"";
+}
+
+bool namesLabel(const std::vector<std::string>& matchers, std::string_view label)
+{
+    for (const auto& m : matchers) {
+        if (m.rfind(label, 0) == 0 && m.size() > label.size()
+            && std::string_view("=!~").find(m[label.size()]) != std::string_view::npos) {
+            return true;
+        }
+    }
+    return false;
+}
+
+// What to ask for: node_exporter's series of the job's hosts, the switch series of the switches it can cross
+// (treydock labels them guid, guilbaults local_guid); everything when the job does not say, or when the user's
+// own matchers already choose by that label.
+std::vector<Base> basesFor(
+    const PrometheusQuery& q, const std::vector<std::string>& hosts, const std::vector<std::uint64_t>& switches)
+{
+    if (hosts.empty()) {
+        return { Base { kCounterNames, {}, true } };
+    }
+    std::vector<Base> bases;
+    bases.push_back({ "node_infiniband_.+",
+        namesLabel(q.matchers, "instance") ? std::vector<std::string> {} : std::vector { hostMatcher(hosts) } });
+    if (switches.empty() || namesLabel(q.matchers, "guid") || namesLabel(q.matchers, "local_guid")) {
+        bases.push_back({ "infiniband_.+", {}, true });
+    } else {
+        bases.push_back({ "infiniband_.+", { guidMatcher("guid", switches) }, true });
+        bases.push_back({ "infiniband_.+", { guidMatcher("local_guid", switches) }, true });
+    }
+    return bases;
+}
+
+// A query_range of `selector` over [from, to], its answer to dir/range-<index>.json.
+Request rangeQuery(const PrometheusQuery& q, const std::string& selector, TimeNs from, TimeNs to, TimeNs step,
+    const fs::path& dir, std::size_t index)
+{
+    const auto shown = selector.size() > 160 ? selector.substr(0, 150) + "…}" : selector;
+    auto r = makeQuery(q, "/api/v1/query_range",
+        { { "query", selector }, { "start", seconds(from) }, { "end", seconds(to) }, { "step", seconds(step) } },
+        "query_range " + shown + " from " + seconds(from) + " to " + seconds(to),
+        (dir / ("range-" + std::to_string(index) + ".json")).string());
+    r.selector = selector;
+    r.from = from;
+    r.to = to;
+    return r;
+}
+
+// The strings of a JSON answer's "data" array (label values), or of its vector's first value (a count).
+std::vector<std::string> dataStrings(const QByteArray& body)
+{
+    std::vector<std::string> out;
+    for (const auto& v : QJsonDocument::fromJson(body).object().value(QStringLiteral("data")).toArray()) {
+        out.push_back(v.toString().toStdString());
+    }
+    return out;
+}
+
+std::size_t vectorCount(const QByteArray& body)
+{
+    const auto result = QJsonDocument::fromJson(body)
+                            .object()
+                            .value(QStringLiteral("data"))
+                            .toObject()
+                            .value(QStringLiteral("result"));
+    const auto first = result.toArray().first().toObject().value(QStringLiteral("value")).toArray();
+    return parseNumber<std::size_t>(first.at(1).toString().toStdString()).value_or(0);
+}
+
+// What to ask and how many points per request: one selector per metric name (from the server's index, no
+// samples loaded), each with as many points as keep one answer near kSamplesPerRequest for the series it
+// counts at the range's end. Short ranges (following live) skip this: their answers are small whatever the fleet.
+Result<std::vector<std::pair<std::string, std::size_t>>> planSelectors(const PrometheusQuery& q, Fetcher& fetcher,
+    const std::vector<Base>& bases, TimeRange range, TimeNs step, std::vector<LoadIssue>& warnings)
+{
+    std::vector<std::pair<std::string, std::size_t>> plan;
+    const auto points = static_cast<std::size_t>((range.end - range.start) / step + 1);
+    if (points <= kShortRangePoints) {
+        for (const auto& b : bases) {
+            plan.push_back({ b.selector(q.matchers), q.maxPointsPerSeries });
+        }
+        return plan;
+    }
+    std::vector<Request> lookups;
+    for (const auto& b : bases) {
+        const auto sel = b.selector(q.matchers);
+        lookups.push_back(makeQuery(q, "/api/v1/label/__name__/values",
+            { { "match[]", sel }, { "start", seconds(range.start) }, { "end", seconds(range.end) } },
+            "label values of __name__ for " + (sel.size() > 160 ? sel.substr(0, 150) + "…}" : sel), ""));
+    }
+    std::map<std::size_t, QByteArray> names;
+    if (auto err = fetcher.run(lookups, names)) {
+        if (err->message == "cancelled" || fetcher.networkFailure()) {
+            return *err;
+        }
+        warnings.push_back({ err->file, 0, -1,
+            "the server's metric names are not listed (" + err->message
+                + "): asked for every series at once, in halves where the server refuses" });
+        for (const auto& b : bases) {
+            plan.push_back({ b.selector(q.matchers), q.maxPointsPerSeries });
+        }
+        return plan;
+    }
+    std::vector<std::string> selectors;
+    for (const auto& [i, body] : names) {
+        for (const auto& name : dataStrings(body)) {
+            if (!prometheusSeriesIsRead(name) || (name.size() > 5 && name.compare(name.size() - 5, 5, "_info") == 0)) {
+                continue; // not a series the readers use; info series: one instant query at the end
+            }
+            auto m = q.matchers;
+            m.insert(m.end(), bases[i].extra.begin(), bases[i].extra.end());
+            selectors.push_back(withMatchers("{__name__=\"" + name + "\"", m));
+        }
+    }
+    std::vector<Request> counts;
+    for (const auto& sel : selectors) {
+        counts.push_back(makeQuery(q, "/api/v1/query",
+            { { "query", "count(" + sel + ")" }, { "time", seconds(range.end) } }, "count " + sel, ""));
+    }
+    std::map<std::size_t, QByteArray> answers;
+    if (auto err = fetcher.run(counts, answers)) {
+        return *err;
+    }
+    for (std::size_t i = 0; i < selectors.size(); ++i) {
+        const auto series = std::max<std::size_t>(1, vectorCount(answers[i]));
+        plan.push_back({ selectors[i], std::clamp<std::size_t>(kSamplesPerRequest / series, 2, q.maxPointsPerSeries) });
+    }
+    return plan;
+}
+
 // Fetches the range's counters (and the info series at its end) into `dir`, one JSON answer per request.
 // `hosts`: restrict node_exporter's series to these hosts (the switch-side series stay whole).
-Result<Fetched> fetchAnswers(
-    const PrometheusQuery& q, const std::vector<std::string>& hosts, const fs::path& dir, Progress& progress)
+Result<Fetched> fetchAnswers(const PrometheusQuery& q, const std::vector<std::string>& hosts,
+    const std::vector<std::uint64_t>& switches, const fs::path& dir, Progress& progress)
 {
     if (q.range.end <= q.range.start) {
         return LoadIssue { q.url, 0, -1, "expected a time range with --to after --from" };
@@ -482,39 +689,42 @@ Result<Fetched> fetchAnswers(
     // own sample times, not shifted by the range's odd start.
     auto range = q.range;
     range.start -= ((range.start % out.stepNs) + out.stepNs) % out.stepNs;
-    std::vector<std::string> selectors;
-    if (hosts.empty()) {
-        selectors.push_back(counterSelector(q.matchers));
-    } else {
-        auto m = q.matchers;
-        m.push_back(hostMatcher(hosts));
-        selectors.push_back(withMatchers("{__name__=~\"node_infiniband_.+\"", m));
-        selectors.push_back(
-            withMatchers(std::string("{__name__=~\"infiniband_.+\",__name__!~\"") + kInfoNames + "\"", q.matchers));
+    auto plan = planSelectors(q, fetcher, basesFor(q, hosts, switches), range, out.stepNs, out.warnings);
+    if (!plan) {
+        return plan.error();
     }
     std::vector<Request> requests;
-    for (const auto& selector : selectors) {
-        for (const auto& [s, e] : splitRange(range, out.stepNs, q.maxPointsPerSeries)) {
-            const auto file = (dir / ("range-" + std::to_string(requests.size()) + ".json")).string();
-            const auto shown = selector.size() > 160 ? selector.substr(0, 150) + "…}" : selector;
-            requests.push_back(makeQuery(q, "/api/v1/query_range",
-                { { "query", selector }, { "start", seconds(s) }, { "end", seconds(e) },
-                    { "step", seconds(out.stepNs) } },
-                "query_range " + shown + " from " + seconds(s) + " to " + seconds(e), file));
+    for (const auto& [selector, points] : plan.value()) {
+        for (const auto& [s, e] : splitRange(range, out.stepNs, points)) {
+            requests.push_back(rangeQuery(q, selector, s, e, out.stepNs, dir, requests.size()));
         }
     }
     const auto info = infoSelector(q.matchers);
     requests.push_back(makeQuery(q, "/api/v1/query", { { "query", info }, { "time", seconds(q.range.end) } },
         "query " + info + " at " + seconds(q.range.end), (dir / "info.json").string()));
+    fetcher.split = [&](const Request& refused, std::size_t next) {
+        std::vector<Request> halves;
+        const auto points = (refused.to - refused.from) / out.stepNs + 1;
+        if (refused.selector.empty() || points < 2) {
+            return halves; // one evaluation point is still too much: the error stands (narrow with --match)
+        }
+        const TimeNs mid = refused.from + (points / 2 - 1) * out.stepNs; // the halves share no point
+        halves.push_back(rangeQuery(q, refused.selector, refused.from, mid, out.stepNs, dir, next));
+        halves.push_back(rangeQuery(q, refused.selector, mid + out.stepNs, refused.to, out.stepNs, dir, next + 1));
+        return halves;
+    };
     std::map<std::size_t, QByteArray> unused;
     if (auto err = fetcher.run(requests, unused)) {
         return *err;
     }
-    out.requests = requests.size();
+    out.requests = fetcher.answered();
+    out.splits = fetcher.splits;
     out.warnings.insert(out.warnings.end(), fetcher.warnings.begin(), fetcher.warnings.end());
     for (const auto& r : requests) {
         out.queryOfFile[r.file] = r.what;
+        out.rangeRequests += !r.selector.empty();
     }
+    out.rangeRequests -= out.splits; // a refused request is not an answer
     return out;
 }
 
@@ -533,8 +743,8 @@ void nameQueries(LoadedJob& job, const Fetched& f, const fs::path& dir, const st
     job.warnings = std::move(warnings);
     std::erase_if(job.recognised,
         [&](const std::string& line) { return line.rfind("range-", 0) == 0 || line.rfind("info.json", 0) == 0; });
-    job.recognised.push_back(
-        std::to_string(f.requests) + " answers of " + url + " (step " + std::to_string(f.stepNs / kNsPerMs) + " ms)");
+    job.recognised.push_back(std::to_string(f.rangeRequests) + " range answers of " + url + " (step "
+        + std::to_string(f.stepNs / kNsPerMs) + " ms; " + std::to_string(f.requests) + " requests in all)");
 }
 
 } // namespace
@@ -543,7 +753,7 @@ Result<PrometheusLoad> loadFromPrometheus(const PrometheusQuery& q, Progress& pr
 {
     const auto t0 = std::chrono::steady_clock::now();
     TempDir dir;
-    auto fetched = fetchAnswers(q, {}, dir.path, progress);
+    auto fetched = fetchAnswers(q, {}, {}, dir.path, progress);
     if (!fetched) {
         return fetched.error();
     }
@@ -557,7 +767,10 @@ Result<PrometheusLoad> loadFromPrometheus(const PrometheusQuery& q, Progress& pr
     }
     PrometheusLoad out;
     out.requests = fetched->requests;
+    out.rangeRequests = fetched->rangeRequests;
+    out.splits = fetched->splits;
     out.stepNs = fetched->stepNs;
+    out.range = q.range;
     out.job = loaded.value();
     std::erase_if(out.job.warnings,
         [](const LoadIssue& w) { return w.message.find("opened as fabric data only") != std::string::npos; });
@@ -593,8 +806,8 @@ Result<PrometheusLoad> loadJobWithPrometheus(const std::string& path, const Prom
             q.range = { hint.span.start - kJobRangePaddingNs, hint.span.end + kJobRangePaddingNs };
         }
         asked = q.range;
-        // The job's hosts narrow node_exporter's series unless the user chose matchers.
-        auto f = fetchAnswers(q, q.matchers.empty() ? hint.hosts : std::vector<std::string> {}, dir.path, progress);
+        // The job's hosts and the switches they can cross narrow the series (basesFor).
+        auto f = fetchAnswers(q, hint.hosts, hint.switches, dir.path, progress);
         if (!f) {
             return f.error();
         }
@@ -607,6 +820,8 @@ Result<PrometheusLoad> loadJobWithPrometheus(const std::string& path, const Prom
     }
     PrometheusLoad out;
     out.requests = fetched->requests;
+    out.rangeRequests = fetched->rangeRequests;
+    out.splits = fetched->splits;
     out.stepNs = fetched->stepNs;
     out.range = asked;
     out.job = loaded.value();

@@ -53,7 +53,9 @@ TimeNs scrapeIntervalFromConfig(const std::string& yaml);
 struct PrometheusLoad
 {
     LoadedJob job; // fabric data (no ranks); job.snapshot->job.name is the server's URL
-    std::size_t requests = 0; // HTTP requests that returned an answer
+    std::size_t requests = 0; // HTTP requests that returned an answer (config, names, counts, ranges, info)
+    std::size_t rangeRequests = 0; // of which query_range answers read
+    std::size_t splits = 0; // query_range requests the server refused for their size, asked again in halves
     TimeNs stepNs = 0;
     TimeRange range {}; // the range queried (loadJobWithPrometheus: the job's span, padded, unless given)
 };

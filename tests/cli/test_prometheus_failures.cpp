@@ -18,11 +18,12 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <future>
 #include <mutex>
-#include <set>
+#include <optional>
 #include <sstream>
 
 using namespace stallscope;
@@ -269,23 +270,46 @@ TEST_CASE("convert --prometheus: a failing server leaves no bundle, not half of 
         }
         return { 503, "overloaded" };
     });
-    const auto answerFolders = [] {
-        std::set<std::string> names;
-        for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::temp_directory_path())) {
-            if (entry.path().filename().string().rfind("stallscope-prometheus-", 0) == 0) {
-                names.insert(entry.path().string());
-            }
-        }
-        return names;
-    };
-    const auto before = answerFolders();
     test::TempDir tmp;
     const auto out = tmp.str("bundle");
+    // The answers' temporary folder goes under our own TMPDIR, so other tests running at once cannot confuse the
+    // check that it is gone.
+    const auto scratch = tmp.path() / "scratch";
+    std::filesystem::create_directories(scratch);
+    struct RestoreTmp
+    {
+        std::optional<std::string> saved;
+        ~RestoreTmp() { saved ? setenv("TMPDIR", saved->c_str(), 1) : unsetenv("TMPDIR"); }
+    } restore { std::getenv("TMPDIR") ? std::optional<std::string>(std::getenv("TMPDIR")) : std::nullopt };
+    setenv("TMPDIR", scratch.c_str(), 1);
     std::ostringstream o, e;
     const int code = cli::runSubcommand(
         { "convert", "--prometheus", server.url(), "--from", "1793491200", "--to", "1793494800", "--out", out }, o, e);
     CHECK(code != 0);
     CHECK_THAT(e.str(), Catch::Contains("HTTP 503"));
     CHECK_FALSE(std::filesystem::exists(out));
-    CHECK(answerFolders() == before); // nothing of the answers is left in the temporary folder either
+    CHECK(std::filesystem::is_empty(scratch)); // nothing of the answers is left in the temporary folder either
+}
+
+TEST_CASE("Prometheus source: a range the server refuses for its size is halved, down to one step, then named",
+    "[prometheus]")
+{
+    CannedServer server([](const QByteArray& head) -> Answer {
+        if (is(head, "/api/v1/status/config")) {
+            return { 200, kConfig };
+        }
+        if (is(head, "/api/v1/query_range")) {
+            return { 422,
+                R"({"status":"error","errorType":"execution","error":"query processing would load too many samples )"
+                R"(into memory in query execution"})" };
+        }
+        return { 200, kInfo };
+    });
+    NullProgress progress;
+    auto q = queryOf(server); // 60 s at 15 s: 5 points, asked as one short-range request
+    auto r = loadFromPrometheus(q, progress);
+    REQUIRE_FALSE(r);
+    CHECK_THAT(r.error().format(), Catch::StartsWith("query_range") && Catch::Contains("too many samples"));
+    // 5 points → 2 + 3 → (1 + 1) + (1 + 2) …: the first single point refused ends it; more than one request tried.
+    CHECK(server.count("/api/v1/query_range") >= 3);
 }

@@ -239,20 +239,34 @@ TEST_CASE("query_range results of a switch-side exporter read like its scrapes",
     auto m = parsePrometheusMatrix("q.json", matrix);
     REQUIRE(m.ok());
     CHECK(m->series.empty());
-    REQUIRE_FALSE(m->switchSide.empty());
+    REQUIRE(m->switchSide.size() == 2);
+    const auto& counter = m->switchSide[0];
+    CHECK(counter.line
+        == "infiniband_switch_port_link_downed_total{guid=\"0xfc6a1c0300e4f000\",port=\"33\",instance=\"fabric-mgmt:"
+           "9315\",job=\"ib\"}");
+    REQUIRE(counter.timesNs.size() == 2);
+    CHECK(counter.values[1] == 3);
+    CHECK(counter.timesNs[1] == 1748779230500LL * 1'000'000);
     FabricBuilder fabric;
-    auto e = readPrometheusExposition("q.json", m->switchSide, fabric);
-    REQUIRE(e.ok());
-    REQUIRE(e->samples.size() == 2);
-    CHECK(e->samples[0].guid == 0xfc6a1c0300e4f000ULL);
-    CHECK(e->samples[0].port == 33);
-    CHECK(e->samples[1].value == 3);
-    CHECK(e->samples[1].timeNs == 1748779230500LL * 1'000'000);
+    ExpositionFile labels;
+    const auto key = readExpositionSeriesKey("q.json", counter.line, fabric, labels);
+    REQUIRE(key);
+    CHECK_FALSE(key->key.hostSide);
+    CHECK(key->key.guid == 0xfc6a1c0300e4f000ULL);
+    CHECK(key->key.port == 33);
+    CHECK(key->key.kind == CounterKind::LinkDowned);
+    CHECK(key->divisor == 1);
+    CHECK_FALSE(readExpositionSeriesKey("q.json", m->switchSide[1].line, fabric, labels)); // an info series
+    CHECK(labels.infoSeries == 1);
     CHECK(fabric.linkCount() == 1); // the uplink info series describes the cable
+    const auto data = readExpositionSeriesKey(
+        "q.json", "infiniband_switch_port_transmit_data_bytes_total{guid=\"0x1\",port=\"2\"}", fabric, labels);
+    REQUIRE(data);
+    CHECK(data->divisor == 4); // bytes on the wire, 4-byte words in the model
 }
 
-TEST_CASE("OpenSM port events: times with a one-digit day, GUIDs, node names, lines without a time",
-    "[core][import][fabric]")
+TEST_CASE(
+    "OpenSM port events: times with a one-digit day, GUIDs, node names, lines without a time", "[core][import][fabric]")
 {
     LogClock clock;
     clock.year = 2026;

@@ -193,7 +193,11 @@ TEST_CASE(
         UNSCOPED_INFO("warning: " << w.format());
     }
     CHECK(loaded->stepNs == kStepS * kNsPerSec); // from the server's own configuration
-    CHECK(loaded->requests == 3 + 1); // three query_range chunks and the instant query of info series
+    // Per metric name (three on this server) a count of its series and three query_range chunks; the config, the
+    // names and the info series once each.
+    CHECK(loaded->rangeRequests == 3 * 3);
+    CHECK(loaded->requests == 1 + 1 + 3 + 3 * 3 + 1);
+    CHECK(loaded->splits == 0);
     const auto& snap = *loaded->job.snapshot;
     CHECK(snap.job.worldSize == 0);
     CHECK(snap.job.name == q.url);
@@ -223,14 +227,18 @@ TEST_CASE(
         CHECK_THAT(bad.error().format(),
             Catch::StartsWith("query") && Catch::Contains("instance=~\"(\"") && Catch::Contains("bad_data"));
     }
-    SECTION("a query over the server's point limit is refused by the server, and the message names it")
+    SECTION("a query over the server's point limit is refused by the server and asked again in halves")
     {
         q.stepNs = kNsPerSec / 2; // 21,601 points per series, where Prometheus allows 11,000
         q.maxPointsPerSeries = 30'000; // as if the client did not split
-        auto refused = loadFromPrometheus(q, progress);
-        REQUIRE_FALSE(refused);
-        CHECK_THAT(refused.error().format(),
-            Catch::StartsWith("query_range") && Catch::Contains("exceeded maximum resolution of 11,000 points"));
+        auto halves = loadFromPrometheus(q, progress);
+        INFO((halves ? "" : halves.error().format()));
+        REQUIRE(halves);
+        CHECK(halves->splits == 3); // one refusal per metric name
+        CHECK(halves->rangeRequests == 3 * 2);
+        for (const auto& s : halves->job.snapshot->counters) {
+            CHECK(s.size() == std::size_t(kHours * 3600 * 2 + 1)); // no point lost or read twice at the seam
+        }
     }
     SECTION("a range with no series says so")
     {
@@ -269,6 +277,14 @@ TEST_CASE("a job's raw folder with its counters from a real Prometheus names the
                     + std::to_string(t / kNsPerSec) + "\n";
             }
             text.insert(text.find(family) + family.size(), stranger);
+            // And a switch the job's hosts cannot reach (another pod's leaf).
+            const std::string switchFamily = "# TYPE infiniband_switch_port_link_downed counter\n";
+            std::string strangeSwitch;
+            for (TimeNs t = span.start; t < span.end; t += 60 * kNsPerSec) {
+                strangeSwitch += "infiniband_switch_port_link_downed_total{guid=\"0x00000000deadbeef\",port=\"7\"} 9 "
+                    + std::to_string(t / kNsPerSec) + "\n";
+            }
+            text.insert(text.find(switchFamily) + switchFamily.size(), strangeSwitch);
             test::writeFile(f, text);
         },
         1, span.start + 60 * kNsPerSec);
@@ -292,10 +308,17 @@ TEST_CASE("a job's raw folder with its counters from a real Prometheus names the
     CHECK(both->range.start <= span.start - kJobRangePaddingNs + kNsPerSec); // the first dump record, less 5 min
     CHECK(both->range.end >= span.end + kJobRangePaddingNs - kNsPerSec);
     CHECK(both->stepNs == kNsPerSec);
-    CHECK(both->requests == 3);
+    // The config, three name lookups (the job's node series, the series of its switches by treydock's and by
+    // guilbaults' label), per metric name a count of its series and one query_range (16 minutes of 1 s points
+    // fit one answer), the info query.
+    CHECK(both->rangeRequests * 2 + 5 == both->requests);
+    CHECK(both->splits == 0);
     const auto& snap = *both->job.snapshot;
     CHECK(snap.job.worldSize == 64);
     CHECK(snap.counterPorts.size() == folder->snapshot->counterPorts.size()); // gpu-z999 was not asked for
+    for (const auto& p : snap.counterPorts) {
+        CHECK(p.guid != 0xdeadbeefULL); // nor the other pod's switch
+    }
     for (const auto& n : snap.topology.nodes()) {
         CHECK(snap.str(n.description).find("gpu-z999") == std::string_view::npos);
     }

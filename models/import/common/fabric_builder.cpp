@@ -183,6 +183,52 @@ std::map<std::uint64_t, std::uint8_t> FabricBuilder::switchTiers(const LinkMap& 
     return tier;
 }
 
+std::vector<std::uint64_t> FabricBuilder::switchesAbove(const std::vector<std::string>& hosts) const
+{
+    LinkMap links;
+    std::map<std::uint64_t, std::vector<std::uint64_t>> peers;
+    for (const auto& [key, l] : m_links) {
+        const auto ga = canonical(std::get<0>(key)), gb = canonical(std::get<2>(key));
+        if (m_nodes.count(ga) && m_nodes.count(gb)) {
+            links.try_emplace({ ga, std::get<1>(key), gb, std::get<3>(key) }, &l);
+            peers[ga].push_back(gb);
+            peers[gb].push_back(ga);
+        }
+    }
+    const auto tiers = switchTiers(links);
+    const std::set<std::string> wanted(hosts.begin(), hosts.end());
+    std::set<std::uint64_t> found;
+    std::vector<std::uint64_t> frontier;
+    for (const auto& [guid, n] : m_nodes) {
+        const auto space = n.desc.rfind(' ');
+        if (n.kind != NodeKind::Hca || space == std::string::npos || !wanted.count(n.desc.substr(0, space))) {
+            continue;
+        }
+        for (auto peer : peers[guid]) {
+            if (m_nodes.at(peer).kind == NodeKind::Switch && found.insert(peer).second) {
+                frontier.push_back(peer);
+            }
+        }
+    }
+    const auto tierOf = [&](std::uint64_t g) {
+        const auto it = tiers.find(g);
+        return it == tiers.end() ? 0 : int(it->second);
+    };
+    while (!frontier.empty()) { // upward only: each step to a strictly higher tier, so it ends
+        std::vector<std::uint64_t> next;
+        for (auto sw : frontier) {
+            for (auto peer : peers[sw]) {
+                if (m_nodes.at(peer).kind == NodeKind::Switch && tierOf(peer) > tierOf(sw)
+                    && found.insert(peer).second) {
+                    next.push_back(peer);
+                }
+            }
+        }
+        frontier = std::move(next);
+    }
+    return { found.begin(), found.end() };
+}
+
 std::optional<std::uint64_t> FabricBuilder::guidOfLid(std::uint32_t lid) const
 {
     auto it = m_lids.find(lid);

@@ -57,6 +57,9 @@ public:
 
     // Tiers: a switch next to an HCA is a leaf (1), other switches spines (2).
     Topology build(StringPool& strings, const std::string& file, std::vector<LoadIssue>& warnings) const;
+    // The switches a job on `hosts` can cross: the leaves of its HCAs ("<host> <device>") and every switch above
+    // them (higher tier), never sideways or down to other leaves. Canonical GUIDs, sorted.
+    std::vector<std::uint64_t> switchesAbove(const std::vector<std::string>& hosts) const;
 
 private:
     struct RawNode

@@ -351,6 +351,12 @@ void addCounters(Gathered& g, CounterSink& sink)
             sink.sample(guid, ps.port, ps.kind, ps.timesNs[i], ps.values[i]);
         }
     }
+    for (const auto& ss : g.matrixSwitch) {
+        const auto guid = fabric.canonical(ss.guid);
+        for (std::size_t i = 0; i < ss.timesNs.size(); ++i) {
+            sink.sample(guid, ss.port, ss.kind, ss.timesNs[i], ss.values[i]);
+        }
+    }
     for (const auto& tree : g.sysfs) {
         for (const auto& p : tree.ports) {
             const auto desc = tree.host + " " + p.device;

@@ -207,13 +207,28 @@ std::optional<LoadIssue> addMatrix(FileInput& in, Gathered& g)
     }
     g.warn(m->warnings);
     std::size_t switchSamples = 0;
-    if (!m->switchSide.empty()) {
-        auto e = readPrometheusExposition(file, m->switchSide, g.fabric);
-        if (e) {
-            switchSamples = e->samples.size();
-            g.exposition.emplace_back(DatedFile { file, modifiedNs(in.path) }, std::move(e.value()));
+    ExpositionFile labels; // info series, warnings
+    for (auto& ls : m->switchSide) {
+        const auto key = readExpositionSeriesKey(file, ls.line, g.fabric, labels);
+        if (!key) {
+            continue;
         }
+        Gathered::SwitchSeries s;
+        s.guid = key->key.guid;
+        s.port = key->key.port;
+        s.kind = key->key.kind;
+        s.timesNs = std::move(ls.timesNs);
+        s.values = std::move(ls.values);
+        for (auto& v : s.values) {
+            v /= key->divisor;
+        }
+        switchSamples += s.timesNs.size();
+        if (key->key.hostSide) {
+            continue; // node_exporter's names are PromSeries already; nothing else reaches here
+        }
+        g.matrixSwitch.push_back(std::move(s));
     }
+    g.warn(labels.warnings);
     g.note(in.path, "Prometheus matrix",
         std::to_string(m->series.size()) + " host-side series"
             + (switchSamples ? ", " + std::to_string(switchSamples) + " switch-side samples" : std::string()));

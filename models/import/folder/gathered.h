@@ -44,6 +44,16 @@ struct Gathered
     std::vector<std::pair<std::string, HostLogFacts>> hostLogs; // Slurm output, kernel logs
     std::vector<OpensmLog> opensm;
     std::vector<PromSeries> matrix;
+    // Switch-side series of query_range answers, as columns (a week of 1 s points would not fit as samples).
+    struct SwitchSeries
+    {
+        std::uint64_t guid = 0; // canonicalised when the counters are added
+        std::uint16_t port = 1;
+        CounterKind kind = CounterKind::LinkDowned;
+        std::vector<TimeNs> timesNs;
+        std::vector<std::uint64_t> values; // in the model's units
+    };
+    std::vector<SwitchSeries> matrixSwitch;
     std::vector<std::pair<DatedFile, ExpositionFile>> exposition;
     std::vector<std::pair<DatedFile, std::vector<PerfquerySample>>> perfquery;
     std::vector<std::pair<std::string, IblinkinfoSnapshot>> linkinfo;

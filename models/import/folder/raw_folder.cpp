@@ -48,6 +48,9 @@ FolderHint hintOf(const Gathered& g)
         }
     }
     h.hosts.assign(hosts.begin(), hosts.end());
+    if (!h.hosts.empty()) {
+        h.switches = g.fabric.switchesAbove(h.hosts);
+    }
     return h;
 }
 

@@ -28,6 +28,9 @@ struct FolderHint
 {
     TimeRange span { kNoTime, kNoTime }; // kNoTime when the folder holds no dump or trace
     std::vector<std::string> hosts; // sorted, unique
+    // The switches the job's hosts can cross (their leaves and every switch above), from the folder's topology
+    // files; empty without them. Canonical node GUIDs, sorted.
+    std::vector<std::uint64_t> switches;
 };
 // Called once the folder's files are read and before they are joined: returns folders of more raw files to
 // read in as if they were part of `dir` (e.g. a server's answers saved to a temporary folder), or an error that

@@ -241,7 +241,7 @@ std::optional<ExpositionState> readState(
 
 // One counter sample, or nullopt for series that are not port counters.
 std::optional<ExpositionSample> readSample(const std::string& file, std::int64_t lineNo, const Line& l,
-    FabricBuilder& fabric, Context& ctx, ExpositionFile& out)
+    FabricBuilder& fabric, Context& ctx, ExpositionFile& out, std::uint64_t* divisorOut = nullptr)
 {
     ExpositionSample s;
     std::uint64_t divisor = 1;
@@ -292,6 +292,9 @@ std::optional<ExpositionSample> readSample(const std::string& file, std::int64_t
         return std::nullopt;
     }
     s.value = static_cast<std::uint64_t>(std::llround(l.value)) / divisor;
+    if (divisorOut) {
+        *divisorOut = divisor;
+    }
     return s;
 }
 
@@ -391,6 +394,29 @@ Result<ExpositionFile> readPrometheusExposition(const std::string& file, const s
         return LoadIssue { file, 0, -1, "no InfiniBand counter samples found in the Prometheus exposition" };
     }
     return out;
+}
+
+std::optional<ExpositionSeriesKey> readExpositionSeriesKey(
+    const std::string& file, const std::string& line, FabricBuilder& fabric, ExpositionFile& out)
+{
+    Line l;
+    if (!parseLine(line + " 0", l)) {
+        out.warnings.push_back({ file, 0, -1,
+            "a series whose labels do not read as `name{label=\"value\",...}`: " + line.substr(0, 120) + ", skipped" });
+        return std::nullopt;
+    }
+    if (isInfoSeries(l.name)) {
+        readInfoSeries(l, fabric, out);
+        return std::nullopt;
+    }
+    Context ctx;
+    ExpositionSeriesKey key;
+    auto s = readSample(file, 0, l, fabric, ctx, out, &key.divisor);
+    if (!s) {
+        return std::nullopt;
+    }
+    key.key = std::move(*s);
+    return key;
 }
 
 } // namespace stallscope

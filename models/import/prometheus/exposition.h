@@ -60,4 +60,16 @@ bool looksLikePrometheusExposition(const std::string& text);
 Result<ExpositionFile> readPrometheusExposition(
     const std::string& file, const std::string& text, FabricBuilder& fabric);
 
+// A series whose points are held apart (a query_range answer, import/prometheus/http_answers.h): its key — kind,
+// port, and the GUID (switch side) or host and device (host side) — from its exposition line without a value,
+// and the divisor that turns its values into the model's units. Info series and cable labels go into `fabric` as
+// when scraped; nullopt for them and for series that are not port counters.
+struct ExpositionSeriesKey
+{
+    ExpositionSample key;
+    std::uint64_t divisor = 1;
+};
+std::optional<ExpositionSeriesKey> readExpositionSeriesKey(
+    const std::string& file, const std::string& line, FabricBuilder& fabric, ExpositionFile& out);
+
 } // namespace stallscope

@@ -6,8 +6,8 @@
 // InfiniBand collector (docs/formats.md §4c, §4d): `node_infiniband_<counter>_total{device, port, instance}` series of
 // [float seconds, "value"] pairs. Values are raw cumulative counters; node_exporter already multiplied the data
 // counters by 4 (bytes), so they are divided back into 4-byte words to keep the model's units. Host = the instance
-// label before ':'. Series of the switch-side exporters (infiniband_*) are handed on as exposition text to
-// import/prometheus/exposition.h.
+// label before ':'. Series of the switch-side exporters (infiniband_*) are handed on as labelled columns to
+// import/prometheus/exposition.h. Read with simdjson On-Demand: an answer of millions of points streams.
 
 #include "core/counters.h"
 #include "core/result.h"
@@ -28,10 +28,20 @@ struct PromSeries
     std::vector<std::uint64_t> values; // raw, in the model's units
 };
 
+// A switch-side exporter's series: its name and labels as an exposition line without a value
+// (`infiniband_switch_port_link_downed_total{guid="0x…",port="5"}`, read by import/prometheus/exposition.h for
+// its kind, port and fabric facts) and its points as columns (values as the exporter gave them, e.g. bytes).
+struct PromLabelledSeries
+{
+    std::string line;
+    std::vector<TimeNs> timesNs;
+    std::vector<std::uint64_t> values;
+};
+
 struct PromMatrix
 {
     std::vector<PromSeries> series; // node_exporter's, joined by host and device
-    std::string switchSide; // switch-side exporters' series as exposition text (read by import/prometheus/exposition.h)
+    std::vector<PromLabelledSeries> switchSide; // treydock's and guilbaults' series, and their info series
     std::vector<LoadIssue> warnings;
 };
 
@@ -42,6 +52,11 @@ struct PromMetric
 };
 // node_exporter's node_infiniband_*_total names → kind (shared with the exposition reader).
 const std::map<std::string, PromMetric>& prometheusNodeExporterMetrics();
+
+// True for the metric names whose series the readers turn into port counters or fabric facts: node_exporter's
+// counters, treydock's port counters and info series, guilbaults' ibqueryerrors counters. A server is asked for
+// these only (an exporter publishes more: multicast, VL15, state series).
+bool prometheusSeriesIsRead(std::string_view name);
 
 bool looksLikePrometheusMatrix(const std::string& text);
 Result<PromMatrix> parsePrometheusMatrix(const std::string& file, const std::string& text);
