@@ -7,6 +7,7 @@
 #include "counter_plot_widget.h"
 #include "flaps_panel.h"
 #include "heatmap_widget.h"
+#include "import/folder/raw_folder.h"
 #include "import/open_job.h"
 #include "incidents_panel.h"
 #include "link_heatmap_widget.h"
@@ -31,6 +32,7 @@
 
 #include <QActionGroup>
 #include <QApplication>
+#include <QCheckBox>
 #include <QClipboard>
 #include <QCloseEvent>
 #include <QDateTimeEdit>
@@ -532,6 +534,19 @@ void MainWindow::askPrometheus()
     form->addRow(tr("From"), from);
     form->addRow(tr("To"), to);
     form->addRow(tr("Matchers"), matchers);
+    // A job's raw folder is open: its counters can come from the server, chosen by its span, hosts and switches.
+    QCheckBox* forJob = nullptr;
+    if (m_opened && m_shown && m_shown->job.worldSize > 0 && isRawFolder(m_opened->path)) {
+        forJob = new QCheckBox(tr("Counters for the open job: its span, hosts and switches choose the series"));
+        forJob->setChecked(true);
+        const auto sync = [from, to](bool on) {
+            from->setEnabled(!on);
+            to->setEnabled(!on);
+        };
+        connect(forJob, &QCheckBox::toggled, &dialog, sync);
+        sync(true);
+        form->addRow(forJob);
+    }
     form->addRow(new QLabel(tr("Credentials come from STALLSCOPE_PROMETHEUS_TOKEN (Bearer) or _USER / _PASSWORD "
                                "(Basic) in the environment; they are never saved.")));
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
@@ -549,6 +564,11 @@ void MainWindow::askPrometheus()
         TimeNs(to->dateTime().toMSecsSinceEpoch()) * kNsPerMs };
     for (const auto& m : matchers->text().split(QLatin1Char(';'), Qt::SkipEmptyParts)) {
         q.matchers.push_back(m.trimmed().toStdString());
+    }
+    if (forJob && forJob->isChecked()) {
+        q.range = {}; // the job's span, padded (loadJobWithPrometheus)
+        openFolderWithPrometheus(QString::fromStdString(m_opened->path), q);
+        return;
     }
     openPrometheus(q);
 }

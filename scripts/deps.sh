@@ -10,7 +10,7 @@ STALLSCOPE_PACKAGES=(
     nlohmann-json3-dev catch2 libbenchmark-dev zlib1g-dev libsimdjson-dev
     xvfb xauth imagemagick
     ibsim-utils libumad2sim0 opensm infiniband-diags
-    prometheus
+    prometheus openssl
     clang libclang-rt-14-dev
 )
 

@@ -15,6 +15,7 @@
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QNetworkRequest>
+#include <QSslCertificate>
 #include <QSslConfiguration>
 #include <QTimer>
 #include <QUrl>
@@ -70,8 +71,10 @@ struct Request
 // limit, Thanos/Mimir/VictoriaMetrics limits), so asking for half the range may pass.
 bool refusedForSize(const std::string& problem)
 {
-    for (const char* s : { "too many samples", "maximum resolution", "exceeded the limit", "limit exceeded",
-             "max-samples", "maxSamplesPerQuery", "too many points" }) {
+    // Prometheus and Thanos (the same engine); Mimir ("the query exceeded the maximum number of chunks fetched");
+    // VictoriaMetrics ("cannot select more than -search.maxSamplesPerQuery", "too many points").
+    for (const char* s : { "too many samples", "maximum resolution", "exceeded the maximum number", "limit exceeded",
+             "cannot select more than", "maxSamplesPerQuery", "too many points" }) {
         if (problem.find(s) != std::string::npos) {
             return true;
         }
@@ -261,7 +264,12 @@ private:
             return "no answer within " + formatDuration(m_q.timeoutNs) + " (the request's timeout)";
         }
         if (reply->error() != QNetworkReply::NoError && status < 400) {
-            return reply->errorString().toStdString(); // no answer, or one cut short (status 200 and an error)
+            auto text = reply->errorString().toStdString(); // no answer, or one cut short (status 200 and an error)
+            if (reply->error() == QNetworkReply::SslHandshakeFailedError) {
+                text += m_q.caFile.empty() ? " (--ca-file adds the server's CA to the system's)"
+                                           : " (with the CAs of " + m_q.caFile + " and the system's)";
+            }
+            return text;
         }
         if (status == 401 || status == 403) {
             return "HTTP " + std::to_string(status) + ": the server refused "
@@ -677,6 +685,9 @@ Result<Fetched> fetchAnswers(const PrometheusQuery& q, const std::vector<std::st
     const QUrl base(QString::fromStdString(q.url));
     if (!base.isValid() || (base.scheme() != QStringLiteral("http") && base.scheme() != QStringLiteral("https"))) {
         return LoadIssue { q.url, 0, -1, "expected an http:// or https:// URL of a Prometheus-compatible server" };
+    }
+    if (!q.caFile.empty() && QSslCertificate::fromPath(QString::fromStdString(q.caFile)).isEmpty()) {
+        return LoadIssue { q.caFile, 0, -1, "expected PEM certificates (--ca-file): none could be read" };
     }
     Fetched out;
     Fetcher fetcher(q, progress);

@@ -11,6 +11,12 @@
 
 #include <catch2/catch.hpp>
 
+#include <QFile>
+#include <QProcess>
+#include <QSslConfiguration>
+#include <QSslKey>
+#include <QSslServer>
+#include <QStandardPaths>
 #include <QTcpServer>
 #include <QTcpSocket>
 #include <QThread>
@@ -22,6 +28,7 @@
 #include <filesystem>
 #include <functional>
 #include <future>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <sstream>
@@ -42,8 +49,10 @@ struct Answer
 class CannedServer : public QThread
 {
 public:
-    explicit CannedServer(std::function<Answer(const QByteArray& head)> respond)
+    explicit CannedServer(
+        std::function<Answer(const QByteArray& head)> respond, std::optional<QSslConfiguration> tls = std::nullopt)
         : m_respond(std::move(respond))
+        , m_tls(std::move(tls))
     {
         start();
         port = m_port.get_future().get();
@@ -53,7 +62,7 @@ public:
         quit();
         wait();
     }
-    std::string url() const { return "http://127.0.0.1:" + std::to_string(port); }
+    std::string url() const { return (m_tls ? "https" : "http") + std::string("://127.0.0.1:") + std::to_string(port); }
     int count(const char* pathPrefix) const
     {
         std::lock_guard lock(m_mutex);
@@ -81,9 +90,17 @@ public:
 protected:
     void run() override
     {
-        QTcpServer server;
+        std::unique_ptr<QTcpServer> owned;
+        if (m_tls) {
+            auto ssl = std::make_unique<QSslServer>();
+            ssl->setSslConfiguration(*m_tls);
+            owned = std::move(ssl);
+        } else {
+            owned = std::make_unique<QTcpServer>();
+        }
+        QTcpServer& server = *owned;
         server.listen(QHostAddress::LocalHost, 0);
-        QObject::connect(&server, &QTcpServer::newConnection, [&] {
+        QObject::connect(&server, &QTcpServer::pendingConnectionAvailable, [&] {
             while (auto* socket = server.nextPendingConnection()) {
                 auto buffer = std::make_shared<QByteArray>();
                 QObject::connect(socket, &QTcpSocket::readyRead, socket, [this, socket, buffer] {
@@ -128,6 +145,7 @@ private:
         return 0;
     }
     std::function<Answer(const QByteArray&)> m_respond;
+    std::optional<QSslConfiguration> m_tls;
     std::promise<int> m_port;
     mutable std::mutex m_mutex;
     QList<QByteArray> m_heads;
@@ -312,4 +330,50 @@ TEST_CASE("Prometheus source: a range the server refuses for its size is halved,
     CHECK_THAT(r.error().format(), Catch::StartsWith("query_range") && Catch::Contains("too many samples"));
     // 5 points → 2 + 3 → (1 + 1) + (1 + 2) …: the first single point refused ends it; more than one request tried.
     CHECK(server.count("/api/v1/query_range") >= 3);
+}
+
+TEST_CASE("Prometheus source over TLS: a self-signed server is refused, and trusted with --ca-file", "[prometheus]")
+{
+    const auto openssl = QStandardPaths::findExecutable(QStringLiteral("openssl"));
+    if (openssl.isEmpty()) {
+        FAIL("openssl not installed (scripts/deps.sh installs it)");
+    }
+    test::TempDir tmp;
+    QProcess make;
+    make.start(openssl,
+        { QStringLiteral("req"), QStringLiteral("-x509"), QStringLiteral("-newkey"), QStringLiteral("rsa:2048"),
+            QStringLiteral("-nodes"), QStringLiteral("-days"), QStringLiteral("2"), QStringLiteral("-subj"),
+            QStringLiteral("/CN=127.0.0.1"), QStringLiteral("-addext"), QStringLiteral("subjectAltName=IP:127.0.0.1"),
+            QStringLiteral("-keyout"), QString::fromStdString(tmp.str("key.pem")), QStringLiteral("-out"),
+            QString::fromStdString(tmp.str("cert.pem")) });
+    REQUIRE(make.waitForFinished(60000));
+    REQUIRE(make.exitCode() == 0);
+    auto tls = QSslConfiguration::defaultConfiguration();
+    tls.setLocalCertificate(QSslCertificate::fromPath(QString::fromStdString(tmp.str("cert.pem"))).value(0));
+    QFile keyFile(QString::fromStdString(tmp.str("key.pem")));
+    REQUIRE(keyFile.open(QIODevice::ReadOnly));
+    tls.setPrivateKey(QSslKey(keyFile.readAll(), QSsl::Rsa));
+    tls.setPeerVerifyMode(QSslSocket::VerifyNone); // the server does not ask for a client certificate
+    CannedServer server(
+        [](const QByteArray& head) -> Answer {
+            if (is(head, "/api/v1/status/config")) {
+                return { 200, kConfig };
+            }
+            return { 200, is(head, "/api/v1/query_range") ? kMatrix : kInfo };
+        },
+        tls);
+    NullProgress progress;
+    auto q = queryOf(server);
+    auto untrusted = loadFromPrometheus(q, progress);
+    REQUIRE_FALSE(untrusted);
+    CHECK_THAT(untrusted.error().format(), Catch::StartsWith(server.url()) && Catch::Contains("--ca-file"));
+    q.caFile = tmp.str("cert.pem");
+    auto trusted = loadFromPrometheus(q, progress);
+    INFO((trusted ? "" : trusted.error().format()));
+    REQUIRE(trusted);
+    CHECK(trusted->job.snapshot->counterPorts.size() == 1);
+    q.caFile = tmp.str("key.pem"); // not a certificate
+    auto wrong = loadFromPrometheus(q, progress);
+    REQUIRE_FALSE(wrong);
+    CHECK_THAT(wrong.error().format(), Catch::Contains("expected PEM certificates"));
 }
