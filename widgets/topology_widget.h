@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The fabric, tiers top to bottom: spines, leaves, hosts (each host box stands for its HCAs). Links are
-// coloured by their state at the ViewState cursor (down, erroring, congested, idle, normal); host links are
-// bundled per leaf and drawn one by one only when they are not normal or are marked. The culprit link of
+// The fabric, tiers top to bottom: cores, spines, leaves, hosts (each host box stands for its HCAs), each row
+// captioned with its count and, in three-tier fabrics, its pods. Links are coloured by their state at the
+// ViewState cursor (down, erroring, congested, idle, normal); host links are bundled per leaf (a fan to its pod's
+// hosts) and drawn one by one only when they are not normal or are marked; in large fabrics healthy switch links
+// are bundled too, per pair of switch groups, with their count. The culprit link of
 // the selected incident is marked. Clicking a host selects its first rank; clicking an uplink plots it.
 
 #include "view/link_state.h"
 
+#include <QPointF>
 #include <QWidget>
+
+#include <map>
 
 #include <memory>
 #include <optional>
@@ -47,6 +52,18 @@ private:
         double hostTop = 0;
     };
     Layout layout(QSizeF size) const;
+    struct Bundle
+    {
+        std::size_t count = 0;
+        LinkHealth worst = LinkHealth::Idle;
+        QPointF sumA, sumB; // sums of the ends' positions: their means are the groups' centres
+    };
+    std::int64_t groupOf(NodeId id) const;
+    void addToBundle(std::map<std::pair<std::int64_t, std::int64_t>, Bundle>& bundles, const FabricLink& link,
+        LinkHealth health, const Layout& l) const;
+    void drawBundles(
+        QPainter& p, const std::map<std::pair<std::int64_t, std::int64_t>, Bundle>& bundles, const QPalette& pal) const;
+    void drawCaptions(QPainter& p, const Layout& l, QSizeF size) const;
     std::optional<LinkId> linkAt(QPointF pos) const;
     int hostAt(QPointF pos) const;
     int hcaAt(QPointF pos) const; // rank of the expanded host's HCA box under pos, or -1
@@ -54,10 +71,16 @@ private:
 
 public:
     void setExpandedHost(int host); // -1 collapses
+    // Bundling of healthy switch links in large fabrics (on by default; off draws every link).
+    void setBundling(bool on);
+    bool bundled() const { return m_aggregate; } // bundling is on and the fabric is large enough for it
+    int podCount() const { return m_podCount; }
+    QString podName(int pod) const;
     int expandedHost() const { return m_expandedHost; }
 
 private:
     TimeNs now() const;
+    void findPods(); // m_podOf, m_podCount, m_podHosts, m_aggregate; orders spines and leaves by pod
 
     ViewState* m_state;
     std::shared_ptr<const JobSnapshot> m_snap;
@@ -67,6 +90,14 @@ private:
     std::vector<StringId> m_hosts; // host names in order
     std::vector<int> m_hostOfNode; // topology node → host index (-1 for switches)
     std::vector<std::vector<std::uint32_t>> m_ranksOfHost;
+    // Pods (scalable units): spines and leaves joined by leaf–spine links, numbered in leaf order; -1 elsewhere.
+    std::vector<int> m_podOf; // per topology node
+    int m_podCount = 0;
+    std::vector<std::pair<int, int>> m_podHosts; // per pod: first and last host index below its leaves
+    // Many switch links: healthy ones drawn as one bundle per pair of switch groups (a pod's spines, its leaves,
+    // each core) with their count; links that are not healthy, and the culprit, one by one over them.
+    bool m_aggregate = false;
+    bool m_bundling = true;
     int m_expandedHost = -1; // host whose HCAs are drawn one by one
 };
 

@@ -518,3 +518,42 @@ TEST_CASE("the topology shows a spine-core culprit over every other link of a th
     INFO(n << " pixels in the stall colour");
     CHECK(n > 600);
 }
+
+TEST_CASE("the topology of a three-tier fabric names its pods and bundles healthy switch links", "[widget]")
+{
+    auto config = tinyConfig();
+    config.hosts = 16;
+    config.pods = 4;
+    config.spines = 8;
+    config.cores = 8;
+    SimResult sim = simulateOrFail(config);
+    ViewState state;
+    state.setSpan(sim.snapshot->job.span);
+    state.setCursor(sim.snapshot->job.span.start + 30 * kNsPerSec);
+    TopologyWidget w(&state);
+    w.setData(sim.snapshot, nullptr);
+    REQUIRE(w.podCount() == 4);
+    for (int pod = 0; pod < 4; ++pod) {
+        CHECK(w.podName(pod) == QStringLiteral("leaf-p%1").arg(pod)); // named as the fabric names them
+    }
+    CHECK(w.bundled()); // 256 core links and 256 leaf-spine links
+    // Ink between the core row and the spine row: 256 lines drawn one by one, or one bundle per pod and core.
+    const auto ink = [&] {
+        const QImage img = w.renderImage(QSize(700, 500));
+        const QColor base = w.palette().color(QPalette::Base);
+        int n = 0;
+        for (int y = 45; y < 100; ++y) {
+            for (int x = 0; x < img.width(); ++x) {
+                n += img.pixelColor(x, y) != base;
+            }
+        }
+        return n;
+    };
+    const int bundled = ink();
+    w.setBundling(false);
+    CHECK_FALSE(w.bundled());
+    const int every = ink();
+    INFO(bundled << " pixels bundled, " << every << " one by one");
+    CHECK(bundled < every * 0.7);
+    CHECK(bundled > 0);
+}

@@ -112,11 +112,22 @@ std::optional<double> pointValue(std::string_view v)
 
 void readPoint(ond::value pair, RawSeries& out)
 {
-    ond::array a = pair.get_array();
-    auto it = a.begin();
-    const double secs = (*it).get_double();
-    ++it;
-    const std::string_view v = (*it).get_string();
+    // [seconds, "value"]; a pair of another length is damage: the point is dropped (never an iterator past
+    // the end: simdjson asserts on that).
+    double secs = 0;
+    std::string_view v;
+    int k = 0;
+    for (auto element : pair.get_array()) {
+        if (k == 0) {
+            secs = element.get_double();
+        } else if (k == 1) {
+            v = element.get_string();
+        }
+        ++k;
+    }
+    if (k != 2) {
+        return;
+    }
     // A time or value outside int64 (or NaN) is damage: the point is dropped.
     const auto t = epochSecondsToNs(secs);
     const auto value = pointValue(v);
