@@ -132,6 +132,7 @@ int runGui(int argc, char** argv, const std::vector<std::string>& args)
             : QString();
         auto quit = [&window, shot] {
             if (!shot.isEmpty()) {
+                window.settleViews();
                 window.grab().save(shot);
             }
             QApplication::exit(kExitOk);

@@ -355,6 +355,11 @@ void MainWindow::openBundle(const QString& path)
     startLoading(path, [p](Progress& progress) { return openJob(p, progress); });
 }
 
+void MainWindow::settleViews()
+{
+    m_heatmap->waitForRaster();
+}
+
 void MainWindow::openPrometheus(const PrometheusQuery& query)
 {
     auto q = query;

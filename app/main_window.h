@@ -52,6 +52,7 @@ public:
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
     void openBundle(const QString& path);
+    void settleViews(); // rasters made off the GUI thread are in place: before a screenshot
     void openPrometheus(const PrometheusQuery& query); // a Prometheus-compatible server's InfiniBand series
     // A job's raw folder with its counters from the server (the job's span and hosts unless the query says).
     void openFolderWithPrometheus(const QString& path, const PrometheusQuery& query);

@@ -9,12 +9,14 @@
 #include "view/view_state.h"
 
 #include <QContextMenuEvent>
+#include <QCoreApplication>
 #include <QHelpEvent>
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QToolTip>
 #include <QWheelEvent>
+#include <QtConcurrent>
 
 #include <cmath>
 
@@ -48,6 +50,7 @@ void HeatmapWidget::setModel(std::shared_ptr<const HeatmapModel> model, std::sha
     m_analysis = std::move(analysis);
     m_rows = m_model ? m_model->rowOrder(m_order) : std::vector<std::uint32_t> {};
     m_key = {};
+    m_raster = QImage(); // no placeholder from another bundle
     setVisibleRows(0, 0);
 }
 
@@ -143,7 +146,7 @@ QString HeatmapWidget::tooltipAt(QPoint pos) const
     return text;
 }
 
-void HeatmapWidget::ensureRaster(QSize plotPx, qreal dpr)
+HeatmapWidget::Key HeatmapWidget::rasterKey(QSize plotPx, qreal dpr) const
 {
     Key key;
     key.model = m_model.get();
@@ -156,41 +159,105 @@ void HeatmapWidget::ensureRaster(QSize plotPx, qreal dpr)
     key.metric = m_metric;
     key.stalled = m_palette.stalled.rgb();
     key.computing = m_palette.computing.rgb();
-    if (key == m_key && !m_raster.isNull()) {
-        return;
-    }
-    m_key = key;
-    m_raster = QImage(plotPx, QImage::Format_RGB32);
-    if (!m_model) {
-        m_raster.fill(m_palette.background);
-        return;
-    }
+    return key;
+}
+
+namespace {
+
+// The raster of `key`: cells from the model, coloured. Any thread: it reads only its arguments and the
+// immutable model.
+QImage makeRaster(const HeatmapWidget::Key& key, const HeatmapModel& model, const std::vector<std::uint32_t>& shown,
+    const HeatmapPalette& palette)
+{
+    QImage raster(key.size, QImage::Format_RGB32);
     std::vector<HeatCell> cells;
-    m_model->rasterize(TimeAxisMapping { m_state->window(), plotPx.width() }, plotPx.height(), m_shown, cells);
-    for (int y = 0; y < plotPx.height(); ++y) {
-        auto* line = reinterpret_cast<QRgb*>(m_raster.scanLine(y));
-        const auto* src = cells.data() + std::size_t(y) * std::size_t(plotPx.width());
-        if (m_metric == HeatmapMetric::State) {
-            for (int x = 0; x < plotPx.width(); ++x) {
-                line[x] = m_palette.color(src[x]);
+    model.rasterize(TimeAxisMapping { key.window, key.size.width() }, key.size.height(), shown, cells);
+    for (int y = 0; y < key.size.height(); ++y) {
+        auto* line = reinterpret_cast<QRgb*>(raster.scanLine(y));
+        const auto* src = cells.data() + std::size_t(y) * std::size_t(key.size.width());
+        if (key.metric == HeatmapMetric::State) {
+            for (int x = 0; x < key.size.width(); ++x) {
+                line[x] = palette.color(src[x]);
             }
-        } else if (m_metric == HeatmapMetric::TimeInCollectives) {
-            for (int x = 0; x < plotPx.width(); ++x) {
-                line[x] = src[x].present ? HeatmapPalette::rampColor(src[x].inside) : m_palette.background.rgb();
+        } else if (key.metric == HeatmapMetric::TimeInCollectives) {
+            for (int x = 0; x < key.size.width(); ++x) {
+                line[x] = src[x].present ? HeatmapPalette::rampColor(src[x].inside) : palette.background.rgb();
             }
         } else {
-            for (int x = 0; x < plotPx.width(); ++x) {
-                line[x] = src[x].present ? HeatmapPalette::rampColor(src[x].late) : m_palette.background.rgb();
+            for (int x = 0; x < key.size.width(); ++x) {
+                line[x] = src[x].present ? HeatmapPalette::rampColor(src[x].late) : palette.background.rgb();
             }
         }
     }
-    m_raster.setDevicePixelRatio(dpr);
+    raster.setDevicePixelRatio(key.dpr);
+    return raster;
+}
+
+} // namespace
+
+void HeatmapWidget::ensureRaster(QSize plotPx, qreal dpr, bool async)
+{
+    const Key key = rasterKey(plotPx, dpr);
+    if (key == m_key && !m_raster.isNull()) {
+        return;
+    }
+    if (!m_model) {
+        m_key = key;
+        m_raster = QImage(plotPx, QImage::Format_RGB32);
+        m_raster.fill(m_palette.background);
+        return;
+    }
+    if (!async) {
+        m_raster = makeRaster(key, *m_model, m_shown, m_palette);
+        m_key = key;
+        return;
+    }
+    if (!m_jobKey) {
+        startRasterJob(key); // else the running job's result brings a paint, which asks for the newest window
+    }
+}
+
+void HeatmapWidget::startRasterJob(const Key& key)
+{
+    if (!m_job) {
+        m_job = new QFutureWatcher<RasterJob>(this);
+        connect(m_job, &QFutureWatcher<RasterJob>::finished, this, [this] {
+            m_jobKey.reset();
+            auto done = m_job->result();
+            if (done.key.model == m_model.get()) { // not a raster of a model replaced meanwhile
+                m_raster = std::move(done.image);
+                m_key = done.key;
+            }
+            update(); // shows it, and starts the next job if the window moved on
+        });
+    }
+    m_jobKey = key;
+    m_job->setFuture(QtConcurrent::run([key, model = m_model, shown = m_shown, palette = m_palette] {
+        return RasterJob { key, makeRaster(key, *model, shown, palette) };
+    }));
+}
+
+bool HeatmapWidget::rasterPending() const
+{
+    return m_jobKey.has_value();
+}
+
+void HeatmapWidget::waitForRaster()
+{
+    for (int round = 0; round < 8 && (m_jobKey || (m_model && !(rasterKey(m_key.size, m_key.dpr) == m_key))); ++round) {
+        if (m_job && m_jobKey) {
+            m_job->waitForFinished();
+            QCoreApplication::sendPostedEvents(m_job); // the finished() signal: the raster becomes the shown one
+            QCoreApplication::processEvents();
+        }
+        (void)grab(); // a paint asks for the newest window's raster (also when the widget is not exposed)
+    }
 }
 
 void HeatmapWidget::paintEvent(QPaintEvent*)
 {
     QPainter p(this);
-    paintInto(p, size(), devicePixelRatioF());
+    paintView(p, size(), devicePixelRatioF(), m_async);
 }
 
 QImage HeatmapWidget::renderImage(QSize size, qreal dpr)
@@ -210,6 +277,11 @@ QImage HeatmapWidget::renderImage(QSize size, qreal dpr)
 
 void HeatmapWidget::paintInto(QPainter& p, QSize size, qreal dpr)
 {
+    paintView(p, size, dpr, false); // images and exports: the raster of this very window
+}
+
+void HeatmapWidget::paintView(QPainter& p, QSize size, qreal dpr, bool async)
+{
     p.fillRect(QRect(QPoint(0, 0), size), m_palette.background);
     const QRect plot = plotRect();
     if (!m_model) {
@@ -219,9 +291,20 @@ void HeatmapWidget::paintInto(QPainter& p, QSize size, qreal dpr)
     }
     const QSize plotPx(
         std::max(1, int(std::lround(plot.width() * dpr))), std::max(1, int(std::lround(plot.height() * dpr))));
-    ensureRaster(plotPx, dpr);
-    p.drawImage(plot.topLeft(), m_raster);
+    ensureRaster(plotPx, dpr, async);
     const auto map = mapping();
+    if (m_key == rasterKey(plotPx, dpr)) {
+        p.drawImage(plot.topLeft(), m_raster);
+    } else if (!m_raster.isNull() && m_key.window.delta() > 0) {
+        // The placeholder: the last raster where its window falls in this one (zoomed or panned), clipped.
+        const double pxPerNs = double(plot.width()) / double(std::max<TimeNs>(1, map.visible.delta()));
+        const QRectF target(plot.left() + double(m_key.window.start - map.visible.start) * pxPerNs, plot.top(),
+            double(m_key.window.delta()) * pxPerNs, plot.height());
+        p.save();
+        p.setClipRect(plot);
+        p.drawImage(target, m_raster);
+        p.restore();
+    }
     drawAxis(p, plot, map);
     drawOverlays(p, plot, map);
     drawLegend(p, QRect(plot.left(), plot.bottom() + 4, plot.width(), kLegendHeight - 4));

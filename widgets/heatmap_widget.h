@@ -10,6 +10,7 @@
 #include "time_navigation.h"
 #include "view/heatmap_model.h"
 
+#include <QFutureWatcher>
 #include <QImage>
 #include <QWidget>
 
@@ -26,6 +27,7 @@ class HeatmapWidget : public QWidget
 {
     Q_OBJECT
 public:
+    struct Key; // what a raster shows (window, size, rows, colouring): defined below
     explicit HeatmapWidget(ViewState* state, QWidget* parent = nullptr);
 
     void setModel(std::shared_ptr<const HeatmapModel> model, std::shared_ptr<const AnalysisResult> analysis);
@@ -48,6 +50,11 @@ public:
     // Paints the whole view at `size` (the widget must have that size: plotRect() follows it). Used by
     // renderImage and by the postmortem renderer (PNG, SVG, PDF).
     void paintInto(QPainter& p, QSize size, qreal dpr);
+    // On screen the raster is made off the GUI thread: a frame that needs a new one paints the last one scaled
+    // to the new window (a placeholder) and the new one replaces it when ready, so input never waits for it.
+    bool rasterPending() const; // a raster is being made for a newer window than the one shown
+    Q_INVOKABLE void waitForRaster(); // blocks until the raster job is done and shown (screenshots, tests)
+    void setAsyncRaster(bool on) { m_async = on; } // off: every paint rasterizes first (as renderImage does)
 
     QSize sizeHint() const override { return { 1000, 600 }; }
     // Vertical zoom: which rows of the current order are shown (all by default). Ctrl+wheel changes it.
@@ -71,7 +78,10 @@ protected:
     bool event(QEvent* event) override;
 
 private:
-    void ensureRaster(QSize plotPx, qreal dpr);
+    Key rasterKey(QSize plotPx, qreal dpr) const;
+    void ensureRaster(QSize plotPx, qreal dpr, bool async);
+    void startRasterJob(const Key& key);
+    void paintView(QPainter& p, QSize size, qreal dpr, bool async);
     void drawAxis(QPainter& p, const QRect& plot, const TimeAxisMapping& map) const;
     void drawOverlays(QPainter& p, const QRect& plot, const TimeAxisMapping& map) const;
     void drawLegend(QPainter& p, const QRect& area) const;
@@ -88,6 +98,8 @@ private:
     int m_hovered = -1;
     HeatmapPalette m_palette;
     QImage m_raster;
+
+public:
     struct Key
     {
         const void* model = nullptr;
@@ -101,7 +113,19 @@ private:
         QRgb stalled = 0;
         QRgb computing = 0;
         bool operator==(const Key&) const = default;
-    } m_key;
+    };
+
+private:
+    Key m_key; // what m_raster shows
+    // The raster job (GUI thread owns the watcher; the job itself touches only its copies and the immutable model).
+    struct RasterJob
+    {
+        Key key;
+        QImage image;
+    };
+    QFutureWatcher<RasterJob>* m_job = nullptr;
+    std::optional<Key> m_jobKey; // what the running job makes
+    bool m_async = true;
     TimeNavigation m_nav { m_state };
 };
 

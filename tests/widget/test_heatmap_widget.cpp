@@ -557,3 +557,46 @@ TEST_CASE("the topology of a three-tier fabric names its pods and bundles health
     CHECK(bundled < every * 0.7);
     CHECK(bundled > 0);
 }
+
+TEST_CASE("on screen the heatmap rasterizes off the GUI thread, showing the last raster scaled meanwhile", "[widget]")
+{
+    Fixture f;
+    HeatmapWidget w(&f.state);
+    w.setModel(f.model, f.analysis);
+    w.resize(900, 400);
+    (void)w.grab(); // the first paint starts a job and returns: nothing to show yet but the axes
+    CHECK(w.rasterPending());
+    w.waitForRaster();
+    CHECK_FALSE(w.rasterPending());
+    const QRect plot = w.plotRect();
+    const QImage whole = w.grab().toImage();
+    const auto ink = [&](const QImage& img) {
+        int n = 0;
+        const QRgb base = img.pixel(1, 1); // the view's background
+        for (int y = plot.top(); y <= plot.bottom(); y += 3) {
+            for (int x = plot.left(); x <= plot.right(); x += 3) {
+                n += img.pixel(x, y) != base;
+            }
+        }
+        return n;
+    };
+    REQUIRE(ink(whole) > 0);
+    // Zoom in to the middle half: the paint does not wait; it shows the previous raster stretched.
+    const auto span = f.state.window();
+    f.state.setWindow({ span.start + span.delta() / 4, span.end - span.delta() / 4 });
+    const QImage placeholder = w.grab().toImage();
+    CHECK(w.rasterPending());
+    CHECK(ink(placeholder) > 0); // not a blank plot while the new raster is made
+    w.waitForRaster();
+    CHECK_FALSE(w.rasterPending());
+    // Settled, on screen and as an image (renderImage rasterizes synchronously) the view is the same.
+    const QImage settled = w.grab().toImage();
+    const QImage rendered = w.renderImage(w.size());
+    int differ = 0;
+    for (int y = plot.top(); y <= plot.bottom(); y += 2) {
+        for (int x = plot.left(); x <= plot.right(); x += 2) {
+            differ += settled.pixel(x, y) != rendered.pixel(x, y);
+        }
+    }
+    CHECK(differ == 0);
+}
