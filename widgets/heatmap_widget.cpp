@@ -310,6 +310,18 @@ void HeatmapWidget::paintView(QPainter& p, QSize size, qreal dpr, bool async)
     drawLegend(p, QRect(plot.left(), plot.bottom() + 4, plot.width(), kLegendHeight - 4));
 }
 
+// More ranks than pixel rows: each row folds several (stalls and failures as their worst, time inside averaged);
+// the title says how many, so a thin stripe is read as the group it is.
+QString HeatmapWidget::foldNote(int plotHeightPx) const
+{
+    const auto rows = m_shown.size();
+    if (plotHeightPx <= 0 || rows <= std::size_t(plotHeightPx)) {
+        return {};
+    }
+    const auto perRow = (rows + std::size_t(plotHeightPx) - 1) / std::size_t(plotHeightPx);
+    return tr(", %1 ranks per pixel row (worst shown)").arg(perRow);
+}
+
 void HeatmapWidget::drawAxis(QPainter& p, const QRect& plot, const TimeAxisMapping& map) const
 {
     const auto& snap = m_model->snapshot();
@@ -330,13 +342,14 @@ void HeatmapWidget::drawAxis(QPainter& p, const QRect& plot, const TimeAxisMappi
         p.drawText(QRectF(x - 60, 14, 120, 16), Qt::AlignHCenter | Qt::AlignBottom, tickLabel(t, step));
     }
     p.drawText(QRect(6, 1, plot.right(), 14), Qt::AlignLeft | Qt::AlignTop,
-        tr("%1 — %2 ranks, rows by %3 — %4 .. %5 UTC (window %6, from %7 since job start)")
+        tr("%1 — %2 ranks, rows by %3%4 — %5 .. %6 UTC (window %7, from %8 since job start)")
             .arg(QString::fromStdString(snap.job.name))
             .arg(snap.job.worldSize)
             .arg(m_order == RowOrder::Rank      ? tr("rank")
                     : m_order == RowOrder::Host ? tr("host")
                     : m_order == RowOrder::Rail ? tr("rail / leaf")
                                                 : tr("first stuck"))
+            .arg(foldNote(plot.height()))
             .arg(QString::fromStdString(formatUtc(map.visible.start).substr(0, 23)))
             .arg(QString::fromStdString(formatUtc(map.visible.end).substr(11, 12)))
             .arg(QString::fromStdString(formatDuration(map.visible.delta())))

@@ -83,6 +83,10 @@ private:
     void startRasterJob(const Key& key);
     void paintView(QPainter& p, QSize size, qreal dpr, bool async);
     void drawAxis(QPainter& p, const QRect& plot, const TimeAxisMapping& map) const;
+
+public:
+    QString foldNote(int plotHeightPx) const; // ", 16 ranks per pixel row (worst shown)" or ""
+private:
     void drawOverlays(QPainter& p, const QRect& plot, const TimeAxisMapping& map) const;
     void drawLegend(QPainter& p, const QRect& area) const;
 

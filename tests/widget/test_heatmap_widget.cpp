@@ -600,3 +600,14 @@ TEST_CASE("on screen the heatmap rasterizes off the GUI thread, showing the last
     }
     CHECK(differ == 0);
 }
+
+TEST_CASE("the heatmap says how many ranks a pixel row folds when ranks outnumber pixels", "[widget]")
+{
+    Fixture f; // 64 ranks
+    HeatmapWidget w(&f.state);
+    w.setModel(f.model, f.analysis);
+    CHECK(w.foldNote(400).isEmpty()); // 64 ranks on 400 px: a rank per row or more
+    CHECK(w.foldNote(64).isEmpty());
+    CHECK(w.foldNote(32) == QStringLiteral(", 2 ranks per pixel row (worst shown)"));
+    CHECK(w.foldNote(30) == QStringLiteral(", 3 ranks per pixel row (worst shown)")); // rounded up
+}
