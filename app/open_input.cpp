@@ -9,6 +9,8 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <fstream>
+#include <optional>
 
 namespace stallscope::cli {
 
@@ -21,6 +23,9 @@ const std::vector<OptionSpec>& prometheusOptions()
         { "match", true, "with --prometheus: a label matcher, repeatable, e.g. 'instance=~\"gpu-a0.*\"'" },
         { "step", true, "with --prometheus: query step (default: the server's scrape interval)" },
         { "ca-file", true, "with --prometheus: PEM file of extra CAs (the system's are trusted)" },
+        { "token-file", true,
+            "with --prometheus: read a Bearer token from FILE (else STALLSCOPE_PROMETHEUS_TOKEN;\n"
+            "Basic auth from STALLSCOPE_PROMETHEUS_USER and _PASSWORD); never written anywhere" },
         { "parallel", true, "with --prometheus: requests at once (default 4)" },
         { "follow", false,
             "with --prometheus: keep polling every scrape interval and print an alert for every\n"
@@ -28,6 +33,22 @@ const std::vector<OptionSpec>& prometheusOptions()
         { "for", true, "with --follow: stop after this long, e.g. 10m (default: until interrupted)" },
     };
     return specs;
+}
+
+// A token file as Prometheus' own bearer_token_file: the token, surrounding blanks and newlines trimmed; files
+// over 64 KiB or empty are not tokens.
+std::optional<std::string> readTokenFile(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::string text(64 * 1024 + 1, '\0');
+    in.read(text.data(), std::streamsize(text.size()));
+    text.resize(std::size_t(in.gcount()));
+    const auto first = text.find_first_not_of(" \t\r\n");
+    const auto last = text.find_last_not_of(" \t\r\n");
+    if (!in.eof() || first == std::string::npos) {
+        return std::nullopt;
+    }
+    return text.substr(first, last - first + 1);
 }
 
 std::vector<OptionSpec> withPrometheusOptions(std::vector<OptionSpec> specs)
@@ -85,6 +106,9 @@ std::string checkInput(const ParsedArgs& a)
         if (a.has("for") && (!a.has("follow") || !parseDuration(a.last("for")))) {
             return "--for: expected a duration like 10m, with --follow";
         }
+        if (a.has("token-file") && !readTokenFile(a.last("token-file"))) {
+            return "--token-file: cannot read a token from " + a.last("token-file");
+        }
         if (a.has("step") && !parseDuration(a.last("step"))) {
             return "--step: expected a duration like 15s";
         }
@@ -132,6 +156,9 @@ PrometheusQuery prometheusQueryFrom(const ParsedArgs& a)
         q.parallel = *parseNumber<int>(a.last("parallel")); // checked by checkInput
     }
     q.caFile = a.last("ca-file");
+    if (a.has("token-file")) {
+        q.bearerToken = readTokenFile(a.last("token-file")).value_or(""); // checked by checkInput
+    }
     applyPrometheusEnvironment(q);
     return q;
 }

@@ -9,6 +9,7 @@
 #include "core/loaded_job.h"
 #include "core/result.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,8 @@ namespace stallscope::cli {
 const std::vector<OptionSpec>& prometheusOptions();
 std::vector<OptionSpec> withPrometheusOptions(std::vector<OptionSpec> specs);
 
+// The Bearer token in a file (--token-file), trimmed; nullopt when unreadable, empty or over 64 KiB.
+std::optional<std::string> readTokenFile(const std::string& path);
 // "" when the arguments name exactly one input (PATH or --prometheus), else the usage error.
 std::string checkInput(const ParsedArgs& a);
 // A name for messages: PATH or the URL.

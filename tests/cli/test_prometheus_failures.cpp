@@ -377,3 +377,30 @@ TEST_CASE("Prometheus source over TLS: a self-signed server is refused, and trus
     REQUIRE_FALSE(wrong);
     CHECK_THAT(wrong.error().format(), Catch::Contains("expected PEM certificates"));
 }
+
+TEST_CASE("--token-file: the Bearer token is read from a file, sent, and never printed", "[prometheus][cli]")
+{
+    CannedServer server([](const QByteArray& head) -> Answer {
+        if (!head.contains("Authorization: Bearer t0ken-from-file")) {
+            return { 401, "Unauthorized" };
+        }
+        if (is(head, "/api/v1/status/config")) {
+            return { 200, kConfig };
+        }
+        return { 200, is(head, "/api/v1/query_range") ? kMatrix : kInfo };
+    });
+    test::TempDir tmp;
+    test::writeFile(tmp.path() / "token", "  t0ken-from-file\n");
+    std::ostringstream o, e;
+    const std::vector<std::string> args { "info", "--prometheus", server.url(), "--from", "1793491200", "--to",
+        "1793491260", "--token-file", tmp.str("token") };
+    CHECK(cli::runSubcommand(args, o, e) == 0);
+    CHECK(server.header("Authorization") == "Bearer t0ken-from-file");
+    CHECK(o.str().find("t0ken") == std::string::npos);
+    CHECK(e.str().find("t0ken") == std::string::npos);
+    std::ostringstream o2, e2;
+    auto missing = args;
+    missing.back() = tmp.str("absent");
+    CHECK(cli::runSubcommand(missing, o2, e2) == 2);
+    CHECK_THAT(e2.str(), Catch::Contains("--token-file: cannot read a token"));
+}
