@@ -61,6 +61,7 @@
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTimer>
+#include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
 namespace stallscope {
@@ -217,7 +218,25 @@ void MainWindow::createDocks()
     auto* flaps = dock(m_flaps, tr("Flaps"), QStringLiteral("flaps"), Qt::BottomDockWidgetArea);
     auto* summary = dock(m_summary, tr("Bundle"), QStringLiteral("summary"), Qt::BottomDockWidgetArea);
     auto* warnings = dock(m_warnings, tr("Warnings"), QStringLiteral("warnings"), Qt::BottomDockWidgetArea);
-    auto* fabric = dock(m_topology, tr("Fabric"), QStringLiteral("fabric"), Qt::RightDockWidgetArea);
+    // The fabric view under a find box: names of switches and hosts; wheel zooms the view, a drag pans it.
+    auto* fabricBox = new QWidget(this);
+    auto* fabricLayout = new QVBoxLayout(fabricBox);
+    fabricLayout->setContentsMargins(0, 0, 0, 0);
+    fabricLayout->setSpacing(2);
+    auto* find = new QLineEdit(fabricBox);
+    find->setObjectName(QStringLiteral("fabricFind"));
+    find->setPlaceholderText(tr("Find a switch or host (wheel zooms, drag pans)"));
+    find->setClearButtonEnabled(true);
+    fabricLayout->addWidget(find);
+    fabricLayout->addWidget(m_topology, 1);
+    connect(find, &QLineEdit::textChanged, this, [this](const QString& text) {
+        const int n = m_topology->setSearch(text);
+        if (!text.trimmed().isEmpty()) {
+            statusBar()->showMessage(
+                tr("%n switch(es) or host(s) match \"%1\" in the fabric", "", n).arg(text.trimmed()));
+        }
+    });
+    auto* fabric = dock(fabricBox, tr("Fabric"), QStringLiteral("fabric"), Qt::RightDockWidgetArea);
     auto* links = dock(m_linkList, tr("Links"), QStringLiteral("links"), Qt::RightDockWidgetArea);
     tabifyDockWidget(fabric, links);
     fabric->raise();

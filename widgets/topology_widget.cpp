@@ -13,6 +13,7 @@
 #include <QMouseEvent>
 #include <QPainter>
 #include <QToolTip>
+#include <QWheelEvent>
 
 #include <algorithm>
 #include <cmath>
@@ -113,6 +114,9 @@ void TopologyWidget::setData(std::shared_ptr<const JobSnapshot> snap, std::share
     m_ranksOfHost.clear();
     m_states.reset();
     m_expandedHost = -1;
+    m_zoom = 1.0; // another fabric: the whole of it
+    m_panX = 0;
+    m_matches.clear(); // node ids of the previous snapshot
     if (m_snap) {
         const auto& topo = m_snap->topology;
         std::map<std::uint32_t, int> hostIndex;
@@ -137,6 +141,9 @@ void TopologyWidget::setData(std::shared_ptr<const JobSnapshot> snap, std::share
         }
         findPods();
         m_states = std::make_unique<LinkStates>(m_snap);
+        if (!m_search.isEmpty()) {
+            setSearch(m_search);
+        }
     }
     update();
 }
@@ -217,11 +224,14 @@ TimeNs TopologyWidget::now() const
     return m_state->window().start + m_state->window().delta() / 2;
 }
 
-TopologyWidget::Layout TopologyWidget::layout(QSizeF size) const
+TopologyWidget::Layout TopologyWidget::layout(QSizeF size, double zoom, double pan) const
 {
     Layout l;
     const auto& topo = m_snap->topology;
     l.nodePos.assign(topo.nodes().size(), QPointF());
+    l.canvasW = size.width() * zoom; // the fabric is laid out on the view's width, then stretched by the zoom
+    l.pan = pan;
+    l.zoom = zoom;
     const double w = size.width(), h = size.height();
     const double margin = 16;
     auto spread = [&](const std::vector<NodeId>& nodes, double y) {
@@ -244,21 +254,32 @@ TopologyWidget::Layout TopologyWidget::layout(QSizeF size) const
     l.hostTop = std::max(leafY + 24, std::min(h * (m_expandedHost >= 0 ? 0.62 : 0.78), h - below));
     const double hostW = (w - 2 * margin) / double(std::max<std::size_t>(1, m_hosts.size()));
     for (std::size_t i = 0; i < m_hosts.size(); ++i) {
-        l.hostBox.emplace_back(margin + i * hostW, l.hostTop, std::max(1.0, hostW - (hostW > 4 ? 1 : 0)), 18);
+        l.hostBox.emplace_back(margin + i * hostW, l.hostTop, hostW, 18);
+    }
+    for (auto& box : l.hostBox) { // linear in x: the canvas point under the pointer stays under it when zooming
+        box = QRectF(l.x(box.left()), box.top(), std::max(1.0, box.width() * zoom - (hostW * zoom > 4 ? 1 : 0)),
+            box.height());
     }
     for (std::uint32_t i = 0; i < topo.nodes().size(); ++i) {
         if (m_hostOfNode[i] >= 0) {
             const auto& box = l.hostBox[std::size_t(m_hostOfNode[i])];
             l.nodePos[i] = QPointF(box.center().x(), box.top());
+        } else {
+            l.nodePos[i].rx() = l.x(l.nodePos[i].x());
         }
     }
     return l;
 }
 
+TopologyWidget::Layout TopologyWidget::screenLayout() const
+{
+    return layout(size(), m_zoom, m_panX);
+}
+
 void TopologyWidget::paintEvent(QPaintEvent*)
 {
     QPainter p(this);
-    paintInto(p, size());
+    paintView(p, size(), m_zoom, m_panX);
 }
 
 QImage TopologyWidget::renderImage(QSize size)
@@ -271,6 +292,11 @@ QImage TopologyWidget::renderImage(QSize size)
 
 void TopologyWidget::paintInto(QPainter& p, QSizeF size)
 {
+    paintView(p, size, 1.0, 0.0); // images and exports: the whole fabric
+}
+
+void TopologyWidget::paintView(QPainter& p, QSizeF size, double zoom, double pan)
+{
     const QPalette pal = palette();
     p.fillRect(QRectF(QPointF(0, 0), size), pal.color(QPalette::Base));
     if (!m_snap || m_snap->topology.nodes().empty()) {
@@ -279,7 +305,7 @@ void TopologyWidget::paintInto(QPainter& p, QSizeF size)
         return;
     }
     p.setRenderHint(QPainter::Antialiasing, true);
-    const auto l = layout(size);
+    const auto l = layout(size, zoom, pan);
     const auto& topo = m_snap->topology;
     const TimeNs t = now();
     const auto marked = markedLink();
@@ -296,7 +322,7 @@ void TopologyWidget::paintInto(QPainter& p, QSizeF size)
     p.setBrush(fan);
     for (const auto leaf : m_leaves) {
         const QPointF a = l.nodePos[index(leaf)];
-        double left = 16, right = size.width() - 16; // to the hosts below its pod, or to all of them
+        double left = l.x(16), right = l.x(size.width() - 16); // to the hosts below its pod, or all of them
         if (const int pod = m_podOf[index(leaf)];
             m_podCount > 1 && pod >= 0 && m_podHosts[std::size_t(pod)].first >= 0) {
             left = l.hostBox[std::size_t(m_podHosts[std::size_t(pod)].first)].left();
@@ -380,7 +406,7 @@ void TopologyWidget::paintInto(QPainter& p, QSizeF size)
         p.drawText(box, Qt::AlignCenter, fitName(name, p.fontMetrics(), int(boxW) - 2));
     };
     const auto boxWidth = [&](std::size_t count) {
-        return std::clamp((size.width() - 32) / double(std::max<std::size_t>(1, count)) - 4, 8.0, 60.0);
+        return std::clamp((l.canvasW - 32) / double(std::max<std::size_t>(1, count)) - 4, 8.0, 60.0);
     };
     for (const auto id : m_cores) {
         drawSwitch(id, boxWidth(m_cores.size()));
@@ -414,6 +440,7 @@ void TopologyWidget::paintInto(QPainter& p, QSizeF size)
             }
         }
     }
+    drawMatches(p, l);
     if (culpritAt) {
         // On a plate, right of the mark, or left of it when it would leave the view.
         const double w = p.fontMetrics().horizontalAdvance(culpritText) + 8;
@@ -429,7 +456,7 @@ void TopologyWidget::paintInto(QPainter& p, QSizeF size)
     p.setPen(text);
     const auto labelW = double(p.fontMetrics().horizontalAdvance(QStringLiteral("gpu-a000 ")));
     const std::size_t every = std::max<std::size_t>(
-        1, std::size_t(std::ceil(labelW * double(m_hosts.size()) / std::max(1.0, size.width() - 32))));
+        1, std::size_t(std::ceil(labelW * double(m_hosts.size()) / std::max(1.0, l.canvasW - 32))));
     for (std::size_t i = 0; i < m_hosts.size(); i += every) {
         p.drawText(QRectF(l.hostBox[i].left(), l.hostTop + 20, 90, 14), Qt::AlignLeft,
             QString::fromStdString(m_snap->str(m_hosts[i])));
@@ -482,6 +509,24 @@ void TopologyWidget::paintInto(QPainter& p, QSizeF size)
     }
     p.drawText(QRectF(8, y - 20, size.width() - 16, 14), Qt::AlignLeft | Qt::AlignVCenter,
         tr("links at %1").arg(QString::fromStdString(formatSince(t, m_snap->job.clockOriginNs))));
+}
+
+// Search matches: a thick outline in the selection colour around each switch box or host box.
+void TopologyWidget::drawMatches(QPainter& p, const Layout& l) const
+{
+    if (m_matches.empty()) {
+        return;
+    }
+    p.setBrush(Qt::NoBrush);
+    p.setPen(QPen(QColor(0xf0, 0xe4, 0x42), 3.0));
+    for (const auto id : m_matches) {
+        const QPointF c = l.nodePos[index(id)];
+        if (const int host = m_hostOfNode[index(id)]; host >= 0) {
+            p.drawRect(l.hostBox[std::size_t(host)].adjusted(-2, -2, 2, 2));
+        } else {
+            p.drawRect(QRectF(c.x() - 14, c.y() - 12, 28, 24));
+        }
+    }
 }
 
 // A switch's group for bundling: each core alone, a pod's spines, a pod's leaves.
@@ -604,7 +649,7 @@ std::optional<LinkId> TopologyWidget::linkAt(QPointF pos) const
     if (!m_snap) {
         return std::nullopt;
     }
-    const auto l = layout(size());
+    const auto l = screenLayout();
     const auto& topo = m_snap->topology;
     std::optional<LinkId> best;
     double bestD = 5.0;
@@ -625,7 +670,7 @@ int TopologyWidget::hostAt(QPointF pos) const
     if (!m_snap) {
         return -1;
     }
-    const auto l = layout(size());
+    const auto l = screenLayout();
     for (std::size_t i = 0; i < l.hostBox.size(); ++i) {
         if (l.hostBox[i].adjusted(0, -2, 0, 2).contains(pos)) {
             return static_cast<int>(i);
@@ -647,7 +692,7 @@ int TopologyWidget::hcaAt(QPointF pos) const
     if (!m_snap || m_expandedHost < 0) {
         return -1;
     }
-    const auto l = layout(size());
+    const auto l = screenLayout();
     const auto& ranks = m_ranksOfHost[std::size_t(m_expandedHost)];
     for (std::size_t i = 0; i < ranks.size(); ++i) {
         if (hcaBox(l, i, ranks.size()).contains(pos)) {
@@ -666,11 +711,91 @@ void TopologyWidget::setExpandedHost(int host)
 void TopologyWidget::mouseDoubleClickEvent(QMouseEvent* event)
 {
     const int h = hostAt(event->position());
+    if (h < 0 && !linkAt(event->position()) && m_zoom > 1.0) {
+        setZoom(1.0, 0.0); // on empty space: the whole fabric again
+        return;
+    }
     setExpandedHost(h >= 0 && h != m_expandedHost ? h : -1);
+}
+
+void TopologyWidget::setZoom(double zoom, double anchorX)
+{
+    // The canvas point under anchorX stays under it.
+    const double w = std::max(1, width());
+    const double frac = (anchorX + m_panX) / (w * m_zoom);
+    m_zoom = std::clamp(zoom, 1.0, 64.0);
+    m_panX = std::clamp(frac * w * m_zoom - anchorX, 0.0, w * (m_zoom - 1.0));
+    update();
+}
+
+void TopologyWidget::wheelEvent(QWheelEvent* event)
+{
+    const double notches = event->angleDelta().y() / 120.0;
+    if (notches != 0) {
+        setZoom(m_zoom * std::pow(1.25, notches), event->position().x());
+    }
+    event->accept();
+}
+
+void TopologyWidget::mouseMoveEvent(QMouseEvent* event)
+{
+    if (!(event->buttons() & Qt::LeftButton) || !m_dragFrom) {
+        return;
+    }
+    const double dx = event->position().x() - m_dragFrom->x();
+    if (std::abs(dx) > 4 || m_dragging) {
+        m_dragging = true;
+        m_panX = std::clamp(m_dragPan - dx, 0.0, std::max(1, width()) * (m_zoom - 1.0));
+        update();
+    }
+}
+
+void TopologyWidget::mouseReleaseEvent(QMouseEvent*)
+{
+    m_dragFrom.reset();
+    m_dragging = false;
+}
+
+// Switches and hosts whose names hold `text` (case-insensitive) are outlined; the view pans to the first.
+int TopologyWidget::setSearch(const QString& text)
+{
+    m_search = text.trimmed();
+    m_matches.clear();
+    if (m_snap && !m_search.isEmpty()) {
+        const auto& topo = m_snap->topology;
+        for (std::uint32_t i = 0; i < topo.nodes().size(); ++i) {
+            const auto& n = topo.nodes()[i];
+            const auto name = QString::fromStdString(m_snap->str(n.kind == NodeKind::Switch ? n.description : n.host));
+            if (name.contains(m_search, Qt::CaseInsensitive)
+                && (n.kind == NodeKind::Switch || std::none_of(m_matches.begin(), m_matches.end(), [&](NodeId m) {
+                       return m_hostOfNode[index(m)] == m_hostOfNode[i];
+                   }))) {
+                m_matches.push_back(static_cast<NodeId>(i));
+            }
+        }
+    }
+    if (!m_matches.empty()) {
+        const double x = screenLayout().nodePos[index(m_matches.front())].x();
+        if (x < 0 || x > width()) {
+            m_panX = std::clamp(m_panX + x - width() / 2.0, 0.0, std::max(1, width()) * (m_zoom - 1.0));
+        }
+    }
+    update();
+    return int(m_matches.size());
+}
+
+std::optional<QPointF> TopologyWidget::nodeOnScreen(NodeId node) const
+{
+    if (!m_snap || index(node) >= m_snap->topology.nodes().size()) {
+        return std::nullopt;
+    }
+    return screenLayout().nodePos[index(node)];
 }
 
 void TopologyWidget::mousePressEvent(QMouseEvent* event)
 {
+    m_dragFrom = event->position(); // a drag that follows pans the zoomed fabric
+    m_dragPan = m_panX;
     if (const int r = hcaAt(event->position()); r >= 0) {
         m_state->selectRank(static_cast<std::uint32_t>(r)); // one HCA: its rank, and its link's counters
         const auto& ri = m_snap->ranks[std::size_t(r)];

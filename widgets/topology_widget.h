@@ -41,17 +41,27 @@ protected:
     void contextMenuEvent(QContextMenuEvent* event) override;
     void paintEvent(QPaintEvent* event) override;
     void mousePressEvent(QMouseEvent* event) override;
-    void mouseDoubleClickEvent(QMouseEvent* event) override; // expands / collapses a host
+    void mouseDoubleClickEvent(QMouseEvent* event) override; // expands / collapses a host; on empty space unzooms
+    void wheelEvent(QWheelEvent* event) override; // zooms the fabric horizontally around the pointer
+    void mouseMoveEvent(QMouseEvent* event) override; // a drag pans the zoomed fabric
+    void mouseReleaseEvent(QMouseEvent* event) override;
     bool event(QEvent* event) override;
 
 private:
     struct Layout
     {
-        std::vector<QPointF> nodePos; // per topology node (HCAs sit at their host's box)
+        std::vector<QPointF> nodePos; // per topology node (HCAs sit at their host's box), in view pixels
         std::vector<QRectF> hostBox; // per host (index into m_hosts)
         double hostTop = 0;
+        double canvasW = 0; // the width the fabric is laid out on (the view's, times the zoom)
+        double pan = 0; // the canvas x at the view's left edge
+        double zoom = 1;
+        double x(double unzoomed) const { return unzoomed * zoom - pan; } // view x of an x laid out at zoom 1
     };
-    Layout layout(QSizeF size) const;
+    Layout layout(QSizeF size, double zoom = 1.0, double pan = 0.0) const;
+    Layout screenLayout() const; // as on screen: zoomed and panned
+    void paintView(QPainter& p, QSizeF size, double zoom, double pan);
+    void drawMatches(QPainter& p, const Layout& l) const;
     struct Bundle
     {
         std::size_t count = 0;
@@ -75,6 +85,12 @@ public:
     void setBundling(bool on);
     bool bundled() const { return m_aggregate; } // bundling is on and the fabric is large enough for it
     int podCount() const { return m_podCount; }
+    // Horizontal zoom (1 = the whole fabric, up to 64) keeping the canvas point at view x `anchorX` in place.
+    void setZoom(double zoom, double anchorX);
+    double zoom() const { return m_zoom; }
+    // Outlines the switches and hosts whose names hold `text` and pans to the first; returns how many.
+    int setSearch(const QString& text);
+    std::optional<QPointF> nodeOnScreen(NodeId node) const;
     QString podName(int pod) const;
     int expandedHost() const { return m_expandedHost; }
 
@@ -98,6 +114,13 @@ private:
     // each core) with their count; links that are not healthy, and the culprit, one by one over them.
     bool m_aggregate = false;
     bool m_bundling = true;
+    double m_zoom = 1.0;
+    double m_panX = 0;
+    std::optional<QPointF> m_dragFrom;
+    double m_dragPan = 0;
+    bool m_dragging = false;
+    QString m_search;
+    std::vector<NodeId> m_matches;
     int m_expandedHost = -1; // host whose HCAs are drawn one by one
 };
 

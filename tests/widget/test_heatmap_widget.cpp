@@ -611,3 +611,62 @@ TEST_CASE("the heatmap says how many ranks a pixel row folds when ranks outnumbe
     CHECK(w.foldNote(32) == QStringLiteral(", 2 ranks per pixel row (worst shown)"));
     CHECK(w.foldNote(30) == QStringLiteral(", 3 ranks per pixel row (worst shown)")); // rounded up
 }
+
+TEST_CASE("the topology zooms around the pointer, pans, and finds switches and hosts by name", "[widget]")
+{
+    auto config = tinyConfig();
+    config.hosts = 16;
+    config.pods = 4;
+    config.spines = 8;
+    config.cores = 8;
+    SimResult sim = simulateOrFail(config);
+    ViewState state;
+    state.setSpan(sim.snapshot->job.span);
+    TopologyWidget w(&state);
+    w.setData(sim.snapshot, nullptr);
+    w.resize(700, 500);
+    const auto& topo = sim.snapshot->topology;
+    std::optional<NodeId> spine;
+    for (std::uint32_t i = 0; i < topo.nodes().size(); ++i) {
+        if (topo.nodes()[i].kind == NodeKind::Switch && topo.nodes()[i].tier == 2) {
+            spine = static_cast<NodeId>(i);
+            break;
+        }
+    }
+    REQUIRE(spine);
+    const QPointF before = *w.nodeOnScreen(*spine);
+    w.setZoom(4.0, before.x()); // the spine under the anchor stays there
+    CHECK(w.zoom() == 4.0);
+    CHECK(std::abs(w.nodeOnScreen(*spine)->x() - before.x()) < 1.0);
+    // A drag pans: the spine moves with the pointer.
+    QMouseEvent press(
+        QEvent::MouseButtonPress, QPointF(350, 250), QPointF(350, 250), Qt::LeftButton, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&w, &press);
+    QMouseEvent move(
+        QEvent::MouseMove, QPointF(300, 250), QPointF(300, 250), Qt::NoButton, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&w, &move);
+    QMouseEvent release(
+        QEvent::MouseButtonRelease, QPointF(300, 250), QPointF(300, 250), Qt::LeftButton, Qt::NoButton, Qt::NoModifier);
+    QApplication::sendEvent(&w, &release);
+    CHECK(std::abs(w.nodeOnScreen(*spine)->x() - (before.x() - 50)) < 1.0);
+    // Find: the eight leaves of pod p3 (and no other node); the view pans to the first when it is off screen.
+    CHECK(w.setSearch(QStringLiteral("LEAF-P3")) == 8);
+    CHECK(w.setSearch(QStringLiteral("gpu-a001")) == 1); // a host once, not once per HCA
+    const auto hostNode = [&] {
+        for (std::uint32_t i = 0; i < topo.nodes().size(); ++i) {
+            if (sim.snapshot->str(topo.nodes()[i].host) == "gpu-a001") {
+                return static_cast<NodeId>(i);
+            }
+        }
+        return NodeId {};
+    }();
+    const double x = w.nodeOnScreen(hostNode)->x();
+    CHECK(x >= 0);
+    CHECK(x <= 700);
+    CHECK(w.setSearch(QString()) == 0);
+    // Exports draw the whole fabric whatever the zoom on screen.
+    w.setZoom(1.0, 0);
+    const QImage whole = w.renderImage(QSize(700, 500));
+    w.setZoom(8.0, 350);
+    CHECK(w.renderImage(QSize(700, 500)) == whole);
+}
