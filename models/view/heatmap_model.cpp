@@ -15,10 +15,11 @@ enum Channel { kInside = 0, kFailed = 1 };
 constexpr int kChannels = 2;
 
 // Adds [a, b) to channel `ch` of `acc` (kChannels floats per bucket, in units of whole buckets).
-void addInterval(float* acc, std::size_t n, TimeNs origin, double bucketNs, TimeNs a, TimeNs b, int ch)
+void addInterval(float* acc, std::size_t n, TimeNs origin, double perBucket, TimeNs a, TimeNs b, int ch)
 {
-    double fa = std::max(double(a - origin) / bucketNs, 0.0);
-    double fb = std::min(double(b - origin) / bucketNs, double(n));
+    // perBucket = 1 / bucket length in ns: a multiplication, not a division, per end (tens of millions of records)
+    double fa = std::max(double(a - origin) * perBucket, 0.0);
+    double fb = std::min(double(b - origin) * perBucket, double(n));
     if (fb <= fa) {
         return;
     }
@@ -39,6 +40,7 @@ void addInterval(float* acc, std::size_t n, TimeNs origin, double bucketNs, Time
 void accumulate(const RankCollectives& c, TimeNs spanEnd, TimeNs origin, double bucketNs, std::size_t n, float* acc)
 {
     const TimeNs windowEnd = origin + static_cast<TimeNs>(bucketNs * double(n));
+    const double perBucket = 1.0 / bucketNs;
     // First record enqueued at or after the window; then back up over records that may still be running
     // (a stalled or hung collective spans many buckets). NCCL runs one stream per group in order, so a
     // completed record that ended before the window means earlier ones did too.
@@ -61,9 +63,9 @@ void accumulate(const RankCollectives& c, TimeNs spanEnd, TimeNs origin, double 
         if (b <= origin) {
             continue;
         }
-        addInterval(acc, n, origin, bucketNs, a, b, kInside);
+        addInterval(acc, n, origin, perBucket, a, b, kInside);
         if ((st == CollectiveState::Failed || st == CollectiveState::TimedOut) && c.endNs[i] != kNoTime) {
-            addInterval(acc, n, origin, bucketNs, c.endNs[i], spanEnd, kFailed);
+            addInterval(acc, n, origin, perBucket, c.endNs[i], spanEnd, kFailed);
         }
     }
 }
@@ -103,13 +105,15 @@ void HeatmapModel::addCoarserLevels(Levels& levels, std::uint32_t ranks)
         const auto next = (prev + 1) / 2;
         std::vector<LevelCell> level(std::size_t(ranks) * next);
         const auto& src = levels.cells.back();
-        for (std::uint32_t r = 0; r < ranks; ++r) {
-            for (std::size_t i = 0; i < next; ++i) {
-                const auto& x = src[std::size_t(r) * prev + 2 * i];
-                level[std::size_t(r) * next + i]
-                    = 2 * i + 1 < prev ? merge(x, src[std::size_t(r) * prev + 2 * i + 1]) : x;
+        parallelParts([&](unsigned part, unsigned parts) { // ranks are independent: split them over the cores
+            for (std::uint32_t r = part; r < ranks; r += parts) {
+                for (std::size_t i = 0; i < next; ++i) {
+                    const auto& x = src[std::size_t(r) * prev + 2 * i];
+                    level[std::size_t(r) * next + i]
+                        = 2 * i + 1 < prev ? merge(x, src[std::size_t(r) * prev + 2 * i + 1]) : x;
+                }
             }
-        }
+        });
         levels.bucketsAt.push_back(next);
         levels.cells.push_back(std::move(level));
     }

@@ -378,7 +378,7 @@ TEST_CASE("Prometheus source over TLS: a self-signed server is refused, and trus
     CHECK_THAT(wrong.error().format(), Catch::Contains("expected PEM certificates"));
 }
 
-TEST_CASE("--token-file: the Bearer token is read from a file, sent, and never printed", "[prometheus][cli]")
+TEST_CASE("a Bearer token read from --token-file is sent and never printed", "[prometheus][cli]")
 {
     CannedServer server([](const QByteArray& head) -> Answer {
         if (!head.contains("Authorization: Bearer t0ken-from-file")) {
