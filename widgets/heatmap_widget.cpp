@@ -330,6 +330,14 @@ void HeatmapWidget::drawAxis(QPainter& p, const QRect& plot, const TimeAxisMappi
     f.setPointSizeF(f.pointSizeF() * 0.85);
     p.setFont(f);
     const TimeNs step = tickStep(map.nsPerPx(), 110);
+    std::vector<QRectF> tags; // where drawOverlays puts the incidents' numbers (same font)
+    if (m_analysis) {
+        for (const auto& inc : m_analysis->incidents) {
+            const double x0 = plot.left() + map.x(inc.startNs);
+            const double x1 = std::max(x0 + 3, plot.left() + map.x(inc.endNs));
+            tags.push_back(incidentTagRect(p.fontMetrics(), plot, x0, x1, QStringLiteral("#%1").arg(inc.number)));
+        }
+    }
     TimeNs t = firstTick(map.visible.start, step);
     for (; t <= map.visible.end; t += step) {
         const double x = plot.left() + map.x(t);
@@ -338,8 +346,14 @@ void HeatmapWidget::drawAxis(QPainter& p, const QRect& plot, const TimeAxisMappi
         }
         p.setPen(m_palette.grid);
         p.drawLine(QPointF(x, plot.top() - 5), QPointF(x, plot.top()));
+        const QString label = tickLabel(t, step);
+        const double lw = p.fontMetrics().horizontalAdvance(label);
+        if (std::any_of(tags.begin(), tags.end(),
+                [&](const QRectF& r) { return r.intersects(QRectF(x - lw / 2 - 2, 14, lw + 4, 16)); })) {
+            continue; // an incident's number is there
+        }
         p.setPen(m_palette.text);
-        p.drawText(QRectF(x - 60, 14, 120, 16), Qt::AlignHCenter | Qt::AlignBottom, tickLabel(t, step));
+        p.drawText(QRectF(x - 60, 14, 120, 16), Qt::AlignHCenter | Qt::AlignBottom, label);
     }
     p.drawText(QRect(6, 1, plot.right(), 14), Qt::AlignLeft | Qt::AlignTop,
         tr("%1 — %2 ranks, rows by %3%4 — %5 .. %6 UTC (window %7, from %8 since job start)")
@@ -393,6 +407,14 @@ std::vector<std::pair<int, std::uint32_t>> HeatmapWidget::rankLabels() const
     return out;
 }
 
+// An incident's number above its bracket, centred; time labels that would run under it are left out.
+QRectF HeatmapWidget::incidentTagRect(
+    const QFontMetrics& fm, const QRect& plot, double x0, double x1, const QString& tag)
+{
+    const double w = fm.horizontalAdvance(tag) + 6;
+    return QRectF((x0 + x1) / 2 - w / 2, plot.top() - 19, w, 13);
+}
+
 void HeatmapWidget::drawOverlays(QPainter& p, const QRect& plot, const TimeAxisMapping& map) const
 {
     p.save();
@@ -407,9 +429,11 @@ void HeatmapWidget::drawOverlays(QPainter& p, const QRect& plot, const TimeAxisM
             }
             const bool selected = inc.number == m_state->selectedIncident();
             p.fillRect(QRectF(x0, plot.top() - 5, x1 - x0, 4), m_palette.stalled);
+            const QString tag = QStringLiteral("#%1").arg(inc.number);
+            const QRectF tagRect = incidentTagRect(p.fontMetrics(), plot, x0, x1, tag);
+            p.fillRect(tagRect, m_palette.background);
             p.setPen(selected ? m_palette.cursor : m_palette.stalled);
-            p.drawText(QRectF(x0 - 20, plot.top() - 19, 40 + (x1 - x0), 13), Qt::AlignHCenter,
-                QStringLiteral("#%1").arg(inc.number));
+            p.drawText(tagRect, Qt::AlignCenter, tag);
             if (selected) {
                 p.setPen(QPen(m_palette.cursor, 1, Qt::DashLine));
                 p.drawRect(QRectF(x0 - 1, plot.top(), x1 - x0 + 2, plot.height() - 1));

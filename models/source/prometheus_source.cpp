@@ -200,7 +200,9 @@ private:
                     });
                     return;
                 }
-                if (split && refusedForSize(*problem)) {
+                // Size limits answer 422 (execution) or 400 (bad_data); a 429 "rate limit exceeded" must not be
+                // answered with twice the requests.
+                if (split && (status == 422 || status == 400) && refusedForSize(*problem)) {
                     const Request refused = req; // push_back below moves the vector
                     auto parts = split(refused, m_requests->size());
                     if (!parts.empty()) {
