@@ -50,12 +50,17 @@ const std::vector<OptionSpec> kSpecs = {
     { "bus-bandwidth", true, "per-rank link bandwidth in bytes/s (default 45e9)" },
     { "start", true, "job start, Unix-epoch seconds (default 1793491200 = 2026-11-01T00:00:00Z)" },
     { "fsdp", false, "alternate all_gather / reduce_scatter instead of all_reduce" },
+    { "pod-groups", false,
+        "every other collective in a process group per pod (hybrid sharding), the rest global; needs --pods" },
     { "jitter", true, "relative std-dev of per-rank compute time (default 0.01)" },
     { "clock-skew", true, "max per-host clock offset, e.g. 3ms" },
     { "counter-interval", true, "counter sampling interval, e.g. 1s" },
     { "data-counter-bits", true, "32 (old adapters, saturating) or 64" },
     { "nccl-ib-timeout", true, "NCCL_IB_TIMEOUT exponent (default 20)" },
     { "nccl-ib-retry-cnt", true, "NCCL_IB_RETRY_CNT (default 7)" },
+    { "adaptive-retransmission", true,
+        "RoCE adapters' adaptive retransmission profile, e.g. init=10..13,ranges=13..17x2,18..20x3 (exponents of "
+        "4.096 us; replaces NCCL_IB_TIMEOUT/RETRY_CNT)" },
     { "collective-timeout", true, "PyTorch collective timeout (default 10m)" },
     { "checkpoint-interval", true, "checkpoint interval (default 30m)" },
     { "restart-time", true, "time to restart the job after a crash (default 10m)" },
@@ -135,6 +140,14 @@ std::string applyFlags(const ParsedArgs& a, SimConfig& c)
         }
     }
     c.dataCounterBits = static_cast<std::uint8_t>(dataBits);
+    if (auto v = a.find("adaptive-retransmission")) {
+        std::string error;
+        const auto adp = parseAdaptiveRetransmission(*v, error);
+        if (!adp) {
+            return "--adaptive-retransmission: " + error;
+        }
+        c.policy.adaptive = *adp;
+    }
     if (auto v = a.find("jitter")) {
         try {
             c.jitter = std::stod(*v);
@@ -169,6 +182,7 @@ std::string applyFlags(const ParsedArgs& a, SimConfig& c)
         c.jobName = *v;
     }
     c.fsdp = c.fsdp || a.options.count("fsdp");
+    c.podGroups = c.podGroups || a.options.count("pod-groups");
     c.fabricOnly = c.fabricOnly || a.has("fabric-only");
     if (auto v = a.find("ports")) {
         std::uint32_t ports = 0;

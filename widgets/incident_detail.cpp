@@ -90,7 +90,7 @@ QString whatIfTable(const PolicyVerdict& p)
     h += QStringLiteral("</tr>");
     for (std::size_t i = 0; i < p.whatIf.size(); i += outages.size()) {
         h += QStringLiteral("<tr><th align=left>%1 (%2)</th>")
-                 .arg(p.whatIf[i].ncclIbTimeout)
+                 .arg(QString::fromStdString(p.whatIf[i].label()))
                  .arg(QString::fromStdString(formatDuration(p.whatIf[i].retryBudgetNs)));
         for (std::size_t j = 0; j < outages.size() && i + j < p.whatIf.size(); ++j) {
             const auto& r = p.whatIf[i + j];

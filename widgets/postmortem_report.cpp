@@ -56,14 +56,12 @@ void summary(Doc& d, const JobSnapshot& snap, const AnalysisResult& r)
 {
     d.md << "# Incident report: " << snap.job.name << "\n\n"
          << snap.job.worldSize << " ranks, " << formatUtc(snap.job.span.start) << " .. " << formatUtc(snap.job.span.end)
-         << ". Timeout policy: NCCL_IB_TIMEOUT=" << snap.policy.ncclIbTimeout
-         << ", NCCL_IB_RETRY_CNT=" << snap.policy.ncclIbRetryCnt << " (retry budget "
+         << ". Timeout policy: " << snap.policy.timerText() << " (retry budget "
          << formatDuration(snap.policy.retryBudgetNs()) << "), collective timeout "
          << formatDuration(snap.policy.collectiveTimeoutNs) << ".\n\n";
     d.h << "<h1>Incident report: " << html(snap.job.name) << "</h1>\n<p>" << snap.job.worldSize << " ranks, "
         << html(formatUtc(snap.job.span.start)) << " .. " << html(formatUtc(snap.job.span.end)) << ". Timeout policy: "
-        << "<code>NCCL_IB_TIMEOUT=" << snap.policy.ncclIbTimeout
-        << "</code>, <code>NCCL_IB_RETRY_CNT=" << snap.policy.ncclIbRetryCnt << "</code> (retry budget "
+        << "<code>" << html(snap.policy.timerText()) << "</code> (retry budget "
         << html(formatDuration(snap.policy.retryBudgetNs())) << "), collective timeout "
         << html(formatDuration(snap.policy.collectiveTimeoutNs)) << ".</p>\n";
     d.md

@@ -93,7 +93,10 @@ struct LinkVerdict
 
 struct WhatIfRow
 {
+    bool adaptive = false; // the job's own adaptive retransmission profile (RoCE), not a fixed timer
     int ncclIbTimeout = 20;
+    // How a table names the row: "ADP" for the job's adaptive profile, else the NCCL_IB_TIMEOUT value.
+    std::string label() const { return adaptive ? "ADP" : std::to_string(ncclIbTimeout); }
     TimeNs retryBudgetNs = 0;
     TimeNs outageNs = 0;
     bool crash = false;

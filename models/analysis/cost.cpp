@@ -29,6 +29,7 @@ WhatIfRow predict(
     const TimeoutPolicy& policy, TimeNs outage, Recovery recovery, TimeNs reroute, std::uint32_t worldSize)
 {
     WhatIfRow row;
+    row.adaptive = policy.adaptive.on;
     row.ncclIbTimeout = policy.ncclIbTimeout;
     row.retryBudgetNs = policy.retryBudgetNs();
     row.outageNs = outage;
@@ -83,9 +84,19 @@ void priceIncident(const JobSnapshot& snap, Incident& inc)
     if (inc.kind != IncidentKind::LinkFlap) {
         return;
     }
-    for (const int t : kTimeouts) {
+    // With adaptive retransmission the job's own profile comes first; the other rows answer "with the fixed
+    // IB timer at t" (what if ADP were off).
+    const int kAdaptiveRow = -1;
+    std::vector<int> rows(std::begin(kTimeouts), std::end(kTimeouts));
+    if (policy.adaptive.on) {
+        rows.insert(rows.begin(), kAdaptiveRow);
+    }
+    for (const int t : rows) {
         TimeoutPolicy what = policy;
-        what.ncclIbTimeout = t;
+        if (t != kAdaptiveRow) {
+            what.ncclIbTimeout = t;
+            what.adaptive.on = false;
+        }
         if (p.outageNs != kNoTime) {
             p.whatIf.push_back(predict(what, p.outageNs, recovery, p.rerouteNs, snap.job.worldSize));
         }

@@ -123,10 +123,9 @@ std::string fabricReviewText(const JobSnapshot& snap, const FabricReview& rv)
         o << "Every counter was read once (a snapshot): a flap shows only as a step between two readings, so this "
              "data shows only ports that are down now.\n";
     }
-    o << "Priced for a " << formatCount(rv.options.jobRanks)
-      << "-GPU job whose traffic crosses the link; NCCL_IB_TIMEOUT=" << rv.policy.ncclIbTimeout << " ("
-      << formatDuration(rv.policy.retryPeriodNs()) << " per retry, " << formatDuration(rv.policy.retryBudgetNs())
-      << " budget); switch links "
+    o << "Priced for a " << formatCount(rv.options.jobRanks) << "-GPU job whose traffic crosses the link; "
+      << rv.policy.timerText() << " (" << formatDuration(rv.policy.retryPeriodNs()) << " per retry, "
+      << formatDuration(rv.policy.retryBudgetNs()) << " budget); switch links "
       << (rv.options.adaptiveRouting ? "with adaptive routing"
                                      : "rerouted by the subnet manager in " + formatDuration(rv.options.smRerouteNs))
       << "\n\n";

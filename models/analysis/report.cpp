@@ -50,8 +50,8 @@ void whatIfTable(std::ostream& o, const PolicyVerdict& p)
     }
     o << '\n';
     for (std::size_t i = 0; i < p.whatIf.size(); i += outages.size()) {
-        std::string head = "               " + std::to_string(p.whatIf[i].ncclIbTimeout) + " ("
-            + formatDuration(p.whatIf[i].retryBudgetNs) + ")";
+        std::string head
+            = "               " + p.whatIf[i].label() + " (" + formatDuration(p.whatIf[i].retryBudgetNs) + ")";
         head.resize(39, ' ');
         o << head;
         for (std::size_t j = 0; j < outages.size() && i + j < p.whatIf.size(); ++j) {
@@ -192,7 +192,9 @@ std::string analysisText(const JobSnapshot& snap, const AnalysisResult& r)
 {
     std::ostringstream o;
     o << "Job " << snap.job.name << ": " << snap.job.worldSize << " ranks, " << formatUtc(snap.job.span.start) << " .. "
-      << formatUtc(snap.job.span.end) << "; NCCL_IB_TIMEOUT=" << snap.policy.ncclIbTimeout;
+      << formatUtc(snap.job.span.end) << "; "
+      << (snap.policy.adaptive.on ? snap.policy.timerText()
+                                  : "NCCL_IB_TIMEOUT=" + std::to_string(snap.policy.ncclIbTimeout));
     if (!snap.policy.infiniteRetry()) {
         o << " (retry budget " << formatDuration(snap.policy.retryBudgetNs()) << ")";
     }
@@ -248,6 +250,9 @@ std::string analysisJson(const JobSnapshot& snap, const AnalysisResult& r)
         = { { "nccl_ib_timeout", snap.policy.ncclIbTimeout }, { "nccl_ib_retry_cnt", snap.policy.ncclIbRetryCnt },
               { "retry_period_ns", snap.policy.retryPeriodNs() }, { "retry_budget_ns", snap.policy.retryBudgetNs() },
               { "collective_timeout_ns", snap.policy.collectiveTimeoutNs } };
+    if (snap.policy.adaptive.on) {
+        j["timeout_policy"]["adaptive_retransmission"] = snap.policy.adaptive.text();
+    }
     j["records_scanned"] = r.recordsScanned;
     j["collectives_matched"] = r.collectives.size();
     j["seconds"] = r.seconds;
@@ -313,9 +318,11 @@ std::string analysisJson(const JobSnapshot& snap, const AnalysisResult& r)
             { "per_day_if_hourly_gpu_hours", p.costPerDayIfHourlyGpuHours } };
         ordered_json whatIf = ordered_json::array();
         for (const auto& row : p.whatIf) {
-            whatIf.push_back({ { "nccl_ib_timeout", row.ncclIbTimeout }, { "retry_budget_ns", row.retryBudgetNs },
-                { "outage_ns", row.outageNs }, { "outcome", row.crash ? "crash" : "stall" },
-                { "stall_ns", row.stallNs }, { "gpu_seconds", row.gpuSeconds } });
+            whatIf.push_back({ { "adaptive_retransmission", row.adaptive },
+                { "nccl_ib_timeout", row.adaptive ? ordered_json(nullptr) : ordered_json(row.ncclIbTimeout) },
+                { "retry_budget_ns", row.retryBudgetNs }, { "outage_ns", row.outageNs },
+                { "outcome", row.crash ? "crash" : "stall" }, { "stall_ns", row.stallNs },
+                { "gpu_seconds", row.gpuSeconds } });
         }
         i["what_if"] = whatIf;
         incidents.push_back(std::move(i));

@@ -93,6 +93,63 @@ Incident makeIncident(const JobSnapshot& snap, const CollectiveMatch& m, TimeNs 
     return inc;
 }
 
+// A stall inside a group smaller than the job holds the job's other ranks too: they wait for the group's
+// ranks in their next collective together (a pod's shard group stalls; the other pods sit in the next global
+// all-reduce). A rank outside the group is held when one of its records of another group spans at least half of
+// the stall; it counts among the ranks affected, for the time that record overlaps the stall.
+void addHeldRanks(const JobSnapshot& snap, Incident& inc)
+{
+    const auto world = snap.collectives.size();
+    const auto& members = snap.groups[inc.group].ranks;
+    const TimeNs window = inc.endNs - inc.startNs;
+    if (members.size() >= world || window <= 0) {
+        return;
+    }
+    std::vector<bool> inGroup(world, false);
+    for (const auto r : members) {
+        inGroup[r] = true;
+    }
+    constexpr std::size_t kLookBack = 8; // records enqueued before the stall's end that may still overlap it
+    for (std::uint32_t r = 0; r < world; ++r) {
+        const auto& c = snap.collectives[r];
+        if (inGroup[r] || c.size() == 0) {
+            continue;
+        }
+        const auto last = std::upper_bound(c.enqueueNs.begin(), c.enqueueNs.end(), inc.endNs) - c.enqueueNs.begin();
+        TimeNs held = 0;
+        for (std::size_t i = std::size_t(last); i-- > 0 && std::size_t(last) - i <= kLookBack;) {
+            if (c.startNs[i] == kNoTime || snap.shapes[c.shape[i]].group == inc.group) {
+                continue;
+            }
+            const TimeNs end = c.endNs[i] == kNoTime ? inc.endNs : c.endNs[i];
+            held = std::max(held, std::min(end, inc.endNs) - std::max(c.startNs[i], inc.startNs));
+        }
+        if (held * 2 >= window) {
+            ++inc.ranksAffected;
+            inc.gpuSecondsLost += double(held) / 1e9;
+        }
+    }
+}
+
+// While a group hangs nothing else progresses: ranks of other groups queue behind it (a pod's shard group hangs;
+// the other pods wait in the next global collective, and the collectives they had enqueued after it never run).
+// Those later "hangs" and "stalls" of other groups inside the first hang's window are its consequences, not
+// incidents of their own; their ranks are counted as held by it (addHeldRanks). `incidents` sorted by start.
+void dropDownstreamOfHangs(std::vector<Incident>& incidents)
+{
+    std::vector<Incident> kept;
+    for (auto& inc : incidents) {
+        const bool downstream = std::any_of(kept.begin(), kept.end(), [&](const Incident& h) {
+            return h.kind == IncidentKind::Hang && h.group != inc.group && inc.startNs >= h.startNs
+                && inc.startNs <= h.endNs;
+        });
+        if (!downstream) {
+            kept.push_back(std::move(inc));
+        }
+    }
+    incidents = std::move(kept);
+}
+
 } // namespace
 
 std::vector<Incident> findStalls(
@@ -165,6 +222,10 @@ std::vector<Incident> findStalls(
             continue;
         }
         merged.push_back(std::move(inc));
+    }
+    dropDownstreamOfHangs(merged);
+    for (auto& inc : merged) {
+        addHeldRanks(snap, inc);
     }
     return merged;
 }

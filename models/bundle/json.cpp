@@ -121,6 +121,9 @@ std::string manifestToJson(const JobSnapshot& snap, const ManifestFiles& files)
         { "collective_timeout_ms", p.collectiveTimeoutNs / kNsPerMs },
         { "checkpoint_interval_s", p.checkpointIntervalNs / kNsPerSec },
         { "restart_time_s", p.restartTimeNs / kNsPerSec } };
+    if (p.adaptive.on) {
+        m["timeout_policy"]["adaptive_retransmission"] = p.adaptive.text();
+    }
     json ranks = json::array();
     for (std::size_t r = 0; r < snap.ranks.size(); ++r) {
         const auto& ri = snap.ranks[r];
@@ -268,6 +271,14 @@ std::optional<LoadIssue> parseManifest(
             snap.policy.collectiveTimeoutNs = optInt(p, "collective_timeout_ms", path).value_or(600000) * kNsPerMs;
             snap.policy.checkpointIntervalNs = optInt(p, "checkpoint_interval_s", path).value_or(1800) * kNsPerSec;
             snap.policy.restartTimeNs = optInt(p, "restart_time_s", path).value_or(600) * kNsPerSec;
+            if (p.contains("adaptive_retransmission")) {
+                std::string error;
+                const auto a = parseAdaptiveRetransmission(needString(p, "adaptive_retransmission", path), error);
+                if (!a) {
+                    throw SchemaError { "timeout_policy.adaptive_retransmission: " + error };
+                }
+                snap.policy.adaptive = *a;
+            }
         }
 
         const auto& ranks = need(m, "ranks", "");

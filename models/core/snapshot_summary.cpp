@@ -80,7 +80,7 @@ std::string summaryText(const SnapshotSummary& s)
     o << "Counters     " << s.counterPorts << " ports, " << s.counterSeries << " series, "
       << formatCount(s.counterSamples) << " samples; " << formatBytes(double(s.counterBytes)) << " in memory\n";
     o << "Link events  " << s.linkEvents << '\n';
-    o << "Timeout      NCCL_IB_TIMEOUT=" << s.policy.ncclIbTimeout << " NCCL_IB_RETRY_CNT=" << s.policy.ncclIbRetryCnt;
+    o << "Timeout      " << s.policy.timerText();
     if (!s.policy.infiniteRetry()) {
         o << " (" << formatDuration(s.policy.retryPeriodNs()) << " per retry, "
           << formatDuration(s.policy.retryBudgetNs()) << " budget)";

@@ -6,10 +6,43 @@
 
 #include "core/types.h"
 
+#include <array>
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace stallscope {
+
+// NVIDIA's adaptive retransmission (ADP) for RoCE adapters (firmware register ROCE_ACCL; NVIDIA, "Adaptive
+// Retransmission: Parameters Control", 2025; docs/formats.md §6a). Instead of one fixed ACK timeout, a QP
+// waits time_base × 2^e: e drawn once per QP in [initLow, initHigh] (used once), then each range's exponents from
+// its low to its high, each `retries` times, range after range. InfiniBand adapters use the fixed timeout.
+struct AdaptiveRetransmission
+{
+    struct Range
+    {
+        std::uint8_t low = 0;
+        std::uint8_t high = 0;
+        std::uint8_t retries = 1;
+        friend bool operator==(const Range&, const Range&) = default;
+    };
+    bool on = false;
+    std::uint8_t initLow = 0;
+    std::uint8_t initHigh = 0;
+    std::array<Range, 4> ranges {}; // the firmware holds at most four
+    std::uint8_t rangeCount = 0;
+
+    // The times after the loss at which the slowest QP retransmits (the collective waits for its slowest QP,
+    // whose initial exponent is initHigh once more than a few QPs cross the link), ns. The QP errors after
+    // the last (our reading: NVIDIA documents the schedule, not when the QP gives up).
+    std::vector<TimeNs> retransmissions() const;
+    std::string text() const; // "init=10..13,ranges=13..17x2,18..20x3"
+    friend bool operator==(const AdaptiveRetransmission&, const AdaptiveRetransmission&) = default;
+};
+// Parses text() back; an error message names what was expected.
+std::optional<AdaptiveRetransmission> parseAdaptiveRetransmission(std::string_view text, std::string& error);
 
 struct TimeoutPolicy
 {
@@ -19,11 +52,17 @@ struct TimeoutPolicy
     TimeNs checkpointIntervalNs = 1800 * kNsPerSec;
     TimeNs restartTimeNs = 600 * kNsPerSec;
 
-    bool infiniteRetry() const { return ncclIbTimeout <= 0 || ncclIbTimeout >= 32; }
-    // One QP ack timeout (the retransmission period), ns. 4.096 µs = 4096 ns.
-    TimeNs retryPeriodNs() const { return infiniteRetry() ? kNoTime : TimeNs(4096) << ncclIbTimeout; }
+    AdaptiveRetransmission adaptive; // RoCE adapters with ADP on: replaces the fixed timeout and retry count
+
+    bool infiniteRetry() const { return !adaptive.on && (ncclIbTimeout <= 0 || ncclIbTimeout >= 32); }
+    // One QP ack timeout (the retransmission period), ns. 4.096 µs = 4096 ns. With adaptive retransmission: the
+    // slowest QP's first wait.
+    TimeNs retryPeriodNs() const;
     // Time without forward progress before the QP fails with IBV_WC_RETRY_EXC_ERR, ns.
-    TimeNs retryBudgetNs() const { return infiniteRetry() ? kNoTime : retryPeriodNs() * ncclIbRetryCnt; }
+    TimeNs retryBudgetNs() const;
+    // The retransmission timer as a person names it: "NCCL_IB_TIMEOUT=20 NCCL_IB_RETRY_CNT=7", or "adaptive
+    // retransmission init=…,ranges=…".
+    std::string timerText() const;
 };
 
 // What made a failed link's path usable again (docs/formats.md §6b): the link itself coming back (the only

@@ -322,6 +322,9 @@ std::string validateConfig(const SimConfig& c)
         return "pods out of range: 1..16 pods of equal size (hosts divisible by pods, 2 hosts each at least), "
                "1..64 core switches when there are several pods, pods x spines <= 256";
     }
+    if (c.podGroups && (c.pods < 2 || c.collectivesPerStep < 2 || c.fabricOnly)) {
+        return "pod groups need a job over at least two pods and two collectives per step";
+    }
     if (c.durationNs <= 0 || c.stepNs < 10 * kNsPerMs || c.collectivesPerStep < 1 || c.collectivesPerStep > 1000) {
         return "job shape out of range: positive duration, step >= 10ms, 1..1000 collectives per step";
     }

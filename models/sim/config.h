@@ -69,6 +69,10 @@ struct SimConfig
     std::uint32_t collectivesPerStep = 5;
     std::uint64_t bucketBytes = 100ULL << 20; // payload per collective per rank
     bool fsdp = false; // alternate all_gather / reduce_scatter instead of all_reduce
+    // Hybrid parallelism over pods (docs/formats.md §6b): every other collective of a step — the even ones
+    // before the last — runs in a process group per pod (as hybrid sharding's shard group), the others in the
+    // global group. Pod-local traffic never crosses the core switches; the global collectives do. Needs pods > 1.
+    bool podGroups = false;
     double busBandwidthBytesPerSec = 45e9; // per rank link
     double jitter = 0.01; // relative std-dev of per-rank compute time
     TimeNs clockSkewNs = 3 * kNsPerMs; // per-host clock offset, uniform in ±this

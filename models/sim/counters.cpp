@@ -29,6 +29,7 @@ struct PortPlan
     bool switchSide = false;
     double trafficScale = 1; // × one rank link's bytes
     std::uint32_t timeBlock = 0;
+    std::uint32_t scope = 0; // whose data phases it carries: 0 = the global group's, 1 + p = pod p's as well
 };
 
 TimeNs overlap(TimeNs a0, TimeNs a1, TimeNs b0, TimeNs b1)
@@ -114,11 +115,15 @@ private:
     void planPorts()
     {
         const auto& topo = m_snap.topology;
+        const bool pods = !m_in.podSegments.empty();
         for (std::uint32_t r = 0; r < m_c.worldSize(); ++r) {
             const auto& l = topo.link(m_in.fabric.hcaLink[r]);
             const std::uint32_t hostBlock = r / m_c.gpusPerHost;
-            m_ports.push_back({ topo.node(l.a.node).guid, l.a.port, m_in.fabric.hcaLink[r], false, 1.0, hostBlock });
-            m_ports.push_back({ topo.node(l.b.node).guid, l.b.port, m_in.fabric.hcaLink[r], true, 1.0, m_c.hosts });
+            const std::uint32_t scope = pods ? 1 + hostBlock / m_c.hostsPerPod() : 0;
+            m_ports.push_back(
+                { topo.node(l.a.node).guid, l.a.port, m_in.fabric.hcaLink[r], false, 1.0, hostBlock, scope });
+            m_ports.push_back(
+                { topo.node(l.b.node).guid, l.b.port, m_in.fabric.hcaLink[r], true, 1.0, m_c.hosts, scope });
         }
         const double uplinkScale = double(m_c.hostsPerPod()) * kCrossRailShare / double(m_c.spines);
         const double coreScale = m_c.cores == 0
@@ -126,10 +131,16 @@ private:
             : double(m_c.hostsPerPod()) * m_c.gpusPerHost * kCrossPodShare / double(m_c.spines * m_c.cores);
         for (const auto& [links, scale] :
             { std::pair { &m_in.fabric.uplink, uplinkScale }, std::pair { &m_in.fabric.coreLink, coreScale } }) {
-            for (const auto id : *links) {
+            for (std::size_t i = 0; i < links->size(); ++i) {
+                const auto id = (*links)[i];
                 const auto& l = topo.link(id);
-                m_ports.push_back({ topo.node(l.a.node).guid, l.a.port, id, true, scale, m_c.hosts });
-                m_ports.push_back({ topo.node(l.b.node).guid, l.b.port, id, true, scale, m_c.hosts });
+                // Leaf-spine links stay inside their pod and carry its pod-local collectives too; core links
+                // carry only what crosses pods (the global group's).
+                const bool uplink = links == &m_in.fabric.uplink;
+                const std::uint32_t scope
+                    = pods && uplink ? 1 + std::uint32_t(i / (std::size_t(m_c.gpusPerHost) * m_c.spines)) : 0;
+                m_ports.push_back({ topo.node(l.a.node).guid, l.a.port, id, true, scale, m_c.hosts, scope });
+                m_ports.push_back({ topo.node(l.b.node).guid, l.b.port, id, true, scale, m_c.hosts, scope });
             }
         }
     }
@@ -146,7 +157,17 @@ private:
             for (TimeNs t = m_c.startNs + phase % m_c.counterIntervalNs; t < end; t += m_c.counterIntervalNs) {
                 truth.push_back(t);
             }
-            m_cumBytes.push_back(cumulativeBytes(m_in.segments, truth));
+            // Cumulative bytes for every scope a port sampled by this block can carry: a host's pod, or all.
+            const std::uint32_t scopes = std::uint32_t(m_in.podSegments.size()) + 1;
+            std::vector<std::vector<double>> cum(scopes);
+            for (std::uint32_t s = 0; s < scopes; ++s) {
+                const bool used
+                    = s == 0 ? (b == m_c.hosts || scopes == 1) : (b == m_c.hosts || 1 + b / m_c.hostsPerPod() == s);
+                if (used) {
+                    cum[s] = cumulativeBytes(s == 0 ? m_in.segments : m_in.podSegments[s - 1], truth);
+                }
+            }
+            m_cumBytes.push_back(std::move(cum));
             for (auto& t : truth) {
                 t += skew;
             }
@@ -178,7 +199,7 @@ private:
         const auto& plan = m_ports[p];
         m_snap.counterPorts.push_back({ plan.guid, plan.port, std::nullopt });
         const auto& times = m_recordedTimes[plan.timeBlock];
-        const auto& cum = m_cumBytes[plan.timeBlock];
+        const auto& cum = m_cumBytes[plan.timeBlock][plan.scope];
         const TimeNs skew = m_skews[plan.timeBlock];
         const auto& outages = m_outagesByLink[index(plan.link)];
         const std::size_t n = times.size();
@@ -293,7 +314,7 @@ private:
     std::vector<std::uint32_t>& m_seriesBlock;
     std::vector<PortPlan> m_ports;
     std::vector<std::vector<TimeNs>> m_recordedTimes;
-    std::vector<std::vector<double>> m_cumBytes;
+    std::vector<std::vector<std::vector<double>>> m_cumBytes; // [time block][scope], see PortPlan::scope
     std::vector<TimeNs> m_skews;
     std::unordered_map<std::uint32_t, std::vector<const SimOutage*>> m_outagesByLink;
 };

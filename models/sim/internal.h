@@ -81,7 +81,10 @@ struct CounterInputs
 {
     const SimConfig& config;
     const Fabric& fabric;
-    const std::vector<Segment>& segments; // sorted by time, non-overlapping
+    const std::vector<Segment>& segments; // the global group's data phases: sorted by time, non-overlapping
+    // With pod groups (SimConfig::podGroups): per pod, the global data phases and that pod's own, merged (a pod's
+    // ranks run one collective at a time, so they do not overlap either). Empty without pod groups.
+    const std::vector<std::vector<Segment>>& podSegments;
     const std::vector<SimOutage>& outages;
     const std::vector<TimeNs>& hostSkew;
     const std::vector<std::pair<std::uint32_t, LinkId>>& noisyLinks; // (fault index, link)

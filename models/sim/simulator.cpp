@@ -25,6 +25,34 @@ struct Outcome
     LinkId failLink {};
 };
 
+// The ranks of one collective: the global group's (pod < 0) or one pod's ranks [r0, r1) in its own group.
+struct Instance
+{
+    std::uint32_t r0 = 0;
+    std::uint32_t r1 = 0;
+    int pod = -1;
+    std::uint16_t group() const { return static_cast<std::uint16_t>(pod < 0 ? 0 : pod + 1); }
+};
+
+// How an instance of a collective ended: completed (its records pushed), or hung — a rank died before or inside
+// it, or its QPs failed past the retry budget (`failed` ranks, at `failRecordNs`). `stall`: its entry in
+// SimResult::stalls, whose end is known once the whole job has given up.
+struct InstanceEnd
+{
+    bool hung = false;
+    bool linkFailure = false;
+    std::vector<std::uint32_t> failed;
+    TimeNs failRecordNs = 0;
+    std::size_t stall = 0;
+};
+
+// Per-step buffers of the collective loop, indexed [rank × collectivesPerStep + c] or [rank].
+struct StepState
+{
+    std::uint64_t step = 0;
+    std::vector<TimeNs> enq, st, prevEnd;
+};
+
 class JobSim
 {
 public:
@@ -57,14 +85,30 @@ private:
         return m_fabric.hcaLink[f.rank];
     }
     SimOutage flapOutage(std::uint32_t fault, LinkId link, TimeNs down) const;
-    double opFactor(CollectiveOp op) const;
+    double opFactor(CollectiveOp op, std::uint32_t ranks) const;
     TimeNs computeNs(std::uint32_t r, std::uint64_t step, TimeNs at) const;
-    Outcome execute(TimeNs gs, TimeNs dur, std::uint32_t seq, CollectiveOp op, std::uint64_t bytes);
-    std::vector<std::uint32_t> ranksBehind(const SimOutage& o) const;
-    void recordHang(std::uint64_t step, std::uint32_t c0, const std::vector<TimeNs>& enq, const std::vector<TimeNs>& st,
-        std::uint32_t seq0, const std::vector<bool>& failed, TimeNs failRecordNs);
+    Outcome execute(TimeNs gs, TimeNs dur, std::uint32_t seq, CollectiveOp op, std::uint64_t bytes, const Instance& in);
+    bool crosses(const SimOutage& o, const Instance& in) const;
+    std::vector<std::uint32_t> ranksBehind(const SimOutage& o, const Instance& in) const;
+    void makeGroups();
+    std::vector<Instance> instancesOf(std::uint32_t c) const;
+    InstanceEnd runInstance(StepState& s, std::uint32_t c, const Instance& in, const std::vector<TimeNs>& deathNs);
+    void recordHang(
+        const StepState& s, std::uint32_t c0, const std::vector<bool>& hung, const std::vector<TimeNs>& failedAt);
     void addTaskFates();
     TimeNs skew(std::uint32_t r) const { return m_skew[r / m_c.gpusPerHost]; }
+    std::uint32_t ranksPerPod() const { return m_c.hostsPerPod() * m_c.gpusPerHost; }
+    // Pod groups: the even collectives before a step's last run per pod; the rest (and all without) globally.
+    bool podLocal(std::uint32_t c) const { return m_c.podGroups && c % 2 == 0 && c + 1 < m_c.collectivesPerStep; }
+    std::uint16_t shapeOf(std::uint32_t c, std::uint32_t rank) const
+    {
+        return m_shapeOf[c][podLocal(c) ? rank / ranksPerPod() : 0];
+    }
+    // Each group numbers its own collectives from 1 (as PyTorch's per-group sequence numbers do).
+    std::uint32_t seqOf(std::uint64_t step, std::uint32_t c) const
+    {
+        return static_cast<std::uint32_t>(1 + step * m_perStep[podLocal(c)] + m_indexInKind[c]);
+    }
 
     const SimConfig& m_c;
     Progress& m_progress;
@@ -75,16 +119,19 @@ private:
     std::vector<TimeNs> m_skew; // per host
     std::vector<SimOutage> m_outages; // sorted by downNs
     std::vector<Segment> m_segments;
-    std::vector<std::uint16_t> m_shapeOf; // per collective index within a step
+    std::vector<std::vector<std::uint16_t>> m_shapeOf; // [collective within a step][pod, or 0 when global]
+    std::vector<std::uint32_t> m_indexInKind; // per collective within a step: its index among global / local ones
+    std::uint32_t m_perStep[2] = { 0, 0 }; // global, pod-local collectives per step
+    std::vector<std::vector<Segment>> m_podSegments; // per pod: its pod-local data phases (pod groups only)
     SimResult m_result;
     TimeNs m_endNs = 0;
     TimeNs m_lastGiveUpNs = 0;
 };
 
-double JobSim::opFactor(CollectiveOp op) const
+double JobSim::opFactor(CollectiveOp op, std::uint32_t ranks) const
 {
     // Bytes each rank sends per payload byte: ring all-reduce 2(n-1)/n, all-gather / reduce-scatter (n-1)/n.
-    const double f = double(m_n - 1) / double(m_n);
+    const double f = double(ranks - 1) / double(ranks);
     return op == CollectiveOp::AllReduce ? 2 * f : f;
 }
 
@@ -176,16 +223,39 @@ TimeNs JobSim::computeNs(std::uint32_t r, std::uint64_t step, TimeNs at) const
     return static_cast<TimeNs>(std::max(t, 1e6));
 }
 
-// Runs one collective's data phase from `gs` (every rank arrived) for `dur` ns of transfer, through the
-// outages of links its traffic crosses. Every link carries the global group's traffic in this model: a
-// host link carries its rank's ring and tree edges, and every uplink carries cross-rail tree traffic.
-Outcome JobSim::execute(TimeNs gs, TimeNs dur, std::uint32_t seq, CollectiveOp op, std::uint64_t bytes)
+// Does the outage's link carry this instance's traffic? Every link carries the global group's (a host link its
+// rank's ring and tree edges, every uplink cross-rail tree traffic, every core link cross-pod traffic). A pod's
+// group crosses its own ranks' host links and its pod's leaf-spine links, never a core link.
+bool JobSim::crosses(const SimOutage& o, const Instance& in) const
+{
+    if (in.pod < 0) {
+        return true;
+    }
+    const auto& f = m_c.faults[o.fault];
+    switch (f.tier) {
+    case LinkTier::HostLeaf:
+        return f.rank >= in.r0 && f.rank < in.r1;
+    case LinkTier::LeafSpine:
+        return f.pod == std::uint32_t(in.pod);
+    case LinkTier::SpineCore:
+        break;
+    }
+    return false;
+}
+
+// Runs one collective's data phase from `gs` (every rank of the instance arrived) for `dur` ns of transfer,
+// through the outages of links its traffic crosses.
+Outcome JobSim::execute(
+    TimeNs gs, TimeNs dur, std::uint32_t seq, CollectiveOp op, std::uint64_t bytes, const Instance& in)
 {
     const auto& policy = m_c.policy;
+    auto& segments = in.pod < 0 ? m_segments : m_podSegments[std::size_t(in.pod)];
+    // A stall of a pod's group holds every rank: the other pods wait for it in the next global collective.
+    const std::uint32_t ranks = m_n;
     TimeNs t = gs;
     TimeNs rem = dur;
     for (const auto& o : m_outages) {
-        if (o.trafficUpNs <= t) {
+        if (o.trafficUpNs <= t || !crosses(o, in)) {
             continue;
         }
         if (o.downNs >= t + rem) {
@@ -193,7 +263,7 @@ Outcome JobSim::execute(TimeNs gs, TimeNs dur, std::uint32_t seq, CollectiveOp o
         }
         const TimeNs stallStart = std::max(o.downNs, t);
         rem -= stallStart - t;
-        m_segments.push_back({ t, stallStart, 0 });
+        segments.push_back({ t, stallStart, 0 });
         // Data sent into the dead link is lost whatever the routing does; the QP retransmits when its ACK
         // timer expires, every retry period, until a retransmission finds a usable path (trafficUpNs).
         const auto fate = flapOutcome(policy, o.trafficUpNs - stallStart, Recovery::LinkUp, 0);
@@ -203,28 +273,31 @@ Outcome JobSim::execute(TimeNs gs, TimeNs dur, std::uint32_t seq, CollectiveOp o
             out.failNs = stallStart + policy.retryBudgetNs();
             out.failFault = o.fault;
             out.failLink = o.link;
-            m_result.stalls.push_back({ stallStart, 0, m_n, o.fault, 0, seq, op, bytes, true });
+            m_result.stalls.push_back({ stallStart, 0, ranks, o.fault, in.group(), seq, op, bytes, true });
             return out;
         }
         const TimeNs resume = stallStart + fate.stallNs;
         const std::uint32_t retries = fate.retries;
-        m_result.stalls.push_back({ stallStart, resume, m_n, o.fault, 0, seq, op, bytes, false, retries });
+        m_result.stalls.push_back({ stallStart, resume, ranks, o.fault, in.group(), seq, op, bytes, false, retries });
         t = resume;
     }
-    m_segments.push_back({ t, t + rem, 0 });
+    segments.push_back({ t, t + rem, 0 });
     return Outcome { t + rem };
 }
 
-std::vector<std::uint32_t> JobSim::ranksBehind(const SimOutage& o) const
+// The ranks whose QPs cross the failed link (they fail with a transport error), within the instance.
+std::vector<std::uint32_t> JobSim::ranksBehind(const SimOutage& o, const Instance& in) const
 {
     const auto& f = m_c.faults[o.fault];
     std::vector<std::uint32_t> out;
     const auto G = m_c.gpusPerHost;
     if (f.tier == LinkTier::HostLeaf) {
-        // The rank on the HCA and its ring neighbours on the same rail (previous and next host).
-        const auto h = f.rank / G;
+        // The rank on the HCA and its ring neighbours on the same rail (previous and next host of its group).
+        const auto h0 = in.r0 / G;
+        const auto hosts = (in.r1 - in.r0) / G;
+        const auto h = f.rank / G - h0;
         const auto g = f.rank % G;
-        out = { ((h + m_c.hosts - 1) % m_c.hosts) * G + g, f.rank, ((h + 1) % m_c.hosts) * G + g };
+        out = { (h0 + (h + hosts - 1) % hosts) * G + g, f.rank, (h0 + (h + 1) % hosts) * G + g };
     } else {
         // ECMP-hashed flows through this spine (and core): hosts of the pod by their index within it.
         const auto hpp = m_c.hostsPerPod();
@@ -239,48 +312,64 @@ std::vector<std::uint32_t> JobSim::ranksBehind(const SimOutage& o) const
             }
         }
     }
+    std::erase_if(out, [&](std::uint32_t r) { return r < in.r0 || r >= in.r1; });
     std::sort(out.begin(), out.end());
     out.erase(std::unique(out.begin(), out.end()), out.end());
     return out;
 }
 
-// The job hangs inside collective c0 of `step`: ranks in `failed` fail with a transport error at
-// failRecordNs; every other rank that entered times out at the collective timeout. Buckets already enqueued
-// after c0 stay "scheduled".
-void JobSim::recordHang(std::uint64_t step, std::uint32_t c0, const std::vector<TimeNs>& enq,
-    const std::vector<TimeNs>& st, std::uint32_t seq0, const std::vector<bool>& failed, TimeNs failRecordNs)
+// The job hangs inside collective c0 of the step. Ranks of a hung instance (`hung`): those in `failedAt` fail
+// with a transport error then; a rank that never started stays "started" (the dead rank itself); every other
+// rank that entered times out at the collective timeout. Ranks whose own instance of c0 completed (another
+// pod's group) enter c0 + 1 — a global collective the hung ranks never reach — and time out there. Buckets
+// already enqueued after that stay "scheduled".
+void JobSim::recordHang(
+    const StepState& s, std::uint32_t c0, const std::vector<bool>& hung, const std::vector<TimeNs>& failedAt)
 {
-    (void)step;
     TimeNs crash = 0;
     const std::uint32_t C = m_c.collectivesPerStep;
+    const auto& enq = s.enq;
+    const auto& st = s.st;
     for (std::uint32_t r = 0; r < m_n; ++r) {
         auto& col = m_owned->ranks[r];
-        if (enq[r * C + c0] == kNoTime) {
-            continue; // never entered (dead before enqueuing)
-        }
-        TimeNs death;
-        CollectiveState state;
-        TimeNs endRec;
-        if (failed[r]) {
-            death = failRecordNs;
-            state = CollectiveState::Failed;
-            endRec = failRecordNs;
-        } else if (st[r * C + c0] == kNoTime) {
-            death = kNoTime;
-            state = CollectiveState::Started;
-            endRec = kNoTime; // the dead rank itself: its record stays "started"
+        const TimeNs sk = skew(r);
+        std::uint32_t c = c0;
+        TimeNs death = kNoTime;
+        if (!hung[r]) {
+            c = c0 + 1; // exists: a pod-local collective is never a step's last
+            if (c >= C || enq[r * C + c] == kNoTime) {
+                continue;
+            }
+            death = enq[r * C + c] + m_c.policy.collectiveTimeoutNs;
+            const TimeNs start = std::max(enq[r * C + c] + kLaunchNs, s.prevEnd[r]);
+            col.push(enq[r * C + c] + sk, start + sk, death + sk, seqOf(s.step, c), shapeOf(c, r),
+                CollectiveState::TimedOut);
         } else {
-            death = enq[r * C + c0] + m_c.policy.collectiveTimeoutNs;
-            state = CollectiveState::TimedOut;
-            endRec = death;
+            if (enq[r * C + c0] == kNoTime) {
+                continue; // never entered (dead before enqueuing)
+            }
+            CollectiveState state;
+            TimeNs endRec;
+            if (failedAt[r] != kNoTime) {
+                death = failedAt[r];
+                state = CollectiveState::Failed;
+                endRec = failedAt[r];
+            } else if (st[r * C + c0] == kNoTime) {
+                state = CollectiveState::Started;
+                endRec = kNoTime; // the dead rank itself: its record stays "started"
+            } else {
+                death = enq[r * C + c0] + m_c.policy.collectiveTimeoutNs;
+                state = CollectiveState::TimedOut;
+                endRec = death;
+            }
+            const TimeNs startRec = st[r * C + c0] == kNoTime ? enq[r * C + c0] + kLaunchNs : st[r * C + c0];
+            col.push(enq[r * C + c0] + sk, startRec + sk, endRec == kNoTime ? kNoTime : endRec + sk, seqOf(s.step, c0),
+                shapeOf(c0, r), state);
         }
-        const TimeNs s = skew(r);
-        const TimeNs startRec = st[r * C + c0] == kNoTime ? enq[r * C + c0] + kLaunchNs : st[r * C + c0];
-        col.push(enq[r * C + c0] + s, startRec + s, endRec == kNoTime ? kNoTime : endRec + s, seq0 + c0, m_shapeOf[c0],
-            state);
-        for (std::uint32_t c = c0 + 1; c < C; ++c) {
+        for (++c; c < C; ++c) {
             if (enq[r * C + c] != kNoTime && (death == kNoTime || enq[r * C + c] < death)) {
-                col.push(enq[r * C + c] + s, kNoTime, kNoTime, seq0 + c, m_shapeOf[c], CollectiveState::Scheduled);
+                col.push(
+                    enq[r * C + c] + sk, kNoTime, kNoTime, seqOf(s.step, c), shapeOf(c, r), CollectiveState::Scheduled);
             }
         }
         crash = std::max(crash, death);
@@ -316,6 +405,120 @@ void JobSim::addTaskFates()
     }
 }
 
+void JobSim::makeGroups()
+{
+    auto& snap = *m_snap;
+    ProcessGroup pg { snap.strings.intern("0"), snap.strings.intern("default_pg"), {} };
+    for (std::uint32_t r = 0; r < m_n; ++r) {
+        pg.ranks.push_back(r);
+    }
+    snap.groups.push_back(std::move(pg));
+    const std::uint32_t pods = m_c.podGroups ? m_c.pods : 0;
+    for (std::uint32_t p = 0; p < pods; ++p) {
+        ProcessGroup g { snap.strings.intern(std::to_string(p + 1)),
+            snap.strings.intern("pod" + std::to_string(p) + "_shard"), {} };
+        for (std::uint32_t r = p * ranksPerPod(); r < (p + 1) * ranksPerPod(); ++r) {
+            g.ranks.push_back(r);
+        }
+        snap.groups.push_back(std::move(g));
+    }
+    m_podSegments.resize(pods);
+    const std::uint32_t C = m_c.collectivesPerStep;
+    for (std::uint32_t c = 0; c < C; ++c) {
+        const auto op
+            = !m_c.fsdp ? CollectiveOp::AllReduce : (c % 2 ? CollectiveOp::ReduceScatter : CollectiveOp::AllGather);
+        std::vector<std::uint16_t> shapes;
+        for (std::uint32_t p = 0; p < (podLocal(c) ? pods : 1); ++p) {
+            const auto group = static_cast<std::uint16_t>(podLocal(c) ? p + 1 : 0);
+            shapes.push_back(*internShape(snap.shapes, { group, op, m_c.bucketBytes }));
+        }
+        m_shapeOf.push_back(std::move(shapes));
+        m_indexInKind.push_back(m_perStep[podLocal(c)]++);
+    }
+}
+
+std::vector<Instance> JobSim::instancesOf(std::uint32_t c) const
+{
+    if (!podLocal(c)) {
+        return { { 0, m_n, -1 } };
+    }
+    std::vector<Instance> out;
+    for (std::uint32_t p = 0; p < m_c.pods; ++p) {
+        out.push_back({ p * ranksPerPod(), (p + 1) * ranksPerPod(), int(p) });
+    }
+    return out;
+}
+
+// One instance of collective c: its ranks arrive, the data phase runs through the outages its traffic crosses,
+// and either every rank's record is pushed (completed) or the instance hangs (see InstanceEnd).
+InstanceEnd JobSim::runInstance(StepState& s, std::uint32_t c, const Instance& in, const std::vector<TimeNs>& deathNs)
+{
+    const std::uint32_t C = m_c.collectivesPerStep;
+    auto& enq = s.enq;
+    auto& st = s.st;
+    TimeNs gs = 0;
+    bool missing = false;
+    bool diesInside = false;
+    for (std::uint32_t r = in.r0; r < in.r1; ++r) {
+        if (enq[r * C + c] == kNoTime) {
+            missing = true;
+            st[r * C + c] = kNoTime;
+            continue;
+        }
+        st[r * C + c] = std::max(enq[r * C + c] + kLaunchNs, s.prevEnd[r]);
+        gs = std::max(gs, st[r * C + c]);
+    }
+    const auto shapeIndex = shapeOf(c, in.r0);
+    const auto shape = m_snap->shapes[shapeIndex];
+    const auto seq = seqOf(s.step, c);
+    const auto dur = static_cast<TimeNs>(double(shape.bytes) * opFactor(shape.op, in.r1 - in.r0) * m_result.slowdown
+        / m_c.busBandwidthBytesPerSec * 1e9);
+    for (std::uint32_t r = in.r0; r < in.r1 && !missing; ++r) {
+        if (deathNs[r] < gs + dur) {
+            diesInside = true; // hung inside the collective: its record stays "started"
+            st[r * C + c] = kNoTime;
+        }
+    }
+    InstanceEnd end;
+    if (missing || diesInside) {
+        std::uint32_t entered = 0;
+        for (std::uint32_t r = in.r0; r < in.r1; ++r) {
+            entered += enq[r * C + c] != kNoTime;
+        }
+        std::uint32_t fault = static_cast<std::uint32_t>(m_c.faults.size());
+        for (std::uint32_t i = 0; i < m_c.faults.size(); ++i) {
+            if (m_c.faults[i].kind == FaultKind::DeadRank) {
+                fault = i;
+            }
+        }
+        end.hung = true;
+        end.stall = m_result.stalls.size();
+        // Every live rank is held: the group's inside it, the other pods' in the next global collective.
+        const std::uint32_t held = entered - (diesInside ? 1 : 0) + (m_n - (in.r1 - in.r0));
+        m_result.stalls.push_back({ gs, 0, held, fault, in.group(), seq, shape.op, shape.bytes, true });
+        return end;
+    }
+    const auto out = execute(gs, dur, seq, shape.op, shape.bytes, in);
+    if (out.failed) {
+        const auto it = std::find_if(m_outages.begin(), m_outages.end(),
+            [&](auto& o) { return o.link == out.failLink && o.fault == out.failFault; });
+        end.hung = true;
+        end.linkFailure = true;
+        end.failed = ranksBehind(*it, in);
+        end.failRecordNs = out.failNs + kDetectNs / 4;
+        end.stall = m_result.stalls.size() - 1;
+        return end;
+    }
+    for (std::uint32_t r = in.r0; r < in.r1; ++r) {
+        const TimeNs e = out.endNs + static_cast<TimeNs>(uniform(hash(m_c.seed, kEndJitter, r, s.step * C + c)) * 40e3);
+        const TimeNs sk = skew(r);
+        m_owned->ranks[r].push(
+            enq[r * C + c] + sk, st[r * C + c] + sk, e + sk, seq, shapeIndex, CollectiveState::Completed);
+        s.prevEnd[r] = e;
+    }
+    return end;
+}
+
 Result<SimResult, std::string> JobSim::run()
 {
     if (auto err = validateConfig(m_c); !err.empty()) {
@@ -328,17 +531,8 @@ Result<SimResult, std::string> JobSim::run()
     snap.job = { m_c.jobName, m_n, m_c.startNs, { m_c.startNs, m_c.startNs + m_c.durationNs } };
     snap.policy = m_c.policy;
     m_fabric = buildFabric(m_c, snap);
-    ProcessGroup pg { snap.strings.intern("0"), snap.strings.intern("default_pg"), {} };
-    for (std::uint32_t r = 0; r < m_n; ++r) {
-        pg.ranks.push_back(r);
-    }
-    snap.groups.push_back(std::move(pg));
+    makeGroups();
     const std::uint32_t C = m_c.collectivesPerStep;
-    for (std::uint32_t c = 0; c < C; ++c) {
-        const auto op
-            = !m_c.fsdp ? CollectiveOp::AllReduce : (c % 2 ? CollectiveOp::ReduceScatter : CollectiveOp::AllGather);
-        m_shapeOf.push_back(*internShape(snap.shapes, { 0, op, m_c.bucketBytes }));
-    }
     makeHostSkews();
     planOutages();
     applyDegradedLinks();
@@ -360,9 +554,11 @@ Result<SimResult, std::string> JobSim::run()
     for (std::uint32_t r = 0; r < m_n; ++r) {
         stepStart[r] = m_c.startNs + static_cast<TimeNs>(uniform(hash(m_c.seed, kPhase, r)) * 2e6);
     }
-    std::vector<TimeNs> enq(std::size_t(m_n) * C), st(std::size_t(m_n) * C), comp(m_n), prevEnd(m_n);
-    std::uint32_t seq = 1;
-    for (std::uint64_t k = 0; !m_result.crashNs; ++k) {
+    StepState s;
+    s.enq.resize(std::size_t(m_n) * C);
+    s.st.resize(std::size_t(m_n) * C);
+    s.prevEnd.resize(m_n);
+    for (s.step = 0; !m_result.crashNs; ++s.step) {
         if (m_progress.cancelled()) {
             return std::string("cancelled");
         }
@@ -372,77 +568,46 @@ Result<SimResult, std::string> JobSim::run()
         m_progress.report("Simulating collectives", static_cast<std::uint64_t>(stepStart[0] - m_c.startNs),
             static_cast<std::uint64_t>(m_c.durationNs));
         for (std::uint32_t r = 0; r < m_n; ++r) {
-            comp[r] = computeNs(r, k, stepStart[r]);
-            prevEnd[r] = stepStart[r];
+            const TimeNs comp = computeNs(r, s.step, stepStart[r]);
+            s.prevEnd[r] = stepStart[r];
             for (std::uint32_t c = 0; c < C; ++c) {
                 // DDP enqueues bucket c during the backward pass; the last bucket when compute ends.
-                const TimeNs e = stepStart[r] + static_cast<TimeNs>(double(comp[r]) * (0.5 + 0.5 * double(c + 1) / C));
-                enq[r * C + c] = e < deathNs[r] ? e : kNoTime;
+                const TimeNs e = stepStart[r] + static_cast<TimeNs>(double(comp) * (0.5 + 0.5 * double(c + 1) / C));
+                s.enq[r * C + c] = e < deathNs[r] ? e : kNoTime;
             }
         }
         for (std::uint32_t c = 0; c < C && !m_result.crashNs; ++c) {
-            TimeNs gs = 0;
-            bool missing = false;
-            bool diesInside = false;
-            for (std::uint32_t r = 0; r < m_n; ++r) {
-                if (enq[r * C + c] == kNoTime) {
-                    missing = true;
-                    st[r * C + c] = kNoTime;
-                    continue;
-                }
-                st[r * C + c] = std::max(enq[r * C + c] + kLaunchNs, prevEnd[r]);
-                gs = std::max(gs, st[r * C + c]);
-            }
-            const auto shape = snap.shapes[m_shapeOf[c]];
-            const auto dur = static_cast<TimeNs>(
-                double(shape.bytes) * opFactor(shape.op) * m_result.slowdown / m_c.busBandwidthBytesPerSec * 1e9);
-            for (std::uint32_t r = 0; r < m_n && !missing; ++r) {
-                if (deathNs[r] < gs + dur) {
-                    diesInside = true; // hung inside the collective: its record stays "started"
-                    st[r * C + c] = kNoTime;
+            std::vector<InstanceEnd> hung;
+            std::vector<bool> hungRank;
+            for (const auto& in : instancesOf(c)) {
+                auto end = runInstance(s, c, in, deathNs);
+                if (end.hung) {
+                    hungRank.resize(m_n, false);
+                    std::fill(hungRank.begin() + in.r0, hungRank.begin() + in.r1, true);
+                    hung.push_back(std::move(end));
                 }
             }
-            if (missing || diesInside) {
-                std::uint32_t entered = 0;
-                for (std::uint32_t r = 0; r < m_n; ++r) {
-                    entered += enq[r * C + c] != kNoTime;
-                }
-                recordHang(k, c, enq, st, seq, std::vector<bool>(m_n, false), 0);
-                m_result.stalls.push_back({ gs, m_lastGiveUpNs, entered - (diesInside ? 1 : 0),
-                    static_cast<std::uint32_t>(m_c.faults.size()), 0, seq + c, shape.op, shape.bytes, true });
-                for (std::uint32_t i = 0; i < m_c.faults.size(); ++i) {
-                    if (m_c.faults[i].kind == FaultKind::DeadRank) {
-                        m_result.stalls.back().fault = i;
-                    }
-                }
-                break;
+            if (hung.empty()) {
+                continue;
             }
-            const auto out = execute(gs, dur, seq + c, shape.op, shape.bytes);
-            if (out.failed) {
-                std::vector<bool> failed(m_n, false);
-                const auto it = std::find_if(m_outages.begin(), m_outages.end(),
-                    [&](auto& o) { return o.link == out.failLink && o.fault == out.failFault; });
-                for (auto r : ranksBehind(*it)) {
-                    failed[r] = true;
+            std::vector<TimeNs> failedAt(m_n, kNoTime);
+            for (const auto& h : hung) {
+                for (auto r : h.failed) {
+                    failedAt[r] = h.failRecordNs;
                     m_result.failedRanks.push_back(r);
                 }
-                recordHang(k, c, enq, st, seq, failed, out.failNs + kDetectNs / 4);
-                m_result.stalls.back().endNs = m_lastGiveUpNs;
-                m_result.stalls.back().ranksAffected = m_n;
-                break;
             }
-            for (std::uint32_t r = 0; r < m_n; ++r) {
-                const TimeNs end
-                    = out.endNs + static_cast<TimeNs>(uniform(hash(m_c.seed, kEndJitter, r, k * C + c)) * 40e3);
-                const TimeNs s = skew(r);
-                m_owned->ranks[r].push(
-                    enq[r * C + c] + s, st[r * C + c] + s, end + s, seq + c, m_shapeOf[c], CollectiveState::Completed);
-                prevEnd[r] = end;
+            recordHang(s, c, hungRank, failedAt);
+            for (const auto& h : hung) {
+                auto& stall = m_result.stalls[h.stall];
+                stall.endNs = m_lastGiveUpNs;
+                if (h.linkFailure) {
+                    stall.ranksAffected = m_n; // the whole job dies of it
+                }
             }
         }
-        seq += C;
         for (std::uint32_t r = 0; r < m_n; ++r) {
-            stepStart[r] = prevEnd[r] + kOptimizerNs;
+            stepStart[r] = s.prevEnd[r] + kOptimizerNs;
         }
     }
     // Every data phase moves bytes at the bus bandwidth; stalls are the gaps between segments.
@@ -450,7 +615,16 @@ Result<SimResult, std::string> JobSim::run()
     for (auto& seg : m_segments) {
         seg.bytesPerNs = bytesPerNs;
     }
-    std::erase_if(m_segments, [](const Segment& s) { return s.b <= s.a; });
+    std::erase_if(m_segments, [](const Segment& seg) { return seg.b <= seg.a; });
+    // What a pod's links carry: the global data phases and the pod's own (its ranks run one at a time).
+    for (auto& pod : m_podSegments) {
+        for (auto& seg : pod) {
+            seg.bytesPerNs = bytesPerNs;
+        }
+        pod.insert(pod.end(), m_segments.begin(), m_segments.end());
+        std::erase_if(pod, [](const Segment& seg) { return seg.b <= seg.a; });
+        std::sort(pod.begin(), pod.end(), [](const Segment& a, const Segment& b) { return a.a < b.a; });
+    }
     finishCounters(snap);
     return std::move(m_result);
 }
@@ -465,7 +639,7 @@ void JobSim::makeHostSkews()
 void JobSim::finishCounters(JobSnapshot& snap)
 {
     m_progress.report("Sampling counters", 0, 1);
-    CounterInputs inputs { m_c, m_fabric, m_segments, m_outages, m_skew, m_result.noisyLinks };
+    CounterInputs inputs { m_c, m_fabric, m_segments, m_podSegments, m_outages, m_skew, m_result.noisyLinks };
     std::vector<std::uint32_t> seriesTimeBlock;
     buildCounters(inputs, snap, *m_owned, seriesTimeBlock);
     attachOwnedColumns(snap, m_owned, seriesTimeBlock);

@@ -54,6 +54,9 @@ std::string truthToJson(const SimConfig& c, const SimResult& result)
     t["timeout_policy"] = { { "nccl_ib_timeout", c.policy.ncclIbTimeout },
         { "nccl_ib_retry_cnt", c.policy.ncclIbRetryCnt }, { "retry_period_ns", c.policy.retryPeriodNs() },
         { "retry_budget_ns", c.policy.retryBudgetNs() }, { "collective_timeout_ns", c.policy.collectiveTimeoutNs } };
+    if (c.policy.adaptive.on) {
+        t["timeout_policy"]["adaptive_retransmission"] = c.policy.adaptive.text();
+    }
     ordered_json faults = ordered_json::array();
     for (std::uint32_t i = 0; i < c.faults.size(); ++i) {
         const auto& f = c.faults[i];

@@ -228,3 +228,34 @@ TEST_CASE("links whose only evidence is that traffic stopped, like every other, 
         CHECK((other.confidence != "none" || other.score > 2.0));
     }
 }
+
+TEST_CASE("with adaptive retransmission the cost and the what-if follow the job's own schedule", "[core][analysis]")
+{
+    auto c = *presetConfig("small");
+    std::string error;
+    c.policy.adaptive = *parseAdaptiveRetransmission("init=10..13,ranges=13..17x2,18..20x3", error);
+    c.faults = { parseFaultSpec("flap:host-leaf:rank=5:at=100s:for=2s").value() };
+    const auto sim = simulateOrFail(c);
+    const auto result = analyze(*sim.snapshot);
+    REQUIRE(result.incidents.size() == 1);
+    const auto& p = result.incidents[0].policy;
+    const auto schedule = c.policy.adaptive.retransmissions();
+    CHECK(p.retryBudgetNs == schedule.back());
+    REQUIRE_FALSE(p.whatIf.empty());
+    // The job's profile first ("ADP"), then the fixed timer at each NCCL_IB_TIMEOUT; the measured outage first.
+    CHECK(p.whatIf.front().adaptive);
+    CHECK(p.whatIf.front().label() == "ADP");
+    CHECK(p.whatIf.front().outageNs == 2 * kNsPerSec);
+    CHECK(p.whatIf.front().stallNs == schedule[10]);
+    bool fixed20 = false;
+    for (const auto& row : p.whatIf) {
+        if (!row.adaptive && row.ncclIbTimeout == 20 && row.outageNs == 2 * kNsPerSec) {
+            fixed20 = true;
+            CHECK(row.stallNs == TimeoutPolicy {}.retryPeriodNs());
+        }
+    }
+    CHECK(fixed20);
+    const auto text = analysisText(*sim.snapshot, result);
+    CHECK(text.find("adaptive retransmission init=10..13,ranges=13..17x2,18..20x3") != std::string::npos);
+    CHECK(text.find("               ADP (24.7s)") != std::string::npos);
+}

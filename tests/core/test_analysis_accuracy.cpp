@@ -112,6 +112,18 @@ std::vector<Scenario> flapScenarios()
         c.faults = { parseFaultSpec("flap:host-leaf:rank=20:at=150s:for=5s").value() };
         out.push_back({ "host-leaf 5s, NCCL_IB_TIMEOUT=" + std::to_string(t), c });
     }
+    // RoCE adapters with adaptive retransmission (NVIDIA's ADP profile instead of the fixed ACK timeout): the
+    // stall is the first retransmission of the schedule after the path is back, a crash past its end.
+    for (const char* spec : { "flap:host-leaf:rank=21:at=150s:for=2s:every=70s",
+             "flap:host-leaf:rank=30:at=150s:for=40s", "flap:leaf-spine:leaf=3:spine=2:at=150s:for=10s:ar=off" }) {
+        const bool long_ = std::string(spec).find("for=40s") != std::string::npos;
+        auto c = base(++seed, 8, (long_ ? 14 : 5) * 60 * kNsPerSec, kNsPerSec, true);
+        c.bucketBytes = 2ULL << 30;
+        std::string error;
+        c.policy.adaptive = *parseAdaptiveRetransmission("init=10..13,ranges=13..17x2,18..20x3", error);
+        c.faults = { parseFaultSpec(spec).value() };
+        out.push_back({ std::string("adaptive retransmission ") + spec, c });
+    }
     // Three tiers (pods of rail leaves and spines, core switches between pods): spine-core flaps with and
     // without AR, a leaf-spine flap inside one pod, and a host link, at 256 ranks in 4 pods.
     for (const char* spec : { "flap:spine-core:pod=1:spine=1:core=0:at=70s:for=3s:ar=off",
@@ -132,6 +144,26 @@ std::vector<Scenario> flapScenarios()
         c.bucketBytes = 2ULL << 30;
         c.faults = { parseFaultSpec(spec).value() };
         out.push_back({ std::string("three tiers ") + spec, c });
+    }
+    // Pod groups (hybrid sharding: every other collective in a group per pod, the rest global) on the same
+    // fabric, timed so that flaps land in pod-local collectives too: a pod's link stalls its pod's group (and
+    // holds the other pods in the next global collective); a core link only ever stalls the global group.
+    for (const char* spec : { "flap:leaf-spine:pod=2:leaf=5:spine=1:at=70500ms:for=2s:every=37s:ar=on",
+             "flap:leaf-spine:pod=2:leaf=5:spine=1:at=70500ms:for=60s:ar=off",
+             "flap:host-leaf:rank=100:at=70700ms:for=45s", "flap:host-leaf:rank=100:at=70500ms:for=2s:every=41s",
+             "errors:leaf-spine:pod=1:leaf=2:spine=0:at=70500ms:count=4:gap=25s:pause=100ms",
+             "flap:spine-core:pod=3:spine=0:core=1:at=70500ms:for=3s:every=33s:ar=off" }) {
+        ++seed;
+        const bool crash = std::string(spec).find("for=45s") != std::string::npos
+            || std::string(spec).find("for=60s") != std::string::npos;
+        auto c = base(seed, 32, (crash ? 14 : 5) * 60 * kNsPerSec, kNsPerSec, seed % 2 == 0);
+        c.pods = 4;
+        c.spines = 2;
+        c.cores = 2;
+        c.podGroups = true;
+        c.bucketBytes = 2ULL << 30;
+        c.faults = { parseFaultSpec(spec).value() };
+        out.push_back({ std::string("pod groups ") + spec, c });
     }
     // 16,384 ranks in 8 pods of 256 hosts, 8 spines per pod, 8 cores: a core-link flap.
     {
@@ -173,6 +205,18 @@ std::vector<Scenario> rankScenarios()
         c.spines = 8;
         c.faults = { parseFaultSpec("dead-rank:rank=600:at=60s").value() };
         out.push_back({ "1024 ranks dead-rank:rank=600", c });
+    }
+    // A rank of pod 2 dies inside its pod's group: the other pods time out in the next global collective, which
+    // is the same incident (not a second hang), with every live rank held.
+    {
+        auto c = base(++seed, 32, 14 * 60 * kNsPerSec, kNsPerSec, true);
+        c.pods = 4;
+        c.spines = 2;
+        c.cores = 2;
+        c.podGroups = true;
+        c.bucketBytes = 2ULL << 30;
+        c.faults = { parseFaultSpec("dead-rank:rank=140:at=70500ms").value() };
+        out.push_back({ "pod groups dead-rank:rank=140", c });
     }
     return out;
 }

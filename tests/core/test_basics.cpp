@@ -64,6 +64,46 @@ TEST_CASE("timeout policy retry budget follows NCCL's formula", "[core]")
     CHECK(p.retryBudgetNs() == kNoTime);
 }
 
+TEST_CASE("adaptive retransmission follows NVIDIA's ADP schedule and prices a flap by it", "[core]")
+{
+    std::string error;
+    const auto adp = parseAdaptiveRetransmission("init=10..13,ranges=13..17x2,18..20x3", error);
+    REQUIRE(adp);
+    CHECK(adp->text() == "init=10..13,ranges=13..17x2,18..20x3");
+    // The slowest QP starts at 2^13 units (initial exponent drawn up to 13, used once), continues in the range
+    // holding it: 13..17 twice each, then 18..20 three times each.
+    const auto t = adp->retransmissions();
+    REQUIRE(t.size() == 1 + 5 * 2 + 3 * 3);
+    const TimeNs unit = 4096;
+    CHECK(t[0] == unit << 13);
+    CHECK(t[1] == t[0] + (unit << 13));
+    CHECK(t[2] == t[1] + (unit << 13));
+    CHECK(t[3] == t[2] + (unit << 14));
+    CHECK(t.back() == t[t.size() - 2] + (unit << 20));
+    TimeoutPolicy p;
+    p.adaptive = *adp;
+    CHECK(p.retryPeriodNs() == unit << 13);
+    CHECK(p.retryBudgetNs() == t.back());
+    CHECK(t.back() == 24'662'507'520); // 24.7 s against 30.1 s for the fixed timeout at 20 x 7
+    // A 2 s outage: the first retransmission after 2 s is the 11th (2.11 s), not one 4.29 s period.
+    const auto two = flapOutcome(p, 2 * kNsPerSec, Recovery::LinkUp, 0);
+    CHECK_FALSE(two.crash);
+    CHECK(two.retries == 11);
+    CHECK(two.stallNs == t[10]);
+    CHECK(t[9] < 2 * kNsPerSec);
+    CHECK(flapOutcome(p, 1, Recovery::LinkUp, 0).stallNs == t[0]); // a loss always costs the first timer
+    CHECK(flapOutcome(p, 25 * kNsPerSec, Recovery::LinkUp, 0).crash);
+    // Rerouted by AR after 50 ms: the stall ends at the first retransmission after that.
+    CHECK(flapOutcome(p, 10 * kNsPerSec, Recovery::AdaptiveRouting, 50 * kNsPerMs).stallNs == t[1]);
+    for (const char* bad : { "", "init=10..13", "init=13..10,ranges=13..17x2", "init=10..13,ranges=13..17x0",
+             "init=10..13,ranges=13..17x2,15..18x1", "init=10..40,ranges=13..17x2",
+             "init=1..2,ranges=1..2x1,3..4x1,5..6x1,7..8x1,9..10x1", "init=10..13,ranges=13..17x2;" }) {
+        INFO(bad);
+        CHECK_FALSE(parseAdaptiveRetransmission(bad, error));
+        CHECK_FALSE(error.empty());
+    }
+}
+
 TEST_CASE("GUIDs parse with or without 0x and padding", "[core]")
 {
     CHECK(parseGuid("0x0c42a10300a1b2c4") == 0x0c42a10300a1b2c4ULL);

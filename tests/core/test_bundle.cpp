@@ -65,6 +65,8 @@ TEST_CASE("binary and JSON Lines bundles round-trip to the same snapshot", "[cor
     auto config = tinyConfig();
     config.hosts = 2; // JSON Lines is for small bundles
     config.faults[0].rank = 5;
+    std::string error;
+    config.policy.adaptive = *parseAdaptiveRetransmission("init=10..13,ranges=13..17x2,18..20x3", error);
     const auto sim = simulateOrFail(config);
     TempDir tmp;
     BundleWriteOptions jsonl;
@@ -94,6 +96,8 @@ TEST_CASE("binary and JSON Lines bundles round-trip to the same snapshot", "[cor
     CHECK(txt->snapshot->topology.links().size() == sim.snapshot->topology.links().size());
     CHECK(bin->snapshot->job.name == sim.snapshot->job.name);
     CHECK(bin->snapshot->policy.retryBudgetNs() == sim.snapshot->policy.retryBudgetNs());
+    CHECK(bin->snapshot->policy.adaptive == sim.snapshot->policy.adaptive); // the manifest keeps the ADP profile
+    CHECK(txt->snapshot->policy.adaptive == sim.snapshot->policy.adaptive);
     // Ranks resolve to their HCA in the topology by node description.
     for (const auto& r : bin->snapshot->ranks) {
         REQUIRE(r.hcaNode.has_value());

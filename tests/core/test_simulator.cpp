@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <map>
 
 using namespace stallscope;
 using namespace stallscope::test;
@@ -307,4 +308,144 @@ TEST_CASE("a slow rank makes everyone wait without link errors", "[core][sim]")
     const auto& fast = snap.collectives[8];
     const auto last = slow.size() - 5 * 3;
     CHECK(fast.startNs[last] < slow.startNs[last]);
+}
+
+namespace {
+
+SimConfig podGroupConfig(const std::string& fault)
+{
+    auto c = *presetConfig("small");
+    c.hosts = 32;
+    c.pods = 4;
+    c.spines = 2;
+    c.cores = 2;
+    c.podGroups = true;
+    c.bucketBytes = 2ULL << 30;
+    c.durationNs = 4 * 60 * kNsPerSec;
+    c.faults = { parseFaultSpec(fault).value() };
+    return c;
+}
+
+// Records of `group` whose data phase overlaps [a, b), and how many of them took over twice the usual time.
+std::pair<int, int> recordsDuring(const JobSnapshot& snap, std::uint16_t group, TimeNs a, TimeNs b)
+{
+    int seen = 0, slow = 0;
+    for (const auto& rank : snap.collectives) {
+        for (std::size_t i = 0; i < rank.size(); ++i) {
+            if (snap.shapes[rank.shape[i]].group != group || rank.startNs[i] == kNoTime || rank.endNs[i] == kNoTime
+                || rank.endNs[i] <= a || rank.startNs[i] >= b) {
+                continue;
+            }
+            ++seen;
+            slow += rank.endNs[i] - rank.startNs[i] > 2 * 100 * kNsPerMs;
+        }
+    }
+    return { seen, slow };
+}
+
+} // namespace
+
+TEST_CASE("with pod groups a core link stalls only the collectives that cross pods, a pod's link its own pod's",
+    "[core][sim]")
+{
+    SECTION("groups: the global one and one per pod, each numbering its collectives from 1")
+    {
+        const auto sim = simulateOrFail(podGroupConfig("flap:spine-core:pod=3:spine=0:core=1:at=70s:for=3s"));
+        const auto& snap = *sim.snapshot;
+        REQUIRE(snap.groups.size() == 5);
+        CHECK(snap.groups[0].ranks.size() == 256);
+        for (std::uint16_t g = 1; g < 5; ++g) {
+            CHECK(snap.groups[g].ranks.size() == 64);
+            CHECK(snap.groups[g].ranks.front() == (g - 1) * 64u);
+        }
+        const auto& r100 = snap.collectives[100]; // pod 1: groups 0 and 2 only, seqs 1, 2, 3 ... in each
+        std::map<std::uint16_t, std::uint32_t> next { { 0, 1 }, { 2, 1 } };
+        for (std::size_t i = 0; i < r100.size(); ++i) {
+            const auto g = snap.shapes[r100.shape[i]].group;
+            REQUIRE(next.count(g) == 1);
+            CHECK(r100.seq[i] == next[g]++);
+        }
+        CHECK(next[2] * 2 >= next[0]); // two of five collectives per step are pod-local
+    }
+    SECTION("a core link: every stall is the global group's; pod-local collectives during the outage run normally")
+    {
+        const auto sim
+            = simulateOrFail(podGroupConfig("flap:spine-core:pod=3:spine=0:core=1:at=70500ms:for=3s:every=33s:ar=off"));
+        REQUIRE(sim.stalls.size() >= 4);
+        int podLocalDuringOutage = 0;
+        for (const auto& s : sim.stalls) {
+            CHECK(s.group == 0);
+            CHECK(s.ranksAffected == 256);
+        }
+        for (const auto& o : sim.outages) {
+            for (std::uint16_t g = 1; g < 5; ++g) {
+                const auto [seen, slow] = recordsDuring(*sim.snapshot, g, o.downNs, o.trafficUpNs);
+                podLocalDuringOutage += seen;
+                CHECK(slow == 0);
+            }
+        }
+        CHECK(podLocalDuringOutage > 0); // the test means something: pod-local work did overlap an outage
+    }
+    SECTION("a pod's leaf-spine link stalls its pod's group or the global one, never another pod's")
+    {
+        const auto sim = simulateOrFail(
+            podGroupConfig("flap:leaf-spine:pod=2:leaf=5:spine=1:at=70500ms:for=2s:every=23s:jitter=5s:ar=on"));
+        int own = 0;
+        for (const auto& s : sim.stalls) {
+            CHECK((s.group == 0 || s.group == 3));
+            own += s.group == 3;
+            CHECK(s.ranksAffected == 256); // the other pods wait for it in the next global collective
+        }
+        CHECK(own > 0);
+        for (const auto& o : sim.outages) {
+            for (const std::uint16_t g : { 1, 2, 4 }) {
+                CHECK(recordsDuring(*sim.snapshot, g, o.downNs, o.trafficUpNs).second == 0);
+            }
+        }
+    }
+    SECTION("a rank dying inside its pod's group: that group hangs, the other pods time out in the next global one")
+    {
+        const auto sim = simulateOrFail(podGroupConfig("dead-rank:rank=140:at=70500ms"));
+        REQUIRE(sim.stalls.size() == 1);
+        CHECK(sim.stalls[0].group == 3);
+        CHECK(sim.stalls[0].crashed);
+        const auto& snap = *sim.snapshot;
+        const auto& other = snap.collectives[10]; // pod 0
+        std::size_t timedOut = 0;
+        for (std::size_t i = 0; i < other.size(); ++i) {
+            if (other.stateAt(i) == CollectiveState::TimedOut) {
+                ++timedOut;
+                CHECK(snap.shapes[other.shape[i]].group == 0);
+            }
+        }
+        CHECK(timedOut == 1);
+    }
+}
+
+TEST_CASE("with adaptive retransmission a flap costs the first retransmission after it, not a whole ACK timeout",
+    "[core][sim]")
+{
+    auto c = *presetConfig("small");
+    c.faults = { parseFaultSpec("flap:host-leaf:rank=5:at=100s:for=2s:every=100s").value() };
+    const auto fixed = simulateOrFail(c);
+    std::string error;
+    c.policy.adaptive = *parseAdaptiveRetransmission("init=10..13,ranges=13..17x2,18..20x3", error);
+    const auto adaptive = simulateOrFail(c);
+    const auto schedule = c.policy.adaptive.retransmissions();
+    REQUIRE(fixed.stalls.size() == adaptive.stalls.size());
+    REQUIRE_FALSE(adaptive.stalls.empty());
+    for (std::size_t i = 0; i < adaptive.stalls.size(); ++i) {
+        const auto& s = adaptive.stalls[i];
+        // Every flap hit a data phase at its start: the path is down 2 s, the 11th retransmission (2.11 s) is
+        // the first after it; with the fixed timeout one period (4.29 s).
+        CHECK(s.endNs - s.startNs == schedule[10]);
+        CHECK(s.retries == 11);
+        CHECK(fixed.stalls[i].endNs - fixed.stalls[i].startNs == TimeoutPolicy {}.retryPeriodNs());
+    }
+    // Past the schedule the QPs fail: a 30 s outage crashes under the 24.7 s profile.
+    c.faults = { parseFaultSpec("flap:host-leaf:rank=5:at=100s:for=30s").value() };
+    c.durationNs = 14 * 60 * kNsPerSec;
+    const auto crash = simulateOrFail(c);
+    REQUIRE(crash.stalls.size() == 1);
+    CHECK(crash.stalls[0].crashed);
 }
