@@ -23,18 +23,6 @@ namespace stallscope {
 
 namespace {
 
-// A switch name that fits its box: whole; else without its leading kind, which the row already says
-// ("spine-05" → "05", "leaf-p2-r3" → "p2-r3"); else elided at the end ("s…1" told no one which spine it was).
-QString fitName(const QString& name, const QFontMetrics& fm, int width)
-{
-    if (fm.horizontalAdvance(name) <= width) {
-        return name;
-    }
-    const int dash = name.indexOf(QLatin1Char('-'));
-    const QString tail = dash > 0 && dash + 1 < name.size() ? name.mid(dash + 1) : name;
-    return fm.horizontalAdvance(tail) <= width ? tail : fm.elidedText(tail, Qt::ElideRight, width);
-}
-
 QColor healthColor(LinkHealth h, const QPalette& pal)
 {
     const bool dark = pal.color(QPalette::Window).lightness() < 128;
@@ -90,6 +78,21 @@ double distanceToSegment(QPointF p, QPointF a, QPointF b)
 }
 
 } // namespace
+
+// Names say more than boxes hold at 16+ spines: "spine-p2-02" elided to "p…" named nothing.
+QString fitSwitchName(const QString& name, const QFontMetrics& fm, int width)
+{
+    QString tail = name;
+    while (fm.horizontalAdvance(tail) > width) {
+        const auto dash = tail.indexOf(QLatin1Char('-')), under = tail.indexOf(QLatin1Char('_'));
+        const auto cut = dash < 0 ? under : under < 0 ? dash : std::min(dash, under);
+        if (cut <= 0 || cut + 1 >= tail.size()) {
+            return fm.elidedText(tail, Qt::ElideRight, width);
+        }
+        tail = tail.mid(cut + 1);
+    }
+    return tail;
+}
 
 TopologyWidget::TopologyWidget(ViewState* state, QWidget* parent)
     : QWidget(parent)
@@ -257,8 +260,8 @@ TopologyWidget::Layout TopologyWidget::layout(QSizeF size, double zoom, double p
         l.hostBox.emplace_back(margin + i * hostW, l.hostTop, hostW, 18);
     }
     for (auto& box : l.hostBox) { // linear in x: the canvas point under the pointer stays under it when zooming
-        box = QRectF(l.x(box.left()), box.top(), std::max(1.0, box.width() * zoom - (hostW * zoom > 4 ? 1 : 0)),
-            box.height());
+        box = QRectF(
+            l.x(box.left()), box.top(), std::max(1.0, box.width() * zoom - (hostW * zoom > 4 ? 1 : 0)), box.height());
     }
     for (std::uint32_t i = 0; i < topo.nodes().size(); ++i) {
         if (m_hostOfNode[i] >= 0) {
@@ -403,7 +406,7 @@ void TopologyWidget::paintView(QPainter& p, QSizeF size, double zoom, double pan
         p.setBrush(pal.color(QPalette::Button));
         p.drawRect(box);
         const QString name = QString::fromStdString(m_snap->str(topo.node(id).description));
-        p.drawText(box, Qt::AlignCenter, fitName(name, p.fontMetrics(), int(boxW) - 2));
+        p.drawText(box, Qt::AlignCenter, fitSwitchName(name, p.fontMetrics(), int(boxW) - 2));
     };
     const auto boxWidth = [&](std::size_t count) {
         return std::clamp((l.canvasW - 32) / double(std::max<std::size_t>(1, count)) - 4, 8.0, 60.0);

@@ -10,7 +10,9 @@
 
 #include "view/link_state.h"
 
+#include <QFontMetrics>
 #include <QPointF>
+#include <QString>
 #include <QWidget>
 
 #include <map>
@@ -22,6 +24,10 @@ namespace stallscope {
 
 struct AnalysisResult;
 class ViewState;
+
+// A switch name that fits a box `width` pixels wide: whole; else without leading tokens the row and the pod
+// captions already say ("spine-p2-02" → "p2-02" → "02"); else the last token elided.
+QString fitSwitchName(const QString& name, const QFontMetrics& fm, int width);
 
 class TopologyWidget : public QWidget
 {

@@ -670,3 +670,18 @@ TEST_CASE("the topology zooms around the pointer, pans, and finds switches and h
     w.setZoom(8.0, 350);
     CHECK(w.renderImage(QSize(700, 500)) == whole);
 }
+
+TEST_CASE("switch names that do not fit their box keep their distinctive end, not an elided start", "[widget]")
+{
+    const QFontMetrics fm(QApplication::font());
+    const auto fits = [&](const char* text) { return fm.horizontalAdvance(QString::fromLatin1(text)) + 1; };
+    CHECK(fitSwitchName(QStringLiteral("spine-p2-02"), fm, fits("spine-p2-02")) == QStringLiteral("spine-p2-02"));
+    CHECK(fitSwitchName(QStringLiteral("spine-p2-02"), fm, fits("p2-02")) == QStringLiteral("p2-02"));
+    CHECK(fitSwitchName(QStringLiteral("spine-p2-02"), fm, fits("02")) == QStringLiteral("02"));
+    CHECK(fitSwitchName(QStringLiteral("leaf_p5_r3"), fm, fits("r3")) == QStringLiteral("r3"));
+    CHECK(fitSwitchName(QStringLiteral("spine-05"), fm, fits("05")) == QStringLiteral("05"));
+    // Nothing left to drop: the last token elided, never the name's start.
+    const auto tight = fitSwitchName(QStringLiteral("spine-p2-0123456"), fm, fits("0123"));
+    CHECK(tight.startsWith(QStringLiteral("01")));
+    CHECK(tight.endsWith(QChar(0x2026)));
+}
