@@ -9,6 +9,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -392,4 +393,47 @@ TEST_CASE("raw folder: a killed rank that left no dump and no log is named by Sl
     CHECK_FALSE(blind.incidents[0].killedRank.has_value());
     CHECK(blind.incidents[0].hostEvidence.empty());
     CHECK_THAT(blind.incidents[0].summary, !Catch::Contains("Slurm"));
+}
+
+TEST_CASE("raw folder: process groups per pod come back from dumps and traces with their members and sequence numbers",
+    "[core][import][roundtrip]")
+{
+    auto c = scenario(32, 180 * kNsPerSec, "flap:leaf-spine:pod=2:leaf=5:spine=1:at=70500ms:for=2s:ar=on");
+    c.pods = 4;
+    c.spines = 2;
+    c.cores = 2;
+    c.podGroups = true;
+    c.bucketBytes = 2ULL << 30;
+    const auto sim = simulateOrFail(c);
+    REQUIRE(sim.stalls.size() == 1);
+    REQUIRE(sim.stalls[0].group == 3); // the flap lands in pod 2's own group
+    for (const bool traces : { false, true }) {
+        INFO((traces ? "profiler traces" : "pickle dumps"));
+        TempDir tmp;
+        RawWriteOptions options;
+        options.pickle = !traces;
+        options.flightRecorder = !traces;
+        options.kineto = traces;
+        REQUIRE(writeRawFolder(*sim.snapshot, tmp.str("raw"), options).empty());
+        auto r = openJob(tmp.str("raw"));
+        INFO((r ? "" : r.error().format()));
+        REQUIRE(r.ok());
+        const auto& s = *r->snapshot;
+        REQUIRE(s.groups.size() == 5);
+        for (const auto& g : sim.snapshot->groups) {
+            const auto it = std::find_if(s.groups.begin(), s.groups.end(),
+                [&](const ProcessGroup& x) { return s.str(x.name) == sim.snapshot->str(g.name); });
+            REQUIRE(it != s.groups.end());
+            CHECK(it->ranks == g.ranks);
+        }
+        CHECK(s.collectiveCount() == sim.snapshot->collectiveCount());
+        const auto result = analyze(s);
+        REQUIRE(result.incidents.size() == 1);
+        const auto& inc = result.incidents[0];
+        CHECK(s.str(s.groups[inc.group].name) == "3");
+        CHECK(inc.seq == sim.stalls[0].seq);
+        CHECK(inc.ranksAffected == 256); // the other pods held in the next global collective
+        REQUIRE(inc.culprit.has_value());
+        CHECK(sameLink(*inc.culprit, *sim.snapshot, sim.outages.at(0).link));
+    }
 }
