@@ -66,7 +66,17 @@ private:
     };
     Layout layout(QSizeF size, double zoom = 1.0, double pan = 0.0) const;
     Layout screenLayout() const; // as on screen: zoomed and panned
+    // Drawing (topology_paint.cpp), bottom layer to top.
     void paintView(QPainter& p, QSizeF size, double zoom, double pan);
+    void drawHostFans(QPainter& p, const Layout& l, QSizeF size) const;
+    std::optional<QPointF> drawLinks(QPainter& p, const Layout& l, TimeNs t, std::optional<LinkId> marked) const;
+    void drawDegraded(QPainter& p, const Layout& l) const;
+    double switchBoxWidth(const Layout& l, std::size_t count) const;
+    void drawNodes(QPainter& p, const Layout& l, std::optional<LinkId> marked) const;
+    void drawCulpritLabel(QPainter& p, QPointF at, LinkId marked, QSizeF size) const;
+    void drawHostLabels(QPainter& p, const Layout& l) const;
+    void drawExpandedHost(QPainter& p, const Layout& l, TimeNs t, std::optional<LinkId> marked, QSizeF size) const;
+    void drawLegend(QPainter& p, QSizeF size, TimeNs t) const;
     void drawMatches(QPainter& p, const Layout& l) const;
     struct Bundle
     {

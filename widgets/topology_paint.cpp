@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: MIT
+// The topology widget's drawing, bottom layer to top: host fans, links (bundled, one by one, the culprit with a
+// halo), degraded links, switches and hosts, search matches, the culprit's label, host names, captions, an
+// expanded host, the legend. GUI thread (paintEvent) or any thread painting an image (exports, render).
+#include "topology_internal.h"
+#include "topology_widget.h"
+
+#include "analysis/analysis.h"
+#include "core/time_format.h"
+#include "view/view_state.h"
+
+#include <QPainter>
+#include <QPolygonF>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace stallscope {
+
+using topology::healthColor;
+using topology::severity;
+
+void TopologyWidget::paintView(QPainter& p, QSizeF size, double zoom, double pan)
+{
+    const QPalette pal = palette();
+    p.fillRect(QRectF(QPointF(0, 0), size), pal.color(QPalette::Base));
+    if (!m_snap || m_snap->topology.nodes().empty()) {
+        p.setPen(pal.color(QPalette::Text));
+        p.drawText(QRectF(QPointF(0, 0), size), Qt::AlignCenter, tr("No fabric topology in this bundle."));
+        return;
+    }
+    p.setRenderHint(QPainter::Antialiasing, true);
+    const auto l = layout(size, zoom, pan);
+    const TimeNs t = now();
+    const auto marked = markedLink();
+    drawHostFans(p, l, size);
+    const auto culpritAt = drawLinks(p, l, t, marked);
+    drawDegraded(p, l);
+    p.setRenderHint(QPainter::Antialiasing, false);
+    QFont small = font();
+    small.setPointSizeF(small.pointSizeF() * 0.8);
+    p.setFont(small);
+    drawNodes(p, l, marked);
+    drawMatches(p, l);
+    if (culpritAt) {
+        drawCulpritLabel(p, *culpritAt, *marked, size);
+    }
+    drawHostLabels(p, l);
+    drawCaptions(p, l, size);
+    drawExpandedHost(p, l, t, marked, size);
+    drawLegend(p, size, t);
+}
+
+// Host links bundled: one faint fan per leaf, to the hosts below its pod (or all of them).
+void TopologyWidget::drawHostFans(QPainter& p, const Layout& l, QSizeF size) const
+{
+    QColor fan = healthColor(LinkHealth::Normal, palette());
+    fan.setAlpha(35);
+    p.setPen(Qt::NoPen);
+    p.setBrush(fan);
+    for (const auto leaf : m_leaves) {
+        const QPointF a = l.nodePos[index(leaf)];
+        double left = l.x(16), right = l.x(size.width() - 16);
+        if (const int pod = m_podOf[index(leaf)];
+            m_podCount > 1 && pod >= 0 && m_podHosts[std::size_t(pod)].first >= 0) {
+            left = l.hostBox[std::size_t(m_podHosts[std::size_t(pod)].first)].left();
+            right = l.hostBox[std::size_t(m_podHosts[std::size_t(pod)].second)].right();
+        }
+        QPolygonF poly({ a + QPointF(-3, 0), a + QPointF(3, 0), QPointF(right, l.hostTop), QPointF(left, l.hostTop) });
+        p.drawPolygon(poly);
+    }
+}
+
+// Healthy switch links bundled in large fabrics, then every link that is not normal one by one, then the marked
+// link last with a halo (at 16,384 ranks the others would bury it). Returns the marked link's middle.
+std::optional<QPointF> TopologyWidget::drawLinks(
+    QPainter& p, const Layout& l, TimeNs t, std::optional<LinkId> marked) const
+{
+    const QPalette pal = palette();
+    const auto& topo = m_snap->topology;
+    const auto isHostLink = [&](const FabricLink& link) {
+        return topo.node(link.a.node).kind == NodeKind::Hca || topo.node(link.b.node).kind == NodeKind::Hca;
+    };
+    std::map<std::pair<std::int64_t, std::int64_t>, Bundle> bundles;
+    std::vector<std::pair<LinkId, LinkHealth>> individual;
+    for (std::uint32_t i = 0; i < topo.links().size(); ++i) {
+        const auto id = static_cast<LinkId>(i);
+        const auto& link = topo.links()[i];
+        const bool hostLink = isHostLink(link);
+        const auto health = m_states->stateAt(id, t);
+        if (marked && *marked == id) {
+            continue;
+        }
+        if (hostLink && (health == LinkHealth::Normal || health == LinkHealth::Idle)) {
+            continue; // a stalled job idles every host link: the fan says enough
+        }
+        if (m_aggregate && !hostLink && severity(health) <= severity(LinkHealth::Normal)) {
+            addToBundle(bundles, link, health, l);
+            continue;
+        }
+        individual.emplace_back(id, health);
+    }
+    drawBundles(p, bundles, pal);
+    for (const auto& [id, health] : individual) {
+        const auto& link = topo.link(id);
+        p.setPen(QPen(healthColor(health, pal), isHostLink(link) ? 1.5 : 2.0));
+        p.drawLine(l.nodePos[index(link.a.node)], l.nodePos[index(link.b.node)]);
+    }
+    if (!marked) {
+        return std::nullopt;
+    }
+    const auto& link = topo.link(*marked);
+    const QPointF a = l.nodePos[index(link.a.node)], b = l.nodePos[index(link.b.node)];
+    p.setPen(QPen(pal.color(QPalette::Base), 8.0)); // a halo: it reads over any bundle of lines
+    p.drawLine(a, b);
+    p.setPen(QPen(healthColor(m_states->stateAt(*marked, t), pal), 4.0));
+    p.drawLine(a, b);
+    p.setPen(QPen(pal.color(QPalette::Text), 1.0, Qt::DashLine));
+    p.setBrush(Qt::NoBrush);
+    const QPointF mid = (a + b) / 2;
+    p.drawEllipse(mid, 9, 9);
+    return mid;
+}
+
+// Links trained below their tier's rate: dashed, in the text colour, whatever their state (a persistent
+// slowdown, not an event in time).
+void TopologyWidget::drawDegraded(QPainter& p, const Layout& l) const
+{
+    if (!m_analysis) {
+        return;
+    }
+    const auto& topo = m_snap->topology;
+    p.setPen(QPen(palette().color(QPalette::Text), 2.5, Qt::DashLine));
+    for (const auto& d : m_analysis->degradedLinks) {
+        const auto& link = topo.link(d.link);
+        p.drawLine(l.nodePos[index(link.a.node)], l.nodePos[index(link.b.node)]);
+    }
+}
+
+double TopologyWidget::switchBoxWidth(const Layout& l, std::size_t count) const
+{
+    return std::clamp((l.canvasW - 32) / double(std::max<std::size_t>(1, count)) - 4, 8.0, 60.0);
+}
+
+// Switches (named as far as their boxes allow), hosts (the selected ranks' in yellow), and the culprit's switches
+// outlined in the stall colour: findable even where 64 boxes have no room for names.
+void TopologyWidget::drawNodes(QPainter& p, const Layout& l, std::optional<LinkId> marked) const
+{
+    const QPalette pal = palette();
+    const auto& topo = m_snap->topology;
+    const QColor text = pal.color(QPalette::Text);
+    const auto drawSwitch = [&](NodeId id, double boxW) {
+        const QPointF c = l.nodePos[index(id)];
+        const QRectF box(c.x() - boxW / 2, c.y() - 9, boxW, 18);
+        p.setPen(text);
+        p.setBrush(pal.color(QPalette::Button));
+        p.drawRect(box);
+        const QString name = QString::fromStdString(m_snap->str(topo.node(id).description));
+        p.drawText(box, Qt::AlignCenter, fitSwitchName(name, p.fontMetrics(), int(boxW) - 2));
+    };
+    for (const auto* row : { &m_cores, &m_spines, &m_leaves }) {
+        for (const auto id : *row) {
+            drawSwitch(id, switchBoxWidth(l, row->size()));
+        }
+    }
+    std::vector<std::uint32_t> selectedHosts;
+    for (const auto r : m_state->selectedRanks()) {
+        if (r < m_snap->ranks.size() && m_snap->ranks[r].hcaNode) {
+            selectedHosts.push_back(std::uint32_t(m_hostOfNode[index(*m_snap->ranks[r].hcaNode)]));
+        }
+    }
+    for (std::size_t i = 0; i < m_hosts.size(); ++i) {
+        const bool sel = std::find(selectedHosts.begin(), selectedHosts.end(), i) != selectedHosts.end();
+        p.setPen(Qt::NoPen);
+        p.setBrush(sel ? QColor(0xf0, 0xe4, 0x42) : pal.color(QPalette::Mid));
+        p.drawRect(l.hostBox[i]);
+    }
+    if (!marked) {
+        return;
+    }
+    const auto& link = topo.link(*marked);
+    p.setBrush(Qt::NoBrush);
+    p.setPen(QPen(healthColor(LinkHealth::Down, pal), 2.5));
+    for (const auto end : { link.a.node, link.b.node }) {
+        if (topo.node(end).kind == NodeKind::Switch) {
+            const QPointF c = l.nodePos[index(end)];
+            const std::size_t count = std::find(m_cores.begin(), m_cores.end(), end) != m_cores.end() ? m_cores.size()
+                : std::find(m_spines.begin(), m_spines.end(), end) != m_spines.end()                  ? m_spines.size()
+                                                                                                      : m_leaves.size();
+            const double w = switchBoxWidth(l, count);
+            p.drawRect(QRectF(c.x() - w / 2 - 2, c.y() - 11, w + 4, 22));
+        }
+    }
+}
+
+// "culprit: A ↔ B" on a plate, right of the mark, or left of it when it would leave the view.
+void TopologyWidget::drawCulpritLabel(QPainter& p, QPointF at, LinkId marked, QSizeF size) const
+{
+    const auto& topo = m_snap->topology;
+    const auto& link = topo.link(marked);
+    const QString text = tr("culprit: %1 ↔ %2")
+                             .arg(QString::fromStdString(m_snap->str(topo.node(link.a.node).description)),
+                                 QString::fromStdString(m_snap->str(topo.node(link.b.node).description)));
+    const double w = p.fontMetrics().horizontalAdvance(text) + 8;
+    const double x = at.x() + 12 + w <= size.width() - 4 ? at.x() + 12 : std::max(4.0, at.x() - 12 - w);
+    const QRectF plate(x, at.y() - 9, w, 18);
+    QColor back = palette().color(QPalette::Base);
+    back.setAlpha(220);
+    p.fillRect(plate, back);
+    p.setPen(palette().color(QPalette::Text));
+    p.drawText(plate, Qt::AlignCenter, text);
+}
+
+// Host names under the host row, every n-th where they would overlap.
+void TopologyWidget::drawHostLabels(QPainter& p, const Layout& l) const
+{
+    p.setPen(palette().color(QPalette::Text));
+    const auto labelW = double(p.fontMetrics().horizontalAdvance(QStringLiteral("gpu-a000 ")));
+    const std::size_t every = std::max<std::size_t>(
+        1, std::size_t(std::ceil(labelW * double(m_hosts.size()) / std::max(1.0, l.canvasW - 32))));
+    for (std::size_t i = 0; i < m_hosts.size(); i += every) {
+        p.drawText(QRectF(l.hostBox[i].left(), l.hostTop + 20, 90, 14), Qt::AlignLeft,
+            QString::fromStdString(m_snap->str(m_hosts[i])));
+    }
+}
+
+// An expanded host: its HCAs one by one under the host row, each linked to its leaf, coloured by state.
+void TopologyWidget::drawExpandedHost(
+    QPainter& p, const Layout& l, TimeNs t, std::optional<LinkId> marked, QSizeF size) const
+{
+    if (m_expandedHost < 0 || std::size_t(m_expandedHost) >= m_ranksOfHost.size()) {
+        return;
+    }
+    const QPalette pal = palette();
+    const auto& topo = m_snap->topology;
+    const auto& ranks = m_ranksOfHost[std::size_t(m_expandedHost)];
+    p.setRenderHint(QPainter::Antialiasing, true);
+    for (std::size_t i = 0; i < ranks.size(); ++i) {
+        const QRectF box = hcaBox(l, i, ranks.size());
+        const auto& ri = m_snap->ranks[ranks[i]];
+        if (ri.hcaNode) {
+            if (auto link = topo.linkAt({ *ri.hcaNode, ri.hcaPort })) {
+                const auto& lk = topo.link(*link);
+                const auto leaf = topo.node(lk.a.node).kind == NodeKind::Switch ? lk.a.node : lk.b.node;
+                p.setPen(QPen(healthColor(m_states->stateAt(*link, t), pal), marked && *marked == *link ? 3.0 : 1.5));
+                p.drawLine(QPointF(box.center().x(), box.top()), l.nodePos[index(leaf)]);
+            }
+        }
+        const bool sel = std::binary_search(m_state->selectedRanks().begin(), m_state->selectedRanks().end(), ranks[i]);
+        p.setPen(pal.color(QPalette::Text));
+        p.setBrush(sel ? QColor(0xf0, 0xe4, 0x42) : pal.color(QPalette::Button));
+        p.drawRect(box);
+        p.drawText(box, Qt::AlignCenter, QString::fromStdString(m_snap->str(ri.hca)));
+    }
+    p.setRenderHint(QPainter::Antialiasing, false);
+    p.drawText(QRectF(8, l.hostTop + 80, size.width() - 16, 14), Qt::AlignLeft,
+        tr("%1 expanded (double-click to collapse)")
+            .arg(QString::fromStdString(m_snap->str(m_hosts[std::size_t(m_expandedHost)]))));
+}
+
+// The link colours' legend (and the degraded links' dash), and the time the colours are for.
+void TopologyWidget::drawLegend(QPainter& p, QSizeF size, TimeNs t) const
+{
+    const QPalette pal = palette();
+    double x = 8;
+    const double y = size.height() - 18;
+    for (const auto h :
+        { LinkHealth::Normal, LinkHealth::Idle, LinkHealth::Congested, LinkHealth::Erroring, LinkHealth::Down }) {
+        p.fillRect(QRectF(x, y + 3, 14, 4), healthColor(h, pal));
+        const QString label = QString::fromStdString(std::string(toString(h)));
+        p.drawText(QRectF(x + 18, y - 2, 80, 14), Qt::AlignLeft | Qt::AlignVCenter, label);
+        x += 26 + p.fontMetrics().horizontalAdvance(label);
+    }
+    if (m_analysis && !m_analysis->degradedLinks.empty()) {
+        p.setPen(QPen(pal.color(QPalette::Text), 2, Qt::DashLine));
+        p.drawLine(QPointF(x, y + 5), QPointF(x + 14, y + 5));
+        p.setPen(pal.color(QPalette::Text));
+        p.drawText(QRectF(x + 18, y - 2, 200, 14), Qt::AlignLeft | Qt::AlignVCenter,
+            tr("degraded (%1)").arg(m_analysis->degradedLinks.size()));
+    }
+    p.drawText(QRectF(8, y - 20, size.width() - 16, 14), Qt::AlignLeft | Qt::AlignVCenter,
+        tr("links at %1").arg(QString::fromStdString(formatSince(t, m_snap->job.clockOriginNs))));
+}
+
+// Search matches: a thick outline in the selection colour around each switch box or host box.
+void TopologyWidget::drawMatches(QPainter& p, const Layout& l) const
+{
+    if (m_matches.empty()) {
+        return;
+    }
+    p.setBrush(Qt::NoBrush);
+    p.setPen(QPen(QColor(0xf0, 0xe4, 0x42), 3.0));
+    for (const auto id : m_matches) {
+        const QPointF c = l.nodePos[index(id)];
+        if (const int host = m_hostOfNode[index(id)]; host >= 0) {
+            p.drawRect(l.hostBox[std::size_t(host)].adjusted(-2, -2, 2, 2));
+        } else {
+            p.drawRect(QRectF(c.x() - 14, c.y() - 12, 28, 24));
+        }
+    }
+}
+
+// A switch's group for bundling: each core alone, a pod's spines, a pod's leaves.
+
+} // namespace stallscope
