@@ -127,6 +127,7 @@ struct Incident
     TimeNs startNs = 0; // progress stopped
     TimeNs endNs = 0; // first completion, or when the job gave up
     std::uint32_t ranksAffected = 0;
+    std::uint32_t heldRanks = 0; // of those, ranks of other groups that waited for this group (pod groups, §6b)
     std::uint16_t group = 0;
     std::uint32_t seq = 0;
     CollectiveOp op = CollectiveOp::AllReduce;

@@ -78,12 +78,21 @@ void incidentDetail(std::ostream& o, const JobSnapshot& snap, const Incident& in
       << formatSince(inc.startNs, snap.job.clockOriginNs) << "), " << formatDuration(inc.endNs - inc.startNs) << ", "
       << inc.ranksAffected << " ranks\n";
     o << "  summary      " << inc.summary << '\n';
-    o << "  collective   pg " << snap.str(snap.groups[inc.group].name) << " seq " << inc.seq << ' ' << toString(inc.op)
-      << ' ' << formatBytes(double(inc.bytes));
+    const auto& group = snap.groups[inc.group];
+    o << "  collective   pg " << snap.str(group.name);
+    if (group.ranks.size() < snap.job.worldSize) {
+        const auto desc = snap.str(group.desc);
+        o << " (" << (desc.empty() || desc == "undefined" ? std::string() : std::string(desc) + ", ")
+          << group.ranks.size() << " ranks)";
+    }
+    o << " seq " << inc.seq << ' ' << toString(inc.op) << ' ' << formatBytes(double(inc.bytes));
     if (inc.baselineNs > 0) {
         o << " (usually " << formatDuration(inc.baselineNs) << ')';
     }
     o << '\n';
+    if (inc.heldRanks > 0) {
+        o << "  held         " << inc.heldRanks << " ranks of other groups waited for it in their next collective\n";
+    }
     if (!inc.missingRanks.empty()) {
         o << "  missing      " << inc.missingRanks.size() << " rank(s) never entered it:";
         for (std::size_t i = 0; i < inc.missingRanks.size() && i < 8; ++i) {
@@ -283,6 +292,7 @@ std::string analysisJson(const JobSnapshot& snap, const AnalysisResult& r)
         i["end_ns"] = inc.endNs;
         i["duration_ns"] = inc.endNs - inc.startNs;
         i["ranks_affected"] = inc.ranksAffected;
+        i["held_ranks"] = inc.heldRanks;
         i["collective"] = { { "pg", snap.str(snap.groups[inc.group].name) }, { "seq", inc.seq },
             { "op", std::string(toString(inc.op)) }, { "bytes", inc.bytes }, { "baseline_ns", inc.baselineNs } };
         i["summary"] = inc.summary;

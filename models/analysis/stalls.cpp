@@ -126,6 +126,7 @@ void addHeldRanks(const JobSnapshot& snap, Incident& inc)
         }
         if (held * 2 >= window) {
             ++inc.ranksAffected;
+            ++inc.heldRanks;
             inc.gpuSecondsLost += double(held) / 1e9;
         }
     }

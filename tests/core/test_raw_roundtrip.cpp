@@ -433,6 +433,10 @@ TEST_CASE("raw folder: process groups per pod come back from dumps and traces wi
         CHECK(s.str(s.groups[inc.group].name) == "3");
         CHECK(inc.seq == sim.stalls[0].seq);
         CHECK(inc.ranksAffected == 256); // the other pods held in the next global collective
+        CHECK(inc.heldRanks == 192);
+        const auto text = analysisText(s, result);
+        CHECK(text.find("pg 3 (pod2_shard, 64 ranks) seq") != std::string::npos);
+        CHECK(text.find("192 ranks of other groups waited for it") != std::string::npos);
         REQUIRE(inc.culprit.has_value());
         CHECK(sameLink(*inc.culprit, *sim.snapshot, sim.outages.at(0).link));
     }

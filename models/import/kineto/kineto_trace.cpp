@@ -31,7 +31,7 @@ struct Event
     bool paramComms = false; // the CPU record_param_comms op
     double ts = NAN, dur = NAN; // µs
     std::int64_t externalId = -1;
-    std::string collective, dtype, pg, pgRanks;
+    std::string collective, dtype, pg, pgDesc, pgRanks;
     std::string kernelOp; // "AllReduce" from "ncclKernel_AllReduce_RING_LL_Sum_float(...)" / "ncclDevKernel_…"
     std::int64_t nelems = -1, seq = -1;
 };
@@ -109,6 +109,8 @@ void readArgs(ond::object args, Event& e)
             e.dtype = str(v);
         } else if (k == "Process Group Name") {
             e.pg = str(v);
+        } else if (k == "Process Group Description") {
+            e.pgDesc = str(v); // "undefined" unless the group was given one (PyTorch's new_group(group_desc=))
         } else if (k == "Process Group Ranks") {
             e.pgRanks = str(v);
         } else if (k == "Seq") {
@@ -169,7 +171,8 @@ void numberByOrder(RankRecords& d)
 std::optional<std::uint32_t> rankFromTraceFileName(const std::string& path)
 {
     const auto name = lowered(std::filesystem::path(path).filename().string());
-    for (auto at = name.rfind("rank"); at != std::string::npos; at = at == 0 ? std::string::npos : name.rfind("rank", at - 1)) {
+    for (auto at = name.rfind("rank"); at != std::string::npos;
+         at = at == 0 ? std::string::npos : name.rfind("rank", at - 1)) {
         auto i = at + 4;
         if (i < name.size() && (name[i] == '-' || name[i] == '_')) {
             ++i;
@@ -264,7 +267,7 @@ Result<KinetoTrace> parseKinetoTrace(const std::string& file, const std::string&
             }
         }
         if (!e.pgRanks.empty() && !out.collectives.groups.count(e.pg.empty() ? "0" : e.pg)) {
-            out.collectives.groups[e.pg.empty() ? "0" : e.pg] = GroupInfo { {}, parseRanks(e.pgRanks) };
+            out.collectives.groups[e.pg.empty() ? "0" : e.pg] = GroupInfo { e.pgDesc, parseRanks(e.pgRanks) };
         }
     }
     std::size_t withoutSeq = 0;
@@ -309,8 +312,9 @@ Result<KinetoTrace> parseKinetoTrace(const std::string& file, const std::string&
     if (withoutSeq > 0) {
         numberByOrder(out.collectives);
         out.collectives.warnings.push_back({ file, 0, -1,
-            std::to_string(withoutSeq) + " NCCL kernels carry no Seq: collectives are matched across ranks by their "
-                                         "order within each process group" });
+            std::to_string(withoutSeq)
+                + " NCCL kernels carry no Seq: collectives are matched across ranks by their "
+                  "order within each process group" });
     }
     std::sort(out.collectives.entries.begin(), out.collectives.entries.end(),
         [](const RankRecord& a, const RankRecord& b) { return a.enqueueNs < b.enqueueNs; });
