@@ -485,14 +485,25 @@ TEST_CASE("the incident detail is a structured page whose evidence times move th
     CHECK(f.state.window().end >= t);
 }
 
-TEST_CASE("the topology shows a spine-core culprit over every other link of a three-tier fabric", "[widget]")
+namespace {
+
+// Four pods of 4 hosts (128 ranks), 8 spines per pod under 8 cores: 256 core links, the three-tier cases' fabric.
+SimConfig fourPodConfig()
 {
-    // Four pods of spines under eight cores: 256 core links drawn; the one that flapped must stay visible.
     auto config = tinyConfig();
     config.hosts = 16;
     config.pods = 4;
     config.spines = 8;
     config.cores = 8;
+    return config;
+}
+
+} // namespace
+
+TEST_CASE("the topology shows a spine-core culprit over every other link of a three-tier fabric", "[widget]")
+{
+    // Four pods of spines under eight cores: 256 core links drawn; the one that flapped must stay visible.
+    auto config = fourPodConfig();
     config.faults = { parseFaultSpec("flap:spine-core:pod=2:spine=3:core=5:at=60s:for=2s:ar=off").value() };
     SimResult sim = simulateOrFail(config);
     auto analysis = std::make_shared<AnalysisResult>(analyze(*sim.snapshot));
@@ -521,11 +532,7 @@ TEST_CASE("the topology shows a spine-core culprit over every other link of a th
 
 TEST_CASE("the topology of a three-tier fabric names its pods and bundles healthy switch links", "[widget]")
 {
-    auto config = tinyConfig();
-    config.hosts = 16;
-    config.pods = 4;
-    config.spines = 8;
-    config.cores = 8;
+    auto config = fourPodConfig();
     SimResult sim = simulateOrFail(config);
     ViewState state;
     state.setSpan(sim.snapshot->job.span);
@@ -614,11 +621,7 @@ TEST_CASE("the heatmap says how many ranks a pixel row folds when ranks outnumbe
 
 TEST_CASE("the topology zooms around the pointer, pans, and finds switches and hosts by name", "[widget]")
 {
-    auto config = tinyConfig();
-    config.hosts = 16;
-    config.pods = 4;
-    config.spines = 8;
-    config.cores = 8;
+    auto config = fourPodConfig();
     SimResult sim = simulateOrFail(config);
     ViewState state;
     state.setSpan(sim.snapshot->job.span);
