@@ -3,11 +3,13 @@
 // bytes in memory to collective records, and a whole raw folder opened end to end. Inputs are folders written
 // by `stallscope simulate --raw` (bench/import_vs_python.sh makes them and runs Python's json/pickle on the
 // same files in the same run). Environment: STALLSCOPE_BENCH_RAW_JSON, STALLSCOPE_BENCH_RAW_PICKLE,
-// STALLSCOPE_BENCH_RAW_KINETO (folders).
+// STALLSCOPE_BENCH_RAW_KINETO, STALLSCOPE_BENCH_RAW_PROM (a folder of switch scrape files and the topology:
+// what a fabric team keeps).
 #include "import/common/file_bytes.h"
 #include "import/flight_recorder/flight_recorder.h"
 #include "import/kineto/kineto_trace.h"
 #include "import/open_job.h"
+#include "import/prometheus/exposition.h"
 
 #include <benchmark/benchmark.h>
 
@@ -100,12 +102,24 @@ void BM_KinetoTrace(benchmark::State& state)
 }
 BENCHMARK(BM_KinetoTrace)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(2.0);
 
-// The whole folder: read every file, recognise, parse, join, build the snapshot.
-void BM_OpenRawFolder(benchmark::State& state)
+// Switch scrape files, bytes in memory to counter readings (scan + resolve against a fabric builder).
+void BM_PrometheusExposition(benchmark::State& state)
 {
-    const char* dir = std::getenv("STALLSCOPE_BENCH_RAW_PICKLE");
+    static const auto files = readFiles("STALLSCOPE_BENCH_RAW_PROM", ".prom");
+    runParse(state, files, [](const File& f) {
+        FabricBuilder fabric;
+        auto r = readPrometheusExposition(f.name, f.bytes, fabric);
+        return r ? r->points.size() : 0;
+    });
+}
+BENCHMARK(BM_PrometheusExposition)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(2.0);
+
+// A folder named by `env` opened end to end: read every file, recognise, parse (worker threads), join, snapshot.
+void openFolder(benchmark::State& state, const char* env)
+{
+    const char* dir = std::getenv(env);
     if (!dir) {
-        state.SkipWithError("set STALLSCOPE_BENCH_RAW_PICKLE");
+        state.SkipWithError((std::string("set ") + env).c_str());
         return;
     }
     std::uint64_t bytes = 0;
@@ -116,9 +130,22 @@ void BM_OpenRawFolder(benchmark::State& state)
             return;
         }
         bytes += r->bytesOnDisk;
-        benchmark::DoNotOptimize(r->snapshot->collectiveCount());
+        benchmark::DoNotOptimize(r->snapshot->collectiveCount() + r->snapshot->counters.size());
     }
     state.SetBytesProcessed(static_cast<std::int64_t>(bytes));
+}
+
+// A folder of scrape files: scanned on worker threads, resolved, counters.
+void BM_OpenScrapeFolder(benchmark::State& state)
+{
+    openFolder(state, "STALLSCOPE_BENCH_RAW_PROM");
+}
+BENCHMARK(BM_OpenScrapeFolder)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(5);
+
+// The whole raw folder of a job: dumps, logs, scrapes, CSVs, topology.
+void BM_OpenRawFolder(benchmark::State& state)
+{
+    openFolder(state, "STALLSCOPE_BENCH_RAW_PICKLE");
 }
 BENCHMARK(BM_OpenRawFolder)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
 

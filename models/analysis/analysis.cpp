@@ -76,6 +76,13 @@ void classify(const JobSnapshot& snap, Incident& inc)
         inc.summary = "no link implicated" + told;
         return;
     }
+    if (inc.rasRank) {
+        // Every rank entered and Slurm said nothing; NCCL's RAS saw one rank drop out of the communicator.
+        inc.kind = IncidentKind::DeadRank;
+        inc.suspectRanks = { *inc.rasRank };
+        inc.summary = "no link implicated" + told;
+        return;
+    }
     if (!inc.firstFailedRanks.empty()) {
         inc.kind = IncidentKind::Hang;
         inc.suspectRanks = inc.firstFailedRanks;

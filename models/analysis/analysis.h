@@ -149,6 +149,9 @@ struct Incident
     // Slurm's story of a dead rank: the one task killed by a signal other than SIGABRT while others aborted or
     // exited after it (the survivors abort when the collective fails; the first death is the cause).
     std::optional<std::uint32_t> killedRank;
+    // NCCL RAS's story: the one rank a RAS status or monitor named dead or missing from its communicator while
+    // the collective hung (no link blamed). Like killedRank, it names the suspect when every rank entered.
+    std::optional<std::uint32_t> rasRank;
     std::string summary; // one line for people
     PolicyVerdict policy;
 };

@@ -20,6 +20,13 @@ bool isTaskFate(const JobSnapshot& snap, const HostNote& n)
         && (snap.str(n.kind) == "killed by signal" || snap.str(n.kind) == "exited");
 }
 
+// RAS facts that say a rank dropped out of the job (not merely that it lags or erred).
+bool isRasLoss(const JobSnapshot& snap, const HostNote& n)
+{
+    return snap.str(n.source) == "nccl ras" && n.rank != kNoRank
+        && (snap.str(n.kind) == "considered dead" || snap.str(n.kind) == "missing from communicator");
+}
+
 } // namespace
 
 void attachHostNotes(const JobSnapshot& snap, Incident& inc)
@@ -41,12 +48,25 @@ void attachHostNotes(const JobSnapshot& snap, Incident& inc)
     if (killed.size() == 1 && !others.empty() && !others.count(*killed.begin())) {
         inc.killedRank = *killed.begin();
     }
+    // RAS's story, for a collective no link explains: exactly one rank it names lost.
+    std::set<std::uint32_t> lost;
+    for (const auto& n : snap.notes) {
+        if (!inc.culprit && isRasLoss(snap, n) && inWindow(n)) {
+            lost.insert(n.rank);
+        }
+    }
+    if (lost.size() == 1) {
+        inc.rasRank = *lost.begin();
+    }
 
     std::set<std::uint32_t> ranks(inc.suspectRanks.begin(), inc.suspectRanks.end());
     ranks.insert(inc.missingRanks.begin(), inc.missingRanks.end());
     ranks.insert(inc.firstFailedRanks.begin(), inc.firstFailedRanks.end());
     if (inc.killedRank) {
         ranks.insert(*inc.killedRank);
+    }
+    if (inc.rasRank) {
+        ranks.insert(*inc.rasRank);
     }
     std::set<StringId> hosts;
     for (const auto r : ranks) {
@@ -80,6 +100,14 @@ std::string hostStory(const JobSnapshot& snap, const Incident& inc)
             if (n.rank == r && snap.str(n.kind) == "killed by signal") {
                 s += "Slurm: rank " + std::to_string(r) + (host.empty() ? "" : " (" + host + ")")
                     + " was killed (signal " + std::to_string(n.code) + ") while the others aborted";
+                break;
+            }
+        }
+    }
+    if (inc.rasRank && (!inc.killedRank || *inc.killedRank != *inc.rasRank)) {
+        for (const auto& n : snap.notes) {
+            if (n.rank == *inc.rasRank && isRasLoss(snap, n)) {
+                s += (s.empty() ? "" : "; ") + std::string("NCCL RAS: ") + snap.str(n.text);
                 break;
             }
         }

@@ -310,6 +310,7 @@ std::string analysisJson(const JobSnapshot& snap, const AnalysisResult& r)
         }
         i["host_evidence"] = said;
         i["killed_rank"] = inc.killedRank ? ordered_json(*inc.killedRank) : ordered_json(nullptr);
+        i["ras_rank"] = inc.rasRank ? ordered_json(*inc.rasRank) : ordered_json(nullptr);
         i["missing_ranks"] = inc.missingRanks;
         i["first_failed_ranks"] = inc.firstFailedRanks;
         i["timed_out_ranks"] = inc.timedOutRanks;

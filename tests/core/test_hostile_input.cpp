@@ -176,7 +176,7 @@ TEST_CASE("finding 5: time arithmetic on file values saturates or refuses instea
         "node_infiniband_link_downed_total{device=\"mlx5_0\",port=\"1\",instance=\"h:9100\"} 2 1793491200000\n",
         fabric);
     REQUIRE(e.ok());
-    CHECK(e->samples.size() == 1);
+    CHECK(e->points.size() == 1);
     CHECK(mentions(e->warnings, "scrape.prom:1: a timestamp beyond"));
     // A year outside what epoch ns can hold.
     CHECK(utcCivilNs(99999, 1, 1, 0, 0, 0) == kNoTime);

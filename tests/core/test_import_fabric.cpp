@@ -148,13 +148,13 @@ TEST_CASE("Prometheus exposition: node_exporter, treydock and guilbaults convent
         const auto f = data("prometheus/node-exporter-gpu-a017.prom");
         auto r = readPrometheusExposition(f, readFile(f), fabric);
         REQUIRE(r.ok());
-        REQUIRE(r->samples.size() == 3);
-        CHECK(r->samples[0].host == "gpu-a017");
-        CHECK(r->samples[0].device == "mlx5_3");
-        CHECK(r->samples[0].value == 3);
-        CHECK(r->samples[0].timeNs == 1748779205LL * kNsPerSec);
-        CHECK(r->samples[2].kind == CounterKind::PortXmitData);
-        CHECK(r->samples[2].value == 918232645501ULL); // 3.672930582004e12 bytes / 4
+        REQUIRE(r->points.size() == 3);
+        CHECK(r->sample(0).host == "gpu-a017");
+        CHECK(r->sample(0).device == "mlx5_3");
+        CHECK(r->sample(0).value == 3);
+        CHECK(r->sample(0).timeNs == 1748779205LL * kNsPerSec);
+        CHECK(r->sample(2).kind == CounterKind::PortXmitData);
+        CHECK(r->sample(2).value == 918232645501ULL); // 3.672930582004e12 bytes / 4
         REQUIRE(r->warnings.size() == 1);
         CHECK_THAT(r->warnings[0].format(), Catch::Contains("node-exporter-gpu-a017.prom:14"));
     }
@@ -164,10 +164,10 @@ TEST_CASE("Prometheus exposition: node_exporter, treydock and guilbaults convent
         auto r = readPrometheusExposition(f, readFile(f), fabric);
         REQUIRE(r.ok());
         CHECK(r->infoSeries == 4);
-        REQUIRE(r->samples.size() == 4);
-        CHECK(r->samples[1].value == 3);
-        CHECK(r->samples[1].timeNs == 1748779260LL * 1'000'000'000);
-        CHECK(r->samples[2].value == 1000); // 4000 bytes
+        REQUIRE(r->points.size() == 4);
+        CHECK(r->sample(1).value == 3);
+        CHECK(r->sample(1).timeNs == 1748779260LL * 1'000'000'000);
+        CHECK(r->sample(2).value == 1000); // 4000 bytes
         CHECK_FALSE(r->undated);
         CHECK(r->warnings.size() == 1); // the line without its closing brace
         StringPool s;
@@ -184,11 +184,11 @@ TEST_CASE("Prometheus exposition: node_exporter, treydock and guilbaults convent
         const auto f = data("prometheus/guilbaults-1748779200.prom");
         auto r = readPrometheusExposition(f, readFile(f), fabric);
         REQUIRE(r.ok());
-        REQUIRE(r->samples.size() == 3);
-        CHECK(r->samples[0].kind == CounterKind::LinkDowned);
-        CHECK(r->samples[0].timeNs == 1748779200LL * kNsPerSec);
-        CHECK(r->samples[1].kind == CounterKind::SymbolError);
-        CHECK(r->samples[2].value == 1000); // ibqueryerrors' data counters stay in 4-byte words
+        REQUIRE(r->points.size() == 3);
+        CHECK(r->sample(0).kind == CounterKind::LinkDowned);
+        CHECK(r->sample(0).timeNs == 1748779200LL * kNsPerSec);
+        CHECK(r->sample(1).kind == CounterKind::SymbolError);
+        CHECK(r->sample(2).value == 1000); // ibqueryerrors' data counters stay in 4-byte words
         StringPool s;
         std::vector<LoadIssue> w;
         auto topo = fabric.build(s, f, w);

@@ -179,14 +179,15 @@ TEST_CASE("traces numbered by order whose windows do not line up are warned", "[
 
 namespace {
 
-const ExpositionSample* sampleOf(const ExpositionFile& f, std::uint64_t guid, std::uint16_t port, CounterKind kind)
+std::optional<ExpositionSample> sampleOf(
+    const ExpositionFile& f, std::uint64_t guid, std::uint16_t port, CounterKind kind)
 {
-    for (const auto& s : f.samples) {
-        if (s.guid == guid && s.port == port && s.kind == kind) {
-            return &s;
+    for (std::size_t i = 0; i < f.points.size(); ++i) {
+        if (const auto s = f.sample(i); s.guid == guid && s.port == port && s.kind == kind) {
+            return s;
         }
     }
-    return nullptr;
+    return std::nullopt;
 }
 
 } // namespace
@@ -205,7 +206,7 @@ TEST_CASE("the switch exporter's own expected scrape, lines indented with tabs, 
     REQUIRE(f.ok());
     CHECK(f->fabricSeries == 30);
     CHECK(f->infoSeries == 6);
-    const auto* downed = sampleOf(f.value(), 0x506b4b03005c2740ull, 1, CounterKind::LinkDowned);
+    const auto downed = sampleOf(f.value(), 0x506b4b03005c2740ull, 1, CounterKind::LinkDowned);
     REQUIRE(downed);
     CHECK(downed->value == 1);
 }
@@ -218,10 +219,10 @@ TEST_CASE("indented exposition lines are read (golden)", "[core][import]")
     INFO((f ? "" : f.error().format()));
     REQUIRE(f.ok());
     CHECK(f->infoSeries == 1);
-    const auto* downed = sampleOf(f.value(), 0x248a070300f1a001ull, 7, CounterKind::LinkDowned);
+    const auto downed = sampleOf(f.value(), 0x248a070300f1a001ull, 7, CounterKind::LinkDowned);
     REQUIRE(downed);
     CHECK(downed->value == 3);
-    const auto* wait = sampleOf(f.value(), 0x248a070300f1a001ull, 7, CounterKind::PortXmitWait);
+    const auto wait = sampleOf(f.value(), 0x248a070300f1a001ull, 7, CounterKind::PortXmitWait);
     REQUIRE(wait);
     CHECK(wait->value == 915);
 }

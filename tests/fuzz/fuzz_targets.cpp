@@ -18,6 +18,8 @@
 #include "import/kineto/kineto_trace.h"
 #include "import/logs/host_log.h"
 #include "import/logs/rank_log.h"
+#include "import/nccl/inspector.h"
+#include "import/nccl/ras_status.h"
 #include "import/open_job.h"
 #include "import/prometheus/exposition.h"
 #include "import/prometheus/http_answers.h"
@@ -189,6 +191,13 @@ const std::vector<Target>& targets()
         { "fr_pickle", [](std::string_view in) { parseFlightRecorderPickle("nccl_trace_rank_0", in); } },
         { "fr_json", frJson },
         { "kineto", kineto },
+        { "nccl_inspector", [](std::string_view in) { parseNcclInspector("h-pid1.log", padded(in)); } },
+        { "nccl_ras",
+            [](std::string_view in) {
+                const std::string text(in);
+                parseRasText("ras.txt", text);
+                parseRasJson("ras.json", text);
+            } },
         { "gzip", gzip },
         { "session", [](std::string_view in) { parseSession("s.stallscope", std::string(in)); } },
         { "folder", folder },

@@ -83,17 +83,24 @@ void BackwardsCheck::see(
         return;
     }
     const auto [lastT, lastV] = it->second;
-    if (t < lastT && m_reported < 5) {
+    if (m_reported < 5 && (t < lastT || value < lastV)) {
+        report(series, t < lastT, lastV, value, line, warnings);
+    }
+    it->second = { t, value };
+}
+
+void BackwardsCheck::report(const std::string& series, bool older, std::uint64_t lastV, std::uint64_t value,
+    std::int64_t line, std::vector<LoadIssue>& warnings)
+{
+    if (older) {
         warnings.push_back(
             { m_file, line, -1, series + ": a sample older than the one before it (the rows are sorted by time)" });
-        ++m_reported;
-    } else if (t >= lastT && value < lastV && m_reported < 5) {
+    } else {
         warnings.push_back({ m_file, line, -1,
             series + " went backwards from " + std::to_string(lastV) + " to " + std::to_string(value)
                 + ": read as a counter reset" });
-        ++m_reported;
     }
-    it->second = { t, value };
+    ++m_reported;
 }
 
 } // namespace stallscope

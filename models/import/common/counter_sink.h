@@ -52,10 +52,29 @@ public:
     }
     void see(
         const std::string& series, TimeNs t, std::uint64_t value, std::int64_t line, std::vector<LoadIssue>& warnings);
+    // The same for a series known by a small number (an index the reader gave it); its name is built only when a
+    // warning needs it. For files of many samples: no string per sample.
+    template <typename NameFn>
+    void see(std::uint32_t series, TimeNs t, std::uint64_t value, std::int64_t line, std::vector<LoadIssue>& warnings,
+        NameFn&& name)
+    {
+        if (series >= m_byIndex.size()) {
+            m_byIndex.resize(series + 1, { kNoTime, 0 });
+        }
+        auto& [lastT, lastV] = m_byIndex[series];
+        if (lastT != kNoTime && m_reported < 5 && (t < lastT || value < lastV)) {
+            report(name(), t < lastT, lastV, value, line, warnings);
+        }
+        lastT = t;
+        lastV = value;
+    }
 
 private:
+    void report(const std::string& series, bool older, std::uint64_t lastV, std::uint64_t value, std::int64_t line,
+        std::vector<LoadIssue>& warnings);
     std::string m_file;
     std::map<std::string, std::pair<TimeNs, std::uint64_t>> m_last;
+    std::vector<std::pair<TimeNs, std::uint64_t>> m_byIndex;
     int m_reported = 0;
 };
 

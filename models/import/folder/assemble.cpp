@@ -381,16 +381,19 @@ void addCounters(Gathered& g, CounterSink& sink)
                 "samples without a timestamp or stamp line are dated by the file's modification time" });
         }
         BackwardsCheck backwards(dated.file);
-        for (const auto& s : ef.samples) {
-            const auto t = s.timeNs == kNoTime ? dated.modified : s.timeNs;
-            backwards.see((s.hostSide ? s.host + " " + s.device : formatGuid(s.guid)) + " port "
-                    + std::to_string(s.port) + " " + std::string(semantics(s.kind).name),
-                t, s.value, s.line, g.warnings);
-            if (s.hostSide) {
-                sink.sample(fabric.placeHca(s.host + " " + s.device), s.port, s.kind, t, s.value);
-            } else {
-                sink.sample(fabric.canonical(s.guid), s.port, s.kind, t, s.value);
-            }
+        std::vector<std::uint64_t> guidOf(ef.series.size(), 0); // per series of the file: its port's node
+        for (std::size_t i = 0; i < ef.series.size(); ++i) {
+            const auto& s = ef.series[i];
+            guidOf[i] = s.hostSide ? fabric.placeHca(s.host + " " + s.device) : fabric.canonical(s.guid);
+        }
+        for (const auto& p : ef.points) {
+            const auto& s = ef.series[p.series];
+            const auto t = p.timeNs == kNoTime ? dated.modified : p.timeNs;
+            backwards.see(p.series, t, p.value, p.line, g.warnings, [&] {
+                return (s.hostSide ? s.host + " " + s.device : formatGuid(s.guid)) + " port " + std::to_string(s.port)
+                    + " " + std::string(semantics(s.kind).name);
+            });
+            sink.sample(guidOf[p.series], s.port, s.kind, t, p.value);
         }
     }
     for (const auto& [dated, samples] : g.perfquery) {

@@ -45,6 +45,20 @@ std::string statusNote(const RankRecords& d)
     return out;
 }
 
+// "2 considered dead, 1 unresponsive": how many of each kind a file's events or facts hold.
+template <typename Items> std::string countsByKind(const Items& items)
+{
+    std::map<std::string_view, int> kinds;
+    for (const auto& e : items) {
+        ++kinds[toString(e.kind)];
+    }
+    std::string said;
+    for (const auto& [kind, n] : kinds) {
+        said += (said.empty() ? "" : ", ") + std::to_string(n) + " " + std::string(kind);
+    }
+    return said;
+}
+
 // --- Flight Recorder dumps and profiler traces: parsed on worker threads ---
 
 std::any parsePickleDump(const std::string& file, const std::string& text)
@@ -121,6 +135,75 @@ std::optional<LoadIssue> addTrace(FileInput& in, Gathered& g)
     return std::nullopt;
 }
 
+// --- NCCL's own reports ---
+
+std::any parseInspector(const std::string& file, const std::string& text)
+{
+    return parseNcclInspector(file, text);
+}
+
+std::optional<LoadIssue> addInspector(FileInput& in, Gathered& g)
+{
+    auto& f = std::any_cast<Result<InspectorFile>&>(in.parsed);
+    if (!f) {
+        return f.error();
+    }
+    g.warn(f->warnings);
+    std::string comms;
+    for (const auto& c : f->comms) {
+        if (comms.size() < 120) {
+            comms += (comms.empty() ? "" : ", ") + c.name + " (rank " + std::to_string(c.rank) + " of "
+                + std::to_string(c.size) + ")";
+        }
+    }
+    g.note(in.path, "NCCL Inspector log",
+        f->host + " pid " + std::to_string(f->pid) + ", " + std::to_string(f->records.size()) + " collectives in "
+            + std::to_string(f->comms.size()) + " communicators: " + comms
+            + (f->verbose ? ", with kernel times" : ", times of writing only")
+            + (f->p2p ? ", " + std::to_string(f->p2p) + " send/recv skipped" : std::string()));
+    g.inspector.emplace_back(in.path.string(), std::move(f.value()));
+    return std::nullopt;
+}
+
+// RAS stamps in the local time of the host that answered: the mapping file's "ras" zone, else the rank logs'.
+LogClock rasClock(const Gathered& g)
+{
+    auto clock = g.clock;
+    if (const auto it = g.mapping.timeZones.find("ras"); it != g.mapping.timeZones.end()) {
+        clock.utcOffsetNs = it->second;
+    }
+    return clock;
+}
+
+std::optional<LoadIssue> addRasReport(FileInput& in, Gathered& g, Result<RasReport> r)
+{
+    if (!r) {
+        return r.error();
+    }
+    g.warn(r->warnings);
+    const auto said = countsByKind(r->facts);
+    const bool monitor = r->form.rfind("monitor", 0) == 0;
+    g.note(in.path, monitor ? "NCCL RAS monitor log" : "NCCL RAS status",
+        (r->form.find("JSON") != std::string::npos ? "JSON, " : "")
+            + (r->ncclVersion.empty() ? std::string() : "NCCL " + r->ncclVersion + ", ")
+            + (r->processes ? std::to_string(r->processes) + " processes on " + std::to_string(r->nodes) + " nodes, "
+                            : std::string())
+            + (r->communicators ? std::to_string(r->communicators) + " communicators, " : std::string())
+            + (said.empty() ? "nothing wrong reported" : said));
+    g.ras.emplace_back(in.path.string(), std::move(r.value()));
+    return std::nullopt;
+}
+
+std::optional<LoadIssue> addRasText(FileInput& in, Gathered& g)
+{
+    return addRasReport(in, g, parseRasText(in.path.string(), in.text, rasClock(g)));
+}
+
+std::optional<LoadIssue> addRasJson(FileInput& in, Gathered& g)
+{
+    return addRasReport(in, g, parseRasJson(in.path.string(), in.text, rasClock(g)));
+}
+
 // --- Fabric tools ---
 
 std::optional<LoadIssue> addIbnetdiscover(FileInput& in, Gathered& g)
@@ -184,9 +267,16 @@ std::optional<LoadIssue> addOpensmLog(FileInput& in, Gathered& g)
 
 // --- Prometheus ---
 
+// Lines into series and readings on a worker thread; the series resolved against the fabric in `add`.
+std::any scanExposition(const std::string& file, const std::string& text)
+{
+    return scanPrometheusExposition(file, text);
+}
+
 std::optional<LoadIssue> addExposition(FileInput& in, Gathered& g)
 {
-    auto r = readPrometheusExposition(in.path.string(), in.text, g.fabric);
+    auto r
+        = resolvePrometheusExposition(in.path.string(), std::move(std::any_cast<ExpositionScan&>(in.parsed)), g.fabric);
     if (!r) {
         return r.error();
     }
@@ -299,14 +389,7 @@ bool addHostFacts(FileInput& in, Gathered& g, bool alone)
         return false;
     }
     g.warn(f->warnings);
-    std::map<std::string_view, int> kinds;
-    for (const auto& e : f->events) {
-        ++kinds[toString(e.kind)];
-    }
-    std::string said;
-    for (const auto& [kind, n] : kinds) {
-        said += (said.empty() ? "" : ", ") + std::to_string(n) + " " + std::string(kind);
-    }
+    const auto said = countsByKind(f->events);
     g.note(in.path, alone ? "host log" : "host lines in a rank log", said);
     g.hostLogs.emplace_back(in.path.string(), std::move(f.value()));
     return true;
@@ -409,6 +492,11 @@ const std::vector<Format>& formats()
     // ibsim's net file before ibnetdiscover, rank logs before exposition text (a log may print metric lines).
     static const std::vector<Format> table = {
         { "Flight Recorder pickle dump", pickleText, 0, parsePickleDump, addPickleDump },
+        // Scrape files are large and unmistakable from their first sample line: recognised here, before every
+        // recogniser that would scan them whole (the full test, below, finds IB series deep in a full scrape).
+        { "Prometheus exposition", looksLikeExpositionHead, 0, scanExposition, addExposition },
+        { "NCCL Inspector log", looksLikeNcclInspector, 0, parseInspector, addInspector },
+        { "NCCL RAS JSON", looksLikeRasJson, 3, nullptr, addRasJson },
         { "profiler trace", looksLikeKinetoTrace, 0, parseTrace, addTrace },
         { "Flight Recorder JSON dump", looksLikeFlightRecorderJson, 0, parseJsonDump, addJsonDump },
         { "Prometheus matrix", looksLikePrometheusMatrix, 0, nullptr, addMatrix },
@@ -420,10 +508,11 @@ const std::vector<Format>& formats()
         { "ibnetdiscover topology", looksLikeIbnetdiscover, 0, nullptr, addIbnetdiscover },
         { "iblinkinfo", looksLikeIblinkinfo, 1, nullptr, addIblinkinfo },
         { "perfquery counters", looksLikePerfquery, 2, nullptr, addPerfquery },
+        { "NCCL RAS output", looksLikeRasText, 3, nullptr, addRasText },
         { "OpenSM log", looksLikeOpensmLog, 3, nullptr, addOpensmLog },
         { "rank log", looksLikeRankLog, 3, nullptr, addRankLog },
         { "host log", looksLikeHostLog, 3, nullptr, addHostLog },
-        { "Prometheus exposition", looksLikePrometheusExposition, 0, nullptr, addExposition },
+        { "Prometheus exposition", looksLikePrometheusExposition, 0, scanExposition, addExposition },
     };
     return table;
 }

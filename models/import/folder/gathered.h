@@ -16,6 +16,8 @@
 #include "import/infiniband/sysfs_tree.h"
 #include "import/logs/host_log.h"
 #include "import/logs/rank_log.h"
+#include "import/nccl/inspector.h"
+#include "import/nccl/ras_status.h"
 #include "import/prometheus/exposition.h"
 #include "import/prometheus/http_answers.h"
 
@@ -43,6 +45,8 @@ struct Gathered
     std::set<std::size_t> rankFromName; // logs whose rank came from a file or folder name, not their lines
     std::vector<std::pair<std::string, HostLogFacts>> hostLogs; // Slurm output, kernel logs
     std::vector<OpensmLog> opensm;
+    std::vector<std::pair<std::string, InspectorFile>> inspector; // NCCL Inspector logs, one per process
+    std::vector<std::pair<std::string, RasReport>> ras; // NCCL RAS status / monitor output
     std::vector<PromSeries> matrix;
     // Switch-side series of query_range answers, as columns (a week of 1 s points would not fit as samples).
     struct SwitchSeries
@@ -88,6 +92,10 @@ void addLinkEvents(JobSnapshot& snap, Gathered& g);
 // Scheduler fates, GPU faults, kernel link events and the ranks' own last words as the snapshot's notes.
 void addHostNotes(JobSnapshot& snap, const Gathered& g);
 void widenSpan(JobSnapshot& snap);
+// NCCL Inspector's processes as ranks: their collectives join the traces (import/folder/nccl_reports.cpp).
+void joinInspector(Gathered& g);
+// What NCCL RAS said about ranks and processes as the snapshot's notes (source "nccl ras").
+void addRasNotes(JobSnapshot& snap, const Gathered& g);
 // Clock offsets of the mapping file, and the check that sources agree (import/folder/clocks.cpp).
 void alignClocks(Gathered& g);
 

@@ -99,6 +99,7 @@ void addHostNotes(JobSnapshot& snap, const Gathered& g)
             snap.notes.push_back(n);
         }
     }
+    addRasNotes(snap, g);
     sortNotes(snap.notes);
 }
 

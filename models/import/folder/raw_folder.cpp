@@ -81,6 +81,7 @@ Result<LoadedJob> loadRawFolder(const std::string& dir, Progress& progress, cons
             }
         }
     }
+    folder::joinInspector(g); // before the clocks: its processes' collectives are traces from here on
     folder::alignClocks(g);
     // Without a dump or trace the folder is fabric data alone (topology, counters, the SM's log): it opens as
     // a snapshot with no ranks, for the fabric review.
@@ -124,7 +125,8 @@ Result<LoadedJob> loadRawFolder(const std::string& dir, Progress& progress, cons
     }
     std::string summary;
     for (const auto& [what, n] : g.counts) {
-        summary += (summary.empty() ? "" : ", ") + std::to_string(n) + " " + what + (n > 1 ? "s" : "");
+        const auto plural = what.back() == 's' ? "es" : "s"; // "NCCL RAS statuses"
+        summary += (summary.empty() ? "" : ", ") + std::to_string(n) + " " + what + (n > 1 ? plural : "");
     }
     out.recognised = std::move(g.recognised);
     out.recognised.insert(out.recognised.begin(), summary);

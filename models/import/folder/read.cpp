@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Reading a raw folder: every file listed, recognised through the format table (formats.h) and read into
-// folder::Gathered; dumps and traces parsed on up to four threads.
+// folder::Gathered; dumps, traces and scrape files parsed on up to four threads.
 #include "import/common/file_bytes.h"
 #include "import/folder/formats.h"
 

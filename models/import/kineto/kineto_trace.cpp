@@ -4,6 +4,8 @@
 #include "core/checked_math.h"
 #include "core/parse_number.h"
 
+#include "import/common/json_fields.h"
+
 #include <simdjson.h>
 
 #include <cctype>
@@ -83,19 +85,6 @@ std::int64_t integer(ond::value v)
         }
     }
     return i;
-}
-
-// Calls fn(key, value) for each field of `o` whose key and value read cleanly (On-Demand: key before value).
-template <typename Fn> [[gnu::always_inline]] inline void forEachField(ond::object o, Fn&& fn)
-{
-    for (auto field : o) {
-        std::string_view k;
-        ond::value v;
-        if (field.unescaped_key().get(k) || field.value().get(v)) {
-            continue;
-        }
-        fn(k, v);
-    }
 }
 
 void readArgs(ond::object args, Event& e)

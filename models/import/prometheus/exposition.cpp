@@ -4,9 +4,9 @@
 #include "core/parse_number.h"
 
 #include "import/common/sample_stamp.h"
+#include "import/prometheus/exposition_line.h"
 #include "import/prometheus/http_answers.h"
 
-#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -14,104 +14,9 @@
 
 namespace stallscope {
 
+using namespace exposition;
+
 namespace {
-
-using Labels = std::vector<std::pair<std::string, std::string>>;
-
-// One parsed sample line, reused from line to line: its strings keep their capacity (a scrape file has
-// hundreds of thousands of lines, and allocation dominated the parse).
-struct Line
-{
-    std::string name;
-    Labels labels; // the first `count` are this line's
-    std::size_t count = 0;
-    double value = 0;
-    std::optional<std::int64_t> timestampMs;
-};
-
-// name{a="x",b="y"} value [timestamp_ms]; label values may hold escaped quotes.
-bool parseLine(std::string_view s, Line& l)
-{
-    std::size_t i = 0;
-    while (i < s.size() && (std::isalnum(static_cast<unsigned char>(s[i])) || s[i] == '_' || s[i] == ':')) {
-        ++i;
-    }
-    if (i == 0) {
-        return false;
-    }
-    l.name.assign(s.data(), i);
-    l.count = 0;
-    l.timestampMs.reset();
-    if (i < s.size() && s[i] == '{') {
-        ++i;
-        while (i < s.size() && s[i] != '}') {
-            while (i < s.size() && (s[i] == ',' || s[i] == ' ')) {
-                ++i;
-            }
-            if (i < s.size() && s[i] == '}') {
-                break;
-            }
-            const auto eq = s.find('=', i);
-            if (eq == std::string_view::npos || eq + 1 >= s.size() || s[eq + 1] != '"') {
-                return false;
-            }
-            if (l.labels.size() <= l.count) {
-                l.labels.emplace_back();
-            }
-            auto& [key, value] = l.labels[l.count++];
-            key.assign(s.data() + i, eq - i);
-            value.clear();
-            std::size_t j = eq + 2;
-            for (; j < s.size() && s[j] != '"'; ++j) {
-                if (s[j] == '\\' && j + 1 < s.size()) {
-                    ++j;
-                    value += s[j] == 'n' ? '\n' : s[j];
-                } else {
-                    value += s[j];
-                }
-            }
-            if (j >= s.size()) {
-                return false;
-            }
-            i = j + 1;
-        }
-        if (i >= s.size()) {
-            return false;
-        }
-        ++i; // '}'
-    }
-    auto skip = [&] {
-        while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) {
-            ++i;
-        }
-    };
-    skip();
-    const auto valueEnd = std::min(s.find_first_of(" \t", i), s.size());
-    const std::string_view value = s.substr(i, valueEnd - i);
-    if (value.empty()) {
-        return false;
-    }
-    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), l.value);
-    if (ec != std::errc {} || end != value.data() + value.size()) {
-        // NaN / +Inf spellings from_chars does not take
-        if (value == "NaN" || value == "+Inf" || value == "-Inf") {
-            l.value = value == "NaN" ? NAN : value == "+Inf" ? INFINITY : -INFINITY;
-        } else {
-            return false;
-        }
-    }
-    i = valueEnd;
-    skip();
-    if (i < s.size()) {
-        std::int64_t ts = 0;
-        const auto [tend, tec] = std::from_chars(s.data() + i, s.data() + s.size(), ts);
-        if (tec != std::errc {} || (tend != s.data() + s.size() && *tend != ' ' && *tend != '\r')) {
-            return false;
-        }
-        l.timestampMs = ts;
-    }
-    return true;
-}
 
 // treydock's counter names (after infiniband_{switch,hca}_port_ and before _total), from the counters' table.
 std::optional<PromMetric> treydockKind(std::string_view name)
@@ -125,44 +30,6 @@ std::optional<PromMetric> treydockKind(std::string_view name)
     return std::nullopt;
 }
 
-const std::string* findLabel(const Line& l, std::string_view key)
-{
-    for (std::size_t i = 0; i < l.count; ++i) {
-        if (l.labels[i].first == key) {
-            return &l.labels[i].second;
-        }
-    }
-    return nullptr;
-}
-
-std::optional<std::uint64_t> guidLabel(const Line& labels, const char* key)
-{
-    const auto* v = findLabel(labels, key);
-    return v ? parseGuid(*v) : std::nullopt;
-}
-
-std::uint16_t portLabel(const Line& labels, const char* key)
-{
-    const auto* v = findLabel(labels, key);
-    return v ? parseNumber<std::uint16_t>(*v).value_or(0) : 1; // 0: no such port, the sample finds no link
-}
-
-std::string label(const Line& labels, const char* key)
-{
-    const auto* v = findLabel(labels, key);
-    return v ? *v : std::string();
-}
-
-bool startsWith(std::string_view s, std::string_view p)
-{
-    return s.substr(0, p.size()) == p;
-}
-
-bool endsWith(std::string_view s, std::string_view p)
-{
-    return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
-}
-
 } // namespace
 
 bool looksLikePrometheusExposition(const std::string& text)
@@ -170,6 +37,29 @@ bool looksLikePrometheusExposition(const std::string& text)
     return text.find("node_infiniband_") != std::string::npos || text.find("infiniband_switch_") != std::string::npos
         || text.find("infiniband_hca_") != std::string::npos
         || (text.find("infiniband_") != std::string::npos && text.find("local_guid=") != std::string::npos);
+}
+
+bool looksLikeExpositionHead(const std::string& text)
+{
+    const std::string_view head = std::string_view(text).substr(0, 8192);
+    std::size_t pos = 0;
+    for (int n = 0; n < 64 && pos < head.size(); ++n) {
+        const auto end = std::min(head.find('\n', pos), head.size());
+        auto line = head.substr(pos, end - pos);
+        pos = end + 1;
+        const auto first = line.find_first_not_of(" \t\r");
+        if (first == std::string_view::npos) {
+            continue;
+        }
+        line.remove_prefix(first);
+        if (line[0] == '#' || std::isdigit(static_cast<unsigned char>(line[0]))) {
+            continue; // comments, HELP / TYPE, stamp lines
+        }
+        return startsWith(line, "node_infiniband_") || startsWith(line, "infiniband_switch_")
+            || startsWith(line, "infiniband_hca_")
+            || (startsWith(line, "infiniband_") && line.find("local_guid=") != std::string_view::npos);
+    }
+    return false;
 }
 
 namespace {
@@ -304,96 +194,106 @@ bool isInfoSeries(std::string_view name)
         || name == "infiniband_hca_uplink_info";
 }
 
+// What a series (a line's name and labels) is, resolved on its first line.
 } // namespace
 
-// The line of `text` at `pos` (advanced past it) without its CR and its leading blanks and tabs: exporters' test
-// fixtures and hand-edited .prom files indent their lines.
-static std::string_view nextLine(const std::string& text, std::size_t& pos)
+namespace {
+
+// What a series is, resolved once per file.
+struct Resolved
 {
-    const auto end = std::min(text.find('\n', pos), text.size());
-    std::string_view raw(text.data() + pos, end - pos);
-    pos = end + 1;
-    if (!raw.empty() && raw.back() == '\r') {
-        raw.remove_suffix(1);
+    enum What { Other, Info, State, Sample } what = Other; // Other: not a port counter, state or info series
+    ExpositionState state;
+    ExpositionSample sample;
+    std::uint64_t divisor = 1;
+    std::uint32_t kept = ~0u; // its index in ExpositionFile::series once a reading is kept
+};
+
+Resolved resolve(const std::string& file, const ExpositionScan::Series& series, FabricBuilder& fabric, Context& ctx,
+    ExpositionFile& out)
+{
+    Resolved r;
+    Line l;
+    if (!parseLine(series.text + " 0", l)) {
+        return r;
     }
-    const auto first = raw.find_first_not_of(" \t");
-    raw.remove_prefix(first == std::string_view::npos ? raw.size() : first);
-    return raw;
+    if (isInfoSeries(l.name)) {
+        r.what = Resolved::Info;
+        readInfoSeries(l, fabric, out);
+        --out.infoSeries; // counted per reading
+    } else if (auto st = readState(file, series.firstLine, l, ctx, out)) {
+        r.what = Resolved::State;
+        r.state = std::move(*st);
+    } else if (auto sm = readSample(file, series.firstLine, l, fabric, ctx, out, &r.divisor)) {
+        r.what = Resolved::Sample;
+        r.sample = std::move(*sm);
+        --(r.sample.hostSide ? out.hostSeries : out.fabricSeries); // counted per reading
+    }
+    return r;
+}
+
+} // namespace
+
+Result<ExpositionFile> resolvePrometheusExposition(const std::string& file, ExpositionScan scan, FabricBuilder& fabric)
+{
+    ExpositionFile out;
+    out.warnings = std::move(scan.warnings);
+    Context ctx;
+    ctx.unameHost = scan.unameHost;
+    ctx.fileHost = std::filesystem::path(file).filename().string();
+    ctx.fileHost = ctx.fileHost.substr(0, ctx.fileHost.find('.'));
+    std::vector<Resolved> resolved;
+    resolved.reserve(scan.series.size());
+    for (const auto& series : scan.series) {
+        resolved.push_back(resolve(file, series, fabric, ctx, out));
+    }
+    out.points.reserve(scan.readings.size());
+    for (const auto& r : scan.readings) {
+        auto& what = resolved[r.series];
+        if (what.what == Resolved::Info) {
+            ++out.infoSeries;
+            continue;
+        }
+        if (what.what == Resolved::Other || !std::isfinite(r.value) || r.value < 0) {
+            continue;
+        }
+        // Counters are 64-bit: a value of 2^63 or more (or a timestamp whose ns do not fit) is damage.
+        if (r.value >= 9.2e18 || r.timeBad) {
+            out.warnings.push_back({ file, r.line, -1,
+                r.timeBad ? "a timestamp beyond what epoch nanoseconds hold: sample skipped"
+                          : "a counter value beyond 64 bits: sample skipped" });
+            continue;
+        }
+        if (what.what == Resolved::State) {
+            auto st = what.state;
+            st.up = st.physical ? r.value >= 5 || r.value == 0 : r.value >= 4; // physical 0: "no state change"
+            st.timeNs = r.timeNs;
+            st.line = r.line;
+            out.states.push_back(std::move(st));
+            continue;
+        }
+        ++(what.sample.hostSide ? out.hostSeries : out.fabricSeries);
+        const auto value = static_cast<std::uint64_t>(std::llround(r.value)) / what.divisor;
+        if (what.kept == ~0u) {
+            what.kept = static_cast<std::uint32_t>(out.series.size());
+            auto& first = out.series.emplace_back(what.sample);
+            first.series = what.kept;
+            first.value = value;
+            first.timeNs = r.timeNs;
+            first.line = r.line;
+        }
+        out.points.push_back({ what.kept, r.timeNs, value, r.line });
+        out.undated = out.undated || r.timeNs == kNoTime;
+    }
+    if (out.points.empty() && out.infoSeries == 0 && out.states.empty()) {
+        return LoadIssue { file, 0, -1, "no InfiniBand counter samples found in the Prometheus exposition" };
+    }
+    return out;
 }
 
 Result<ExpositionFile> readPrometheusExposition(const std::string& file, const std::string& text, FabricBuilder& fabric)
 {
-    ExpositionFile out;
-    Context ctx;
-    ctx.fileHost = std::filesystem::path(file).filename().string();
-    ctx.fileHost = ctx.fileHost.substr(0, ctx.fileHost.find('.'));
-    // Pass 1: the info series and node_uname_info, wherever they are in the file.
-    for (std::size_t pos = 0; pos < text.size();) {
-        const std::string_view raw = nextLine(text, pos);
-        if (startsWith(raw, "infiniband_switch_info") || startsWith(raw, "infiniband_hca_info")
-            || startsWith(raw, "infiniband_switch_uplink_info") || startsWith(raw, "infiniband_hca_uplink_info")
-            || startsWith(raw, "node_uname_info")) {
-            Line l;
-            if (parseLine(raw, l) && isInfoSeries(l.name)) {
-                readInfoSeries(l, fabric, out);
-            } else if (l.name == "node_uname_info") {
-                ctx.unameHost = label(l, "nodename");
-            }
-        }
-    }
-    // Pass 2: samples, dated by their own timestamp or the stamp line in force.
-    TimeNs stamp = kNoTime;
-    std::int64_t lineNo = 0;
-    Line l;
-    for (std::size_t pos = 0; pos < text.size();) {
-        const std::string_view raw = nextLine(text, pos);
-        ++lineNo;
-        if (raw.empty()) {
-            continue;
-        }
-        if (raw[0] == '#' || std::isdigit(static_cast<unsigned char>(raw[0]))) {
-            if (auto t = parseSampleStamp(raw)) {
-                stamp = *t;
-            }
-            continue; // HELP / TYPE, or a stamp
-        }
-        if (!startsWith(raw, "node_infiniband_") && !startsWith(raw, "infiniband_")) {
-            continue;
-        }
-        if (!parseLine(raw, l)) {
-            out.warnings.push_back(
-                { file, lineNo, -1, "expected a sample `name{label=\"value\",...} value [timestamp]`: line skipped" });
-            continue;
-        }
-        if (!std::isfinite(l.value) || l.value < 0 || isInfoSeries(l.name)) {
-            continue;
-        }
-        // Counters are 64-bit: a value of 2^63 or more (or a timestamp whose ns do not fit) is damage.
-        const auto timeNs = l.timestampMs ? checkedMul(*l.timestampMs, 1'000'000) : std::optional<TimeNs>(stamp);
-        if (l.value >= 9.2e18 || !timeNs) {
-            out.warnings.push_back({ file, lineNo, -1,
-                !timeNs ? "a timestamp beyond what epoch nanoseconds hold: sample skipped"
-                        : "a counter value beyond 64 bits: sample skipped" });
-            continue;
-        }
-        if (auto st = readState(file, lineNo, l, ctx, out)) {
-            st->timeNs = *timeNs;
-            out.states.push_back(std::move(*st));
-            continue;
-        }
-        auto s = readSample(file, lineNo, l, fabric, ctx, out);
-        if (!s) {
-            continue;
-        }
-        s->timeNs = *timeNs;
-        s->line = lineNo;
-        out.undated = out.undated || s->timeNs == kNoTime;
-        out.samples.push_back(std::move(*s));
-    }
-    if (out.samples.empty() && out.infoSeries == 0 && out.states.empty()) {
-        return LoadIssue { file, 0, -1, "no InfiniBand counter samples found in the Prometheus exposition" };
-    }
-    return out;
+    return resolvePrometheusExposition(file, scanPrometheusExposition(file, text), fabric);
 }
 
 std::optional<ExpositionSeriesKey> readExpositionSeriesKey(

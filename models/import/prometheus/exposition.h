@@ -31,6 +31,16 @@ struct ExpositionSample
     TimeNs timeNs = kNoTime;
     std::uint64_t value = 0; // raw, in the model's units (data in 4-byte words)
     std::int64_t line = 0;
+    std::uint32_t series = 0; // index into ExpositionFile::series
+};
+
+// One reading of a series: what a scrape file holds millions of, so 32 bytes and no strings.
+struct ExpositionPoint
+{
+    std::uint32_t series = 0; // index into ExpositionFile::series
+    TimeNs timeNs = kNoTime;
+    std::uint64_t value = 0; // in the model's units
+    std::int64_t line = 0;
 };
 
 // A host port's state as node_exporter reports it (node_infiniband_state_id: 1 DOWN, 2 INIT, 3 ARMED, 4 ACTIVE;
@@ -48,14 +58,56 @@ struct ExpositionState
 
 struct ExpositionFile
 {
-    std::vector<ExpositionSample> samples;
+    // The file's distinct counter series in order of first appearance (each with its first reading), and every
+    // reading in file order.
+    std::vector<ExpositionSample> series;
+    std::vector<ExpositionPoint> points;
+    // Reading i with its series' identity.
+    ExpositionSample sample(std::size_t i) const
+    {
+        auto s = series[points[i].series];
+        s.timeNs = points[i].timeNs;
+        s.value = points[i].value;
+        s.line = points[i].line;
+        return s;
+    }
     std::vector<ExpositionState> states; // host ports' states, in file order
     std::size_t hostSeries = 0, fabricSeries = 0, infoSeries = 0;
     bool undated = false; // some samples have no time
     std::vector<LoadIssue> warnings;
 };
 
+// A scrape file read into its distinct series and their readings, with no fabric yet: the part of reading that
+// touches nothing shared, so the folder reader runs it on a worker thread (a day of scrapes is GBs).
+struct ExpositionScan
+{
+    struct Series
+    {
+        std::string text; // name{labels} as the file spells it
+        std::int64_t firstLine = 0;
+    };
+    struct Reading
+    {
+        std::uint32_t series = 0;
+        bool timeBad = false; // a millisecond timestamp whose ns do not fit
+        double value = 0;
+        TimeNs timeNs = kNoTime; // its own timestamp, else the stamp line in force, else none
+        std::int64_t line = 0;
+    };
+    std::vector<Series> series;
+    std::vector<Reading> readings;
+    std::string unameHost; // node_uname_info's nodename, wherever it is in the file
+    std::vector<LoadIssue> warnings; // lines that are not samples
+};
+ExpositionScan scanPrometheusExposition(const std::string& file, const std::string& text);
+// The scan's series resolved (what each is, its host, device, GUID and port; info series and cable labels into
+// `fabric`) and its readings checked: the part that touches the fabric, on the calling thread.
+Result<ExpositionFile> resolvePrometheusExposition(const std::string& file, ExpositionScan scan, FabricBuilder& fabric);
+
 bool looksLikePrometheusExposition(const std::string& text);
+// The cheap test the folder reader tries first: the first sample line (after comments, HELP/TYPE and stamp lines,
+// within the first 8 KiB) is an InfiniBand series. Large scrape files are recognised without scanning them whole.
+bool looksLikeExpositionHead(const std::string& text);
 // Fabric facts from info series and cable labels go into `fabric`.
 Result<ExpositionFile> readPrometheusExposition(
     const std::string& file, const std::string& text, FabricBuilder& fabric);
