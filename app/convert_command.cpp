@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "cli_options.h"
 #include "commands.h"
+#include "load_job.h"
 #include "open_input.h"
 
 #include "bundle/writer.h"
@@ -78,6 +79,9 @@ int runConvert(const std::vector<std::string>& args, std::ostream& out, std::ost
     if (auto e = writeBundle(*loaded->snapshot, dir, options); !e.empty()) {
         err << "stallscope convert: " << e << '\n';
         return kExitBadInput;
+    }
+    if (auto e = writeLinkLevels(dir); !e.empty()) {
+        err << "warning: the link heatmap's levels were not kept beside the bundle: " << e << '\n';
     }
     if (!parsed.has("quiet")) {
         const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "load_job.h"
 
+#include "bundle/reader.h"
+
+#include <filesystem>
 #include <future>
 
 namespace stallscope {
@@ -52,7 +55,7 @@ OpenedBundle openWith(
     // second core while the analysis runs on this one.
     auto levels = std::async(std::launch::async, [partial = out, &onStage] {
         NullProgress quiet; // the analysis reports progress meanwhile; this takes about as long
-        auto links = LinkHeatmapModel::build(partial.snapshot, quiet);
+        auto links = LinkHeatmapModel::loadOrBuild(partial.snapshot, partial.path, quiet);
         auto model = HeatmapModel::build(partial.snapshot, {}, quiet);
         if (onStage) {
             auto stage2 = partial;
@@ -81,6 +84,20 @@ OpenedBundle openWith(
         out.error = "cancelled";
     }
     return out;
+}
+
+std::string writeLinkLevels(const std::string& dir)
+{
+    auto loaded = loadBundle(dir);
+    if (!loaded) {
+        return loaded.error().format();
+    }
+    const auto snap = loaded->snapshot;
+    if (snap->counters.empty() && snap->linkEvents.empty()) {
+        return {};
+    }
+    NullProgress quiet;
+    return LinkHeatmapModel::build(snap, quiet)->save((std::filesystem::path(dir) / "link_levels.bin").string());
 }
 
 } // namespace stallscope

@@ -61,4 +61,9 @@ using Loader = std::function<Result<LoadedJob>(Progress& progress)>;
 OpenedBundle openWith(
     const std::string& name, const Loader& load, SharedProgress& progress, const StageCallback& onStage = {});
 
+// After a bundle is written (convert, simulate): the link heatmap's level 0 beside it (`link_levels.bin`), built
+// from the bundle as it reads back, so opening it later need not read every counter first. Nothing when it has no
+// counters or link events. "" or the reason it could not be written (the bundle stays valid without it).
+std::string writeLinkLevels(const std::string& dir);
+
 } // namespace stallscope

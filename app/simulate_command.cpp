@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "cli_options.h"
 #include "commands.h"
+#include "load_job.h"
 
 #include "bundle/writer.h"
 #include "core/atomic_file.h"
@@ -273,6 +274,9 @@ int runSimulate(const std::vector<std::string>& args, std::ostream& out, std::os
         !e.empty()) {
         err << "stallscope simulate: " << e << '\n';
         return kExitBadInput;
+    }
+    if (auto e = asRaw ? std::string() : writeLinkLevels(dir); !e.empty()) {
+        err << "warning: the link heatmap's levels were not kept beside the bundle: " << e << '\n';
     }
     if (auto file = parsed.find("openmetrics")) {
         if (auto e = writeOpenMetrics(*result->snapshot, *file); !e.empty()) {

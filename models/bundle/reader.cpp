@@ -73,7 +73,7 @@ std::optional<LoadIssue> loadCounters(const fs::path& path, JobSnapshot& snap, s
         return bundle::parseCountersJsonl(file, in, snap, *owned, seriesTimeBlock, warnings);
     }
     std::string err;
-    auto map = MappedFile::open(file, err);
+    auto map = MappedFile::open(file, err, false); // values page in as views read them; time blocks are checked
     if (!map) {
         return LoadIssue { file, 0, -1, "cannot open the file: " + err };
     }

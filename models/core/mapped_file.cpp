@@ -10,7 +10,7 @@
 
 namespace stallscope {
 
-std::shared_ptr<MappedFile> MappedFile::open(const std::string& path, std::string& error)
+std::shared_ptr<MappedFile> MappedFile::open(const std::string& path, std::string& error, bool populate)
 {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
@@ -28,7 +28,7 @@ std::shared_ptr<MappedFile> MappedFile::open(const std::string& path, std::strin
     std::shared_ptr<MappedFile> f(new MappedFile);
     f->m_size = static_cast<std::size_t>(st.st_size);
     if (f->m_size > 0) {
-        void* p = ::mmap(nullptr, f->m_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+        void* p = ::mmap(nullptr, f->m_size, PROT_READ, MAP_PRIVATE | (populate ? MAP_POPULATE : 0), fd, 0);
         if (p == MAP_FAILED) {
             error = std::strerror(errno);
             ::close(fd);

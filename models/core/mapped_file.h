@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// A read-only memory mapping of a whole file (POSIX mmap, MAP_PRIVATE | MAP_POPULATE).
+// A read-only memory mapping of a whole file (POSIX mmap, MAP_PRIVATE, MAP_POPULATE unless asked not to).
 // Populating at map time brings the file in at ~0.3 s/GiB from the page cache instead of faulting page by
 // page (shared/docs/performance-notes.md). Read-only: nothing is ever written into a file the user opened.
 
@@ -17,7 +17,9 @@ class MappedFile
 {
 public:
     // Returns nullptr and sets `error` when the file cannot be opened or mapped.
-    static std::shared_ptr<MappedFile> open(const std::string& path, std::string& error);
+    // `populate` off: pages come in when first read (counters.bin: most views read a few series; a week of them
+    // read whole would hold up the first frame — issue #13).
+    static std::shared_ptr<MappedFile> open(const std::string& path, std::string& error, bool populate = true);
     ~MappedFile();
     MappedFile(const MappedFile&) = delete;
     MappedFile& operator=(const MappedFile&) = delete;

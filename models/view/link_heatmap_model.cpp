@@ -51,8 +51,8 @@ std::string_view toString(LinkCell c)
     return "no data";
 }
 
-std::shared_ptr<const LinkHeatmapModel> LinkHeatmapModel::build(
-    std::shared_ptr<const JobSnapshot> snap, Progress& progress)
+// Rows and level-0 sizing: what a cached level 0 must agree with (cheap: the topology and each series' ends).
+std::shared_ptr<LinkHeatmapModel> LinkHeatmapModel::shape(std::shared_ptr<const JobSnapshot> snap)
 {
     std::shared_ptr<LinkHeatmapModel> m(new LinkHeatmapModel());
     m->m_snap = snap;
@@ -113,6 +113,15 @@ std::shared_ptr<const LinkHeatmapModel> LinkHeatmapModel::build(
         = std::clamp<std::size_t>(kMaxLevel0Cells / std::max<std::size_t>(m->m_rows.size(), 1), 64, kMaxLevel0Buckets);
     m->m_bucket0 = std::max<TimeNs>(finest, (span + TimeNs(perRow) - 1) / TimeNs(perRow));
     m->m_buckets.push_back(static_cast<std::size_t>(span / m->m_bucket0 + 1));
+    return m;
+}
+
+std::shared_ptr<const LinkHeatmapModel> LinkHeatmapModel::build(
+    std::shared_ptr<const JobSnapshot> snap, Progress& progress)
+{
+    auto m = shape(snap);
+    const auto& s = *snap;
+    const auto& topo = s.topology;
     m->m_levels.emplace_back(m->m_rows.size() * m->m_buckets[0], std::uint8_t(LinkCell::NoData));
 
     // (guid, port) → series per kind, and → events.
@@ -186,12 +195,6 @@ std::shared_ptr<const LinkHeatmapModel> LinkHeatmapModel::build(
             const auto words = counterDelta(traffic->value(i - 1), traffic->value(i), traffic->bits).increase;
             m->fill(row, traffic->timesNs[i - 1], traffic->timesNs[i], words == 0 ? LinkCell::Idle : LinkCell::Normal);
         }
-        const auto* cells = m->m_levels[0].data() + std::size_t(row) * m->m_buckets[0];
-        auto& rr = m->m_rows[row];
-        for (std::size_t b = 0; b < m->m_buckets[0]; ++b) {
-            rr.downBuckets += cells[b] == std::uint8_t(LinkCell::Down);
-            rr.errorBuckets += cells[b] == std::uint8_t(LinkCell::Erroring);
-        }
     }
     m->buildLevels();
     return m;
@@ -214,6 +217,15 @@ void LinkHeatmapModel::fill(std::uint32_t row, TimeNs from, TimeNs to, LinkCell 
 // Each level folds kFold buckets of the one below into their worst cell, until a row fits in a few columns.
 void LinkHeatmapModel::buildLevels()
 {
+    for (std::uint32_t row = 0; row < m_rows.size(); ++row) {
+        const auto* cells = m_levels[0].data() + std::size_t(row) * m_buckets[0];
+        auto& rr = m_rows[row];
+        rr.downBuckets = rr.errorBuckets = 0;
+        for (std::size_t b = 0; b < m_buckets[0]; ++b) {
+            rr.downBuckets += cells[b] == std::uint8_t(LinkCell::Down);
+            rr.errorBuckets += cells[b] == std::uint8_t(LinkCell::Erroring);
+        }
+    }
     while (m_buckets.back() > 64) {
         const auto below = m_buckets.back();
         const auto n = (below + kFold - 1) / kFold;

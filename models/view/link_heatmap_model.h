@@ -41,6 +41,17 @@ class LinkHeatmapModel
 {
 public:
     static std::shared_ptr<const LinkHeatmapModel> build(std::shared_ptr<const JobSnapshot> snap, Progress& progress);
+    // Level 0 as `stallscope convert` / `simulate` left it beside the bundle (`link_levels.bin`,
+    // docs/bundle-format.md), when it was made from these very counters and events (its header must agree with the
+    // snapshot's rows, span, sampling and counts, its size with the header); nullptr and `why` otherwise. Opening a
+    // week of counters then reads 14 MB instead of every counter (issue #13: the cold first frame).
+    static std::shared_ptr<const LinkHeatmapModel> load(
+        std::shared_ptr<const JobSnapshot> snap, const std::string& file, std::string& why);
+    // The cached level 0 if `dir` holds a valid one, else built.
+    static std::shared_ptr<const LinkHeatmapModel> loadOrBuild(
+        std::shared_ptr<const JobSnapshot> snap, const std::string& dir, Progress& progress);
+    // Writes level 0 to `file` atomically; "" or "path: reason".
+    std::string save(const std::string& file) const;
 
     const JobSnapshot& snapshot() const { return *m_snap; }
     const std::vector<LinkRow>& rows() const { return m_rows; } // in tier order
@@ -65,6 +76,7 @@ public:
 
 private:
     LinkHeatmapModel() = default;
+    static std::shared_ptr<LinkHeatmapModel> shape(std::shared_ptr<const JobSnapshot> snap);
     void fill(std::uint32_t row, TimeNs from, TimeNs to, LinkCell cell); // level 0, (from, to]
     void buildLevels();
 

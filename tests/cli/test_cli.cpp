@@ -293,6 +293,12 @@ TEST_CASE("fabric data alone: simulate --fabric-only, analyze reviews the fabric
     INFO(sim.err);
     REQUIRE(sim.code == 0);
     CHECK_THAT(sim.out, Catch::Contains("fabric only, 400 ports"));
+    // The link heatmap's level 0 is kept beside the bundle, and convert keeps one beside its copy.
+    CHECK(std::filesystem::file_size(bundle + "/link_levels.bin") > 64);
+    const auto copy = tmp.str("copy");
+    REQUIRE(runBinary({ "convert", bundle, "--out", copy, "--quiet" }).code == 0);
+    CHECK(std::filesystem::file_size(copy + "/link_levels.bin")
+        == std::filesystem::file_size(bundle + "/link_levels.bin"));
     auto text = runBinary({ "analyze", bundle });
     INFO(text.err);
     REQUIRE(text.code == 0);
