@@ -52,16 +52,29 @@ OpenedBundle openWith(
         onStage(out); // stage 1: the snapshot alone
     }
     // The heatmap levels do not depend on the analysis (stall windows are an overlay): build them on the
-    // second core while the analysis runs on this one.
+    // second core while the analysis runs on this one. The main view's come first and are shown at once (a job's
+    // ranks; fabric data's links), the other view's when ready.
     auto levels = std::async(std::launch::async, [partial = out, &onStage] {
         NullProgress quiet; // the analysis reports progress meanwhile; this takes about as long
-        auto links = LinkHeatmapModel::loadOrBuild(partial.snapshot, partial.path, quiet);
-        auto model = HeatmapModel::build(partial.snapshot, {}, quiet);
-        if (onStage) {
-            auto stage2 = partial;
-            stage2.heatmap = model;
-            stage2.linkHeatmap = links;
-            onStage(stage2); // stage 2: the heatmaps, before the analysis has named any stall
+        std::shared_ptr<const HeatmapModel> model;
+        std::shared_ptr<const LinkHeatmapModel> links;
+        auto show = [&] {
+            if (onStage) {
+                auto stage2 = partial;
+                stage2.heatmap = model;
+                stage2.linkHeatmap = links;
+                onStage(stage2); // stage 2: the heatmaps, before the analysis has named any stall
+            }
+        };
+        if (partial.snapshot->job.worldSize == 0) {
+            links = LinkHeatmapModel::loadOrBuild(partial.snapshot, partial.path, quiet);
+            model = HeatmapModel::build(partial.snapshot, {}, quiet);
+            show();
+        } else {
+            model = HeatmapModel::build(partial.snapshot, {}, quiet);
+            show();
+            links = LinkHeatmapModel::loadOrBuild(partial.snapshot, partial.path, quiet);
+            show();
         }
         return std::pair { model, links };
     });

@@ -654,8 +654,13 @@ void MainWindow::onStage(std::shared_ptr<OpenedBundle> partial)
             tr("Loaded %1; building the heatmap and analysing…").arg(QString::fromStdString(partial->path)));
         return;
     }
-    m_heatmap->setModel(partial->heatmap, nullptr); // stage 2: the heatmap, stalls not yet marked
-    m_linkHeatmap->setModel(partial->linkHeatmap);
+    // Stage 2, once or twice: the main view's levels, then the other view's; stalls not yet marked.
+    if (m_heatmap->model() != partial->heatmap.get()) {
+        m_heatmap->setModel(partial->heatmap, nullptr);
+    }
+    if (partial->linkHeatmap) {
+        m_linkHeatmap->setModel(partial->linkHeatmap);
+    }
     statusBar()->showMessage(tr("Heatmap ready; analysing…"));
 }
 

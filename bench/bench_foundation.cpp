@@ -172,11 +172,15 @@ void BM_HeatmapFrames(benchmark::State& state)
     const auto& snap = loaded->snapshot;
     // As the app opens a bundle: heatmap levels on one core while the analysis runs on the other.
     const auto t0 = std::chrono::steady_clock::now();
-    std::atomic<double> levelsSeconds { 0 };
-    auto levels = std::async(std::launch::async, [snap, t0, &levelsSeconds] {
+    std::atomic<double> levelsSeconds { 0 }, firstFrameSeconds { 0 };
+    auto levels = std::async(std::launch::async, [snap, t0, &levelsSeconds, &firstFrameSeconds] {
         NullProgress quiet;
         auto m = HeatmapModel::build(snap, {}, quiet);
         levelsSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        // The window's stage 2: the heatmap drawn before the analysis has marked any stall.
+        std::vector<HeatCell> first;
+        m->rasterize(TimeAxisMapping { snap->job.span, 1600 }, 1024, m->rowOrder(RowOrder::Rank), first);
+        firstFrameSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         return m;
     });
     const auto analysis = analyze(*snap);
@@ -212,7 +216,8 @@ void BM_HeatmapFrames(benchmark::State& state)
     state.counters["median_ms"] = frameMs[frameMs.size() / 2];
     state.counters["p99_ms"] = frameMs[std::min(frameMs.size() - 1, std::size_t(std::ceil(frameMs.size() * 0.99)) - 1)];
     state.counters["max_ms"] = frameMs.back();
-    state.counters["after_load_to_first_frame_s"] = buildSeconds;
+    state.counters["after_load_to_first_frame_s"] = buildSeconds; // with the stalls marked
+    state.counters["open_to_first_frame_s"] = loaded->loadSeconds + firstFrameSeconds.load(); // stage 2, unmarked
     state.counters["levels_s"] = levelsSeconds.load(); // the heatmap can be drawn from here (stalls come later)
     state.counters["analysis_s"] = analysisSeconds;
     state.counters["load_s"] = loaded->loadSeconds;

@@ -31,6 +31,7 @@ public:
     explicit HeatmapWidget(ViewState* state, QWidget* parent = nullptr);
 
     void setModel(std::shared_ptr<const HeatmapModel> model, std::shared_ptr<const AnalysisResult> analysis);
+    const HeatmapModel* model() const { return m_model.get(); }
     void setRowOrder(RowOrder order);
     RowOrder rowOrder() const { return m_order; }
     void setMetric(HeatmapMetric metric);
