@@ -301,3 +301,56 @@ TEST_CASE("raw folder: NCCL RAS naming the rank lost from the world communicator
         [](const EvidenceLine& e) { return e.what.find("[nccl ras]") != std::string::npos; });
     CHECK(evidence);
 }
+
+TEST_CASE("RAS of NCCL 2.27: a separate totals table, an outlier node, and the listed ranks ahead of the others",
+    "[core][import]")
+{
+    // The shape of outputs users pasted into NCCL's issues (2.26–2.27): a PyTorch line before it, the version line
+    // "compiled with CUDA", per-node rows then a totals table, and a MISMATCH whose detailed ranks are the two
+    // that launched one operation more (the eighteen others are the ones behind).
+    auto r = parseRasText("status-2.27-outlier.txt", testData("nccl/ras/status-2.27-outlier.txt"));
+    INFO((r ? "" : r.error().format()));
+    REQUIRE(r.ok());
+    CHECK(r->ncclVersion == "2.27.3");
+    CHECK(r->nodes == 3);
+    CHECK(r->processes == 20);
+    CHECK(r->gpus == 20);
+    CHECK(r->communicators == 5);
+    CHECK_FALSE(factOf(r.value(), RasFactKind::Behind));
+    REQUIRE(r->facts.size() == 2);
+    for (const auto& f : r->facts) {
+        CHECK(f.kind == RasFactKind::Status);
+        CHECK(f.ops == 9121);
+        CHECK(f.commSize == 20);
+        CHECK_THAT(f.text, Catch::Contains("ahead of the others") && Catch::Contains("ReduceScatter 9121"));
+    }
+    CHECK(r->facts[1].rank == 17);
+    CHECK(r->facts[1].host == "10.40.2.9");
+    CHECK(looksLikeRasText(testData("nccl/ras/status-2.27-outlier.txt")));
+}
+
+TEST_CASE("Inspector records without a header take the communicator and dump time of the last line that had one",
+    "[core][import]")
+{
+    // Newer Inspector writers state the communicator and writer once per dump (a proposal in NVIDIA/nccl PR 2359
+    // moves them into a per-communicator marker): records after such a line carry only their own fields.
+    std::string text
+        = R"({"header":{"id":"0xabc1","comm_name":"tp","rank":1,"n_ranks":2,"nnodes":1},"metadata":{"inspector_output_format_version":"v4.3","dump_timestamp_us":1796000000500000,"hostname":"node-c3","pid":91},"dump_stats":{"coll":2}})"
+          "\n"
+          R"({"coll_perf":{"coll":"AllGather","coll_sn":7,"coll_msg_size_bytes":1048576,"coll_exec_time_us":120,"coll_timing_source":"kernel_gpu","coll_algobw_gbs":8.7,"coll_busbw_gbs":4.3}})"
+          "\n"
+          R"({"coll_perf":{"coll":"AllGather","coll_sn":8,"coll_msg_size_bytes":1048576,"coll_exec_time_us":118,"coll_timing_source":"kernel_gpu","coll_algobw_gbs":8.8,"coll_busbw_gbs":4.4}})"
+          "\n";
+    text.reserve(text.size() + jsonPadding());
+    auto f = parseNcclInspector("node-c3-pid91.log", text);
+    INFO((f ? "" : f.error().format()));
+    REQUIRE(f.ok());
+    CHECK(f->host == "node-c3");
+    CHECK(f->version == "v4.3");
+    REQUIRE(f->comms.size() == 1);
+    CHECK(f->comms[0].name == "tp");
+    REQUIRE(f->records.size() == 2);
+    CHECK(f->records[1].sn == 8);
+    CHECK(f->records[1].dumpNs == 1796000000500000LL * 1000);
+    CHECK(f->warnings.empty());
+}

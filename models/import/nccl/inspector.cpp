@@ -267,6 +267,7 @@ Result<InspectorFile> parseNcclInspector(const std::string& file, const std::str
     std::map<std::string, std::uint32_t> index;
     Skipped skipped;
     std::int64_t lineNo = 0;
+    Line last; // the last line that named its communicator and writer
     for (std::size_t at = 0; at < text.size();) {
         auto nl = text.find('\n', at);
         nl = nl == std::string::npos ? text.size() : nl;
@@ -287,14 +288,24 @@ Result<InspectorFile> parseNcclInspector(const std::string& file, const std::str
             skipped.add("not valid JSON (cut mid-write?)", lineNo);
             continue;
         }
+        // A line may carry its communicator and writer for the records after it (newer writers state them once
+        // per dump): a record without a header takes the last one seen, and its dump time with it.
+        if (!l.header.id.empty()) {
+            last = l;
+        } else if (l.coll || l.p2p) {
+            l.header = last.header;
+            l.dumpUs = l.dumpUs < 0 ? last.dumpUs : l.dumpUs;
+        }
         if (!l.coll && !l.p2p) {
-            skipped.add("without coll_perf or p2p_perf", lineNo);
+            if (l.header.id.empty()) {
+                skipped.add("without coll_perf or p2p_perf", lineNo);
+            }
             continue;
         }
-        if (out.host.empty() && !l.host.empty()) {
-            out.host = l.host;
-            out.pid = l.pid;
-            out.version = l.version;
+        if (out.host.empty() && !last.host.empty()) {
+            out.host = last.host;
+            out.pid = last.pid;
+            out.version = last.version;
         }
         if (l.p2p) {
             ++out.p2p;

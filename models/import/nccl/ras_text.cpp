@@ -25,6 +25,7 @@ struct State
     RasReport& out;
     const LogClock& clock;
     bool summaryNext = false; // the job summary's numbers follow its two header lines
+    int totalsColumns = 0; // the totals row follows a header line starting "(total)": 5 columns, or 3 (2.27+)
     std::map<std::int64_t, std::uint32_t> groupSize; // communicator table: group # → ranks per communicator
     Block block = Block::None;
     std::string comm;
@@ -260,7 +261,11 @@ bool monitorLine(State& st, LineScan& s, std::int64_t line)
 
 void topLine(State& st, LineScan& s, std::int64_t line)
 {
-    if (s.lit("NCCL version ")) {
+    if (s.lit("(total)")) {
+        // "(total)   per node  per process    (total)  (total)" (one table), or NCCL 2.27's separate totals
+        // table "(total)    (total)      (total)" after per-node rows.
+        st.totalsColumns = s.line().find("per node") != std::string_view::npos ? 5 : 3;
+    } else if (s.lit("NCCL version ")) {
         st.out.ncclVersion = std::string(s.until(" ").substr(0, 40));
     } else if (s.lit("Job summary")) {
         closeBlock(st);
@@ -297,10 +302,11 @@ void tableRow(State& st, std::string_view row)
             tok.push_back(t);
         }
     }
-    if (st.summaryNext && tok.size() == 5) {
+    if (st.summaryNext && st.totalsColumns > 0 && tok.size() == std::size_t(st.totalsColumns)) {
+        const bool five = st.totalsColumns == 5;
         st.out.nodes = parseNumber<std::uint32_t>(tok[0]).value_or(0);
-        st.out.processes = parseNumber<std::uint32_t>(tok[3]).value_or(0);
-        st.out.gpus = parseNumber<std::uint32_t>(tok[4]).value_or(0);
+        st.out.processes = parseNumber<std::uint32_t>(tok[five ? 3 : 1]).value_or(0);
+        st.out.gpus = parseNumber<std::uint32_t>(tok[five ? 4 : 2]).value_or(0);
         st.summaryNext = false;
     } else if (tok.size() == 8) {
         const auto group = parseNumber<std::int64_t>(tok[0]);
