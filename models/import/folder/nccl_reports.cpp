@@ -233,6 +233,10 @@ void addRasNotes(JobSnapshot& snap, const Gathered& g)
             } else if (auto it = rankOfProcess.find({ f.host, f.pid }); it != rankOfProcess.end()) {
                 n.rank = it->second;
             }
+            // RAS names nodes by address; the job knows the rank's host by name (the text keeps the address).
+            if (n.rank != kNoRank && !snap.str(snap.ranks[n.rank].host).empty()) {
+                n.host = snap.ranks[n.rank].host;
+            }
             snap.notes.push_back(n);
         }
     }
