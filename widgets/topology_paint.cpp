@@ -150,18 +150,30 @@ void TopologyWidget::drawNodes(QPainter& p, const Layout& l, std::optional<LinkI
     const QPalette pal = palette();
     const auto& topo = m_snap->topology;
     const QColor text = pal.color(QPalette::Text);
-    const auto drawSwitch = [&](NodeId id, double boxW) {
-        const QPointF c = l.nodePos[index(id)];
-        const QRectF box(c.x() - boxW / 2, c.y() - 9, boxW, 18);
-        p.setPen(text);
-        p.setBrush(pal.color(QPalette::Button));
-        p.drawRect(box);
-        const QString name = QString::fromStdString(m_snap->str(topo.node(id).description));
-        p.drawText(box, Qt::AlignCenter, fitSwitchName(name, p.fontMetrics(), int(boxW) - 2));
-    };
+    QColor plate = pal.color(QPalette::Base);
+    plate.setAlpha(200);
     for (const auto* row : { &m_cores, &m_spines, &m_leaves }) {
+        if (row->empty()) {
+            continue;
+        }
+        const double boxW = switchBoxWidth(l, row->size());
+        QStringList names;
+        std::vector<double> centres;
         for (const auto id : *row) {
-            drawSwitch(id, switchBoxWidth(l, row->size()));
+            const QPointF c = l.nodePos[index(id)];
+            p.setPen(text);
+            p.setBrush(pal.color(QPalette::Button));
+            p.drawRect(QRectF(c.x() - boxW / 2, c.y() - 9, boxW, 18));
+            names << QString::fromStdString(m_snap->str(topo.node(id).description));
+            centres.push_back(c.x());
+        }
+        const double y = l.nodePos[index(row->front())].y();
+        for (const auto& label : switchRowLabels(names, centres, y, boxW, p.fontMetrics())) {
+            if (!label.inside) {
+                p.fillRect(label.rect, plate); // over the links below the row
+            }
+            p.setPen(text);
+            p.drawText(label.rect, Qt::AlignCenter, label.text);
         }
     }
     std::vector<std::uint32_t> selectedHosts;

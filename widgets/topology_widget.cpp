@@ -52,6 +52,43 @@ QString fitSwitchName(const QString& name, const QFontMetrics& fm, int width)
     return tail;
 }
 
+namespace {
+
+QString lastToken(const QString& name)
+{
+    const auto cut = std::max(name.lastIndexOf(QLatin1Char('-')), name.lastIndexOf(QLatin1Char('_')));
+    return cut >= 0 && cut + 1 < name.size() ? name.mid(cut + 1) : name;
+}
+
+} // namespace
+
+std::vector<SwitchLabel> switchRowLabels(
+    const QStringList& names, const std::vector<double>& centres, double y, double boxW, const QFontMetrics& fm)
+{
+    std::vector<SwitchLabel> out;
+    bool roomy = true;
+    double widest = 0;
+    for (const auto& n : names) {
+        const auto token = lastToken(n);
+        roomy = roomy && fm.horizontalAdvance(token) <= boxW - 2;
+        widest = std::max(widest, double(fm.horizontalAdvance(token)));
+    }
+    if (roomy) {
+        for (qsizetype i = 0; i < names.size(); ++i) {
+            out.push_back({ QRectF(centres[std::size_t(i)] - boxW / 2, y - 9, boxW, 18),
+                fitSwitchName(names[i], fm, int(boxW) - 2), true });
+        }
+        return out;
+    }
+    const double pitch = centres.size() > 1 ? std::abs(centres[1] - centres[0]) : boxW + 4;
+    const auto step = std::size_t(std::ceil((widest + 4) / std::max(pitch, 1.0)));
+    for (std::size_t i = 0; i < centres.size(); i += std::max<std::size_t>(step, 1)) {
+        const double w = widest + 4;
+        out.push_back({ QRectF(centres[i] - w / 2, y + 10, w, fm.height()), lastToken(names[qsizetype(i)]), false });
+    }
+    return out;
+}
+
 TopologyWidget::TopologyWidget(ViewState* state, QWidget* parent)
     : QWidget(parent)
     , m_state(state)

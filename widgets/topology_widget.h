@@ -12,7 +12,9 @@
 
 #include <QFontMetrics>
 #include <QPointF>
+#include <QRectF>
 #include <QString>
+#include <QStringList>
 #include <QWidget>
 
 #include <map>
@@ -28,6 +30,20 @@ class ViewState;
 // A switch name that fits a box `width` pixels wide: whole; else without leading tokens the row and the pod
 // captions already say ("spine-p2-02" → "p2-02" → "02"); else the last token elided.
 QString fitSwitchName(const QString& name, const QFontMetrics& fm, int width);
+
+// A switch's label: inside its box, or under the row when the boxes are too narrow for any name.
+struct SwitchLabel
+{
+    QRectF rect;
+    QString text;
+    bool inside = true;
+};
+// Labels for one row of switch boxes (names, box centres in view x, the row's y, the boxes' width): inside each box
+// (fitSwitchName) when every box has room for at least its last token; else that token ("64" of "spine-64") for
+// every k-th box under the row, k the smallest step at which they do not overlap — like an axis's ticks, so a
+// person can still count along 64 boxes.
+std::vector<SwitchLabel> switchRowLabels(
+    const QStringList& names, const std::vector<double>& centres, double y, double boxW, const QFontMetrics& fm);
 
 class TopologyWidget : public QWidget
 {

@@ -688,3 +688,42 @@ TEST_CASE("switch names that do not fit their box keep their distinctive end, no
     CHECK(tight.startsWith(QStringLiteral("01")));
     CHECK(tight.endsWith(QChar(0x2026)));
 }
+
+TEST_CASE("switch labels: inside roomy boxes, every k-th number under a row too narrow for names, never overlapping",
+    "[widget]")
+{
+    const QFontMetrics fm(QApplication::font());
+    auto row = [](int n, const char* prefix) {
+        QStringList names;
+        for (int i = 1; i <= n; ++i) {
+            names << QStringLiteral("%1-%2").arg(QLatin1String(prefix)).arg(i, 2, 10, QLatin1Char('0'));
+        }
+        return names;
+    };
+    auto centres = [](int n, double pitch) {
+        std::vector<double> c;
+        for (int i = 0; i < n; ++i) {
+            c.push_back(20 + pitch * i);
+        }
+        return c;
+    };
+    const auto roomy = switchRowLabels(row(8, "spine"), centres(8, 100), 50, 60, fm);
+    REQUIRE(roomy.size() == 8);
+    CHECK(roomy[0].inside);
+    CHECK(roomy[0].text == QStringLiteral("spine-01"));
+
+    // 64 spines 10 px apart: boxes of 8 px hold no name. Their numbers go under the row, every k-th.
+    const auto narrow = switchRowLabels(row(64, "spine"), centres(64, 10), 50, 8, fm);
+    REQUIRE(narrow.size() >= 8);
+    CHECK(narrow.size() < 64);
+    CHECK_FALSE(narrow[0].inside);
+    CHECK(narrow[0].text == QStringLiteral("01"));
+    CHECK(narrow[0].rect.top() > 50 + 9); // under the boxes, not on them
+    for (std::size_t i = 1; i < narrow.size(); ++i) {
+        CHECK_FALSE(narrow[i].rect.intersects(narrow[i - 1].rect));
+        CHECK(narrow[i].rect.width() >= fm.horizontalAdvance(narrow[i].text));
+    }
+    const auto step = narrow[1].text.toInt() - narrow[0].text.toInt();
+    CHECK(step >= 2);
+    CHECK(narrow.back().text.toInt() > 64 - step - 1); // the numbering reaches the end of the row
+}
