@@ -178,7 +178,16 @@ void TopologyWidget::drawCaptions(QPainter& p, const Layout& l, QSizeF size) con
     if (m_podCount <= 1 || m_leaves.empty()) {
         return;
     }
-    const double y = l.nodePos[index(m_leaves.front())].y() + 10;
+    // Under the leaves; one line lower when the leaves' own numbers take that line (narrow boxes).
+    QStringList names;
+    std::vector<double> centres;
+    for (const auto leaf : m_leaves) {
+        names << QString::fromStdString(m_snap->str(m_snap->topology.node(leaf).description));
+        centres.push_back(l.nodePos[index(leaf)].x());
+    }
+    const double leafY = l.nodePos[index(m_leaves.front())].y();
+    const auto labels = switchRowLabels(names, centres, leafY, switchBoxWidth(l, m_leaves.size()), p.fontMetrics());
+    const double y = leafY + 10 + (!labels.empty() && !labels.front().inside ? p.fontMetrics().height() + 1 : 0);
     for (int pod = 0; pod < m_podCount; ++pod) {
         double left = size.width(), right = 0;
         for (const auto leaf : m_leaves) {
