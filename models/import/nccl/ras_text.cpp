@@ -285,8 +285,8 @@ void topLine(State& st, LineScan& s, std::int64_t line)
         st.block = Block::Other;
     } else if (s.lit("#")) {
         commHeader(st, s);
-    } else if (!monitorLine(st, s, line)) {
-        return;
+    } else {
+        monitorLine(st, s, line);
     }
 }
 

@@ -110,7 +110,7 @@ std::string hostOf(const std::string& file, std::int64_t lineNo, const Line& l, 
                                  : ctx.fileHost;
 }
 
-// A host port's state sample, or nullopt for any other series.
+// A host port's state series (its identity), or nullopt for any other series.
 std::optional<ExpositionState> readState(
     const std::string& file, std::int64_t lineNo, const Line& l, Context& ctx, ExpositionFile& out)
 {
@@ -123,8 +123,7 @@ std::optional<ExpositionState> readState(
     st.host = hostOf(file, lineNo, l, ctx, out);
     st.device = label(l, "device");
     st.port = portLabel(l, "port");
-    st.physical = physical;
-    st.up = logical ? l.value >= 4 : l.value >= 5 || l.value == 0; // physical 0: "no state change"
+    st.physical = physical; // `up` and the time come from each reading (resolvePrometheusExposition)
     st.line = lineNo;
     return st;
 }
