@@ -25,14 +25,36 @@ std::string SharedProgress::stage() const
     return m_stage;
 }
 
-OpenedBundle openBundle(const std::string& path, SharedProgress& progress, const StageCallback& onStage)
+OpenedBundle openBundle(const std::string& path, SharedProgress& progress, const StageCallback& onStage, OpenFor use)
 {
     return openWith(
-        path, [&path](Progress& p) { return openJob(path, p); }, progress, onStage);
+        path, [&path](Progress& p) { return openJob(path, p); }, progress, onStage, use);
 }
 
+namespace {
+
+// The headless open: analysis only; the images rasterize from the records.
+OpenedBundle finishForImages(OpenedBundle out, SharedProgress& progress)
+{
+    // The fabric review (every link's flaps) on the second core while the analysis runs on this one.
+    auto review = std::async(std::launch::async, [snap = out.snapshot] {
+        NullProgress quiet;
+        return std::make_shared<FabricReview>(reviewFabric(*snap, FabricReviewOptions {}, quiet));
+    });
+    progress.report("Analysing", 0, 1);
+    out.analysis = std::make_shared<AnalysisResult>(analyze(*out.snapshot, AnalysisOptions {}, progress));
+    out.fabricReview = review.get();
+    out.heatmap = HeatmapModel::recordsOnly(out.snapshot, stallWindows(*out.analysis));
+    if (progress.cancelled()) {
+        out.error = "cancelled";
+    }
+    return out;
+}
+
+} // namespace
+
 OpenedBundle openWith(
-    const std::string& name, const Loader& load, SharedProgress& progress, const StageCallback& onStage)
+    const std::string& name, const Loader& load, SharedProgress& progress, const StageCallback& onStage, OpenFor use)
 {
     OpenedBundle out;
     out.path = name;
@@ -47,6 +69,9 @@ OpenedBundle openWith(
     if (progress.cancelled()) {
         out.error = "cancelled";
         return out;
+    }
+    if (use == OpenFor::Images) {
+        return finishForImages(std::move(out), progress);
     }
     if (onStage) {
         onStage(out); // stage 1: the snapshot alone
@@ -79,19 +104,12 @@ OpenedBundle openWith(
         return std::pair { model, links };
     });
     progress.report("Analysing", 0, 1);
-    auto analysis = std::make_shared<AnalysisResult>(analyze(*out.snapshot, AnalysisOptions {}, progress));
-    std::vector<TimeRange> stalls;
-    for (const auto& inc : analysis->incidents) {
-        if (inc.kind != IncidentKind::Straggler) {
-            stalls.push_back({ inc.startNs, inc.endNs });
-        }
-    }
-    out.analysis = std::move(analysis);
+    out.analysis = std::make_shared<AnalysisResult>(analyze(*out.snapshot, AnalysisOptions {}, progress));
     progress.report("Reviewing the fabric", 0, 1);
     out.fabricReview = std::make_shared<FabricReview>(reviewFabric(*out.snapshot, FabricReviewOptions {}, progress));
     progress.report("Building heatmap levels", 0, 1);
     auto [rankLevels, linkLevels] = levels.get();
-    out.heatmap = rankLevels->withStalls(std::move(stalls));
+    out.heatmap = rankLevels->withStalls(stallWindows(*out.analysis));
     out.linkHeatmap = linkLevels;
     if (progress.cancelled()) {
         out.error = "cancelled";

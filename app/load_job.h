@@ -53,13 +53,19 @@ struct OpenedBundle
 // Called on worker threads: the callee must hand the copy over to its own thread.
 using StageCallback = std::function<void(const OpenedBundle& partial)>;
 
+// What the opened data is for. Images (`render`, `report`): a few rasters of a few windows, so the rank heatmap
+// draws straight from the records (no levels: at 16,384 ranks they took 2.3 GB and half the time) and the link
+// heatmap is left to the fabric image that needs it.
+enum class OpenFor { Window, Images };
+
 // Runs on a worker thread.
-OpenedBundle openBundle(const std::string& path, SharedProgress& progress, const StageCallback& onStage = {});
+OpenedBundle openBundle(const std::string& path, SharedProgress& progress, const StageCallback& onStage = {},
+    OpenFor use = OpenFor::Window);
 // The same pipeline over any loader (a Prometheus server: source/prometheus_source.h). `name` is what the
 // window calls it (the path, or the URL).
 using Loader = std::function<Result<LoadedJob>(Progress& progress)>;
-OpenedBundle openWith(
-    const std::string& name, const Loader& load, SharedProgress& progress, const StageCallback& onStage = {});
+OpenedBundle openWith(const std::string& name, const Loader& load, SharedProgress& progress,
+    const StageCallback& onStage = {}, OpenFor use = OpenFor::Window);
 
 // After a bundle is written (convert, simulate): the link heatmap's level 0 beside it (`link_levels.bin`), built
 // from the bundle as it reads back, so opening it later need not read every counter first. Nothing when it has no

@@ -81,24 +81,26 @@ int main(int argc, char** argv)
         return 1;
     }
     const auto& snap = loaded->snapshot;
+    QElapsedTimer built;
+    built.start();
     auto levels = std::async(std::launch::async, [snap] {
         NullProgress quiet;
         return HeatmapModel::build(snap, {}, quiet);
     });
     auto analysis = std::make_shared<AnalysisResult>(analyze(*snap));
-    std::vector<TimeRange> stalls;
-    for (const auto& inc : analysis->incidents) {
-        stalls.push_back({ inc.startNs, inc.endNs });
-    }
+    const auto stalls = stallWindows(*analysis);
     const std::shared_ptr<const HeatmapModel> model = levels.get()->withStalls(stalls);
+    std::printf("ranks %u, levels %d (level 0: %zu buckets of %.1f ms), %.0f MB, analysis + levels %.2f s\n",
+        model->rows(), model->levels(), model->baseBuckets(), double(model->baseBucketNs()) / 1e6,
+        double(model->memoryBytes()) / 1e6, double(built.nsecsElapsed()) / 1e9);
     ViewState state;
     state.setSpan(snap->job.span);
     HeatmapWidget w(&state);
     w.setModel(model, analysis);
     w.resize(1600 + 70, 1024 + 60); // the plot is about 1600 x 1024 inside the gutter, axis and legend
     const TimeNs focus = stalls.empty() ? snap->job.span.start + snap->job.span.delta() / 2 : stalls[0].start;
-    std::printf("bundle %s, plot %dx%d, 120 frames at 60 Hz input\n", dir.c_str(), w.plotRect().width(),
-        w.plotRect().height());
+    std::printf(
+        "bundle %s, plot %dx%d, 120 frames at 60 Hz input\n", dir.c_str(), w.plotRect().width(), w.plotRect().height());
     for (const bool async : { false, true, false, true }) {
         const auto r = zoom(w, state, snap->job.span, focus, async);
         std::printf("%-28s median %6.2f ms  p99 %6.2f ms  max %6.2f ms  placeholders %3d/120  settled %6.1f ms after "

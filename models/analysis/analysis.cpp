@@ -136,4 +136,15 @@ AnalysisResult analyze(const JobSnapshot& snap, const AnalysisOptions& options)
     return analyze(snap, options, none);
 }
 
+std::vector<TimeRange> stallWindows(const AnalysisResult& result)
+{
+    std::vector<TimeRange> out;
+    for (const auto& inc : result.incidents) {
+        if (inc.kind != IncidentKind::Straggler) {
+            out.push_back({ inc.startNs, inc.endNs });
+        }
+    }
+    return out;
+}
+
 } // namespace stallscope

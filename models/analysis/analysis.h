@@ -209,6 +209,8 @@ using AnalysisPtr = std::shared_ptr<const AnalysisResult>;
 std::vector<TimeNs> rankLateness(const JobSnapshot& snap, const CollectiveMatch& match);
 
 AnalysisResult analyze(const JobSnapshot& snap, const AnalysisOptions& options, Progress& progress);
+// The windows of job-wide stalls (every incident but a straggler's): what the heatmap shades as stalled.
+std::vector<TimeRange> stallWindows(const AnalysisResult& result);
 AnalysisResult analyze(const JobSnapshot& snap, const AnalysisOptions& options = {});
 
 // Degraded links from the topology alone (fabric data without a job: none is marked as crossed).

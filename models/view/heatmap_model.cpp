@@ -11,6 +11,10 @@ namespace stallscope {
 namespace {
 
 constexpr std::size_t kMaxBaseBuckets = 32768; // level-0 buckets per rank: ~16 % of a bench-hour snapshot
+// Level-0 cells over all ranks (4 bytes each: 256 MiB; the coarser levels add as much again). At 1,024 ranks
+// the per-rank limit above binds; at 16,384 ranks this one does (4,096 buckets: 2.3 GB of levels before, more
+// than the bundle), and zoom past level 0 rasterizes from the records, which is what it does anyway.
+constexpr std::size_t kMaxBaseCells = std::size_t(1) << 26;
 enum Channel { kInside = 0, kFailed = 1 };
 constexpr int kChannels = 2;
 
@@ -119,23 +123,43 @@ void HeatmapModel::addCoarserLevels(Levels& levels, std::uint32_t ranks)
     }
 }
 
-std::shared_ptr<const HeatmapModel> HeatmapModel::build(
-    SnapshotPtr snap, std::vector<TimeRange> stalls, Progress& progress)
+TimeNs HeatmapModel::baseBucketFor(TimeNs span, std::size_t ranks)
+{
+    const std::size_t maxBuckets
+        = std::clamp<std::size_t>(kMaxBaseCells / std::max<std::size_t>(ranks, 1), 256, kMaxBaseBuckets);
+    TimeNs bucket = 1;
+    while (bucket < (TimeNs(1) << 62) && std::size_t(std::max<TimeNs>(span, 1) / bucket) > maxBuckets) {
+        bucket *= 2;
+    }
+    return bucket;
+}
+
+std::shared_ptr<HeatmapModel> HeatmapModel::shell(SnapshotPtr snap, std::vector<TimeRange> stalls)
 {
     auto m = std::make_shared<HeatmapModel>();
     m->m_snap = std::move(snap);
     std::sort(stalls.begin(), stalls.end(), [](auto& a, auto& b) { return a.start < b.start; });
     m->m_stalls = std::move(stalls);
+    m->m_originNs = m->m_snap->job.span.start;
+    m->m_levels = std::make_shared<Levels>();
+    return m;
+}
+
+std::shared_ptr<const HeatmapModel> HeatmapModel::recordsOnly(SnapshotPtr snap, std::vector<TimeRange> stalls)
+{
+    return shell(std::move(snap), std::move(stalls));
+}
+
+std::shared_ptr<const HeatmapModel> HeatmapModel::build(
+    SnapshotPtr snap, std::vector<TimeRange> stalls, Progress& progress)
+{
+    auto m = shell(std::move(snap), std::move(stalls));
     const auto& s = *m->m_snap;
-    m->m_originNs = s.job.span.start;
+    const std::uint32_t ranks = static_cast<std::uint32_t>(s.collectives.size());
     const TimeNs span = std::max<TimeNs>(s.job.span.delta(), 1);
-    m->m_baseNs = 1;
-    while (std::size_t(span / m->m_baseNs) > kMaxBaseBuckets) {
-        m->m_baseNs *= 2;
-    }
+    m->m_baseNs = baseBucketFor(span, ranks);
     auto levels = std::make_shared<Levels>();
     const std::size_t n0 = static_cast<std::size_t>((span + m->m_baseNs - 1) / m->m_baseNs);
-    const std::uint32_t ranks = static_cast<std::uint32_t>(s.collectives.size());
     levels->bucketsAt.push_back(n0);
     levels->cells.emplace_back(std::size_t(ranks) * n0);
     // Level 0 from the records, ranks split across the machine's cores.
@@ -186,6 +210,9 @@ std::shared_ptr<const HeatmapModel> HeatmapModel::withLateness(const AnalysisRes
             [](const CollectiveMatch& m, std::uint32_t v) { return m.seq < v; });
         return it != matches.begin() + std::ptrdiff_t(e) && it->seq == seq ? it->meanArrivalNs : kNoTime;
     };
+    if (m_levels->cells.empty()) {
+        return std::make_shared<HeatmapModel>(*this); // records only: lateness needs the levels' buckets
+    }
     auto levels = std::make_shared<Levels>();
     const std::size_t n0 = m_levels->bucketsAt[0];
     const auto ranks = static_cast<std::uint32_t>(s.collectives.size());
@@ -300,7 +327,7 @@ HeatmapModel::FramePlan HeatmapModel::plan(const TimeAxisMapping& map) const
     const double nsPerPx = map.nsPerPx();
     // Level 0 still serves when one of its buckets spans up to 2 columns (a little blocky, never wrong);
     // finer than that, the records are rasterized directly.
-    if (nsPerPx < double(m_baseNs) / 2) {
+    if (m_levels->cells.empty() || nsPerPx < double(m_baseNs) / 2) {
         p.fromRecords = true;
         return p;
     }

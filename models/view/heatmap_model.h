@@ -51,6 +51,9 @@ public:
     // `stalls`: time windows of job-wide stalls (incident windows).
     static std::shared_ptr<const HeatmapModel> build(
         SnapshotPtr snap, std::vector<TimeRange> stalls, Progress& progress);
+    // No levels: every raster is drawn straight from the records of its window. For headless renders (a few
+    // images of a few windows), where the pyramid would cost more time and memory than it saves.
+    static std::shared_ptr<const HeatmapModel> recordsOnly(SnapshotPtr snap, std::vector<TimeRange> stalls);
     // The same levels with other stall windows (cheap: the levels are shared).
     std::shared_ptr<const HeatmapModel> withStalls(std::vector<TimeRange> stalls) const;
     // Adds lateness levels (each rank's arrival minus the collective's mean arrival, max per bucket), built
@@ -73,7 +76,11 @@ public:
     HeatCell cellAt(const TimeAxisMapping& map, std::uint32_t rank, int x) const;
 
     TimeNs baseBucketNs() const { return m_baseNs; }
+    // The level-0 bucket (a power of two, ns) for a span and a number of ranks: at most 32,768 buckets per rank
+    // and 2^26 cells over all ranks (256 MiB), at least 256 buckets per rank.
+    static TimeNs baseBucketFor(TimeNs span, std::size_t ranks);
     int levels() const { return static_cast<int>(m_levels->cells.size()); }
+    std::size_t baseBuckets() const { return m_levels->bucketsAt.empty() ? 0 : m_levels->bucketsAt[0]; }
     std::uint64_t memoryBytes() const;
 
 private:
@@ -103,6 +110,7 @@ private:
     std::shared_ptr<const Levels> m_lateLevels; // same buckets; .late holds the lateness (optional)
 
     static void addCoarserLevels(Levels& levels, std::uint32_t ranks);
+    static std::shared_ptr<HeatmapModel> shell(SnapshotPtr snap, std::vector<TimeRange> stalls);
 };
 
 } // namespace stallscope

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# `stallscope render` of a 16,384-rank job (issue #15: ≤ 3 s and ≤ 1.5 × the bundle's memory). The job is the
+# issue's own: `simulate --preset hourly-flap --hosts 2048 --spines 32 --duration 10m` (2.1 GB bundle), simulated
+# once into WORK_DIR. Each build renders incident 1 three times, light; figures are wall seconds and peak RSS
+# (GNU time) and RSS over the bundle's size on disk. With OLD_BUILD the previous build runs in the same session,
+# alternating, and the ratios are printed. The images of both builds are compared pixel for pixel when
+# ImageMagick's `compare` is present.
+# Usage: bench/render_scale.sh [BUILD_DIR] [WORK_DIR] [OLD_BUILD_DIR]
+set -euo pipefail
+BUILD="$(cd "${1:-build}" && pwd)"
+WORK="${2:-/tmp/stallscope-bench-16k}"
+OLD="${3:-}"
+BIN="$BUILD/app/stallscope"
+if [ ! -f "$WORK/manifest.json" ]; then
+    "$BIN" simulate --preset hourly-flap --hosts 2048 --spines 32 --duration 10m --out "$WORK" >/dev/null
+fi
+BYTES=$(du -sb "$WORK" | cut -f1)
+# one BIN OUT → "seconds maxrss_kb"
+one() {
+    /usr/bin/time -f "%e %M" -o "$WORK/.time" "$1" render "$WORK" --incident 1 --out "$2" >/dev/null
+    cat "$WORK/.time"
+}
+report() { # label seconds... / rss...
+    awk -v label="$1" -v bytes="$BYTES" '{ s[NR] = $1; m[NR] = $2 } END {
+        n = asort(s); asort(m); printf "%-10s median %.2f s (runs:", label, s[int((n + 1) / 2)];
+        for (i = 1; i <= n; i++) printf " %.2f", s[i]; printf "), peak RSS %.2f GB = %.2f x the bundle\n",
+        m[n] / 1e6, m[n] * 1024 / bytes }'
+}
+printf 'bundle %s: %.2f GB\n' "$WORK" "$(echo "$BYTES / 1e9" | bc -l)"
+: >"$WORK/.new"
+: >"$WORK/.old"
+for _ in 1 2 3; do
+    one "$BIN" "$WORK/new.png" >>"$WORK/.new"
+    if [ -n "$OLD" ]; then one "$OLD/app/stallscope" "$WORK/old.png" >>"$WORK/.old"; fi
+done
+report "this build" <"$WORK/.new"
+if [ -n "$OLD" ]; then
+    report "old build" <"$WORK/.old"
+    paste "$WORK/.old" "$WORK/.new" | awk '{ o += $1; n += $3; if ($2 > mo) mo = $2; if ($4 > mn) mn = $4 }
+        END { printf "old / new: time %.2f x, peak RSS %.2f x\n", o / n, mo / mn }'
+    if command -v compare >/dev/null; then
+        printf 'pixels differing between the two images: %s\n' \
+            "$(compare -metric AE "$WORK/old.png" "$WORK/new.png" /dev/null 2>&1 || true)"
+    fi
+fi

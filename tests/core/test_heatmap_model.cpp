@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: MIT
+// The rank heatmap's model without a widget: the level-0 bucket rule (memory bounded at any rank count) and the
+// records-only model `render` uses, which must draw what the window's pyramid draws.
+#include "analysis/analysis.h"
+#include "test_support.h"
+#include "view/heatmap_model.h"
+
+#include <catch2/catch.hpp>
+
+#include <numeric>
+
+using namespace stallscope;
+using namespace stallscope::test;
+
+namespace {
+
+std::vector<HeatCell> raster(const HeatmapModel& m, TimeRange window, int w, int h)
+{
+    std::vector<std::uint32_t> order(m.rows());
+    std::iota(order.begin(), order.end(), 0u);
+    std::vector<HeatCell> cells;
+    m.rasterize(TimeAxisMapping { window, w }, h, order, cells);
+    return cells;
+}
+
+// Columns where some row shows the stall colour.
+std::vector<int> stalledColumns(const std::vector<HeatCell>& cells, int w)
+{
+    std::vector<int> cols;
+    for (int x = 0; x < w; ++x) {
+        for (std::size_t i = std::size_t(x); i < cells.size(); i += std::size_t(w)) {
+            if (cells[i].stalled > 0) {
+                cols.push_back(x);
+                break;
+            }
+        }
+    }
+    return cols;
+}
+
+} // namespace
+
+TEST_CASE("the heatmap's level-0 bucket keeps the levels bounded at any rank count", "[heatmap]")
+{
+    constexpr TimeNs kMinute = 60 * kNsPerSec;
+    for (const std::size_t ranks : { 8u, 1024u, 4096u, 16384u, 65536u }) {
+        for (const TimeNs span : { 10 * kMinute, 60 * kMinute, 7 * 24 * 60 * kMinute }) {
+            const TimeNs b = HeatmapModel::baseBucketFor(span, ranks);
+            INFO(ranks << " ranks, span " << span << " ns, bucket " << b << " ns");
+            REQUIRE((b & (b - 1)) == 0); // a power of two: the coarser levels halve it exactly
+            const auto buckets = std::size_t(span / b);
+            CHECK(buckets <= 32768);
+            CHECK((buckets <= 256 || buckets * ranks <= (std::size_t(1) << 26)));
+            CHECK(std::size_t(span / (b / 2))
+                > std::min<std::size_t>(32768, std::max<std::size_t>(256, (std::size_t(1) << 26) / ranks)));
+        }
+    }
+    // bench-hour (1,024 ranks, one hour) keeps its 32,768 buckets; a 16,384-rank 10-minute job gets 2,236.
+    CHECK(std::size_t(60 * kMinute / HeatmapModel::baseBucketFor(60 * kMinute, 1024)) > 16384);
+    CHECK(10 * kMinute / HeatmapModel::baseBucketFor(10 * kMinute, 16384) == 2235);
+}
+
+TEST_CASE("the records-only heatmap draws what the pyramid draws", "[heatmap]")
+{
+    const auto sim = simulateOrFail(tinyConfig());
+    const auto analysis = analyze(*sim.snapshot);
+    const auto stalls = stallWindows(analysis);
+    REQUIRE(!stalls.empty());
+    NullProgress none;
+    const auto pyramid = HeatmapModel::build(sim.snapshot, stalls, none);
+    const auto records = HeatmapModel::recordsOnly(sim.snapshot, stalls);
+    REQUIRE(pyramid->levels() > 1);
+    CHECK(records->levels() == 0);
+    CHECK(records->memoryBytes() == 0);
+    const int w = 800;
+    const int h = int(pyramid->rows());
+
+    SECTION("a window finer than level 0: both draw from the records, cell for cell")
+    {
+        // 800 px over 200 level-0 buckets: finer than half a bucket per pixel, so the pyramid draws records too
+        const TimeNs half = 100 * pyramid->baseBucketNs();
+        const TimeRange win { stalls[0].start - half, stalls[0].start + half };
+        const auto a = raster(*pyramid, win, w, h);
+        const auto b = raster(*records, win, w, h);
+        REQUIRE(a.size() == b.size());
+        std::size_t same = 0;
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            same += a[i].inside == b[i].inside && a[i].stalled == b[i].stalled && a[i].failed == b[i].failed
+                && a[i].present == b[i].present;
+        }
+        CHECK(same == a.size());
+        CHECK(!stalledColumns(b, w).empty());
+    }
+    SECTION("the whole job: the same stall columns, the same busy share within a level's rounding")
+    {
+        const auto& span = sim.snapshot->job.span;
+        const auto a = raster(*pyramid, span, w, h);
+        const auto b = raster(*records, span, w, h);
+        const auto ca = stalledColumns(a, w);
+        const auto cb = stalledColumns(b, w);
+        REQUIRE(!cb.empty());
+        CHECK(cb.front() >= ca.front() - 1);
+        CHECK(cb.back() <= ca.back() + 1);
+        CHECK(cb.size() + 2 >= ca.size());
+        double sa = 0, sb = 0;
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            sa += a[i].inside;
+            sb += b[i].inside;
+        }
+        CHECK(sb == Approx(sa).epsilon(0.05));
+    }
+    SECTION("lateness needs the levels: the records-only model is returned without it")
+    {
+        CHECK(!records->withLateness(analysis)->hasLateness());
+        CHECK(pyramid->withLateness(analysis)->hasLateness());
+    }
+}
