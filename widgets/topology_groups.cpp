@@ -65,18 +65,6 @@ void TopologyWidget::findPods()
     const auto byPod = [&](NodeId a, NodeId b) { return m_podOf[index(a)] < m_podOf[index(b)]; };
     std::stable_sort(m_spines.begin(), m_spines.end(), byPod);
     std::stable_sort(m_leaves.begin(), m_leaves.end(), byPod);
-    m_podHosts.assign(std::size_t(m_podCount), { -1, -1 });
-    for (const auto& link : topo.links()) {
-        const bool aHca = topo.node(link.a.node).kind == NodeKind::Hca;
-        const auto hca = aHca ? link.a.node : link.b.node;
-        const auto sw = aHca ? link.b.node : link.a.node;
-        if (topo.node(hca).kind != NodeKind::Hca || topo.node(sw).kind != NodeKind::Switch || m_podOf[index(sw)] < 0) {
-            continue;
-        }
-        const int host = m_hostOfNode[index(hca)];
-        auto& span = m_podHosts[std::size_t(m_podOf[index(sw)])];
-        span = { span.first < 0 ? host : std::min(span.first, host), std::max(span.second, host) };
-    }
     m_aggregate = m_bundling && switchLinks > 256;
 }
 

@@ -34,7 +34,7 @@ void TopologyWidget::paintView(QPainter& p, QSizeF size, double zoom, double pan
     const auto l = layout(size, zoom, pan);
     const TimeNs t = now();
     const auto marked = markedLink();
-    drawHostFans(p, l, size);
+    drawHostFans(p, l);
     const auto culpritAt = drawLinks(p, l, t, marked);
     drawDegraded(p, l);
     p.setRenderHint(QPainter::Antialiasing, false);
@@ -46,30 +46,10 @@ void TopologyWidget::paintView(QPainter& p, QSizeF size, double zoom, double pan
     if (culpritAt) {
         drawCulpritLabel(p, *culpritAt, *marked, size);
     }
-    drawHostLabels(p, l);
+    drawHostLabels(p, l, size);
     drawCaptions(p, l, size);
     drawExpandedHost(p, l, t, marked, size);
     drawLegend(p, size, t);
-}
-
-// Host links bundled: one faint fan per leaf, to the hosts below its pod (or all of them).
-void TopologyWidget::drawHostFans(QPainter& p, const Layout& l, QSizeF size) const
-{
-    QColor fan = healthColor(LinkHealth::Normal, palette());
-    fan.setAlpha(35);
-    p.setPen(Qt::NoPen);
-    p.setBrush(fan);
-    for (const auto leaf : m_leaves) {
-        const QPointF a = l.nodePos[index(leaf)];
-        double left = l.x(16), right = l.x(size.width() - 16);
-        if (const int pod = m_podOf[index(leaf)];
-            m_podCount > 1 && pod >= 0 && m_podHosts[std::size_t(pod)].first >= 0) {
-            left = l.hostBox[std::size_t(m_podHosts[std::size_t(pod)].first)].left();
-            right = l.hostBox[std::size_t(m_podHosts[std::size_t(pod)].second)].right();
-        }
-        QPolygonF poly({ a + QPointF(-3, 0), a + QPointF(3, 0), QPointF(right, l.hostTop), QPointF(left, l.hostTop) });
-        p.drawPolygon(poly);
-    }
 }
 
 // Healthy switch links bundled in large fabrics, then every link that is not normal one by one, then the marked
@@ -176,18 +156,7 @@ void TopologyWidget::drawNodes(QPainter& p, const Layout& l, std::optional<LinkI
             p.drawText(label.rect, Qt::AlignCenter, label.text);
         }
     }
-    std::vector<std::uint32_t> selectedHosts;
-    for (const auto r : m_state->selectedRanks()) {
-        if (r < m_snap->ranks.size() && m_snap->ranks[r].hcaNode) {
-            selectedHosts.push_back(std::uint32_t(m_hostOfNode[index(*m_snap->ranks[r].hcaNode)]));
-        }
-    }
-    for (std::size_t i = 0; i < m_hosts.size(); ++i) {
-        const bool sel = std::find(selectedHosts.begin(), selectedHosts.end(), i) != selectedHosts.end();
-        p.setPen(Qt::NoPen);
-        p.setBrush(sel ? QColor(0xf0, 0xe4, 0x42) : pal.color(QPalette::Mid));
-        p.drawRect(l.hostBox[i]);
-    }
+    drawHosts(p, l, marked);
     if (!marked) {
         return;
     }
@@ -222,19 +191,6 @@ void TopologyWidget::drawCulpritLabel(QPainter& p, QPointF at, LinkId marked, QS
     p.fillRect(plate, back);
     p.setPen(palette().color(QPalette::Text));
     p.drawText(plate, Qt::AlignCenter, text);
-}
-
-// Host names under the host row, every n-th where they would overlap.
-void TopologyWidget::drawHostLabels(QPainter& p, const Layout& l) const
-{
-    p.setPen(palette().color(QPalette::Text));
-    const auto labelW = double(p.fontMetrics().horizontalAdvance(QStringLiteral("gpu-a000 ")));
-    const std::size_t every = std::max<std::size_t>(
-        1, std::size_t(std::ceil(labelW * double(m_hosts.size()) / std::max(1.0, l.canvasW - 32))));
-    for (std::size_t i = 0; i < m_hosts.size(); i += every) {
-        p.drawText(QRectF(l.hostBox[i].left(), l.hostTop + 20, 90, 14), Qt::AlignLeft,
-            QString::fromStdString(m_snap->str(m_hosts[i])));
-    }
 }
 
 // An expanded host: its HCAs one by one under the host row, each linked to its leaf, coloured by state.

@@ -138,6 +138,7 @@ void TopologyWidget::setData(std::shared_ptr<const JobSnapshot> snap, std::share
             }
         }
         findPods();
+        findHostBlocks();
         m_states = std::make_unique<LinkStates>(m_snap);
         if (!m_search.isEmpty()) {
             setSearch(m_search);
@@ -270,6 +271,9 @@ int TopologyWidget::hostAt(QPointF pos) const
         return -1;
     }
     const auto l = screenLayout();
+    if (hostsCompact(l)) {
+        return -1; // a block, not one of its hosts (hostBlockAt)
+    }
     for (std::size_t i = 0; i < l.hostBox.size(); ++i) {
         if (l.hostBox[i].adjusted(0, -2, 0, 2).contains(pos)) {
             return static_cast<int>(i);
@@ -309,6 +313,10 @@ void TopologyWidget::setExpandedHost(int host)
 
 void TopologyWidget::mouseDoubleClickEvent(QMouseEvent* event)
 {
+    if (const int block = hostBlockAt(event->position()); block >= 0) {
+        expandHostBlock(block);
+        return;
+    }
     const int h = hostAt(event->position());
     if (h < 0 && !linkAt(event->position()) && m_zoom > 1.0) {
         setZoom(1.0, 0.0); // on empty space: the whole fabric again
@@ -405,6 +413,10 @@ void TopologyWidget::mousePressEvent(QMouseEvent* event)
         }
         return;
     }
+    if (const int block = hostBlockAt(event->position()); block >= 0) {
+        m_state->selectRanks(ranksOfBlock(block)); // the block's ranks light up in the heatmap
+        return;
+    }
     if (const int h = hostAt(event->position()); h >= 0 && !m_ranksOfHost[std::size_t(h)].empty()) {
         m_state->selectRanks(m_ranksOfHost[std::size_t(h)]); // the host's ranks light up in the heatmap
         return;
@@ -419,7 +431,9 @@ bool TopologyWidget::event(QEvent* event)
     if (event->type() == QEvent::ToolTip && m_snap) {
         auto* help = static_cast<QHelpEvent*>(event);
         QString text;
-        if (const int h = hostAt(help->pos()); h >= 0) {
+        if (const int block = hostBlockAt(help->pos()); block >= 0) {
+            text = hostBlockTip(block);
+        } else if (const int h = hostAt(help->pos()); h >= 0) {
             const auto& ranks = m_ranksOfHost[std::size_t(h)];
             text = tr("<b>%1</b>: %2 HCAs, ranks %3–%4")
                        .arg(QString::fromStdString(m_snap->str(m_hosts[std::size_t(h)])))

@@ -84,13 +84,22 @@ private:
     Layout screenLayout() const; // as on screen: zoomed and panned
     // Drawing (topology_paint.cpp), bottom layer to top.
     void paintView(QPainter& p, QSizeF size, double zoom, double pan);
-    void drawHostFans(QPainter& p, const Layout& l, QSizeF size) const;
+    void drawHostFans(QPainter& p, const Layout& l) const;
     std::optional<QPointF> drawLinks(QPainter& p, const Layout& l, TimeNs t, std::optional<LinkId> marked) const;
     void drawDegraded(QPainter& p, const Layout& l) const;
     double switchBoxWidth(const Layout& l, std::size_t count) const;
     void drawNodes(QPainter& p, const Layout& l, std::optional<LinkId> marked) const;
     void drawCulpritLabel(QPainter& p, QPointF at, LinkId marked, QSizeF size) const;
-    void drawHostLabels(QPainter& p, const Layout& l) const;
+    void drawHosts(QPainter& p, const Layout& l, std::optional<LinkId> marked) const;
+    void drawHostLabels(QPainter& p, const Layout& l, QSizeF size) const;
+    // The host row (topology_hosts.cpp).
+    void findHostBlocks(); // m_hostBlocks, m_hostsOfSwitch
+    bool hostsCompact(const Layout& l) const;
+    QRectF hostBlockRect(const Layout& l, std::size_t block) const;
+    std::vector<SwitchLabel> hostRowLabels(const Layout& l, const QFontMetrics& fm, double viewW) const;
+    int hostBlockAt(QPointF pos) const;
+    QString hostBlockTip(int block) const;
+    std::vector<std::uint32_t> ranksOfBlock(int block) const;
     void drawExpandedHost(QPainter& p, const Layout& l, TimeNs t, std::optional<LinkId> marked, QSizeF size) const;
     void drawLegend(QPainter& p, QSizeF size, TimeNs t) const;
     void drawMatches(QPainter& p, const Layout& l) const;
@@ -125,10 +134,15 @@ public:
     std::optional<QPointF> nodeOnScreen(NodeId node) const;
     QString podName(int pod) const;
     int expandedHost() const { return m_expandedHost; }
+    // Hosts too narrow to tell apart are drawn as blocks of hosts cabled to the same leaves.
+    bool hostsCompact() const;
+    int hostBlockCount() const { return int(m_hostBlocks.size()); }
+    void expandHostBlock(int block); // zooms until the block's hosts are boxes of their own
+    std::vector<SwitchLabel> hostLabelsOnScreen() const; // as painted: host names, or the blocks' counts
 
 private:
     TimeNs now() const;
-    void findPods(); // m_podOf, m_podCount, m_podHosts, m_aggregate; orders spines and leaves by pod
+    void findPods(); // m_podOf, m_podCount, m_aggregate; orders spines and leaves by pod
 
     ViewState* m_state;
     std::shared_ptr<const JobSnapshot> m_snap;
@@ -141,7 +155,8 @@ private:
     // Pods (scalable units): spines and leaves joined by leaf–spine links, numbered in leaf order; -1 elsewhere.
     std::vector<int> m_podOf; // per topology node
     int m_podCount = 0;
-    std::vector<std::pair<int, int>> m_podHosts; // per pod: first and last host index below its leaves
+    std::vector<std::pair<int, int>> m_hostBlocks; // first and last host of each run cabled to the same leaves
+    std::vector<std::pair<int, int>> m_hostsOfSwitch; // per topology node: first and last host cabled to it
     // Many switch links: healthy ones drawn as one bundle per pair of switch groups (a pod's spines, its leaves,
     // each core) with their count; links that are not healthy, and the culprit, one by one over them.
     bool m_aggregate = false;

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: MIT
+// The topology's host row at scale (#15): hosts too narrow to tell apart are one block per group of hosts cabled
+// to the same leaves, with their count and range; a double-click zooms in until each host is a named box.
+#include "analysis/analysis.h"
+#include "test_support.h"
+#include "topology_widget.h"
+#include "view/view_state.h"
+
+#include <catch2/catch.hpp>
+
+#include <QTest>
+
+using namespace stallscope;
+using namespace stallscope::test;
+
+namespace {
+
+// Checks what a person would read: every label inside the view, no two overlapping.
+void requireReadable(const std::vector<SwitchLabel>& labels, int viewW)
+{
+    for (std::size_t i = 0; i < labels.size(); ++i) {
+        INFO(labels[i].text.toStdString());
+        CHECK(labels[i].rect.left() >= 0);
+        CHECK(labels[i].rect.right() <= viewW);
+        for (std::size_t j = i + 1; j < labels.size(); ++j) {
+            CHECK_FALSE(labels[i].rect.intersects(labels[j].rect));
+        }
+    }
+}
+
+} // namespace
+
+TEST_CASE("at 2048 ranks hosts are blocks per pod with their count, and a double-click names a block's hosts", "[widget]")
+{
+    auto config = tinyConfig();
+    config.hosts = 256; // 2,048 ranks in four pods of 64 hosts
+    config.pods = 4;
+    config.spines = 4;
+    config.cores = 4;
+    config.durationNs = 30 * kNsPerSec;
+    config.faults[0].atNs = 15 * kNsPerSec;
+    const SimResult sim = simulateOrFail(config);
+    auto analysis = std::make_shared<AnalysisResult>(analyze(*sim.snapshot));
+    REQUIRE(!analysis->incidents.empty());
+    REQUIRE(analysis->incidents[0].culprit);
+    ViewState state;
+    state.setSpan(sim.snapshot->job.span);
+    TopologyWidget w(&state);
+    w.resize(700, 500);
+    w.setData(sim.snapshot, analysis);
+    state.selectIncident(1);
+    state.setCursor(analysis->incidents[0].startNs + 500 * kNsPerMs);
+
+    // 256 hosts on ~670 px: 2.6 px each, too narrow for a name or a click.
+    REQUIRE(w.hostsCompact());
+    CHECK(w.hostBlockCount() == 4);
+    const auto blocks = w.hostLabelsOnScreen();
+    REQUIRE(blocks.size() == 4);
+    for (const auto& label : blocks) {
+        CHECK(label.inside);
+        CHECK(label.text.startsWith(QStringLiteral("64 hosts")));
+    }
+    requireReadable(blocks, w.width());
+
+    // The culprit's host is drawn in the stall colour inside its block.
+    const auto& link = sim.snapshot->topology.link(analysis->incidents[0].culprit->link);
+    const auto hca = sim.snapshot->topology.node(link.a.node).kind == NodeKind::Hca ? link.a.node : link.b.node;
+    const auto at = w.nodeOnScreen(hca);
+    REQUIRE(at);
+    const QImage img = w.renderImage(w.size());
+    const QColor down(0xd5, 0x5e, 0x00);
+    int marked = 0;
+    for (int dx = -2; dx <= 2; ++dx) {
+        const QColor c = img.pixelColor(int(at->x()) + dx, int(at->y()) + 9);
+        marked += std::abs(c.red() - down.red()) < 30 && std::abs(c.green() - down.green()) < 30
+            && std::abs(c.blue() - down.blue()) < 30;
+    }
+    CHECK(marked >= 2);
+
+    // A double-click on the culprit's block: its 64 hosts become boxes with names, none overlapping.
+    int block = 0;
+    while (block < 4
+        && !(blocks[std::size_t(block)].rect.left() <= at->x() && at->x() <= blocks[std::size_t(block)].rect.right())) {
+        ++block;
+    }
+    REQUIRE(block < 4);
+    QTest::mouseDClick(&w, Qt::LeftButton, {}, blocks[std::size_t(block)].rect.center().toPoint());
+    CHECK(w.zoom() > 1.0);
+    REQUIRE_FALSE(w.hostsCompact());
+    const auto names = w.hostLabelsOnScreen();
+    CHECK(names.size() >= 4);
+    for (const auto& label : names) {
+        CHECK_FALSE(label.inside);
+        CHECK(label.text.startsWith(QStringLiteral("gpu-")));
+    }
+    requireReadable(names, w.width());
+    // The culprit's host is on screen, inside the view, once the block fills it.
+    const auto zoomedAt = w.nodeOnScreen(hca);
+    REQUIRE(zoomedAt);
+    CHECK(zoomedAt->x() >= 0);
+    CHECK(zoomedAt->x() <= w.width());
+    // A double-click on empty space returns to the whole fabric, blocks again.
+    QTest::mouseDClick(&w, Qt::LeftButton, {}, QPoint(4, 4));
+    CHECK(w.zoom() == 1.0);
+    CHECK(w.hostsCompact());
+}
