@@ -11,6 +11,7 @@
 #include "sim/raw_writer.h"
 #include "sim/simulator.h"
 
+#include <cctype>
 #include <charconv>
 #include <chrono>
 #include <filesystem>
@@ -104,6 +105,22 @@ template <typename T> bool parseNumber(const std::string& s, T& out)
 }
 
 // Applies the flags to the preset's config; returns an error message or "".
+// A preset's name ends in its size ("llm-pretrain-1024", "llm-pretrain-16k"): resized by --hosts or
+// --gpus-per-host, the name says the new size (a 16,384-rank render titled "llm-pretrain-1024" misleads).
+std::string resizedJobName(const std::string& name, std::uint32_t world)
+{
+    const auto dash = name.rfind('-');
+    const std::string tail = dash == std::string::npos ? std::string() : name.substr(dash + 1);
+    const bool sized = !tail.empty() && std::isdigit(static_cast<unsigned char>(tail[0]))
+        && tail.find_first_not_of("0123456789k") == std::string::npos;
+    if (!sized) {
+        return name;
+    }
+    const std::string size
+        = world >= 4096 && world % 1024 == 0 ? std::to_string(world / 1024) + "k" : std::to_string(world);
+    return name.substr(0, dash + 1) + size;
+}
+
 std::string applyFlags(const ParsedArgs& a, SimConfig& c)
 {
     auto num = [&](const char* name, auto& field) -> std::string {
@@ -127,6 +144,7 @@ std::string applyFlags(const ParsedArgs& a, SimConfig& c)
         return {};
     };
     std::uint32_t dataBits = c.dataCounterBits;
+    const std::uint32_t presetWorld = c.worldSize();
     for (auto err :
         { num("seed", c.seed), num("hosts", c.hosts), num("gpus-per-host", c.gpusPerHost), num("spines", c.spines),
             num("pods", c.pods), num("cores", c.cores), num("collectives-per-step", c.collectivesPerStep),
@@ -181,6 +199,8 @@ std::string applyFlags(const ParsedArgs& a, SimConfig& c)
     }
     if (auto v = a.find("job-name")) {
         c.jobName = *v;
+    } else if (c.worldSize() != presetWorld) {
+        c.jobName = resizedJobName(c.jobName, c.worldSize());
     }
     c.fsdp = c.fsdp || a.options.count("fsdp");
     c.podGroups = c.podGroups || a.options.count("pod-groups");

@@ -104,6 +104,16 @@ TEST_CASE("simulate and info work end to end through the real binary", "[cli]")
     REQUIRE(r.code == 0);
     CHECK_THAT(r.out, Catch::Contains("64 ranks on 8 hosts") && Catch::Contains("bytes/record"));
 
+    SECTION("a preset resized by --hosts is named by its new size")
+    {
+        auto resized = runBinary({ "simulate", "--preset", "hourly-flap", "--hosts", "16", "--duration", "20s",
+            "--no-faults", "--out", tmp.str("r") });
+        REQUIRE(resized.code == 0);
+        CHECK_THAT(resized.out, Catch::Contains("Simulated llm-pretrain-128:"));
+        resized = runBinary({ "simulate", "--preset", "hourly-flap", "--hosts", "16", "--duration", "20s",
+            "--no-faults", "--job-name", "mine", "--out", tmp.str("r2") });
+        CHECK_THAT(resized.out, Catch::Contains("Simulated mine:"));
+    }
     SECTION("same seed, same bytes through the CLI too")
     {
         REQUIRE(runBinary({ "simulate", "--preset", "small", "--duration", "90s", "--fault",
