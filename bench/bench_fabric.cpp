@@ -13,6 +13,7 @@
 #include "import/open_job.h"
 #include "sim/config.h"
 #include "sim/simulator.h"
+#include "view/counter_pyramid.h"
 #include "view/link_heatmap_model.h"
 
 #include "bench_support.h"
@@ -55,6 +56,68 @@ void frame(const LinkHeatmapModel& m, const std::vector<std::uint32_t>& order, T
             line[x] = std::max(line[x], tmp[std::size_t(x)]);
         }
     }
+}
+
+// The series the counter plots draw for the top flapping links: both ends' traffic, errors and waits.
+std::vector<const CounterSeries*> plottedSeries(const JobSnapshot& snap, const FabricReview& review)
+{
+    std::vector<const CounterSeries*> out;
+    for (std::size_t i = 0; i < review.flapping.size() && i < 3; ++i) {
+        const auto& f = review.flapping[i];
+        for (const auto& [guid, port] : { std::pair { f.guidA, f.portA }, std::pair { f.guidB, f.portB } }) {
+            for (const auto kind : { CounterKind::PortXmitData, CounterKind::PortRcvData, CounterKind::LinkDowned,
+                     CounterKind::SymbolError, CounterKind::PortXmitWait }) {
+                if (const auto* series = findSeries(snap, guid, port, kind)) {
+                    out.push_back(series);
+                }
+            }
+        }
+    }
+    return out;
+}
+
+// Counter plot frames over the same zoom as the heatmap: from the samples, and from the pyramid (built on the
+// first frame that needs it, as the widget does), in one run. Median ms per frame for all plotted series.
+void plotFrames(benchmark::State& state, const JobSnapshot& snap, const FabricReview& review, TimeNs focus)
+{
+    const auto series = plottedSeries(snap, review);
+    std::vector<double> raw, fast;
+    CounterPyramidCache cache;
+    const auto b0 = std::chrono::steady_clock::now();
+    for (const auto* s : series) {
+        (void)cache.of(*s);
+    }
+    const double buildMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - b0).count();
+    std::size_t points = 0;
+    TimeRange w = snap.job.span;
+    for (int i = 0; i < 120; ++i) {
+        auto f0 = std::chrono::steady_clock::now();
+        for (const auto* s : series) {
+            points += counterRate(*s, w, kColumns, 4.0, snap.job.clockOriginNs).keys.size();
+        }
+        raw.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - f0).count());
+        f0 = std::chrono::steady_clock::now();
+        for (const auto* s : series) {
+            points += counterRate(*s, cache.of(*s), w, kColumns, 4.0, snap.job.clockOriginNs).keys.size();
+        }
+        fast.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - f0).count());
+        bench::zoomStep(w, focus, 0.8, 60 * kNsPerSec);
+    }
+    benchmark::DoNotOptimize(points);
+    std::sort(raw.begin(), raw.end());
+    std::sort(fast.begin(), fast.end());
+    std::uint64_t pyramidBytes = 0;
+    for (const auto* s : series) {
+        pyramidBytes += cache.of(*s).memoryBytes();
+    }
+    state.counters["plot_series"] = double(series.size());
+    state.counters["plot_samples_per_series"] = series.empty() ? 0 : double(series.front()->size());
+    state.counters["plot_slowest_frame_ms_samples"] = raw.back();
+    state.counters["plot_slowest_frame_ms_pyramid"] = fast.back();
+    state.counters["plot_median_frame_ms_samples"] = raw[raw.size() / 2];
+    state.counters["plot_median_frame_ms_pyramid"] = fast[fast.size() / 2];
+    state.counters["plot_pyramids_build_ms"] = buildMs;
+    state.counters["plot_pyramids_MB"] = double(pyramidBytes) / 1e6;
 }
 
 void BM_FabricWeek(benchmark::State& state)
@@ -101,6 +164,7 @@ void BM_FabricWeek(benchmark::State& state)
         state.counters["levels_MB"] = double(model->memoryBytes()) / 1e6;
         state.counters["bundle_MB"] = double(loaded->bytesOnDisk) / 1e6;
         state.counters["flapping_links"] = double(review.flapping.size());
+        plotFrames(state, *snap, review, focus);
     }
 }
 BENCHMARK(BM_FabricWeek)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);

@@ -112,6 +112,7 @@ CounterPlotWidget::~CounterPlotWidget() = default;
 void CounterPlotWidget::setSnapshot(std::shared_ptr<const JobSnapshot> snap)
 {
     m_snap = std::move(snap);
+    m_pyramids.forget();
     rebuild();
 }
 
@@ -265,7 +266,8 @@ void CounterPlotWidget::refresh()
             g->data()->clear();
             continue;
         }
-        const auto pts = counterRate(*s, w, columns, g->property("scale").toDouble(), dayStart(*m_snap));
+        const auto pts
+            = counterRate(*s, m_pyramids.of(*s), w, columns, g->property("scale").toDouble(), dayStart(*m_snap));
         g->setData(QVector<double>(pts.keys.begin(), pts.keys.end()),
             QVector<double>(pts.values.begin(), pts.values.end()), true);
     }

@@ -5,6 +5,8 @@
 // in bytes/s at both ends, error counter increases, port_xmit_wait growth, with the link's down intervals
 // shaded. One wrapper keeps QCustomPlot behind this class.
 
+#include "view/counter_pyramid.h"
+
 #include <QWidget>
 
 #include <memory>
@@ -46,6 +48,7 @@ private:
     QLabel* m_hint;
     std::shared_ptr<const JobSnapshot> m_snap;
     std::vector<std::uint32_t> m_links;
+    CounterPyramidCache m_pyramids; // per plotted series, built on first use (a week of 1 s samples per line)
 };
 
 } // namespace stallscope

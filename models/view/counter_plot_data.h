@@ -22,6 +22,30 @@ struct PlotPoints
 // saturation, over samples overlapping `window`, at most ~2 points per column.
 PlotPoints counterRate(const CounterSeries& s, TimeRange window, int columns, double scale, TimeNs origin);
 
+// Keeps the lowest and highest value of each pixel column of `window`, emitted in time order (flush() after
+// the last add). Shared by the samples' and the pyramid's plots.
+class ColumnDecimator
+{
+public:
+    ColumnDecimator(PlotPoints& out, TimeRange window, int columns, TimeNs origin);
+    void add(TimeNs t, double value);
+    void flush();
+
+private:
+    static constexpr long long kNone = -1'000'000'000'000LL;
+    PlotPoints& m_out;
+    TimeNs m_start;
+    double m_colNs;
+    TimeNs m_origin;
+    long long m_col = kNone;
+    double m_lo = 0, m_hi = 0, m_tLo = 0, m_tHi = 0;
+};
+
+// The samples [first, last] of `s` whose rate (from the sample before) falls in `window`; first ≥ 1.
+std::pair<std::size_t, std::size_t> sampleRange(const CounterSeries& s, TimeRange window);
+// Sample k's increase per second from sample k − 1 (NaN when their times do not increase).
+double sampleRate(const CounterSeries& s, std::size_t k);
+
 // The series of one link end and counter, if present.
 const CounterSeries* findSeries(const JobSnapshot& snap, std::uint64_t guid, std::uint16_t port, CounterKind kind);
 
