@@ -44,7 +44,7 @@ OpenedBundle finishForImages(OpenedBundle out, SharedProgress& progress)
     progress.report("Analysing", 0, 1);
     out.analysis = std::make_shared<AnalysisResult>(analyze(*out.snapshot, AnalysisOptions {}, progress));
     out.fabricReview = review.get();
-    out.heatmap = HeatmapModel::recordsOnly(out.snapshot, stallWindows(*out.analysis));
+    out.heatmap = HeatmapModel::recordsOnly(out.snapshot, {})->withStalls(*out.analysis);
     if (progress.cancelled()) {
         out.error = "cancelled";
     }
@@ -109,7 +109,7 @@ OpenedBundle openWith(
     out.fabricReview = std::make_shared<FabricReview>(reviewFabric(*out.snapshot, FabricReviewOptions {}, progress));
     progress.report("Building heatmap levels", 0, 1);
     auto [rankLevels, linkLevels] = levels.get();
-    out.heatmap = rankLevels->withStalls(stallWindows(*out.analysis));
+    out.heatmap = rankLevels->withStalls(*out.analysis);
     out.linkHeatmap = linkLevels;
     if (progress.cancelled()) {
         out.error = "cancelled";

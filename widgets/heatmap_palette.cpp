@@ -22,6 +22,7 @@ HeatmapPalette HeatmapPalette::fromPalette(const QPalette& p)
     h.computing = dark ? QColor(0x30, 0x33, 0x3a) : QColor(0xee, 0xef, 0xf1);
     h.inside = dark ? QColor(0x3d, 0x8e, 0xc9) : QColor(0x56, 0xb4, 0xe9); // Okabe–Ito sky blue
     h.stalled = QColor(0xd5, 0x5e, 0x00); // Okabe–Ito vermillion
+    h.held = QColor::fromRgb(mix(h.computing, h.stalled, 95)); // related to the stall, clearly not it
     h.failed = dark ? QColor(0xe0, 0x8a, 0xc0) : QColor(0x8e, 0x2f, 0x6e); // reddish purple
     h.text = p.color(QPalette::WindowText);
     h.grid = dark ? QColor(0x55, 0x58, 0x60) : QColor(0xb8, 0xbb, 0xc2);
@@ -40,6 +41,9 @@ QRgb HeatmapPalette::color(const HeatCell& c) const
     if (c.stalled > 0) {
         // Any stall in the cell shows clearly; a fuller cell is more saturated.
         return mix(computing, stalled, 150 + (c.stalled * 105) / 255);
+    }
+    if (c.held > 0) {
+        return mix(computing, held, 160 + (c.held * 95) / 255);
     }
     return mix(computing, inside, c.inside);
 }

@@ -138,7 +138,11 @@ QString HeatmapWidget::tooltipAt(QPoint pos) const
     }
     const auto cell = m_model->cellAt(map, *rank, x);
     if (cell.stalled > 0) {
-        text += QStringLiteral("<br><b>stalled</b> (job-wide stall)");
+        text += m_model->hasGroupStalls() ? QStringLiteral("<br><b>stalled</b> (in the group that hung)")
+                                          : QStringLiteral("<br><b>stalled</b> (job-wide stall)");
+    }
+    if (cell.held > 0) {
+        text += QStringLiteral("<br><b>held</b>: waiting in its own group's collective for another group that hung");
     }
     if (cell.failed > 0) {
         text += QStringLiteral("<br><b>failed or timed out</b>");
@@ -523,12 +527,16 @@ void HeatmapWidget::drawLegend(QPainter& p, const QRect& area) const
             late ? tr("≥ 1 s (log scale)") : tr("100 %"));
         return;
     }
-    const std::pair<QColor, QString> items[] = {
+    const bool groups = m_model && m_model->hasGroupStalls();
+    std::vector<std::pair<QColor, QString>> items = {
         { m_palette.computing, tr("computing") },
         { m_palette.inside, tr("inside a collective") },
-        { m_palette.stalled, tr("stalled (job-wide)") },
-        { m_palette.failed, tr("failed / timed out") },
+        { m_palette.stalled, groups ? tr("stalled (the group that hung)") : tr("stalled (job-wide)") },
     };
+    if (groups) {
+        items.emplace_back(m_palette.held, tr("held (waiting in another group for it)"));
+    }
+    items.emplace_back(m_palette.failed, tr("failed / timed out"));
     int x = area.left();
     for (const auto& [color, label] : items) {
         p.fillRect(QRect(x, area.top() + 3, 12, 12), color);

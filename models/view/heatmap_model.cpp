@@ -140,6 +140,7 @@ std::shared_ptr<HeatmapModel> HeatmapModel::shell(SnapshotPtr snap, std::vector<
     m->m_snap = std::move(snap);
     std::sort(stalls.begin(), stalls.end(), [](auto& a, auto& b) { return a.start < b.start; });
     m->m_stalls = std::move(stalls);
+    m->m_stallMembers.assign(m->m_stalls.size(), nullptr);
     m->m_originNs = m->m_snap->job.span.start;
     m->m_levels = std::make_shared<Levels>();
     return m;
@@ -249,6 +250,38 @@ std::shared_ptr<const HeatmapModel> HeatmapModel::withStalls(std::vector<TimeRan
     auto m = std::make_shared<HeatmapModel>(*this); // copies pointers and scalars; the levels are shared
     std::sort(stalls.begin(), stalls.end(), [](auto& a, auto& b) { return a.start < b.start; });
     m->m_stalls = std::move(stalls);
+    m->m_stallMembers.assign(m->m_stalls.size(), nullptr);
+    return m;
+}
+
+std::shared_ptr<const HeatmapModel> HeatmapModel::withStalls(const AnalysisResult& analysis) const
+{
+    const auto& s = *m_snap;
+    std::vector<std::pair<TimeRange, std::shared_ptr<const std::vector<bool>>>> stalls;
+    for (const auto& inc : analysis.incidents) {
+        if (inc.kind == IncidentKind::Straggler) {
+            continue;
+        }
+        std::shared_ptr<std::vector<bool>> members;
+        if (inc.heldRanks > 0 && inc.group < s.groups.size()
+            && s.groups[inc.group].ranks.size() < s.collectives.size()) {
+            members = std::make_shared<std::vector<bool>>(s.collectives.size(), false);
+            for (const auto r : s.groups[inc.group].ranks) {
+                if (r < members->size()) {
+                    (*members)[r] = true;
+                }
+            }
+        }
+        stalls.emplace_back(TimeRange { inc.startNs, inc.endNs }, std::move(members));
+    }
+    std::sort(stalls.begin(), stalls.end(), [](auto& a, auto& b) { return a.first.start < b.first.start; });
+    auto m = std::make_shared<HeatmapModel>(*this);
+    m->m_stalls.clear();
+    m->m_stallMembers.clear();
+    for (auto& [range, members] : stalls) {
+        m->m_stalls.push_back(range);
+        m->m_stallMembers.push_back(std::move(members));
+    }
     return m;
 }
 
@@ -324,6 +357,14 @@ HeatmapModel::FramePlan HeatmapModel::plan(const TimeAxisMapping& map) const
                 = std::max<std::uint8_t>(1, quantize(float(double(covered) / double(std::max<TimeNs>(1, t1 - t)))));
         }
     }
+    for (std::size_t i = 0; i < m_stalls.size(); ++i) {
+        if (!m_stallMembers[i] || m_stalls[i].end <= map.visible.start || m_stalls[i].start >= map.visible.end) {
+            continue;
+        }
+        const auto x0 = static_cast<std::size_t>(std::clamp(map.x(m_stalls[i].start), 0.0, double(W)));
+        const auto x1 = static_cast<std::size_t>(std::clamp(std::ceil(map.x(m_stalls[i].end)), 0.0, double(W)));
+        p.groupStalls.push_back({ x0, std::min(W, std::max(x1, x0 + 1)), m_stallMembers[i].get() });
+    }
     const double nsPerPx = map.nsPerPx();
     // Level 0 still serves when one of its buckets spans up to 2 columns (a little blocky, never wrong);
     // finer than that, the records are rasterized directly.
@@ -365,6 +406,7 @@ void HeatmapModel::rasterizeRank(const TimeAxisMapping& map, const FramePlan& pl
             out[x] = { inside, std::min(inside, plan.stallShare[x]), quantize(scratch[kChannels * x + 1]),
                 plan.present[x] };
         }
+        applyGroupStalls(plan, rank, out);
         return;
     }
     const auto n = m_levels->bucketsAt[plan.level];
@@ -394,6 +436,21 @@ void HeatmapModel::rasterizeRank(const TimeAxisMapping& map, const FramePlan& pl
         // the averaged inside share is small, because any inside time there overlaps it.
         c.stalled = std::min<std::uint8_t>(std::max<std::uint8_t>(c.inside, inside > 0 ? 1 : 0), plan.stallShare[x]);
         out[x] = c;
+    }
+    applyGroupStalls(plan, rank, out);
+}
+
+// A rank outside the group that stalled was not in the stalled collective: its time inside one there is held.
+void HeatmapModel::applyGroupStalls(const FramePlan& plan, std::uint32_t rank, HeatCell* out) const
+{
+    for (const auto& g : plan.groupStalls) {
+        if (rank < g.members->size() && (*g.members)[rank]) {
+            continue;
+        }
+        for (std::size_t x = g.x0; x < g.x1; ++x) {
+            out[x].held = std::max(out[x].held, out[x].stalled);
+            out[x].stalled = 0;
+        }
     }
 }
 
@@ -432,6 +489,7 @@ void HeatmapModel::rasterize(
                     dst[x].failed = std::max(dst[x].failed, rankRow[x].failed);
                     dst[x].present = std::max(dst[x].present, rankRow[x].present);
                     dst[x].late = std::max(dst[x].late, rankRow[x].late);
+                    dst[x].held = std::max(dst[x].held, rankRow[x].held);
                 }
             }
             const auto count = static_cast<unsigned>(r1 - r0);

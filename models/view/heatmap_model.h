@@ -15,6 +15,7 @@
 #include "core/progress.h"
 #include "view/time_axis_mapping.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -28,6 +29,9 @@ struct HeatCell
     std::uint8_t failed = 0; // share after the rank failed or timed out, 0..255
     std::uint8_t present = 0; // 255 when the cell has data at all
     std::uint8_t late = 0; // how late the rank arrived (max in the cell), log scale: 0 = on time, 255 = >= 1 s
+    // Share inside a collective during a stall of a group the rank is not in: it waited in its own group's next
+    // collective for the stalled group (pod groups: the other pods, docs/formats.md §6b). Exclusive of `stalled`.
+    std::uint8_t held = 0;
 };
 
 // A stored pyramid cell: 4 bytes (the stall share is an overlay applied per column at rasterization).
@@ -56,10 +60,18 @@ public:
     static std::shared_ptr<const HeatmapModel> recordsOnly(SnapshotPtr snap, std::vector<TimeRange> stalls);
     // The same levels with other stall windows (cheap: the levels are shared).
     std::shared_ptr<const HeatmapModel> withStalls(std::vector<TimeRange> stalls) const;
+    // The analysis' stalls with the group that stalled in each: ranks outside a stall's group that are inside a
+    // collective during it are drawn as held, not stalled.
+    std::shared_ptr<const HeatmapModel> withStalls(const AnalysisResult& analysis) const;
     // Adds lateness levels (each rank's arrival minus the collective's mean arrival, max per bucket), built
     // from the analysis' matched collectives. O(records); run it off the GUI thread.
     std::shared_ptr<const HeatmapModel> withLateness(const AnalysisResult& analysis) const;
     bool hasLateness() const { return m_lateLevels != nullptr; }
+    // Some stall was one group's (pod groups): ranks of the other groups show as held during it.
+    bool hasGroupStalls() const
+    {
+        return std::any_of(m_stallMembers.begin(), m_stallMembers.end(), [](const auto& m) { return m != nullptr; });
+    }
 
     const JobSnapshot& snapshot() const { return *m_snap; }
     std::uint32_t rows() const { return static_cast<std::uint32_t>(m_snap->collectives.size()); }
@@ -92,7 +104,15 @@ private:
         std::vector<std::uint32_t> first, last; // bucket range [first, last) per column
         std::vector<std::uint8_t> present;
         std::vector<std::uint8_t> stallShare; // share of each column inside a stall window, 0..255
+        // Stalls of one group, touching the window: columns [x0, x1) where non-members are held, not stalled.
+        struct GroupStall
+        {
+            std::size_t x0 = 0, x1 = 0;
+            const std::vector<bool>* members = nullptr;
+        };
+        std::vector<GroupStall> groupStalls;
     };
+    void applyGroupStalls(const FramePlan& plan, std::uint32_t rank, HeatCell* out) const;
     FramePlan plan(const TimeAxisMapping& map) const;
     void rasterizeRank(const TimeAxisMapping& map, const FramePlan& plan, std::uint32_t rank,
         std::vector<float>& scratch, HeatCell* out) const;
@@ -104,6 +124,8 @@ private:
     };
     SnapshotPtr m_snap;
     std::vector<TimeRange> m_stalls; // sorted by start
+    // Per stall (aligned with m_stalls): the ranks of the group that stalled; null when every rank is in it.
+    std::vector<std::shared_ptr<const std::vector<bool>>> m_stallMembers;
     TimeNs m_originNs = 0;
     TimeNs m_baseNs = 1;
     std::shared_ptr<const Levels> m_levels;

@@ -115,3 +115,52 @@ TEST_CASE("the records-only heatmap draws what the pyramid draws", "[heatmap]")
         CHECK(pyramid->withLateness(analysis)->hasLateness());
     }
 }
+
+TEST_CASE("a stall of one pod's group shows that pod stalled and the other pods held", "[heatmap]")
+{
+    // Four pods with a shard group each (hybrid sharding): a flap under pod 2 hangs pod 2's own collective;
+    // the other pods wait in the next global one (docs/formats.md §6b).
+    auto config = tinyConfig();
+    config.hosts = 32;
+    config.pods = 4;
+    config.spines = 2;
+    config.cores = 2;
+    config.podGroups = true;
+    config.bucketBytes = 2ULL << 30;
+    config.durationNs = 180 * kNsPerSec;
+    config.faults = { parseFaultSpec("flap:leaf-spine:pod=2:leaf=5:spine=1:at=70500ms:for=2s:ar=on").value() };
+    const auto sim = simulateOrFail(config);
+    const auto analysis = analyze(*sim.snapshot);
+    REQUIRE(analysis.incidents.size() == 1);
+    const auto& inc = analysis.incidents[0];
+    REQUIRE(inc.heldRanks == 192);
+    const auto& members = sim.snapshot->groups[inc.group].ranks;
+    REQUIRE(members.size() == 64);
+
+    const auto model = HeatmapModel::recordsOnly(sim.snapshot, {})->withStalls(analysis);
+    CHECK(model->hasGroupStalls());
+    const int w = 400;
+    const auto cells = raster(*model, { inc.startNs - kNsPerSec, inc.endNs + kNsPerSec }, w, int(model->rows()));
+    int stalledMembers = 0, heldOthers = 0, wrong = 0;
+    for (std::uint32_t r = 0; r < model->rows(); ++r) {
+        const bool member = std::binary_search(members.begin(), members.end(), r);
+        int stalled = 0, held = 0;
+        for (int x = 0; x < w; ++x) {
+            const auto& c = cells[std::size_t(r) * w + std::size_t(x)];
+            stalled += c.stalled > 0;
+            held += c.held > 0;
+        }
+        stalledMembers += member && stalled > w / 4;
+        heldOthers += !member && held > w / 4;
+        wrong += member ? held > 0 : stalled > 0;
+    }
+    CHECK(stalledMembers == 64);
+    CHECK(heldOthers == 192);
+    CHECK(wrong == 0);
+
+    // Without the groups (windows only) every rank inside a collective there is stalled, as before.
+    const auto plain = HeatmapModel::recordsOnly(sim.snapshot, stallWindows(analysis));
+    CHECK_FALSE(plain->hasGroupStalls());
+    const auto before = raster(*plain, { inc.startNs - kNsPerSec, inc.endNs + kNsPerSec }, w, int(plain->rows()));
+    CHECK(std::none_of(before.begin(), before.end(), [](const HeatCell& c) { return c.held > 0; }));
+}
