@@ -18,16 +18,19 @@ fi
 BYTES=$(du -sb "$WORK" | cut -f1)
 # one BIN OUT → "seconds maxrss_kb"
 one() {
-    /usr/bin/time -f "%e %M" -o "$WORK/.time" "$1" render "$WORK" --incident 1 --out "$2" >/dev/null
+    /usr/bin/time -f "%e %M" -o "$WORK/.time" "$1" render "$WORK" --incident 1 --out "$2" >/dev/null 2>&1
     cat "$WORK/.time"
 }
-report() { # label seconds... / rss...
-    awk -v label="$1" -v bytes="$BYTES" '{ s[NR] = $1; m[NR] = $2 } END {
-        n = asort(s); asort(m); printf "%-10s median %.2f s (runs:", label, s[int((n + 1) / 2)];
-        for (i = 1; i <= n; i++) printf " %.2f", s[i]; printf "), peak RSS %.2f GB = %.2f x the bundle\n",
-        m[n] / 1e6, m[n] * 1024 / bytes }'
+report() { # label < "seconds maxrss_kb" lines
+    local runs secs rss
+    runs=$(cat)
+    secs=$(echo "$runs" | cut -d' ' -f1 | sort -n | tr '\n' ' ')
+    rss=$(echo "$runs" | cut -d' ' -f2 | sort -n | tail -1)
+    echo "$secs" | awk -v label="$1" -v rss="$rss" -v bytes="$BYTES" '{
+        printf "%-10s median %.2f s (runs: %s), peak RSS %.2f GB = %.2f x the bundle\n",
+        label, $(int((NF + 1) / 2)), $0, rss * 1024 / 1e9, rss * 1024 / bytes }'
 }
-printf 'bundle %s: %.2f GB\n' "$WORK" "$(echo "$BYTES / 1e9" | bc -l)"
+awk -v w="$WORK" -v b="$BYTES" 'BEGIN { printf "bundle %s: %.2f GB\n", w, b / 1e9 }'
 : >"$WORK/.new"
 : >"$WORK/.old"
 for _ in 1 2 3; do
