@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
-// The topology's host row at scale (#15): hosts too narrow to tell apart are one block per group of hosts cabled
-// to the same leaves, with their count and range; a double-click zooms in until each host is a named box.
+// Views at scale (#15). The topology's host row: hosts too narrow to tell apart are one block per group of hosts
+// cabled to the same leaves, with their count and range; a double-click zooms in until each host is a named box.
+// The postmortem render of a 16,384-rank job: the stall over every row, the culprit marked.
 #include "analysis/analysis.h"
+#include "postmortem_render.h"
+#include "sim/config.h"
 #include "test_support.h"
 #include "topology_widget.h"
 #include "view/view_state.h"
@@ -30,7 +33,8 @@ void requireReadable(const std::vector<SwitchLabel>& labels, int viewW)
 
 } // namespace
 
-TEST_CASE("at 2048 ranks hosts are blocks per pod with their count, and a double-click names a block's hosts", "[widget]")
+TEST_CASE(
+    "at 2048 ranks hosts are blocks per pod with their count, and a double-click names a block's hosts", "[widget]")
 {
     auto config = tinyConfig();
     config.hosts = 256; // 2,048 ranks in four pods of 64 hosts
@@ -103,4 +107,56 @@ TEST_CASE("at 2048 ranks hosts are blocks per pod with their count, and a double
     QTest::mouseDClick(&w, Qt::LeftButton, {}, QPoint(4, 4));
     CHECK(w.zoom() == 1.0);
     CHECK(w.hostsCompact());
+}
+
+TEST_CASE(
+    "a 16384-rank postmortem render shows the stall over every row and marks the culprit link", "[widget][render]")
+{
+    auto config = *presetConfig("hourly-flap"); // the issue's job: 2,048 hosts under 32 spines, here 40 s of it
+    config.hosts = 2048;
+    config.spines = 32;
+    config.durationNs = 40 * kNsPerSec;
+    config.faults = { parseFaultSpec("flap:host-leaf:rank=1234:at=20s:for=2s").value() };
+    const SimResult sim = simulateOrFail(config);
+    REQUIRE(sim.snapshot->collectives.size() == 16384);
+    auto analysis = std::make_shared<AnalysisResult>(analyze(*sim.snapshot));
+    REQUIRE(analysis->incidents.size() == 1);
+    REQUIRE(analysis->incidents[0].culprit);
+    const RenderInputs in { sim.snapshot, analysis, HeatmapModel::recordsOnly(sim.snapshot, {})->withStalls(*analysis),
+        nullptr, nullptr };
+    RenderRequest req;
+    req.incident = 1;
+    for (const bool dark : { false, true }) {
+        INFO((dark ? "dark" : "light"));
+        req.dark = dark;
+        QImage img(req.size, QImage::Format_RGB32);
+        {
+            QPainter p(&img);
+            renderComposite(p, in, req);
+        }
+        const QColor down(0xd5, 0x5e, 0x00);
+        const auto isDown = [&](int x, int y) {
+            const QColor c = img.pixelColor(x, y);
+            return std::abs(c.red() - down.red()) < 30 && std::abs(c.green() - down.green()) < 30
+                && std::abs(c.blue() - down.blue()) < 30;
+        };
+        // The heatmap (left, under the title): columns in the stall colour from top to bottom of the rows.
+        int band = 0;
+        for (int x = 60; x < 1100; ++x) {
+            int n = 0;
+            for (int y = 90; y < 520; ++y) {
+                n += isDown(x, y);
+            }
+            band += n >= 430 * 95 / 100;
+        }
+        CHECK(band > 200); // a 4 s stall in a window of about 9 s on ~1,050 columns
+        // The topology (right): the culprit's line, its leaf outlined and its host's mark in the stall colour.
+        int marked = 0;
+        for (int x = 1130; x < req.size.width(); ++x) {
+            for (int y = 40; y < 850; ++y) {
+                marked += isDown(x, y);
+            }
+        }
+        CHECK(marked > 400);
+    }
 }
