@@ -618,8 +618,9 @@ void MainWindow::showSnapshot(const OpenedBundle& opened)
             m_state->setWindow(oldWindow, false);
         }
     }
-    m_counters->setSnapshot(opened.snapshot);
     const auto analysis = m_analysisHidden ? nullptr : opened.analysis; // stage 1 has none yet anyway
+    m_counters->setStalls(analysis ? stallWindows(*analysis) : std::vector<TimeRange> {});
+    m_counters->setSnapshot(opened.snapshot);
     m_topology->setData(opened.snapshot, analysis);
     m_linkList->setSnapshot(opened.snapshot, analysis);
     m_summary->setSummary(summarize(opened.path, opened.loaded));
@@ -805,6 +806,7 @@ void MainWindow::applyAnalysis()
     const auto analysis = shownAnalysis();
     m_topology->setData(m_opened->snapshot, analysis);
     m_heatmap->setModel(m_opened->heatmap, analysis);
+    m_counters->setStalls(analysis ? stallWindows(*analysis) : std::vector<TimeRange> {});
     m_linkList->setSnapshot(m_opened->snapshot, analysis);
     m_incidents->setAnalysis(m_opened->snapshot, analysis);
     m_flaps->setReview(m_opened->snapshot, m_analysisHidden ? nullptr : m_opened->fabricReview);

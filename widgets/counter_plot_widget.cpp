@@ -116,6 +116,13 @@ void CounterPlotWidget::setSnapshot(std::shared_ptr<const JobSnapshot> snap)
     rebuild();
 }
 
+void CounterPlotWidget::setStalls(std::vector<TimeRange> stalls)
+{
+    m_stalls = std::move(stalls);
+    m_links.clear(); // rebuild the items even when the plotted links are the same
+    rebuild();
+}
+
 void CounterPlotWidget::rebuild()
 {
     std::vector<std::uint32_t> links;
@@ -156,7 +163,10 @@ void CounterPlotWidget::rebuild()
         const Part parts[] = { { QStringLiteral("■ ") + nodeName(*m_snap, link.a), endA, titleFont },
             { QStringLiteral("↔"), text, titleFont },
             { QStringLiteral("■ ") + nodeName(*m_snap, link.b), endB, titleFont },
-            { tr("errors: solid link_downed, dashed symbol_error; shaded: link down"), text, keyFont } };
+            { m_stalls.empty()
+                    ? tr("errors: solid link_downed, dashed symbol_error; shaded: link down")
+                    : tr("errors: solid link_downed, dashed symbol_error; shaded: link down; hatched: job stalled"),
+                text, keyFont } };
         for (const auto& [label, colour, f] : parts) {
             auto* e = new QCPTextElement(m_plot, label);
             e->setTextColor(colour);
@@ -223,6 +233,22 @@ void CounterPlotWidget::rebuild()
                 shade->bottomRight->setCoords((double(down.end) - origin) / 1e9, 1);
                 shade->setPen(Qt::NoPen);
                 shade->setBrush(QColor(0xd5, 0x5e, 0x00, 90)); // the link was down
+            }
+            for (const auto& stall : m_stalls) {
+                auto* hatch = new QCPItemRect(m_plot);
+                hatch->setClipAxisRect(rect);
+                for (auto* corner : { hatch->topLeft, hatch->bottomRight }) {
+                    corner->setAxes(x, y);
+                    corner->setTypeY(QCPItemPosition::ptAxisRectRatio);
+                    corner->setAxisRect(rect);
+                }
+                const double origin = double(dayStart(*m_snap));
+                hatch->topLeft->setCoords((double(stall.start) - origin) / 1e9, 0);
+                hatch->bottomRight->setCoords((double(stall.end) - origin) / 1e9, 1);
+                QColor ink = text;
+                ink.setAlpha(110);
+                hatch->setPen(QPen(ink, 1, Qt::DotLine)); // its edges: when the job stopped and went on
+                hatch->setBrush(QBrush(ink, Qt::BDiagPattern)); // the job was stalled
             }
         }
     }

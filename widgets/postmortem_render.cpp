@@ -106,6 +106,7 @@ void paintCounters(QPainter& p, ViewState& state, const RenderInputs& in, const 
     CounterPlotWidget w(&state);
     w.setPalette(pal);
     w.setSnapshot(in.snapshot);
+    w.setStalls(in.analysis ? stallWindows(*in.analysis) : std::vector<TimeRange> {});
     p.save();
     p.translate(area.topLeft());
     w.paintInto(p, area.size());

@@ -147,7 +147,7 @@ TEST_CASE("the rendered heatmap shows a full-height stall band at the flap, ligh
     }
 }
 
-TEST_CASE("selecting a link plots its counters with the down interval", "[widget]")
+TEST_CASE("selecting a link plots its counters with the down interval shaded and the stall hatched", "[widget]")
 {
     Fixture f;
     CounterPlotWidget plot(&f.state);
@@ -168,6 +168,18 @@ TEST_CASE("selecting a link plots its counters with the down interval", "[widget
         }
     }
     CHECK(shaded > 200);
+    // The job's stall hatched over the tracks (it outlasts the outage: the retry that finds the link back).
+    plot.setStalls(stallWindows(*f.analysis));
+    const QImage hatched = plot.renderImage(QSize(900, 360));
+    int changed = 0;
+    for (int y = 0; y < img.height(); ++y) {
+        for (int x = 0; x < img.width(); ++x) {
+            changed += img.pixel(x, y) != hatched.pixel(x, y);
+        }
+    }
+    CHECK(changed > 1000);
+    plot.setStalls({});
+    CHECK(plot.renderImage(QSize(900, 360)) == img);
     const auto downs = linkDownIntervals(*f.sim.snapshot, inc.culprit->link);
     REQUIRE(downs.size() == 1);
     CHECK(std::llabs(downs[0].delta() - 2 * kNsPerSec) < 10 * kNsPerMs);
