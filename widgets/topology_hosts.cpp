@@ -149,6 +149,17 @@ void TopologyWidget::drawHosts(QPainter& p, const Layout& l, std::optional<LinkI
                 std::binary_search(selected.begin(), selected.end(), int(i)) ? yellow : pal.color(QPalette::Mid));
             p.drawRect(l.hostBox[i]);
         }
+        if (marked) { // the culprit's host outlined, as its switch is
+            const auto& link = m_snap->topology.link(*marked);
+            p.setBrush(Qt::NoBrush);
+            p.setPen(QPen(healthColor(LinkHealth::Down, pal), 2.5));
+            for (const auto end : { link.a.node, link.b.node }) {
+                if (const int h = m_hostOfNode[index(end)]; h >= 0) {
+                    p.drawRect(l.hostBox[std::size_t(h)].adjusted(-2, -2, 2, 2));
+                }
+            }
+            p.setPen(Qt::NoPen);
+        }
         return;
     }
     for (std::size_t b = 0; b < m_hostBlocks.size(); ++b) {
