@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <set>
 
 namespace stallscope {
@@ -38,18 +39,48 @@ struct Steps
     bool saturated = false;
 };
 
-Steps stepsOf(const CounterSeries& s)
+// Error counters stand still nearly always: a block of samples is first checked for any change or a value at
+// the counter's maximum with a loop the compiler vectorises, and only a block that has one is walked sample by
+// sample (a week of 1 s link_downed, symbol_error and retrain counters on 2,048 ports is 3.7 billion samples).
+template <typename T> Steps stepsOfTyped(const CounterSeries& s, const T* v)
 {
+    constexpr std::size_t kBlock = 4096;
+    const std::uint64_t max = s.bits >= 64 ? ~0ULL : ((1ULL << s.bits) - 1);
+    const T top = static_cast<T>(std::min<std::uint64_t>(max, std::numeric_limits<T>::max()));
     Steps out;
-    for (std::size_t k = 1; k < s.size(); ++k) {
-        const auto d = counterDelta(s.value(k - 1), s.value(k), s.bits);
-        out.saturated = out.saturated || d.saturated;
-        if (d.increase > 0) {
-            out.steps.push_back({ s.timesNs[k - 1], s.timesNs[k], d.increase });
-            out.total += d.increase;
+    for (std::size_t b = 1; b < s.size(); b += kBlock) {
+        const std::size_t e = std::min(s.size(), b + kBlock);
+        bool moved = false;
+        for (std::size_t k = b; k < e; ++k) {
+            moved |= (v[k] != v[k - 1]) | (v[k] >= top);
+        }
+        if (!moved) {
+            continue;
+        }
+        for (std::size_t k = b; k < e; ++k) {
+            const auto d = counterDelta(v[k - 1], v[k], s.bits);
+            out.saturated = out.saturated || d.saturated;
+            if (d.increase > 0) {
+                out.steps.push_back({ s.timesNs[k - 1], s.timesNs[k], d.increase });
+                out.total += d.increase;
+            }
         }
     }
     return out;
+}
+
+Steps stepsOf(const CounterSeries& s)
+{
+    switch (s.storageBytes) {
+    case 1:
+        return stepsOfTyped(s, static_cast<const std::uint8_t*>(s.values));
+    case 2:
+        return stepsOfTyped(s, static_cast<const std::uint16_t*>(s.values));
+    case 4:
+        return stepsOfTyped(s, static_cast<const std::uint32_t*>(s.values));
+    default:
+        return stepsOfTyped(s, static_cast<const std::uint64_t*>(s.values));
+    }
 }
 
 const CounterSeries* seriesOf(const JobSnapshot& snap, const PortSeries* ps, CounterKind kind)
