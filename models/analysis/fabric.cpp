@@ -46,7 +46,7 @@ WindowIncrease increaseIn(const CounterSeries& s, TimeNs from, TimeNs to)
     return w;
 }
 
-FabricIndex::FabricIndex(const JobSnapshot& snap)
+FabricIndex::FabricIndex(const JobSnapshot& snap, Traffic traffic)
     : m_snap(snap)
 {
     for (std::size_t i = 0; i < snap.counters.size(); ++i) {
@@ -61,7 +61,8 @@ FabricIndex::FabricIndex(const JobSnapshot& snap)
     m_fabricBytes.assign(bins, 0.0);
     for (const auto& s : snap.counters) {
         const auto& p = snap.counterPorts[s.port];
-        if (s.kind != CounterKind::PortXmitData || !p.node || snap.topology.node(*p.node).kind != NodeKind::Hca) {
+        if (traffic == Traffic::Skip || s.kind != CounterKind::PortXmitData || !p.node
+            || snap.topology.node(*p.node).kind != NodeKind::Hca) {
             continue;
         }
         for (std::size_t k = 1; k < s.size(); ++k) {

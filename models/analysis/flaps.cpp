@@ -423,7 +423,7 @@ FabricReview reviewFabric(const JobSnapshot& snap, const FabricReviewOptions& op
     out.span = snap.job.span;
     out.options = options;
     out.policy = snap.policy;
-    const FabricIndex fx(snap);
+    const FabricIndex fx(snap, FabricIndex::Traffic::Skip); // flaps are read from error counters and events
     const LinkReviewer reviewer(snap, fx, options);
     const auto& links = snap.topology.links();
     out.linksTotal = static_cast<std::uint32_t>(links.size());
