@@ -194,6 +194,9 @@ std::uint8_t quantizeLateness(TimeNs latenessNs)
 
 std::shared_ptr<const HeatmapModel> HeatmapModel::withLateness(const AnalysisResult& analysis) const
 {
+    if (m_levels->cells.empty()) {
+        return std::make_shared<HeatmapModel>(*this); // records only: lateness needs the levels' buckets
+    }
     const auto& s = *m_snap;
     // (group, seq) → mean arrival: matches are sorted by (group, seq); index each group's seq range.
     std::vector<std::pair<std::size_t, std::size_t>> groupRange(s.groups.size(), { 0, 0 });
@@ -211,9 +214,6 @@ std::shared_ptr<const HeatmapModel> HeatmapModel::withLateness(const AnalysisRes
             [](const CollectiveMatch& m, std::uint32_t v) { return m.seq < v; });
         return it != matches.begin() + std::ptrdiff_t(e) && it->seq == seq ? it->meanArrivalNs : kNoTime;
     };
-    if (m_levels->cells.empty()) {
-        return std::make_shared<HeatmapModel>(*this); // records only: lateness needs the levels' buckets
-    }
     auto levels = std::make_shared<Levels>();
     const std::size_t n0 = m_levels->bucketsAt[0];
     const auto ranks = static_cast<std::uint32_t>(s.collectives.size());
