@@ -135,7 +135,8 @@ void TopologyWidget::drawHosts(QPainter& p, const Layout& l, std::optional<LinkI
     const QPalette pal = palette();
     std::vector<int> selected;
     for (const auto r : m_state->selectedRanks()) {
-        if (r < m_snap->ranks.size() && m_snap->ranks[r].hcaNode) {
+        if (r < m_snap->ranks.size() && m_snap->ranks[r].hcaNode
+            && m_hostOfNode[index(*m_snap->ranks[r].hcaNode)] >= 0) {
             selected.push_back(m_hostOfNode[index(*m_snap->ranks[r].hcaNode)]);
         }
     }
