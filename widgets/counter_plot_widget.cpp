@@ -22,6 +22,22 @@ namespace stallscope {
 
 namespace {
 
+// A band over the whole height of `rect` for `range` (epoch ns; the x axis counts seconds from `origin`).
+void addBand(QCustomPlot* plot, QCPAxisRect* rect, TimeRange range, double origin, const QPen& pen, const QBrush& brush)
+{
+    auto* band = new QCPItemRect(plot);
+    band->setClipAxisRect(rect);
+    for (auto* corner : { band->topLeft, band->bottomRight }) {
+        corner->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+        corner->setTypeY(QCPItemPosition::ptAxisRectRatio);
+        corner->setAxisRect(rect);
+    }
+    band->topLeft->setCoords((double(range.start) - origin) / 1e9, 0);
+    band->bottomRight->setCoords((double(range.end) - origin) / 1e9, 1);
+    band->setPen(pen);
+    band->setBrush(brush);
+}
+
 // Seconds since the job's first midnight as a UTC wall clock: a job that crosses midnight reads 00:05:00, not
 // 24:05:00 (QCPAxisTickerTime's largest unit does not wrap).
 // Keys are seconds since midnight UTC of the job's first day (`day0`); ticks and labels come from the heatmaps'
@@ -219,36 +235,14 @@ void CounterPlotWidget::rebuild()
                     g->setLineStyle(QCPGraph::lsStepRight);
                 }
             }
+            const double origin = double(dayStart(*m_snap));
             for (const auto& down : linkDownIntervals(*m_snap, static_cast<LinkId>(li))) {
-                auto* shade = new QCPItemRect(m_plot);
-                shade->setClipAxisRect(rect);
-                shade->topLeft->setAxes(x, y);
-                shade->bottomRight->setAxes(x, y);
-                shade->topLeft->setTypeY(QCPItemPosition::ptAxisRectRatio);
-                shade->bottomRight->setTypeY(QCPItemPosition::ptAxisRectRatio);
-                shade->topLeft->setAxisRect(rect);
-                shade->bottomRight->setAxisRect(rect);
-                const double origin = double(dayStart(*m_snap));
-                shade->topLeft->setCoords((double(down.start) - origin) / 1e9, 0);
-                shade->bottomRight->setCoords((double(down.end) - origin) / 1e9, 1);
-                shade->setPen(Qt::NoPen);
-                shade->setBrush(QColor(0xd5, 0x5e, 0x00, 90)); // the link was down
+                addBand(m_plot, rect, down, origin, Qt::NoPen, QColor(0xd5, 0x5e, 0x00, 90)); // the link was down
             }
-            for (const auto& stall : m_stalls) {
-                auto* hatch = new QCPItemRect(m_plot);
-                hatch->setClipAxisRect(rect);
-                for (auto* corner : { hatch->topLeft, hatch->bottomRight }) {
-                    corner->setAxes(x, y);
-                    corner->setTypeY(QCPItemPosition::ptAxisRectRatio);
-                    corner->setAxisRect(rect);
-                }
-                const double origin = double(dayStart(*m_snap));
-                hatch->topLeft->setCoords((double(stall.start) - origin) / 1e9, 0);
-                hatch->bottomRight->setCoords((double(stall.end) - origin) / 1e9, 1);
-                QColor ink = text;
-                ink.setAlpha(110);
-                hatch->setPen(QPen(ink, 1, Qt::DotLine)); // its edges: when the job stopped and went on
-                hatch->setBrush(QBrush(ink, Qt::BDiagPattern)); // the job was stalled
+            QColor ink = text;
+            ink.setAlpha(110);
+            for (const auto& stall : m_stalls) { // dotted edges: when the job stopped and went on
+                addBand(m_plot, rect, stall, origin, QPen(ink, 1, Qt::DotLine), QBrush(ink, Qt::BDiagPattern));
             }
         }
     }
