@@ -6,6 +6,7 @@
 
 #include "bundle/writer.h"
 #include "core/issue_groups.h"
+#include "core/parse_number.h"
 #include "core/time_format.h"
 #include "import/open_job.h"
 
@@ -20,6 +21,9 @@ namespace {
 const std::vector<OptionSpec> kSpecs = withPrometheusOptions({
     { "out", true, "the bundle folder to write (required); never the folder being read" },
     { "format", true, "binary | jsonl: how collectives and counters are written (default binary)" },
+    { "memory-mb", true,
+        "counter samples to hold in memory before spilling them to a scratch file beside BUNDLE, in MiB (default: "
+        "an eighth of the machine's memory)" },
     { "quiet", false, "print nothing but errors" },
 });
 
@@ -67,8 +71,19 @@ int runConvert(const std::vector<std::string>& args, std::ostream& out, std::ost
         }
         options.collectives = options.counters = *f == "jsonl" ? ColumnFormat::JsonLines : ColumnFormat::Binary;
     }
+    ScratchPolicy scratch;
+    // Scratch files beside the bundle: the disk that must hold it anyway, not a small /tmp.
+    scratch.dir = std::filesystem::absolute(dir).parent_path().string();
+    if (auto m = parsed.find("memory-mb")) {
+        const auto mb = parseNumber<std::uint64_t>(*m);
+        if (!mb || *mb == 0 || *mb > (1ull << 30)) {
+            err << "stallscope convert: --memory-mb: expected a whole number of MiB, 1 or more\n";
+            return kExitUsage;
+        }
+        scratch.memoryBytes = *mb << 20;
+    }
     const auto t0 = std::chrono::steady_clock::now();
-    auto loaded = openInput(parsed);
+    auto loaded = openInput(parsed, scratch);
     if (!loaded) {
         err << "stallscope convert: " << loaded.error().format() << '\n';
         return kExitBadInput;
@@ -91,6 +106,11 @@ int runConvert(const std::vector<std::string>& args, std::ostream& out, std::ost
             << " warning(s)) to " << dir << " in " << std::fixed;
         out.precision(2);
         out << secs << " s\n";
+        if (loaded->spilledBytes > 0) {
+            out << "The counters outgrew " << formatBytes(double(scratch.memoryBytes))
+                << " of memory: " << formatBytes(double(loaded->spilledBytes))
+                << " of samples went through a scratch file in " << scratch.dir << "\n";
+        }
     }
     return kExitOk;
 }

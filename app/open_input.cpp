@@ -163,10 +163,11 @@ PrometheusQuery prometheusQueryFrom(const ParsedArgs& a)
     return q;
 }
 
-Result<LoadedJob> openInput(const ParsedArgs& a)
+Result<LoadedJob> openInput(const ParsedArgs& a, const ScratchPolicy& scratch)
 {
     if (!a.has("prometheus")) {
-        return openJob(a.positional.at(0));
+        NullProgress none;
+        return openJob(a.positional.at(0), none, scratch);
     }
     NullProgress progress;
     auto r = a.positional.empty() ? loadFromPrometheus(prometheusQueryFrom(a), progress)

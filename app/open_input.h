@@ -8,6 +8,7 @@
 
 #include "core/loaded_job.h"
 #include "core/result.h"
+#include "core/scratch_file.h"
 
 #include <optional>
 #include <string>
@@ -33,7 +34,8 @@ std::string inputName(const ParsedArgs& a);
 PrometheusQuery prometheusQueryFrom(const ParsedArgs& a);
 TimeNs nowNs();
 // Opens the input; errors name the file or the query. Blocks (network) — CLI thread.
-Result<LoadedJob> openInput(const ParsedArgs& a);
+// A folder's counter samples past `scratch.memoryBytes` go through scratch files in `scratch.dir`.
+Result<LoadedJob> openInput(const ParsedArgs& a, const ScratchPolicy& scratch = {});
 
 // "1793491200", "1793491200.5", "2026-11-01T00:00:00Z" → epoch ns.
 std::optional<TimeNs> parseTimeArg(const std::string& text);

@@ -20,6 +20,9 @@ struct LoadedJob
     std::uint64_t collectiveBytes = 0; // memory holding collective columns (mapped file or arena)
     std::uint64_t counterBytes = 0; // memory holding counter columns
     double loadSeconds = 0;
+    // Counter samples that outgrew the memory budget and went through a scratch file (ScratchPolicy); the counter
+    // columns are then in a mapped scratch file too.
+    std::uint64_t spilledBytes = 0;
     std::vector<std::string> recognised; // folders of raw files: "file: what it was read as"
 };
 

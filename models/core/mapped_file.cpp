@@ -17,12 +17,18 @@ std::shared_ptr<MappedFile> MappedFile::open(const std::string& path, std::strin
         error = std::strerror(errno);
         return nullptr;
     }
+    auto f = open(fd, error, populate);
+    ::close(fd);
+    return f;
+}
+
+std::shared_ptr<MappedFile> MappedFile::open(int fd, std::string& error, bool populate)
+{
     struct stat st
     {
     };
     if (::fstat(fd, &st) != 0) {
         error = std::strerror(errno);
-        ::close(fd);
         return nullptr;
     }
     std::shared_ptr<MappedFile> f(new MappedFile);
@@ -31,12 +37,10 @@ std::shared_ptr<MappedFile> MappedFile::open(const std::string& path, std::strin
         void* p = ::mmap(nullptr, f->m_size, PROT_READ, MAP_PRIVATE | (populate ? MAP_POPULATE : 0), fd, 0);
         if (p == MAP_FAILED) {
             error = std::strerror(errno);
-            ::close(fd);
             return nullptr;
         }
         f->m_data = p;
     }
-    ::close(fd);
     return f;
 }
 

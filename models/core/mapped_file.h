@@ -20,6 +20,8 @@ public:
     // `populate` off: pages come in when first read (counters.bin: most views read a few series; a week of them
     // read whole would hold up the first frame — issue #13).
     static std::shared_ptr<MappedFile> open(const std::string& path, std::string& error, bool populate = true);
+    // The same for a file already open (a scratch file unlinked at creation); `fd` stays the caller's to close.
+    static std::shared_ptr<MappedFile> open(int fd, std::string& error, bool populate = true);
     ~MappedFile();
     MappedFile(const MappedFile&) = delete;
     MappedFile& operator=(const MappedFile&) = delete;

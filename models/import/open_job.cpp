@@ -8,11 +8,11 @@
 
 namespace stallscope {
 
-Result<LoadedJob> openJob(const std::string& path, Progress& progress)
+Result<LoadedJob> openJob(const std::string& path, Progress& progress, const ScratchPolicy& scratch)
 {
     try {
         if (isRawFolder(path)) {
-            return loadRawFolder(path, progress); // a folder of raw files, recognised by content
+            return loadRawFolder(path, progress, {}, scratch); // a folder of raw files, recognised by content
         }
         return loadBundle(path, progress);
     } catch (const std::bad_alloc&) {

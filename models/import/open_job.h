@@ -7,12 +7,13 @@
 
 #include "core/loaded_job.h"
 #include "core/progress.h"
+#include "core/scratch_file.h"
 
 #include <string>
 
 namespace stallscope {
 
-Result<LoadedJob> openJob(const std::string& path, Progress& progress);
+Result<LoadedJob> openJob(const std::string& path, Progress& progress, const ScratchPolicy& scratch = {});
 Result<LoadedJob> openJob(const std::string& path);
 
 } // namespace stallscope

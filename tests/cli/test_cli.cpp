@@ -378,6 +378,18 @@ TEST_CASE("simulate --raw, info, analyze and convert on a folder of raw files", 
     auto again = runBinary({ "analyze", bundle });
     REQUIRE(again.code == 0);
     CHECK_THAT(again.out, Catch::Contains("culprit      gpu-a001 mlx5_1"));
+    // With 1 MiB for counter samples the convert spills them beside the bundle and writes the same analysis.
+    const auto tight = tmp.str("tight");
+    auto spilled = runBinary({ "convert", raw, "--out", tight, "--memory-mb", "1" });
+    INFO(spilled.err);
+    REQUIRE(spilled.code == 0);
+    CHECK_THAT(spilled.out, Catch::Contains("outgrew 1.0 MB") && Catch::Contains("scratch file in " + tmp.str()));
+    const auto untimed = [](std::string text) { // "analysed N records in 0.00 s" is the one line that varies
+        const auto at = text.find(" records in ");
+        return at == std::string::npos ? text : text.erase(at, text.find('\n', at) - at);
+    };
+    CHECK(untimed(runBinary({ "analyze", tight }).out) == untimed(again.out));
+    CHECK(runBinary({ "convert", raw, "--out", tmp.str("b3"), "--memory-mb", "0" }).code == 2);
     CHECK(runBinary({ "convert", raw, "--out", raw }).code == 2); // never writes over what it reads
     CHECK(runBinary({ "convert", raw }).code == 2);
     CHECK(runBinary({ "convert", tmp.str("missing"), "--out", tmp.str("b2") }).code == 1);

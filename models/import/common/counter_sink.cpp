@@ -16,12 +16,163 @@ void CounterSink::sample(
         m_last = &m_series[key];
         m_lastKey = key;
     }
-    m_last->samples.emplace_back(t + timeOffsetNs, value);
+    m_last->samples.emplace_back(t, value);
+    m_heldBytes += sizeof(Sample);
+    if (m_heldBytes > m_policy.memoryBytes && m_error.empty()) {
+        spill();
+    }
 }
+
+// Every series' held samples to the scratch file, as one run each (in arrival order), and their memory freed.
+void CounterSink::spill()
+{
+    if (!m_spill) {
+        m_spill = ScratchFile::create(m_policy.dir, m_error);
+        if (!m_spill) {
+            return;
+        }
+    }
+    for (auto& [key, acc] : m_series) {
+        if (acc.samples.empty()) {
+            continue;
+        }
+        acc.runs.push_back({ m_spill->size(), acc.samples.size() });
+        if (!m_spill->append(acc.samples.data(), acc.samples.size() * sizeof(Sample))) {
+            m_error = m_spill->error();
+            return;
+        }
+        m_spilledBytes += acc.samples.size() * sizeof(Sample);
+        std::vector<Sample>().swap(acc.samples);
+    }
+    m_heldBytes = 0;
+}
+
+void CounterSink::resolveProvisional(
+    const std::function<std::pair<std::uint64_t, std::uint16_t>(std::uint64_t id)>& portOf)
+{
+    std::vector<std::map<Key, Acc>::node_type> moved;
+    for (auto it = m_series.begin(); it != m_series.end();) {
+        auto next = std::next(it);
+        if (std::get<3>(it->first) == kProvisional) {
+            moved.push_back(m_series.extract(it));
+        }
+        it = next;
+    }
+    for (auto& node : moved) {
+        const auto [guid, port] = portOf(std::get<0>(node.key()));
+        node.key() = Key { guid, port, std::get<2>(node.key()), 0 };
+        auto [pos, inserted, rest] = m_series.insert(std::move(node));
+        if (!inserted) { // two ids are one port: join them
+            auto& to = pos->second;
+            to.runs.insert(to.runs.end(), rest.mapped().runs.begin(), rest.mapped().runs.end());
+            to.samples.insert(to.samples.end(), rest.mapped().samples.begin(), rest.mapped().samples.end());
+        }
+    }
+    m_last = nullptr;
+}
+
+bool CounterSink::gather(Acc& acc, std::vector<Sample>& out)
+{
+    out.clear();
+    std::uint64_t n = acc.samples.size();
+    for (const auto& r : acc.runs) {
+        n += r.count;
+    }
+    out.resize(n);
+    std::size_t at = 0;
+    for (const auto& r : acc.runs) {
+        if (!m_spill->read(r.offset, out.data() + at, r.count * sizeof(Sample))) {
+            m_error = m_spill->error();
+            return false;
+        }
+        at += r.count;
+    }
+    std::copy(acc.samples.begin(), acc.samples.end(), out.begin() + static_cast<std::ptrdiff_t>(at));
+    std::vector<Sample>().swap(acc.samples);
+    return true;
+}
+
+namespace {
+
+// Where a flush puts its columns: vectors in OwnedColumns while the samples fitted in memory, else a scratch file
+// mapped once every series is written. Consecutive series with the same sample times (one sampler's counters of
+// a port) share one time column.
+class ColumnsOut
+{
+public:
+    ColumnsOut(OwnedColumns& owned, std::unique_ptr<ScratchFile> file)
+        : m_owned(owned)
+        , m_file(std::move(file))
+    {
+    }
+    bool add(std::vector<TimeNs>&& times, std::vector<std::uint8_t>&& values)
+    {
+        const bool same = m_series > 0 && times == m_lastTimes;
+        if (!m_file) {
+            if (!same) {
+                m_owned.counterTimes.push_back(times);
+            }
+            m_blocks.push_back(static_cast<std::uint32_t>(m_owned.counterTimes.size() - 1));
+            m_owned.counterValues.push_back(std::move(values));
+        } else {
+            if (!same) {
+                m_timesAt = m_file->size();
+                m_file->append(times.data(), times.size() * sizeof(TimeNs));
+            }
+            m_placed.push_back({ m_timesAt, m_file->size(), times.size() });
+            m_file->append(values.data(), values.size());
+            m_file->align(alignof(TimeNs));
+        }
+        m_lastTimes = std::move(times);
+        ++m_series;
+        return !m_file || m_file->error().empty();
+    }
+    // Sets the spans of the series written to a file (the last m_placed.size() of `snap`) and keeps its mapping.
+    std::vector<std::uint32_t> finish(JobSnapshot& snap, std::string& error)
+    {
+        if (!m_file) {
+            return std::move(m_blocks);
+        }
+        auto map = m_file->map();
+        if (!map) {
+            error = m_file->error();
+            return {};
+        }
+        const auto* base = map->bytes().data();
+        const auto first = snap.counters.size() - m_placed.size();
+        for (std::size_t i = 0; i < m_placed.size(); ++i) {
+            auto& cs = snap.counters[first + i];
+            cs.timesNs = { reinterpret_cast<const TimeNs*>(base + m_placed[i].times), m_placed[i].count };
+            cs.values = base + m_placed[i].values;
+        }
+        snap.storage.push_back(std::move(map));
+        return {};
+    }
+    ScratchFile* file() const { return m_file.get(); }
+
+private:
+    struct Placed
+    {
+        std::uint64_t times, values, count;
+    };
+    OwnedColumns& m_owned;
+    std::unique_ptr<ScratchFile> m_file;
+    std::vector<std::uint32_t> m_blocks;
+    std::vector<Placed> m_placed;
+    std::vector<TimeNs> m_lastTimes;
+    std::uint64_t m_timesAt = 0;
+    std::size_t m_series = 0;
+};
+
+} // namespace
 
 std::vector<std::uint32_t> CounterSink::flush(JobSnapshot& snap, OwnedColumns& owned)
 {
-    std::vector<std::uint32_t> blocks;
+    std::unique_ptr<ScratchFile> columnFile;
+    if (m_spill && m_error.empty()) {
+        columnFile = ScratchFile::create(m_spill->dir(), m_error);
+    }
+    ColumnsOut out(owned, std::move(columnFile));
     std::map<std::pair<std::uint64_t, std::uint16_t>, std::uint32_t> portIndex;
     std::set<std::tuple<std::uint64_t, std::uint16_t, CounterKind>> wide;
     for (const auto& [key, acc] : m_series) {
@@ -29,12 +180,18 @@ std::vector<std::uint32_t> CounterSink::flush(JobSnapshot& snap, OwnedColumns& o
             wide.insert({ std::get<0>(key), std::get<1>(key), std::get<2>(key) });
         }
     }
+    std::vector<Sample> xs;
     for (auto& [key, acc] : m_series) {
+        if (!m_error.empty()) {
+            break;
+        }
         const auto& [guid, port, kind, bits] = key;
         if (bits != 0 && bits < 64 && wide.count({ guid, port, kind })) {
             continue; // the extended counter of the same port says the same, without saturating
         }
-        auto& xs = acc.samples;
+        if (!gather(acc, xs)) {
+            break;
+        }
         std::stable_sort(xs.begin(), xs.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
         std::vector<TimeNs> times;
         std::vector<std::uint64_t> values;
@@ -42,7 +199,7 @@ std::vector<std::uint32_t> CounterSink::flush(JobSnapshot& snap, OwnedColumns& o
             if (i + 1 < xs.size() && xs[i + 1].first == xs[i].first) {
                 continue; // the same instant twice: the later reading stands
             }
-            times.push_back(xs[i].first);
+            times.push_back(xs[i].first + timeOffsetNs);
             values.push_back(xs[i].second);
         }
         auto [pit, fresh] = portIndex.try_emplace({ guid, port }, static_cast<std::uint32_t>(snap.counterPorts.size()));
@@ -65,13 +222,16 @@ std::vector<std::uint32_t> CounterSink::flush(JobSnapshot& snap, OwnedColumns& o
         for (std::size_t i = 0; i < values.size(); ++i) {
             std::memcpy(bytes.data() + i * cs.storageBytes, &values[i], cs.storageBytes); // little-endian
         }
-        blocks.push_back(static_cast<std::uint32_t>(owned.counterTimes.size()));
-        owned.counterTimes.push_back(std::move(times));
-        owned.counterValues.push_back(std::move(bytes));
         snap.counters.push_back(cs);
+        if (!out.add(std::move(times), std::move(bytes))) {
+            m_error = out.file()->error();
+        }
     }
+    auto blocks = m_error.empty() ? out.finish(snap, m_error) : std::vector<std::uint32_t>();
     m_series.clear();
     m_last = nullptr;
+    m_spill.reset();
+    m_heldBytes = 0;
     return blocks;
 }
 

@@ -2,6 +2,7 @@
 // Assembling a raw folder's snapshot from what import/folder/read.cpp gathered: ranks and records, counters, link
 // events, the span.
 #include "core/checked_math.h"
+#include "import/common/file_bytes.h"
 #include "import/folder/gathered.h"
 
 #include "core/time_format.h"
@@ -342,8 +343,13 @@ void addCounters(Gathered& g, CounterSink& sink)
     auto& fabric = g.fabric;
     // Host-side counters of an HCA no topology source describes still open: as an unplaced port.
     const GuidOfHca guidOfHca = [&](const std::string& desc) { return fabric.placeHca(desc); };
-    for (const auto& [file, text] : g.csvs) {
-        readCollectorCsv(file, text, guidOfHca, sink, g.warnings);
+    for (const auto& file : g.csvs) {
+        auto text = readFileBytes(file);
+        if (!text) {
+            g.warnings.push_back(text.error());
+            continue;
+        }
+        readCollectorCsv(file, text.value(), guidOfHca, sink, g.warnings);
     }
     for (auto& ps : g.matrix) {
         const auto guid = fabric.placeHca(ps.host + " " + ps.device);
@@ -380,22 +386,12 @@ void addCounters(Gathered& g, CounterSink& sink)
             g.warnings.push_back({ dated.file, 0, -1,
                 "samples without a timestamp or stamp line are dated by the file's modification time" });
         }
-        BackwardsCheck backwards(dated.file);
-        std::vector<std::uint64_t> guidOf(ef.series.size(), 0); // per series of the file: its port's node
-        for (std::size_t i = 0; i < ef.series.size(); ++i) {
-            const auto& s = ef.series[i];
-            guidOf[i] = s.hostSide ? fabric.placeHca(s.host + " " + s.device) : fabric.canonical(s.guid);
-        }
-        for (const auto& p : ef.points) {
-            const auto& s = ef.series[p.series];
-            const auto t = p.timeNs == kNoTime ? dated.modified : p.timeNs;
-            backwards.see(p.series, t, p.value, p.line, g.warnings, [&] {
-                return (s.hostSide ? s.host + " " + s.device : formatGuid(s.guid)) + " port " + std::to_string(s.port)
-                    + " " + std::string(semantics(s.kind).name);
-            });
-            sink.sample(guidOf[p.series], s.port, s.kind, t, p.value);
-        }
     }
+    // The scrapes' readings went in as they were read; now the fabric knows their ports.
+    sink.resolveProvisional([&](std::uint64_t id) {
+        const auto& s = g.expositionSeries.at(id);
+        return std::pair { s.hostSide ? fabric.placeHca(s.host + " " + s.device) : fabric.canonical(s.guid), s.port };
+    });
     for (const auto& [dated, samples] : g.perfquery) {
         bool undated = false;
         std::set<std::uint32_t> unknownLids;

@@ -245,7 +245,7 @@ std::optional<LoadIssue> addPerfquery(FileInput& in, Gathered& g)
 std::optional<LoadIssue> addCollectorCsv(FileInput& in, Gathered& g)
 {
     g.note(in.path, "counters CSV", "stallscope collect");
-    g.csvs.emplace_back(in.path.string(), std::move(in.text)); // read once the topology is known
+    g.csvs.push_back(in.path.string()); // read once the topology is known
     return std::nullopt;
 }
 
@@ -273,6 +273,41 @@ std::any scanExposition(const std::string& file, const std::string& text)
     return scanPrometheusExposition(file, text);
 }
 
+// A series' id across the folder's scrapes: the same port counter in every file is one series.
+std::uint32_t expositionSeriesId(const ExpositionSample& s, Gathered& g)
+{
+    const auto identity = (s.hostSide ? "h " + s.host + " " + s.device : "g " + std::to_string(s.guid)) + " "
+        + std::to_string(s.port) + " " + std::to_string(static_cast<int>(s.kind));
+    auto [it, fresh]
+        = g.expositionSeriesIds.try_emplace(identity, static_cast<std::uint32_t>(g.expositionSeries.size()));
+    if (fresh) {
+        g.expositionSeries.push_back(s);
+    }
+    return it->second;
+}
+
+// A scrape's readings into the folder's counters (provisional: the fabric is not known yet), checked for going
+// backwards in file order; what is kept of the file is its states and dates.
+void sinkExposition(const DatedFile& dated, ExpositionFile& ef, Gathered& g)
+{
+    BackwardsCheck backwards(dated.file);
+    std::vector<std::uint32_t> idOf(ef.series.size());
+    for (std::size_t i = 0; i < ef.series.size(); ++i) {
+        idOf[i] = expositionSeriesId(ef.series[i], g);
+    }
+    for (const auto& p : ef.points) {
+        const auto& s = ef.series[p.series];
+        const auto t = p.timeNs == kNoTime ? dated.modified : p.timeNs;
+        backwards.see(p.series, t, p.value, p.line, g.warnings, [&] {
+            return (s.hostSide ? s.host + " " + s.device : formatGuid(s.guid)) + " port " + std::to_string(s.port) + " "
+                + std::string(semantics(s.kind).name);
+        });
+        g.counters.provisional(idOf[p.series], s.kind, t, p.value);
+    }
+    std::vector<ExpositionPoint>().swap(ef.points);
+    std::vector<ExpositionSample>().swap(ef.series);
+}
+
 std::optional<LoadIssue> addExposition(FileInput& in, Gathered& g)
 {
     auto r
@@ -284,7 +319,9 @@ std::optional<LoadIssue> addExposition(FileInput& in, Gathered& g)
     g.note(in.path, "Prometheus exposition",
         std::to_string(r->hostSeries) + " host-side and " + std::to_string(r->fabricSeries) + " switch-side samples, "
             + std::to_string(r->infoSeries) + " info series");
-    g.exposition.emplace_back(DatedFile { in.path.string(), modifiedNs(in.path) }, std::move(r.value()));
+    DatedFile dated { in.path.string(), modifiedNs(in.path) };
+    sinkExposition(dated, r.value(), g);
+    g.exposition.emplace_back(std::move(dated), std::move(r.value()));
     return std::nullopt;
 }
 
@@ -500,7 +537,7 @@ const std::vector<Format>& formats()
         { "profiler trace", looksLikeKinetoTrace, 0, parseTrace, addTrace },
         { "Flight Recorder JSON dump", looksLikeFlightRecorderJson, 0, parseJsonDump, addJsonDump },
         { "Prometheus matrix", looksLikePrometheusMatrix, 0, nullptr, addMatrix },
-        { "counters CSV", looksLikeCollectorCsv, 0, nullptr, addCollectorCsv },
+        { "counters CSV", looksLikeCollectorCsv, 0, nullptr, addCollectorCsv, true },
         { "mapping file", looksLikeMapping, 0, nullptr, addMapping },
         { "simulator truth", looksLikeSimulatorTruth, 0, nullptr, noteTruth },
         { "training exercise sheet", looksLikeExerciseSheet, 0, nullptr, noteExerciseSheet },

@@ -35,6 +35,9 @@ struct Format
     std::any (*parse)(const std::string& file, const std::string& text) = nullptr;
     // Folds the file into `g` on the calling thread; an issue returned leaves the file out with a warning.
     std::optional<LoadIssue> (*add)(FileInput& in, Gathered& g) = nullptr;
+    // Files of samples by the hundred million (a week of the collector's CSVs): not held after recognition, read
+    // again one at a time when the counters are joined (`add` gets the path alone).
+    bool streamed = false;
 };
 
 // In recognition order: the first row whose recogniser accepts the text reads the file.

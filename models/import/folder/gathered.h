@@ -58,10 +58,16 @@ struct Gathered
         std::vector<std::uint64_t> values; // in the model's units
     };
     std::vector<SwitchSeries> matrixSwitch;
+    // Scrapes as read: their states and dates; their readings went into `counters` as they were read, under an id
+    // per distinct series (`expositionSeries`) until the fabric is known (addCounters).
     std::vector<std::pair<DatedFile, ExpositionFile>> exposition;
+    std::vector<ExpositionSample> expositionSeries;
+    std::map<std::string, std::uint32_t> expositionSeriesIds; // a series' identity → its index in expositionSeries
+    // Every counter sample of the folder, held or spilled to scratch files past the memory budget.
+    CounterSink counters;
     std::vector<std::pair<DatedFile, std::vector<PerfquerySample>>> perfquery;
     std::vector<std::pair<std::string, IblinkinfoSnapshot>> linkinfo;
-    std::vector<std::pair<std::string, std::string>> csvs; // file, text
+    std::vector<std::string> csvs; // the collector's CSVs, read again one at a time as the counters are joined
     std::vector<SysfsTree> sysfs; // copies of /sys/class/infiniband
     FabricBuilder fabric;
     LogClock clock; // rank logs: the year from the dumps, the zone from the mapping file

@@ -61,11 +61,13 @@ Result<LoadedJob> loadRawFolder(const std::string& dir, Progress& progress)
     return loadRawFolder(dir, progress, {});
 }
 
-Result<LoadedJob> loadRawFolder(const std::string& dir, Progress& progress, const MoreFolders& more)
+Result<LoadedJob> loadRawFolder(
+    const std::string& dir, Progress& progress, const MoreFolders& more, const ScratchPolicy& scratch)
 {
     const auto t0 = std::chrono::steady_clock::now();
     LoadedJob out;
     Gathered g;
+    g.counters = CounterSink(scratch);
     if (auto err = folder::readFolder(dir, g, progress, out.bytesOnDisk)) {
         return *err;
     }
@@ -95,7 +97,7 @@ Result<LoadedJob> loadRawFolder(const std::string& dir, Progress& progress, cons
         }
         folder::applyLogOutcomes(*owned, g);
     }
-    CounterSink sink;
+    auto& sink = g.counters;
     sink.timeOffsetNs = g.mapping.offset("counters"); // the mapping file's correction of sample times
     folder::addCounters(g, sink); // before the topology is built: it places HCAs no topology describes
     if (g.fabric.placedCount() > 0) {
@@ -108,6 +110,10 @@ Result<LoadedJob> loadRawFolder(const std::string& dir, Progress& progress, cons
         snap->topology = g.fabric.build(snap->strings, dir, g.warnings);
     }
     const auto seriesBlock = sink.flush(*snap, *owned);
+    if (!sink.error().empty()) {
+        return LoadIssue { dir, 0, -1, sink.error() + " (the counters did not fit in memory and were being spilled)" };
+    }
+    out.spilledBytes = sink.spilledBytes();
     attachOwnedColumns(*snap, owned, seriesBlock);
     resolveJoins(*snap);
     folder::addLinkEvents(*snap, g); // after the counters are attached: traps are placed by them

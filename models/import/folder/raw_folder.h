@@ -10,6 +10,7 @@
 
 #include "core/loaded_job.h"
 #include "core/progress.h"
+#include "core/scratch_file.h"
 
 #include <functional>
 #include <string>
@@ -36,6 +37,8 @@ struct FolderHint
 // read in as if they were part of `dir` (e.g. a server's answers saved to a temporary folder), or an error that
 // ends the load. Runs on the loading thread.
 using MoreFolders = std::function<Result<std::vector<std::string>>(const FolderHint&)>;
-Result<LoadedJob> loadRawFolder(const std::string& dir, Progress& progress, const MoreFolders& more);
+// Counter samples past `scratch.memoryBytes` are spilled to scratch files in `scratch.dir` (issue #13).
+Result<LoadedJob> loadRawFolder(
+    const std::string& dir, Progress& progress, const MoreFolders& more, const ScratchPolicy& scratch = {});
 
 } // namespace stallscope

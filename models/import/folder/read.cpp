@@ -87,6 +87,8 @@ Parsed readAndParse(const fs::path& p)
     if (r.format && r.format->parse) {
         r.input.parsed = r.format->parse(p.string(), r.input.text);
         r.input.text = std::string(); // parsed: the bytes are no longer needed
+    } else if (r.format && r.format->streamed) {
+        r.input.text = std::string(); // read again when its samples are joined, one file at a time
     }
     return r;
 }

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: MIT
+#include "core/scratch_file.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace stallscope {
+
+namespace {
+constexpr std::size_t kBufferBytes = 4u << 20; // appends reach the kernel in 4 MiB writes
+}
+
+std::string defaultScratchDir()
+{
+    const char* t = std::getenv("TMPDIR");
+    return t && *t ? t : "/tmp";
+}
+
+std::uint64_t defaultMemoryBudget()
+{
+    const auto pages = ::sysconf(_SC_PHYS_PAGES);
+    const auto pageSize = ::sysconf(_SC_PAGESIZE);
+    const std::uint64_t ram = pages > 0 && pageSize > 0 ? std::uint64_t(pages) * std::uint64_t(pageSize) : 0;
+    return std::max<std::uint64_t>(ram / 8, 256ull << 20);
+}
+
+std::unique_ptr<ScratchFile> ScratchFile::create(const std::string& dir, std::string& error)
+{
+    std::unique_ptr<ScratchFile> f(new ScratchFile);
+    f->m_dir = dir.empty() ? defaultScratchDir() : dir;
+    std::string name = f->m_dir + "/.stallscope-scratch-XXXXXX";
+    f->m_fd = ::mkostemp(name.data(), O_CLOEXEC);
+    if (f->m_fd < 0) {
+        error = "cannot make a scratch file in " + f->m_dir + ": " + std::strerror(errno);
+        return nullptr;
+    }
+    ::unlink(name.c_str()); // nameless from now on: nothing to clean up after a crash
+    f->m_buffer.reserve(kBufferBytes);
+    return f;
+}
+
+ScratchFile::~ScratchFile()
+{
+    if (m_fd >= 0) {
+        ::close(m_fd);
+    }
+}
+
+bool ScratchFile::drain()
+{
+    const char* p = m_buffer.data();
+    std::size_t left = m_buffer.size();
+    while (left > 0 && m_error.empty()) {
+        const auto n = ::write(m_fd, p, left);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            m_error = "writing a scratch file in " + m_dir + " failed: " + std::strerror(n < 0 ? errno : ENOSPC);
+            break;
+        }
+        p += n;
+        left -= static_cast<std::size_t>(n);
+    }
+    m_buffer.clear();
+    return m_error.empty();
+}
+
+bool ScratchFile::append(const void* data, std::size_t bytes)
+{
+    if (!m_error.empty()) {
+        return false;
+    }
+    const char* p = static_cast<const char*>(data);
+    m_size += bytes;
+    while (bytes > 0) {
+        const auto room = kBufferBytes - m_buffer.size();
+        const auto n = bytes < room ? bytes : room;
+        m_buffer.insert(m_buffer.end(), p, p + n);
+        p += n;
+        bytes -= n;
+        if (m_buffer.size() == kBufferBytes && !drain()) {
+            return false;
+        }
+    }
+    return true;
+}
+
+bool ScratchFile::align(std::size_t alignment)
+{
+    static const char zeros[64] = {};
+    const auto pad = (alignment - m_size % alignment) % alignment;
+    return pad == 0 || (pad <= sizeof zeros ? append(zeros, pad) : false);
+}
+
+bool ScratchFile::read(std::uint64_t offset, void* out, std::size_t bytes)
+{
+    if (!drain() || offset > m_size || bytes > m_size - offset) {
+        return false;
+    }
+    char* p = static_cast<char*>(out);
+    while (bytes > 0) {
+        const auto n = ::pread(m_fd, p, bytes, static_cast<off_t>(offset));
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            m_error = "reading a scratch file in " + m_dir + " back failed: " + std::strerror(n < 0 ? errno : EIO);
+            return false;
+        }
+        p += n;
+        offset += static_cast<std::uint64_t>(n);
+        bytes -= static_cast<std::size_t>(n);
+    }
+    return true;
+}
+
+std::shared_ptr<MappedFile> ScratchFile::map()
+{
+    if (!drain()) {
+        return nullptr;
+    }
+    std::string error;
+    auto m = MappedFile::open(m_fd, error, false);
+    if (!m) {
+        m_error = "mapping a scratch file in " + m_dir + " failed: " + error;
+    }
+    return m;
+}
+
+} // namespace stallscope
