@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "core/mapped_file.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -42,6 +43,20 @@ std::shared_ptr<MappedFile> MappedFile::open(int fd, std::string& error, bool po
         f->m_data = p;
     }
     return f;
+}
+
+void MappedFile::release(std::size_t offset, std::size_t length) const
+{
+    const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    if (!m_data || offset >= m_size || page == 0) {
+        return;
+    }
+    const auto end = std::min(offset + length, m_size);
+    const auto first = (offset + page - 1) / page * page;
+    const auto last = end == m_size ? end : end / page * page;
+    if (last > first) {
+        ::madvise(static_cast<char*>(m_data) + first, last - first, MADV_DONTNEED);
+    }
 }
 
 MappedFile::~MappedFile()

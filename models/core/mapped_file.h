@@ -28,6 +28,9 @@ public:
 
     std::span<const std::byte> bytes() const { return { static_cast<const std::byte*>(m_data), m_size }; }
     std::size_t size() const { return m_size; }
+    // Drops the pages of [offset, offset + length) that are wholly inside it from memory (they come back from the
+    // file if read again): a file read once, front to back, in pieces (a week of scrapes) then holds one piece.
+    void release(std::size_t offset, std::size_t length) const;
 
 private:
     MappedFile() = default;

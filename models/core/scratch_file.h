@@ -57,6 +57,10 @@ struct ScratchPolicy
 {
     std::uint64_t memoryBytes = defaultMemoryBudget();
     std::string dir; // "" = defaultScratchDir(); `convert` puts them beside the bundle it writes
+    // Plain files from this size whose format can be read in pieces (scrapes, collector rows) are, in pieces of
+    // pieceBytes of whole lines, never held whole. Tests lower both to read small files the same way.
+    std::uint64_t streamFromBytes = 256ull << 20;
+    std::size_t pieceBytes = 64u << 20;
 };
 
 } // namespace stallscope

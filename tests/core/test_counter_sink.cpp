@@ -172,6 +172,18 @@ TEST_CASE("raw folder: counters past the memory budget open the same through scr
     CHECK(held->snapshot->linkEvents.size() == spilled->snapshot->linkEvents.size());
     CHECK(scratchFilesIn(tmp.str("scratch")) == 0);
 
+    // Every scrape file read in pieces of 4 KiB of whole lines (as files of 256 MiB and more are): the same series.
+    ScratchPolicy pieces;
+    pieces.streamFromBytes = 1;
+    pieces.pieceBytes = 4096;
+    auto piecewise = openJob(tmp.str("raw"), none, pieces);
+    REQUIRE(piecewise);
+    const auto& notes = piecewise->recognised;
+    CHECK(std::any_of(notes.begin(), notes.end(), [](const auto& n) { return n.find("read in pieces") != n.npos; }));
+    CHECK(sameSeries(*held->snapshot, *piecewise->snapshot));
+    CHECK(held->snapshot->linkEvents.size() == piecewise->snapshot->linkEvents.size());
+    CHECK(held->warnings.size() == piecewise->warnings.size());
+
     auto full = openJob(tmp.str("raw"), none, ScratchPolicy { 64 << 10, "/nonexistent-stallscope-dir" });
     REQUIRE_FALSE(full);
     CHECK_THAT(full.error().format(), Catch::Contains("/nonexistent-stallscope-dir"));

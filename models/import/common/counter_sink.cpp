@@ -16,8 +16,10 @@ void CounterSink::sample(
         m_last = &m_series[key];
         m_lastKey = key;
     }
-    m_last->samples.emplace_back(t, value);
-    m_heldBytes += sizeof(Sample);
+    auto& xs = m_last->samples;
+    const auto capacity = xs.capacity();
+    xs.emplace_back(t, value);
+    m_heldBytes += (xs.capacity() - capacity) * sizeof(Sample); // what is allocated, not what is used
     if (m_heldBytes > m_policy.memoryBytes && m_error.empty()) {
         spill();
     }

@@ -3,6 +3,7 @@
 // calling thread except the `parse` functions, which touch nothing shared.
 #include "import/folder/formats.h"
 
+#include "core/mapped_file.h"
 #include "core/parse_number.h"
 #include "import/infiniband/ibnetdiscover.h"
 #include "import/kineto/kineto_trace.h"
@@ -308,8 +309,68 @@ void sinkExposition(const DatedFile& dated, ExpositionFile& ef, Gathered& g)
     std::vector<ExpositionSample>().swap(ef.series);
 }
 
+// A scrape file too large to scan whole (a week of timestamped samples): mapped and scanned in pieces of whole
+// lines, each piece's readings into the folder's counters and its pages released before the next.
+// Calls fn(piece) for pieces of about `pieceBytes` (64 MiB) of whole lines, front to back, each piece's pages released
+// after it: the file never sits in memory whole.
+template <typename Fn> void forEachPiece(const MappedFile& map, std::string_view text, std::size_t pieceBytes, Fn&& fn)
+{
+    for (std::size_t pos = 0; pos < text.size();) {
+        auto end = std::min(text.size(), pos + std::max<std::size_t>(pieceBytes, 1));
+        if (const auto nl = text.find('\n', end); end < text.size()) {
+            end = nl == std::string_view::npos ? text.size() : nl + 1;
+        }
+        fn(text.substr(pos, end - pos));
+        map.release(pos, end - pos);
+        pos = end;
+    }
+}
+
+std::optional<LoadIssue> addLargeExposition(FileInput& in, Gathered& g)
+{
+    const auto file = in.path.string();
+    std::string error;
+    const auto map = MappedFile::open(file, error, false);
+    if (!map) {
+        return LoadIssue { file, 0, -1, "cannot be mapped: " + error };
+    }
+    const std::string_view text(reinterpret_cast<const char*>(map->bytes().data()), map->size());
+    ExpositionScanCursor cursor; // node_uname_info may come anywhere (last one wins): found before the readings
+    forEachPiece(*map, text, g.scratch.pieceBytes, [&](std::string_view piece) {
+        if (auto host = startExpositionScan(piece).unameHost; !host.empty()) {
+            cursor.unameHost = std::move(host);
+        }
+    });
+    DatedFile dated { file, modifiedNs(in.path) };
+    ExpositionFile kept; // states, counts and dates; the readings are in g.counters
+    forEachPiece(*map, text, g.scratch.pieceBytes, [&](std::string_view piece) {
+        auto r = resolvePrometheusExposition(file, scanPrometheusExpositionPart(file, piece, cursor), g.fabric);
+        if (!r) {
+            return; // a piece of other series only (the whole file is judged below)
+        }
+        g.warn(r->warnings);
+        sinkExposition(dated, r.value(), g);
+        kept.hostSeries += r->hostSeries;
+        kept.fabricSeries += r->fabricSeries;
+        kept.infoSeries += r->infoSeries;
+        kept.undated = kept.undated || r->undated;
+        kept.states.insert(kept.states.end(), r->states.begin(), r->states.end());
+    });
+    if (kept.hostSeries + kept.fabricSeries + kept.infoSeries == 0 && kept.states.empty()) {
+        return LoadIssue { file, 0, -1, "no InfiniBand counter samples found in the Prometheus exposition" };
+    }
+    g.note(in.path, "Prometheus exposition",
+        std::to_string(kept.hostSeries) + " host-side and " + std::to_string(kept.fabricSeries)
+            + " switch-side samples, " + std::to_string(kept.infoSeries) + " info series, read in pieces");
+    g.exposition.emplace_back(std::move(dated), std::move(kept));
+    return std::nullopt;
+}
+
 std::optional<LoadIssue> addExposition(FileInput& in, Gathered& g)
 {
+    if (!in.parsed.has_value()) {
+        return addLargeExposition(in, g);
+    }
     auto r
         = resolvePrometheusExposition(in.path.string(), std::move(std::any_cast<ExpositionScan&>(in.parsed)), g.fabric);
     if (!r) {
@@ -531,7 +592,7 @@ const std::vector<Format>& formats()
         { "Flight Recorder pickle dump", pickleText, 0, parsePickleDump, addPickleDump },
         // Scrape files are large and unmistakable from their first sample line: recognised here, before every
         // recogniser that would scan them whole (the full test, below, finds IB series deep in a full scrape).
-        { "Prometheus exposition", looksLikeExpositionHead, 0, scanExposition, addExposition },
+        { "Prometheus exposition", looksLikeExpositionHead, 0, scanExposition, addExposition, true },
         { "NCCL Inspector log", looksLikeNcclInspector, 0, parseInspector, addInspector },
         { "NCCL RAS JSON", looksLikeRasJson, 3, nullptr, addRasJson },
         { "profiler trace", looksLikeKinetoTrace, 0, parseTrace, addTrace },

@@ -35,8 +35,9 @@ struct Format
     std::any (*parse)(const std::string& file, const std::string& text) = nullptr;
     // Folds the file into `g` on the calling thread; an issue returned leaves the file out with a warning.
     std::optional<LoadIssue> (*add)(FileInput& in, Gathered& g) = nullptr;
-    // Files of samples by the hundred million (a week of the collector's CSVs): not held after recognition, read
-    // again one at a time when the counters are joined (`add` gets the path alone).
+    // Files of samples by the hundred million (a week of scrapes or collector rows): a large one (256 MiB and up,
+    // not gzip) is recognised from its head and `add` gets its path alone, to read it in pieces. A streamed format
+    // without `parse` gets the path alone whatever the size (the collector's CSVs, read again as counters are joined).
     bool streamed = false;
 };
 

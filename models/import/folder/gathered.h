@@ -65,6 +65,7 @@ struct Gathered
     std::map<std::string, std::uint32_t> expositionSeriesIds; // a series' identity → its index in expositionSeries
     // Every counter sample of the folder, held or spilled to scratch files past the memory budget.
     CounterSink counters;
+    ScratchPolicy scratch; // the memory budget, and which files are read in pieces
     std::vector<std::pair<DatedFile, std::vector<PerfquerySample>>> perfquery;
     std::vector<std::pair<std::string, IblinkinfoSnapshot>> linkinfo;
     std::vector<std::string> csvs; // the collector's CSVs, read again one at a time as the counters are joined

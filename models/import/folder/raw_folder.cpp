@@ -68,6 +68,7 @@ Result<LoadedJob> loadRawFolder(
     LoadedJob out;
     Gathered g;
     g.counters = CounterSink(scratch);
+    g.scratch = scratch;
     if (auto err = folder::readFolder(dir, g, progress, out.bytesOnDisk)) {
         return *err;
     }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <ctime>
+#include <fstream>
 #include <set>
 #include <thread>
 
@@ -73,10 +74,47 @@ struct Parsed
     std::optional<LoadIssue> unreadable; // the bytes could not be had (I/O error, gzip over its limits)
 };
 
-Parsed readAndParse(const fs::path& p)
+// Frees what a file's input holds. Not `text = std::string()`: libstdc++ keeps a string's buffer when it is
+// assigned a short one, so every file read stayed in memory until the whole folder was read.
+void release(FileInput& in)
+{
+    std::string().swap(in.text);
+    in.parsed.reset();
+}
+
+// Files from ScratchPolicy::streamFromBytes (not gzip) whose head a streamed format recognises are handed over
+// unread: a week of scrapes or collector rows is read in pieces, never held whole.
+constexpr std::size_t kHeadBytes = 64u << 10;
+
+// The first 64 KiB of a large plain file; nullopt for small, gzip or unreadable files (read whole).
+std::optional<std::string> headOfLargeFile(const fs::path& p, std::uint64_t streamFromBytes)
+{
+    std::error_code ec;
+    const auto size = fs::file_size(p, ec);
+    if (ec || size < streamFromBytes) {
+        return std::nullopt;
+    }
+    std::ifstream in(p, std::ios::binary);
+    std::string head(kHeadBytes, '\0');
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<std::size_t>(in.gcount()));
+    if (head.size() < 2 || (head[0] == '\x1f' && head[1] == '\x8b')) {
+        return std::nullopt;
+    }
+    head.resize(std::min(head.size(), head.rfind('\n') + 1)); // whole lines only
+    return head;
+}
+
+Parsed readAndParse(const fs::path& p, std::uint64_t streamFromBytes)
 {
     Parsed r;
     r.input.path = p;
+    if (const auto head = headOfLargeFile(p, streamFromBytes)) {
+        if (const auto* f = recognise(*head); f && f->streamed) {
+            r.format = f; // `add` reads it in pieces
+            return r;
+        }
+    }
     auto bytes = readFileBytes(p);
     if (!bytes) {
         r.unreadable = bytes.error();
@@ -86,9 +124,9 @@ Parsed readAndParse(const fs::path& p)
     r.format = recognise(r.input.text);
     if (r.format && r.format->parse) {
         r.input.parsed = r.format->parse(p.string(), r.input.text);
-        r.input.text = std::string(); // parsed: the bytes are no longer needed
-    } else if (r.format && r.format->streamed) {
-        r.input.text = std::string(); // read again when its samples are joined, one file at a time
+        std::string().swap(r.input.text); // parsed: the bytes are no longer needed
+    } else if (r.format && r.format->streamed && !r.format->parse) {
+        std::string().swap(r.input.text); // read again when its samples are joined, one file at a time
     }
     return r;
 }
@@ -145,14 +183,15 @@ void dropAmbiguousNames(Gathered& g)
 // Every file read, recognised and — for the formats whose parse needs no other file (dumps, traces) — parsed,
 // on up to four threads (one of them the caller, which reports progress and watches for cancel). Large folders
 // are mostly dumps: this is where opening them spends its time.
-std::vector<Parsed> readEverything(const std::vector<fs::path>& files, Progress& progress, bool& cancelled)
+std::vector<Parsed> readEverything(
+    const std::vector<fs::path>& files, std::uint64_t streamFromBytes, Progress& progress, bool& cancelled)
 {
     std::vector<Parsed> out(files.size());
     std::atomic<std::size_t> next { 0 }, done { 0 };
     std::atomic<bool> stop { false };
     auto work = [&](bool reporter) {
         for (std::size_t i = next++; i < files.size() && !stop; i = next++) {
-            out[i] = readAndParse(files[i]);
+            out[i] = readAndParse(files[i], streamFromBytes);
             const auto n = ++done;
             if (reporter) {
                 progress.report("Reading files", n, files.size() * 2);
@@ -187,7 +226,7 @@ std::optional<LoadIssue> readFolder(const std::string& dir, Gathered& g, Progres
         g.sysfs.push_back(std::move(tree));
     }
     bool cancelled = false;
-    auto parsed = readEverything(files, progress, cancelled);
+    auto parsed = readEverything(files, g.scratch.streamFromBytes, progress, cancelled);
     if (cancelled) {
         return LoadIssue { dir, 0, -1, "opening cancelled" };
     }
@@ -200,7 +239,7 @@ std::optional<LoadIssue> readFolder(const std::string& dir, Gathered& g, Progres
         if (auto err = readOne(parsed[i], g)) {
             leaveOut(*err, g);
         }
-        parsed[i].input = FileInput(); // moved into g or reported; free the rest early
+        release(parsed[i].input); // moved into g or reported; free the rest early
     }
     learnYear(g);
     std::stable_sort(
@@ -210,7 +249,7 @@ std::optional<LoadIssue> readFolder(const std::string& dir, Gathered& g, Progres
         if (auto err = readOne(parsed[later[k]], g)) {
             leaveOut(*err, g);
         }
-        parsed[later[k]].input = FileInput();
+        release(parsed[later[k]].input);
     }
     dropAmbiguousNames(g);
     return std::nullopt;

@@ -17,6 +17,7 @@
 #include "import/common/fabric_builder.h"
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace stallscope {
@@ -100,6 +101,18 @@ struct ExpositionScan
     std::vector<LoadIssue> warnings; // lines that are not samples
 };
 ExpositionScan scanPrometheusExposition(const std::string& file, const std::string& text);
+// A file too large to hold scanned whole (a week of timestamped samples) is scanned in pieces that end at line
+// ends; the cursor carries what one piece leaves the next: the line number, the stamp line in force and the host
+// node_uname_info names anywhere in the file.
+struct ExpositionScanCursor
+{
+    std::int64_t line = 0; // lines before the next piece
+    TimeNs stampNs = kNoTime;
+    std::string unameHost;
+};
+ExpositionScanCursor startExpositionScan(std::string_view whole);
+ExpositionScan scanPrometheusExpositionPart(
+    const std::string& file, std::string_view text, ExpositionScanCursor& cursor);
 // The scan's series resolved (what each is, its host, device, GUID and port; info series and cable labels into
 // `fabric`) and its readings checked: the part that touches the fabric, on the calling thread.
 Result<ExpositionFile> resolvePrometheusExposition(const std::string& file, ExpositionScan scan, FabricBuilder& fabric);

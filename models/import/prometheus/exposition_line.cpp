@@ -141,7 +141,7 @@ bool parseLine(std::string_view s, Line& l)
 
 // The line of `text` at `pos` (advanced past it) without its CR and its leading blanks and tabs: exporters' test
 // fixtures and hand-edited .prom files indent their lines.
-std::string_view nextLine(const std::string& text, std::size_t& pos)
+std::string_view nextLine(std::string_view text, std::size_t& pos)
 {
     const auto end = std::min(text.find('\n', pos), text.size());
     std::string_view raw(text.data() + pos, end - pos);

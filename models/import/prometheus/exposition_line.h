@@ -33,7 +33,7 @@ bool parseLine(std::string_view s, Line& l);
 bool parseValueAndTime(std::string_view s, std::size_t i, Line& l);
 // The line of `text` at `pos` (advanced past it) without its CR and its leading blanks and tabs: exporters' test
 // fixtures and hand-edited .prom files indent their lines.
-std::string_view nextLine(const std::string& text, std::size_t& pos);
+std::string_view nextLine(std::string_view text, std::size_t& pos);
 
 const std::string* findLabel(const Line& l, std::string_view key);
 std::optional<std::uint64_t> guidLabel(const Line& labels, const char* key);

@@ -28,7 +28,7 @@ struct Known
 
 // node_uname_info names the host of node_exporter's series; it may come after them. memmem finds it without
 // walking the lines.
-std::string unameHost(const std::string& text)
+std::string unameHost(std::string_view text)
 {
     std::string host;
     for (std::size_t at = 0; at < text.size();) {
@@ -38,7 +38,7 @@ std::string unameHost(const std::string& text)
         }
         const auto found = static_cast<std::size_t>(static_cast<const char*>(hit) - text.data());
         const auto nl = text.rfind('\n', found);
-        std::size_t pos = nl == std::string::npos ? 0 : nl + 1;
+        std::size_t pos = nl == std::string_view::npos ? 0 : nl + 1;
         const auto raw = nextLine(text, pos);
         Line l;
         if (startsWith(raw, "node_uname_info") && parseLine(raw, l)) {
@@ -99,15 +99,29 @@ private:
 
 } // namespace
 
+ExpositionScanCursor startExpositionScan(std::string_view whole)
+{
+    ExpositionScanCursor c;
+    c.unameHost = unameHost(whole);
+    return c;
+}
+
 ExpositionScan scanPrometheusExposition(const std::string& file, const std::string& text)
 {
+    auto cursor = startExpositionScan(text);
+    return scanPrometheusExpositionPart(file, text, cursor);
+}
+
+ExpositionScan scanPrometheusExpositionPart(
+    const std::string& file, std::string_view text, ExpositionScanCursor& cursor)
+{
     ExpositionScan out;
-    out.unameHost = unameHost(text);
+    out.unameHost = cursor.unameHost;
     out.readings.reserve(text.size() / 128);
     SeriesIndex index;
     std::uint32_t previous = kNone;
-    TimeNs stamp = kNoTime;
-    std::int64_t lineNo = 0;
+    auto& stamp = cursor.stampNs;
+    auto& lineNo = cursor.line;
     Line l;
     for (std::size_t pos = 0; pos < text.size();) {
         const std::string_view raw = nextLine(text, pos);
