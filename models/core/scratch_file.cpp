@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include "core/scratch_file.h"
+#include "core/parse_number.h"
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <fstream>
+#include <optional>
 #include <unistd.h>
 
 namespace stallscope {
@@ -20,12 +23,56 @@ std::string defaultScratchDir()
     return t && *t ? t : "/tmp";
 }
 
+namespace {
+
+// A number in a one-line file ("max" and unreadable files: nullopt).
+std::optional<std::uint64_t> numberIn(const std::string& path)
+{
+    std::ifstream in(path);
+    std::string text;
+    if (!(in >> text)) {
+        return std::nullopt;
+    }
+    return parseNumber<std::uint64_t>(text);
+}
+
+// The memory limit of this process's cgroup (v2 memory.max, else v1 memory.limit_in_bytes), when it has one: a
+// container or a Slurm job step is given less than the machine has, and exceeding it is an OOM kill.
+std::optional<std::uint64_t> cgroupLimit()
+{
+    std::ifstream in("/proc/self/cgroup");
+    std::optional<std::uint64_t> limit;
+    for (std::string line; std::getline(in, line);) {
+        const auto a = line.find(':'), b = line.find(':', a + 1);
+        if (a == std::string::npos || b == std::string::npos) {
+            continue;
+        }
+        const auto controllers = line.substr(a + 1, b - a - 1), path = line.substr(b + 1);
+        std::optional<std::uint64_t> l;
+        if (controllers.empty()) {
+            l = numberIn("/sys/fs/cgroup" + path + "/memory.max");
+            l = l ? l : numberIn("/sys/fs/cgroup/unified" + path + "/memory.max");
+        } else if (("," + controllers + ",").find(",memory,") != std::string::npos) {
+            l = numberIn("/sys/fs/cgroup/memory" + path + "/memory.limit_in_bytes");
+        }
+        if (l && (!limit || *l < *limit)) {
+            limit = l;
+        }
+    }
+    return limit;
+}
+
+} // namespace
+
 std::uint64_t defaultMemoryBudget()
 {
     const auto pages = ::sysconf(_SC_PHYS_PAGES);
     const auto pageSize = ::sysconf(_SC_PAGESIZE);
-    const std::uint64_t ram = pages > 0 && pageSize > 0 ? std::uint64_t(pages) * std::uint64_t(pageSize) : 0;
-    return std::max<std::uint64_t>(ram / 8, 256ull << 20);
+    std::uint64_t ram = pages > 0 && pageSize > 0 ? std::uint64_t(pages) * std::uint64_t(pageSize) : 0;
+    if (const auto cg = cgroupLimit(); cg && *cg < ram) {
+        ram = *cg;
+    }
+    return std::max<std::uint64_t>(ram / 8, 64ull << 20);
 }
 
 std::unique_ptr<ScratchFile> ScratchFile::create(const std::string& dir, std::string& error)
