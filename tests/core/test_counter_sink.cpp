@@ -167,6 +167,8 @@ TEST_CASE("raw folder: counters past the memory budget open the same through scr
     REQUIRE(spilled);
     CHECK(held->spilledBytes == 0);
     CHECK(spilled->spilledBytes > 0);
+    CHECK(held->counterBytes > 0); // what `info` reports as the counters' memory
+    CHECK(held->counterBytes == spilled->counterBytes);
     CHECK(held->snapshot->counters.size() > 100);
     CHECK(sameSeries(*held->snapshot, *spilled->snapshot));
     CHECK(held->snapshot->linkEvents.size() == spilled->snapshot->linkEvents.size());

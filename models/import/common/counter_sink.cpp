@@ -110,6 +110,7 @@ public:
     bool add(std::vector<TimeNs>&& times, std::vector<std::uint8_t>&& values)
     {
         const bool same = m_series > 0 && times == m_lastTimes;
+        bytes += (same ? 0 : times.size() * sizeof(TimeNs)) + values.size();
         if (!m_file) {
             if (!same) {
                 m_owned.counterTimes.push_back(times);
@@ -151,6 +152,7 @@ public:
         return {};
     }
     ScratchFile* file() const { return m_file.get(); }
+    std::uint64_t bytes = 0; // of the columns added
 
 private:
     struct Placed
@@ -230,6 +232,7 @@ std::vector<std::uint32_t> CounterSink::flush(JobSnapshot& snap, OwnedColumns& o
         }
     }
     auto blocks = m_error.empty() ? out.finish(snap, m_error) : std::vector<std::uint32_t>();
+    m_columnBytes = out.bytes;
     m_series.clear();
     m_last = nullptr;
     m_spill.reset();

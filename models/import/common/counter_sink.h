@@ -48,6 +48,8 @@ public:
     // returned. Series of one sampler share one time column. After a failed spill (a full disk) error() says why.
     std::vector<std::uint32_t> flush(JobSnapshot& snap, OwnedColumns& owned);
     std::uint64_t spilledBytes() const { return m_spilledBytes; }
+    // The columns the last flush wrote (times shared between series counted once), in memory or the scratch file.
+    std::uint64_t columnBytes() const { return m_columnBytes; }
     const std::string& error() const { return m_error; }
 
 private:
@@ -74,6 +76,7 @@ private:
     ScratchPolicy m_policy;
     std::uint64_t m_heldBytes = 0; // samples held in memory, all series
     std::uint64_t m_spilledBytes = 0;
+    std::uint64_t m_columnBytes = 0;
     std::unique_ptr<ScratchFile> m_spill;
     std::string m_error;
 };

@@ -138,7 +138,11 @@ Result<LoadedJob> loadRawFolder(
     out.recognised = std::move(g.recognised);
     out.recognised.insert(out.recognised.begin(), summary);
     out.warnings.insert(out.warnings.end(), g.warnings.begin(), g.warnings.end());
+    out.counterBytes = sink.columnBytes();
     out.collectiveBytes = owned->memoryBytes();
+    if (sink.spilledBytes() == 0) {
+        out.collectiveBytes -= std::min(out.collectiveBytes, sink.columnBytes()); // the counters were in `owned` too
+    }
     out.snapshot = std::move(snap);
     out.loadSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return out;
