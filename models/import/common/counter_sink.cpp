@@ -11,6 +11,9 @@ namespace stallscope {
 void CounterSink::sample(
     std::uint64_t guid, std::uint16_t port, CounterKind kind, TimeNs t, std::uint64_t value, int bits)
 {
+    if (!m_error.empty()) {
+        return; // a spill failed: the load ends with the error, so nothing more is held meanwhile
+    }
     const Key key { guid, port, kind, bits };
     if (!m_last || key != m_lastKey) {
         m_last = &m_series[key];
@@ -20,7 +23,7 @@ void CounterSink::sample(
     const auto capacity = xs.capacity();
     xs.emplace_back(t, value);
     m_heldBytes += (xs.capacity() - capacity) * sizeof(Sample); // what is allocated, not what is used
-    if (m_heldBytes > m_policy.memoryBytes && m_error.empty()) {
+    if (m_heldBytes > m_policy.memoryBytes) {
         spill();
     }
 }
