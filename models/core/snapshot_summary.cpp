@@ -87,8 +87,8 @@ std::string summaryText(const SnapshotSummary& s)
     }
     o << ", collective timeout " << formatDuration(s.policy.collectiveTimeoutNs) << '\n';
     std::snprintf(buf, sizeof buf, "%.3f s", s.loadSeconds);
-    o << "Memory       " << formatBytes(double(s.residentBytes)) << " resident; bundle "
-      << formatBytes(double(s.bytesOnDisk)) << " on disk\n";
+    o << "Memory       " << formatBytes(double(s.residentBytes)) << " resident; "
+      << (s.recognised.empty() ? "bundle " : "files read ") << formatBytes(double(s.bytesOnDisk)) << " on disk\n";
     o << "Load time    " << buf << '\n';
     if (!s.recognised.empty()) {
         o << "Recognised   " << s.recognised.front() << '\n';

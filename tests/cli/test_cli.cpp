@@ -366,7 +366,8 @@ TEST_CASE("simulate --raw, info, analyze and convert on a folder of raw files", 
     REQUIRE(info.code == 0);
     CHECK_THAT(info.out,
         Catch::Contains("64 Flight Recorder JSON dumps") && Catch::Contains("64 rank logs")
-            && Catch::Contains("1 ibnetdiscover topology") && Catch::Contains("Prometheus exposition"));
+            && Catch::Contains("1 ibnetdiscover topology") && Catch::Contains("Prometheus exposition")
+            && Catch::Contains("; files read ")); // not "bundle": a folder of raw files
     auto analysis = runBinary({ "analyze", raw });
     REQUIRE(analysis.code == 0);
     CHECK_THAT(analysis.out, Catch::Contains("culprit      gpu-a001 mlx5_1"));
