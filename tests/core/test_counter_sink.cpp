@@ -12,6 +12,7 @@
 
 #include <filesystem>
 #include <random>
+#include <set>
 
 using namespace stallscope;
 using namespace stallscope::test;
@@ -189,4 +190,53 @@ TEST_CASE("raw folder: counters past the memory budget open the same through scr
     auto full = openJob(tmp.str("raw"), none, ScratchPolicy { 64 << 10, "/nonexistent-stallscope-dir" });
     REQUIRE_FALSE(full);
     CHECK_THAT(full.error().format(), Catch::Contains("/nonexistent-stallscope-dir"));
+}
+
+namespace {
+
+// Records the stages a load reports and cancels once one starting with `at` is reported.
+class CancelAt final : public Progress
+{
+public:
+    explicit CancelAt(std::string at)
+        : m_at(std::move(at))
+    {
+    }
+    void report(std::string_view stage, std::uint64_t, std::uint64_t) override
+    {
+        stages.insert(std::string(stage));
+        m_cancelled = m_cancelled || (!m_at.empty() && stage.rfind(m_at, 0) == 0);
+    }
+    bool cancelled() const override { return m_cancelled; }
+    std::set<std::string> stages;
+
+private:
+    std::string m_at;
+    bool m_cancelled = false;
+};
+
+} // namespace
+
+TEST_CASE("raw folder: reading in pieces and joining the samples report progress and stop when cancelled",
+    "[core][import][spill]")
+{
+    TempDir tmp;
+    auto config = tinyConfig();
+    config.fabricOnly = true;
+    REQUIRE(writeRawFolder(*simulateOrFail(config).snapshot, tmp.str("raw")).empty());
+    ScratchPolicy pieces;
+    pieces.streamFromBytes = 1;
+    pieces.pieceBytes = 4096;
+    CancelAt none("");
+    REQUIRE(openJob(tmp.str("raw"), none, pieces));
+    const auto& seen = none.stages;
+    CHECK(seen.count("Reading switch-counters.prom in pieces"));
+    CHECK(seen.count("Reading counter CSVs"));
+    CHECK(seen.count("Joining counter samples"));
+    for (const auto* stage : { "Reading switch-counters.prom", "Reading counter CSVs", "Joining counter samples" }) {
+        CancelAt cancel(stage);
+        auto r = openJob(tmp.str("raw"), cancel, pieces);
+        REQUIRE_FALSE(r);
+        CHECK_THAT(r.error().format(), Catch::Contains("opening cancelled"));
+    }
 }

@@ -173,7 +173,7 @@ private:
 
 } // namespace
 
-std::vector<std::uint32_t> CounterSink::flush(JobSnapshot& snap, OwnedColumns& owned)
+std::vector<std::uint32_t> CounterSink::flush(JobSnapshot& snap, OwnedColumns& owned, Progress& progress)
 {
     std::unique_ptr<ScratchFile> columnFile;
     if (m_spill && m_error.empty()) {
@@ -188,7 +188,14 @@ std::vector<std::uint32_t> CounterSink::flush(JobSnapshot& snap, OwnedColumns& o
         }
     }
     std::vector<Sample> xs;
+    std::size_t done = 0;
     for (auto& [key, acc] : m_series) {
+        if (done++ % 256 == 0) {
+            progress.report("Joining counter samples", done, m_series.size());
+            if (progress.cancelled()) {
+                break;
+            }
+        }
         if (!m_error.empty()) {
             break;
         }

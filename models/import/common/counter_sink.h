@@ -8,6 +8,7 @@
 
 #include "core/counters.h"
 #include "core/job_snapshot.h"
+#include "core/progress.h"
 #include "core/result.h"
 #include "core/scratch_file.h"
 
@@ -46,7 +47,13 @@ public:
     // owned by `owned` and the time block of each series is returned for attachOwnedColumns; once samples were
     // spilled the columns are in a mapped scratch file the snapshot keeps, their spans are set here and nothing is
     // returned. Series of one sampler share one time column. After a failed spill (a full disk) error() says why.
-    std::vector<std::uint32_t> flush(JobSnapshot& snap, OwnedColumns& owned);
+    // Reports "Joining counter samples" on `progress` and stops early when it is cancelled (the caller checks).
+    std::vector<std::uint32_t> flush(JobSnapshot& snap, OwnedColumns& owned, Progress& progress);
+    std::vector<std::uint32_t> flush(JobSnapshot& snap, OwnedColumns& owned)
+    {
+        NullProgress none;
+        return flush(snap, owned, none);
+    }
     std::uint64_t spilledBytes() const { return m_spilledBytes; }
     // The columns the last flush wrote (times shared between series counted once), in memory or the scratch file.
     std::uint64_t columnBytes() const { return m_columnBytes; }

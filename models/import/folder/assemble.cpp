@@ -343,7 +343,14 @@ void addCounters(Gathered& g, CounterSink& sink)
     auto& fabric = g.fabric;
     // Host-side counters of an HCA no topology source describes still open: as an unplaced port.
     const GuidOfHca guidOfHca = [&](const std::string& desc) { return fabric.placeHca(desc); };
-    for (const auto& file : g.csvs) {
+    for (std::size_t k = 0; k < g.csvs.size(); ++k) {
+        const auto& file = g.csvs[k];
+        if (g.progress) {
+            g.progress->report("Reading counter CSVs", k, g.csvs.size());
+            if (g.progress->cancelled()) {
+                return; // the caller sees the cancel
+            }
+        }
         auto text = readFileBytes(file);
         if (!text) {
             g.warnings.push_back(text.error());

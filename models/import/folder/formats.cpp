@@ -311,8 +311,8 @@ void sinkExposition(const DatedFile& dated, ExpositionFile& ef, Gathered& g)
 
 // A scrape file too large to scan whole (a week of timestamped samples): mapped and scanned in pieces of whole
 // lines, each piece's readings into the folder's counters and its pages released before the next.
-// Calls fn(piece) for pieces of about `pieceBytes` (64 MiB) of whole lines, front to back, each piece's pages released
-// after it: the file never sits in memory whole.
+// Calls fn(piece) (false: stop) for pieces of about `pieceBytes` (64 MiB) of whole lines, front to back, each piece's
+// pages released after it: the file never sits in memory whole.
 template <typename Fn> void forEachPiece(const MappedFile& map, std::string_view text, std::size_t pieceBytes, Fn&& fn)
 {
     for (std::size_t pos = 0; pos < text.size();) {
@@ -320,9 +320,9 @@ template <typename Fn> void forEachPiece(const MappedFile& map, std::string_view
         if (const auto nl = text.find('\n', end); end < text.size()) {
             end = nl == std::string_view::npos ? text.size() : nl + 1;
         }
-        fn(text.substr(pos, end - pos));
+        const bool more = fn(text.substr(pos, end - pos));
         map.release(pos, end - pos);
-        pos = end;
+        pos = more ? end : text.size();
     }
 }
 
@@ -336,17 +336,34 @@ std::optional<LoadIssue> addLargeExposition(FileInput& in, Gathered& g)
     }
     const std::string_view text(reinterpret_cast<const char*>(map->bytes().data()), map->size());
     ExpositionScanCursor cursor; // node_uname_info may come anywhere (last one wins): found before the readings
+    std::uint64_t done = 0; // bytes of both passes, for progress
+    const auto stage = "Reading " + in.path.filename().string() + " in pieces";
+    const auto stop = [&](std::string_view piece) { // reports, and tells when the load was cancelled
+        done += piece.size();
+        if (!g.progress) {
+            return false;
+        }
+        g.progress->report(stage, done, 2 * std::uint64_t(text.size()));
+        return g.progress->cancelled();
+    };
     forEachPiece(*map, text, g.scratch.pieceBytes, [&](std::string_view piece) {
+        if (stop(piece)) {
+            return false;
+        }
         if (auto host = startExpositionScan(piece).unameHost; !host.empty()) {
             cursor.unameHost = std::move(host);
         }
+        return true;
     });
     DatedFile dated { file, modifiedNs(in.path) };
     ExpositionFile kept; // states, counts and dates; the readings are in g.counters
     forEachPiece(*map, text, g.scratch.pieceBytes, [&](std::string_view piece) {
+        if (stop(piece)) {
+            return false;
+        }
         auto r = resolvePrometheusExposition(file, scanPrometheusExpositionPart(file, piece, cursor), g.fabric);
         if (!r) {
-            return; // a piece of other series only (the whole file is judged below)
+            return true; // a piece of other series only (the whole file is judged below)
         }
         g.warn(r->warnings);
         sinkExposition(dated, r.value(), g);
@@ -355,6 +372,7 @@ std::optional<LoadIssue> addLargeExposition(FileInput& in, Gathered& g)
         kept.infoSeries += r->infoSeries;
         kept.undated = kept.undated || r->undated;
         kept.states.insert(kept.states.end(), r->states.begin(), r->states.end());
+        return true;
     });
     if (kept.hostSeries + kept.fabricSeries + kept.infoSeries == 0 && kept.states.empty()) {
         return LoadIssue { file, 0, -1, "no InfiniBand counter samples found in the Prometheus exposition" };

@@ -66,6 +66,7 @@ struct Gathered
     // Every counter sample of the folder, held or spilled to scratch files past the memory budget.
     CounterSink counters;
     ScratchPolicy scratch; // the memory budget, and which files are read in pieces
+    Progress* progress = nullptr; // of the load: files read in pieces report on it and stop when it is cancelled
     std::vector<std::pair<DatedFile, std::vector<PerfquerySample>>> perfquery;
     std::vector<std::pair<std::string, IblinkinfoSnapshot>> linkinfo;
     std::vector<std::string> csvs; // the collector's CSVs, read again one at a time as the counters are joined

@@ -69,6 +69,7 @@ Result<LoadedJob> loadRawFolder(
     Gathered g;
     g.counters = CounterSink(scratch);
     g.scratch = scratch;
+    g.progress = &progress;
     if (auto err = folder::readFolder(dir, g, progress, out.bytesOnDisk)) {
         return *err;
     }
@@ -110,7 +111,10 @@ Result<LoadedJob> loadRawFolder(
     if (!g.fabric.empty()) {
         snap->topology = g.fabric.build(snap->strings, dir, g.warnings);
     }
-    const auto seriesBlock = sink.flush(*snap, *owned);
+    const auto seriesBlock = sink.flush(*snap, *owned, progress);
+    if (progress.cancelled()) {
+        return LoadIssue { dir, 0, -1, "opening cancelled" };
+    }
     if (!sink.error().empty()) {
         return LoadIssue { dir, 0, -1, sink.error() + " (the counters did not fit in memory and were being spilled)" };
     }

@@ -240,6 +240,9 @@ std::optional<LoadIssue> readFolder(const std::string& dir, Gathered& g, Progres
             leaveOut(*err, g);
         }
         release(parsed[i].input); // moved into g or reported; free the rest early
+        if (progress.cancelled()) { // a large scrape read in pieces stops early when cancelled
+            return LoadIssue { dir, 0, -1, "opening cancelled" };
+        }
     }
     learnYear(g);
     std::stable_sort(
