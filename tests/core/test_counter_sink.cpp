@@ -240,3 +240,36 @@ TEST_CASE("raw folder: reading in pieces and joining the samples report progress
         CHECK_THAT(r.error().format(), Catch::Contains("opening cancelled"));
     }
 }
+
+TEST_CASE("raw folder: a scrape read in pieces warns of a counter going backwards as read whole, with its line",
+    "[core][import][spill]")
+{
+    TempDir tmp;
+    std::filesystem::create_directory(tmp.str("raw"));
+    std::string prom = "# TYPE node_infiniband_link_downed_total counter\n";
+    const long long ms = 1'748'779'200'000LL;
+    for (int i = 0; i < 200; ++i) { // a reading per second; line 152 goes from 149 down to 3
+        prom += "node_infiniband_link_downed_total{device=\"mlx5_0\",port=\"1\",instance=\"hostA:9100\"} "
+            + std::to_string(i == 150 ? 3 : i) + " " + std::to_string(ms + 1000LL * i) + "\n";
+    }
+    writeFile(tmp.path() / "raw" / "hostA.prom", prom);
+    const auto backwardsAt = [](const LoadedJob& job) {
+        std::vector<std::int64_t> lines;
+        for (const auto& w : job.warnings) {
+            if (w.message.find("went backwards") != std::string::npos) {
+                lines.push_back(w.line);
+            }
+        }
+        return lines;
+    };
+    auto held = openJob(tmp.str("raw"));
+    ScratchPolicy pieces;
+    pieces.streamFromBytes = 1;
+    pieces.pieceBytes = 1; // every line a piece: the drop and the reading before it are in different pieces
+    NullProgress none;
+    auto piecewise = openJob(tmp.str("raw"), none, pieces);
+    REQUIRE(held);
+    REQUIRE(piecewise);
+    CHECK(backwardsAt(held.value()) == std::vector<std::int64_t> { 152 });
+    CHECK(backwardsAt(piecewise.value()) == backwardsAt(held.value()));
+}

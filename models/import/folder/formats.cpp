@@ -288,10 +288,10 @@ std::uint32_t expositionSeriesId(const ExpositionSample& s, Gathered& g)
 }
 
 // A scrape's readings into the folder's counters (provisional: the fabric is not known yet), checked for going
-// backwards in file order; what is kept of the file is its states and dates.
-void sinkExposition(const DatedFile& dated, ExpositionFile& ef, Gathered& g)
+// backwards in file order (`backwards`: one per file, whatever pieces it is read in); what is kept of the file is
+// its states and dates.
+void sinkExposition(const DatedFile& dated, ExpositionFile& ef, Gathered& g, BackwardsCheck& backwards)
 {
-    BackwardsCheck backwards(dated.file);
     std::vector<std::uint32_t> idOf(ef.series.size());
     for (std::size_t i = 0; i < ef.series.size(); ++i) {
         idOf[i] = expositionSeriesId(ef.series[i], g);
@@ -299,7 +299,7 @@ void sinkExposition(const DatedFile& dated, ExpositionFile& ef, Gathered& g)
     for (const auto& p : ef.points) {
         const auto& s = ef.series[p.series];
         const auto t = p.timeNs == kNoTime ? dated.modified : p.timeNs;
-        backwards.see(p.series, t, p.value, p.line, g.warnings, [&] {
+        backwards.see(idOf[p.series], t, p.value, p.line, g.warnings, [&] {
             return (s.hostSide ? s.host + " " + s.device : formatGuid(s.guid)) + " port " + std::to_string(s.port) + " "
                 + std::string(semantics(s.kind).name);
         });
@@ -309,8 +309,6 @@ void sinkExposition(const DatedFile& dated, ExpositionFile& ef, Gathered& g)
     std::vector<ExpositionSample>().swap(ef.series);
 }
 
-// A scrape file too large to scan whole (a week of timestamped samples): mapped and scanned in pieces of whole
-// lines, each piece's readings into the folder's counters and its pages released before the next.
 // Calls fn(piece) (false: stop) for pieces of about `pieceBytes` (64 MiB) of whole lines, front to back, each piece's
 // pages released after it: the file never sits in memory whole.
 template <typename Fn> void forEachPiece(const MappedFile& map, std::string_view text, std::size_t pieceBytes, Fn&& fn)
@@ -326,6 +324,8 @@ template <typename Fn> void forEachPiece(const MappedFile& map, std::string_view
     }
 }
 
+// A scrape file too large to scan whole (a week of timestamped samples): mapped and scanned in pieces of whole
+// lines, each piece's readings into the folder's counters and its pages released before the next.
 std::optional<LoadIssue> addLargeExposition(FileInput& in, Gathered& g)
 {
     const auto file = in.path.string();
@@ -357,6 +357,7 @@ std::optional<LoadIssue> addLargeExposition(FileInput& in, Gathered& g)
     });
     DatedFile dated { file, modifiedNs(in.path) };
     ExpositionFile kept; // states, counts and dates; the readings are in g.counters
+    BackwardsCheck backwards(file);
     forEachPiece(*map, text, g.scratch.pieceBytes, [&](std::string_view piece) {
         if (stop(piece)) {
             return false;
@@ -366,7 +367,7 @@ std::optional<LoadIssue> addLargeExposition(FileInput& in, Gathered& g)
             return true; // a piece of other series only (the whole file is judged below)
         }
         g.warn(r->warnings);
-        sinkExposition(dated, r.value(), g);
+        sinkExposition(dated, r.value(), g, backwards);
         kept.hostSeries += r->hostSeries;
         kept.fabricSeries += r->fabricSeries;
         kept.infoSeries += r->infoSeries;
@@ -399,7 +400,8 @@ std::optional<LoadIssue> addExposition(FileInput& in, Gathered& g)
         std::to_string(r->hostSeries) + " host-side and " + std::to_string(r->fabricSeries) + " switch-side samples, "
             + std::to_string(r->infoSeries) + " info series");
     DatedFile dated { in.path.string(), modifiedNs(in.path) };
-    sinkExposition(dated, r.value(), g);
+    BackwardsCheck backwards(dated.file);
+    sinkExposition(dated, r.value(), g, backwards);
     g.exposition.emplace_back(std::move(dated), std::move(r.value()));
     return std::nullopt;
 }
