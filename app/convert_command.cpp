@@ -5,6 +5,7 @@
 #include "open_input.h"
 
 #include "bundle/writer.h"
+#include "core/atomic_file.h"
 #include "core/issue_groups.h"
 #include "core/parse_number.h"
 #include "core/time_format.h"
@@ -23,7 +24,7 @@ const std::vector<OptionSpec> kSpecs = withPrometheusOptions({
     { "format", true, "binary | jsonl: how collectives and counters are written (default binary)" },
     { "memory-mb", true,
         "counter samples to hold in memory before spilling them to a scratch file beside BUNDLE, in MiB (default: "
-        "an eighth of the machine's memory)" },
+        "an eighth of the memory the process may use: the machine's, or its cgroup's limit)" },
     { "quiet", false, "print nothing but errors" },
 });
 
@@ -73,7 +74,7 @@ int runConvert(const std::vector<std::string>& args, std::ostream& out, std::ost
     }
     ScratchPolicy scratch;
     // Scratch files beside the bundle: the disk that must hold it anyway, not a small /tmp.
-    scratch.dir = std::filesystem::absolute(dir).parent_path().string();
+    scratch.dir = absoluteFolder(dir).parent_path().string();
     if (auto m = parsed.find("memory-mb")) {
         const auto mb = parseNumber<std::uint64_t>(*m);
         if (!mb || *mb == 0 || *mb > (1ull << 30)) {

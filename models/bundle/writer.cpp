@@ -90,7 +90,7 @@ std::string writeParts(const JobSnapshot& snap, const fs::path& dir, const Bundl
 std::string writeBundle(const JobSnapshot& snap, const std::string& dirPath, const BundleWriteOptions& options)
 {
     std::error_code ec;
-    const fs::path target = fs::absolute(dirPath, ec);
+    const fs::path target = absoluteFolder(dirPath);
     const fs::path parent = target.parent_path();
     if (!parent.empty() && !fs::exists(parent, ec)) {
         fs::create_directories(parent, ec);

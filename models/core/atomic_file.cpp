@@ -21,6 +21,16 @@ void injectWriteFailureForTesting(std::optional<std::size_t> bytes)
     g_failAfter = bytes.value_or(SIZE_MAX);
 }
 
+std::filesystem::path absoluteFolder(const std::string& path)
+{
+    std::error_code ec;
+    auto p = std::filesystem::absolute(path, ec);
+    while (!p.has_filename() && p.has_relative_path()) {
+        p = p.parent_path();
+    }
+    return p;
+}
+
 std::string errnoText()
 {
     return std::strerror(errno);

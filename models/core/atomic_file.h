@@ -36,6 +36,10 @@ private:
 // strerror(errno), for messages.
 std::string errnoText();
 
+// `path` made absolute, without a trailing separator: "out/" names the folder "out", not an empty name inside it
+// (a bundle written to "out/" must be renamed into place as "out").
+std::filesystem::path absoluteFolder(const std::string& path);
+
 // Writes `content` to `path` durably (not atomically: the caller owns the name). "" or "path: reason".
 std::string writeFileDurably(const std::filesystem::path& path, std::string_view content);
 

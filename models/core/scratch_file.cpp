@@ -14,16 +14,8 @@
 namespace stallscope {
 
 namespace {
+
 constexpr std::size_t kBufferBytes = 4u << 20; // appends reach the kernel in 4 MiB writes
-}
-
-std::string defaultScratchDir()
-{
-    const char* t = std::getenv("TMPDIR");
-    return t && *t ? t : "/tmp";
-}
-
-namespace {
 
 // A number in a one-line file ("max" and unreadable files: nullopt).
 std::optional<std::uint64_t> numberIn(const std::string& path)
@@ -63,6 +55,12 @@ std::optional<std::uint64_t> cgroupLimit()
 }
 
 } // namespace
+
+std::string defaultScratchDir()
+{
+    const char* t = std::getenv("TMPDIR");
+    return t && *t ? t : "/tmp";
+}
 
 std::uint64_t defaultMemoryBudget()
 {

@@ -391,6 +391,8 @@ TEST_CASE("simulate --raw, info, analyze and convert on a folder of raw files", 
     };
     CHECK(untimed(runBinary({ "analyze", tight }).out) == untimed(again.out));
     CHECK(runBinary({ "convert", raw, "--out", tmp.str("b3"), "--memory-mb", "0" }).code == 2);
+    // "--out b4/": the scratch files go beside b4, not into the folder not made yet.
+    CHECK(runBinary({ "convert", raw, "--out", tmp.str("b4") + "/", "--memory-mb", "1" }).code == 0);
     CHECK(runBinary({ "convert", raw, "--out", raw }).code == 2); // never writes over what it reads
     CHECK(runBinary({ "convert", raw }).code == 2);
     CHECK(runBinary({ "convert", tmp.str("missing"), "--out", tmp.str("b2") }).code == 1);
