@@ -70,6 +70,27 @@ void writeFile(const fs::path& p, const std::string& content)
     out << content;
 }
 
+bool sameCounterSeries(const JobSnapshot& a, const JobSnapshot& b)
+{
+    if (a.counters.size() != b.counters.size()) {
+        return false;
+    }
+    for (std::size_t i = 0; i < a.counters.size(); ++i) {
+        const auto &x = a.counters[i], &y = b.counters[i];
+        const auto &px = a.counterPorts[x.port], &py = b.counterPorts[y.port];
+        if (px.guid != py.guid || px.port != py.port || x.kind != y.kind || x.bits != y.bits || x.size() != y.size()
+            || !std::equal(x.timesNs.begin(), x.timesNs.end(), y.timesNs.begin())) {
+            return false;
+        }
+        for (std::size_t k = 0; k < x.size(); ++k) {
+            if (x.value(k) != y.value(k)) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
 std::string folderFingerprint(const fs::path& dir)
 {
     std::set<std::string> lines;

@@ -34,6 +34,8 @@ std::string readFile(const std::filesystem::path& p);
 std::filesystem::path testDataPath(const std::string& name);
 std::string testData(const std::string& name);
 void writeFile(const std::filesystem::path& p, const std::string& content);
+// Both snapshots hold the same counter series: ports (GUID, number), kinds, widths, times and values, in order.
+bool sameCounterSeries(const JobSnapshot& a, const JobSnapshot& b);
 // Listing "name size mtime-ns" of every file, to prove a load wrote nothing.
 std::string folderFingerprint(const std::filesystem::path& dir);
 

@@ -71,27 +71,6 @@ std::shared_ptr<JobSnapshot> flushed(CounterSink& sink)
     return snap;
 }
 
-bool sameSeries(const JobSnapshot& a, const JobSnapshot& b)
-{
-    if (a.counters.size() != b.counters.size()) {
-        return false;
-    }
-    for (std::size_t i = 0; i < a.counters.size(); ++i) {
-        const auto &x = a.counters[i], &y = b.counters[i];
-        const auto &px = a.counterPorts[x.port], &py = b.counterPorts[y.port];
-        if (px.guid != py.guid || px.port != py.port || x.kind != y.kind || x.bits != y.bits || x.size() != y.size()
-            || !std::equal(x.timesNs.begin(), x.timesNs.end(), y.timesNs.begin())) {
-            return false;
-        }
-        for (std::size_t k = 0; k < x.size(); ++k) {
-            if (x.value(k) != y.value(k)) {
-                return false;
-            }
-        }
-    }
-    return true;
-}
-
 std::size_t scratchFilesIn(const std::string& dir)
 {
     std::size_t n = 0;
@@ -117,7 +96,7 @@ TEST_CASE("counter sink: samples spilled past the memory budget come back as the
     const auto b = flushed(spilling);
     REQUIRE(spilling.error().empty());
     REQUIRE(a->counters.size() == 19); // 3 × 2 ports × 3 kinds, and the 64-bit data counter (not the 32-bit one)
-    CHECK(sameSeries(*a, *b));
+    CHECK(sameCounterSeries(*a, *b));
     CHECK(scratchFilesIn(tmp.str()) == 0); // unlinked at creation: nothing left however the load ends
 
     // What both must say, worked out from the feed itself: sorted times, one sample per instant, the later
@@ -171,7 +150,7 @@ TEST_CASE("raw folder: counters past the memory budget open the same through scr
     CHECK(held->counterBytes > 0); // what `info` reports as the counters' memory
     CHECK(held->counterBytes == spilled->counterBytes);
     CHECK(held->snapshot->counters.size() > 100);
-    CHECK(sameSeries(*held->snapshot, *spilled->snapshot));
+    CHECK(sameCounterSeries(*held->snapshot, *spilled->snapshot));
     CHECK(held->snapshot->linkEvents.size() == spilled->snapshot->linkEvents.size());
     CHECK(scratchFilesIn(tmp.str("scratch")) == 0);
 
@@ -183,7 +162,7 @@ TEST_CASE("raw folder: counters past the memory budget open the same through scr
     REQUIRE(piecewise);
     const auto& notes = piecewise->recognised;
     CHECK(std::any_of(notes.begin(), notes.end(), [](const auto& n) { return n.find("read in pieces") != n.npos; }));
-    CHECK(sameSeries(*held->snapshot, *piecewise->snapshot));
+    CHECK(sameCounterSeries(*held->snapshot, *piecewise->snapshot));
     CHECK(held->snapshot->linkEvents.size() == piecewise->snapshot->linkEvents.size());
     CHECK(held->warnings.size() == piecewise->warnings.size());
 

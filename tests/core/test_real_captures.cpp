@@ -372,6 +372,50 @@ TEST_CASE("node_exporter's own fixture: port states read, all up, no event", "[c
     }
 }
 
+TEST_CASE("real scrapes read in pieces give what reading them whole gives", "[core][real][import][spill]")
+{
+    // Every real exposition the captures hold, each alone in a folder, opened whole and with every line a piece
+    // (as files of 256 MiB and more are read): the same counters, fabric, states and warnings.
+    std::vector<std::filesystem::path> files;
+    for (const auto* dir : { "infiniband_exporter/expected_exposition_from_tests", "guilbaults-infiniband-exporter" }) {
+        if (std::filesystem::exists(kReal / dir)) {
+            for (const auto& e : std::filesystem::directory_iterator(kReal / dir)) {
+                if (e.path().extension() == ".prom") {
+                    files.push_back(e.path());
+                }
+            }
+        }
+    }
+    files.push_back(kReal / "node_exporter/e2e-output.txt");
+    if (!std::filesystem::exists(files.back())) {
+        WARN("real captures under " << kReal << " are absent: skipped");
+        return;
+    }
+    ScratchPolicy pieces;
+    pieces.streamFromBytes = 1;
+    pieces.pieceBytes = 1;
+    std::size_t withCounters = 0;
+    for (const auto& f : files) {
+        INFO(f);
+        TempDir tmp;
+        std::filesystem::copy_file(f, tmp.path() / f.filename()); // a scratch copy, for a folder of one file
+        NullProgress none;
+        auto whole = openJob(tmp.str());
+        auto piecewise = openJob(tmp.str(), none, pieces);
+        REQUIRE(whole.ok() == piecewise.ok());
+        if (!whole) {
+            CHECK(whole.error().message == piecewise.error().message);
+            continue;
+        }
+        withCounters += !whole->snapshot->counters.empty();
+        CHECK(sameCounterSeries(*whole->snapshot, *piecewise->snapshot));
+        CHECK(whole->snapshot->topology.nodes().size() == piecewise->snapshot->topology.nodes().size());
+        CHECK(whole->snapshot->linkEvents.size() == piecewise->snapshot->linkEvents.size());
+        CHECK(whole->warnings.size() == piecewise->warnings.size());
+    }
+    CHECK(withCounters >= 5);
+}
+
 namespace {
 
 // The ranks of a real NCCL_DEBUG log, split by process and read; empty (with a message) when the capture is absent.
