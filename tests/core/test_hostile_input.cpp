@@ -5,11 +5,14 @@
 #include "core/atomic_file.h"
 #include "core/parse_number.h"
 #include "core/time_format.h"
+#include "core/warning_cap.h"
 #include "import/common/file_bytes.h"
 #include "import/common/sample_stamp.h"
+#include "import/common/text_lines.h"
 #include "import/flight_recorder/flight_recorder.h"
 #include "import/flight_recorder/pickle_reader.h"
 #include "import/folder/mapping.h"
+#include "import/infiniband/collector_csv.h"
 #include "import/infiniband/fabric_tools.h"
 #include "import/infiniband/ibnetdiscover.h"
 #include "import/infiniband/opensm_log.h"
@@ -162,6 +165,127 @@ TEST_CASE("finding 4: sizes taken from a file are checked before anything is all
     auto bytes = readFileBytes(gz, limits);
     REQUIRE_FALSE(bytes.ok());
     CHECK_THAT(bytes.error().format(), Catch::Contains("bomb.json.gz") && Catch::Contains("ratio"));
+}
+
+namespace {
+
+// `text` as one gzip member (RFC 1952), in memory.
+std::string gzipMember(const std::string& text)
+{
+    z_stream z {};
+    REQUIRE(deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) == Z_OK);
+    std::string out(deflateBound(&z, text.size()) + 64, '\0');
+    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+    z.avail_in = static_cast<uInt>(text.size());
+    z.next_out = reinterpret_cast<Bytef*>(out.data());
+    z.avail_out = static_cast<uInt>(out.size());
+    REQUIRE(deflate(&z, Z_FINISH) == Z_STREAM_END);
+    out.resize(z.total_out);
+    deflateEnd(&z);
+    return out;
+}
+
+} // namespace
+
+TEST_CASE(
+    "a gzip stream is inflated into one allocation its trailer sizes and never trusted past it", "[core][hostile]")
+{
+    std::string text;
+    for (int i = 0; i < 20000; ++i) {
+        text += "rank " + std::to_string(i) + " allreduce 4096 bytes\n";
+    }
+    const auto gz = gzipMember(text);
+    auto whole = inflateGzip("t.json.gz", gz, GzipLimits {});
+    REQUIRE(whole.ok());
+    CHECK(whole.value() == text);
+    // Sized once from ISIZE: no doubling left a larger buffer behind.
+    CHECK(whole.value().capacity() == text.size() + jsonPadding());
+
+    // Two members: the trailer gives the second's length only; the first still inflates whole.
+    auto two = inflateGzip("t.json.gz", gz + gzipMember("tail\n"), GzipLimits {});
+    REQUIRE(two.ok());
+    CHECK(two.value() == text + "tail\n");
+
+    // A trailer that lies (4 GiB - 1 for a few bytes): the reservation is held to what deflate can give these bytes.
+    auto lying = gzipMember("x");
+    for (int i = 1; i <= 4; ++i) {
+        lying[lying.size() - i] = '\xff';
+    }
+    auto small = inflateGzip("x.gz", lying, GzipLimits {});
+    REQUIRE(small.ok());
+    CHECK(small.value() == "x");
+    CHECK(small.value().capacity() <= lying.size() * 1032 + jsonPadding());
+}
+
+namespace {
+
+// A file's warnings were held to the cap, the last one saying how many more there were.
+void checkCapped(const std::vector<LoadIssue>& warnings, std::size_t bad, const std::string& file)
+{
+    CHECK(warnings.size() <= WarningCap::kKeptPerFile + 2); // + the count, + a cut-lines note
+    std::size_t kept = 0;
+    bool counted = false;
+    for (const auto& w : warnings) {
+        if (w.message.find("more ") != std::string::npos && w.message.find("(the first ") != std::string::npos) {
+            counted = true;
+            CHECK(w.file == file);
+            CHECK_THAT(w.message, Catch::StartsWith(std::to_string(bad - WarningCap::kKeptPerFile) + " more"));
+        } else if (w.line > 0) {
+            ++kept;
+        }
+    }
+    CHECK(kept == WarningCap::kKeptPerFile);
+    CHECK(counted);
+}
+
+} // namespace
+
+TEST_CASE("a file of bad lines keeps a bounded number of warnings and counts the rest", "[core][hostile]")
+{
+    // 32 MB of blank rows in a collector CSV once kept 4.5 GB of warnings (issue #17); every reader's loop is capped.
+    const std::size_t bad = WarningCap::kKeptPerFile * 3 + 7;
+    std::string rows = "t_ns,host,device,port,state,link_downed\n";
+    for (std::size_t i = 0; i < bad; ++i) {
+        rows += "1,2,3\n\n"; // short rows warn; blank rows are nothing to say
+    }
+    CounterSink sink;
+    std::vector<LoadIssue> csv { { "earlier.csv", 1, -1, "an earlier file's warning stays" } };
+    readCollectorCsv(
+        "c.csv", rows, [](const std::string&) { return std::optional<std::uint64_t>(1); }, sink, csv);
+    CHECK(csv.front().file == "earlier.csv");
+    checkCapped({ csv.begin() + 1, csv.end() }, bad, "c.csv");
+    CHECK(csv[1].line == 2);
+    CHECK(csv[2].line == 4); // line 3 was blank: no warning
+
+    // Every line reader's loop (readLines): here one warning per line.
+    std::string text;
+    for (std::size_t i = 0; i < bad; ++i) {
+        text += "x\n";
+    }
+    std::vector<LoadIssue> lines;
+    readLines(text, "r.log", lines, [&](const std::string&, std::int64_t no) {
+        lines.push_back({ "r.log", no, -1, "not a line I know" });
+    });
+    checkCapped(lines, bad, "r.log");
+
+    // Scrapes: lines that look like InfiniBand samples but are not.
+    std::string scrape = "node_infiniband_link_downed_total{device=\"mlx5_0\",port=\"1\",instance=\"h:9100\"} 1\n";
+    for (std::size_t i = 0; i < bad; ++i) {
+        scrape += "node_infiniband_port_data_received_bytes_total{device=\n";
+    }
+    FabricBuilder fabric;
+    auto e = readPrometheusExposition("s.prom", scrape, fabric);
+    REQUIRE(e.ok());
+    checkCapped(e->warnings, bad, "s.prom");
+
+    // Flight Recorder JSON lines.
+    std::string jsonl;
+    for (std::size_t i = 0; i < bad; ++i) {
+        jsonl += "{\n";
+    }
+    auto fr = parseFlightRecorderJsonLines("nccl_trace_rank_0.jsonl", jsonl);
+    REQUIRE(fr.ok());
+    checkCapped(fr->warnings, bad, "nccl_trace_rank_0.jsonl");
 }
 
 TEST_CASE("finding 5: time arithmetic on file values saturates or refuses instead of overflowing", "[core][hostile]")

@@ -8,6 +8,7 @@
 
 #include "core/parse_number.h"
 #include "core/result.h"
+#include "core/warning_cap.h"
 
 #include <cstdint>
 #include <optional>
@@ -45,24 +46,29 @@ private:
 
 // The loop every line reader runs: fn(line, lineNo) for each line; a number in a line that does not fit (BadNumber)
 // is a warning for that line and reading goes on; lines cut at 4 KiB are reported once at the end. fn returns
-// nothing, or an issue to stop reading (the file is not what it seemed), which readLines returns.
+// nothing, or an issue to stop reading (the file is not what it seemed), which readLines returns. What one file
+// adds to `warnings` is held to WarningCap::kKeptPerFile.
 template <typename Fn>
 std::optional<LoadIssue> readLines(
     std::string_view text, const std::string& file, std::vector<LoadIssue>& warnings, Fn&& fn)
 {
     TextLines reader(text);
+    WarningCap cap(warnings);
     std::string line;
     while (reader.next(line)) {
         try {
             if constexpr (std::is_void_v<std::invoke_result_t<Fn&, const std::string&, std::int64_t>>) {
                 fn(line, reader.number());
             } else if (auto stop = fn(line, reader.number())) {
+                cap.finish(file);
                 return stop;
             }
         } catch (const BadNumber& e) {
             warnings.push_back({ file, reader.number(), -1, std::string(e.what()) + ": line skipped" });
         }
+        cap.trim();
     }
+    cap.finish(file);
     if (auto cut = reader.cutWarning(file)) {
         warnings.push_back(*cut);
     }

@@ -3,6 +3,7 @@
 #include "core/json_number.h"
 
 #include "core/parse_number.h"
+#include "core/warning_cap.h"
 #include "import/flight_recorder/entry_semantics.h"
 #include "import/flight_recorder/pickle_reader.h"
 
@@ -108,8 +109,9 @@ RawEntry rawFromJson(const nlohmann::json& e)
     RawEntry r;
     r.p2p = e.value("is_p2p", false);
     const auto pg = e.find("process_group");
-    r.pg = pg != e.end() && pg->is_array() && !pg->empty() ? (*pg)[0].get<std::string>()
-                                                           : std::to_string(jsonNumber<std::int64_t>(e.value("pg_id", nlohmann::json(0))));
+    r.pg = pg != e.end() && pg->is_array() && !pg->empty()
+        ? (*pg)[0].get<std::string>()
+        : std::to_string(jsonNumber<std::int64_t>(e.value("pg_id", nlohmann::json(0))));
     const auto seq = e.contains("collective_seq_id") ? e.find("collective_seq_id") : e.find("seq_id");
     if (seq != e.end() && seq->is_number_integer()) {
         r.seq = jsonNumber<std::int64_t>(*seq);
@@ -150,7 +152,8 @@ Result<RankRecords> parseFlightRecorderJsonLines(const std::string& file, const 
     d.version = "json-lines";
     std::size_t pos = 0, index = 0;
     std::int64_t lineNo = 0;
-    while (pos < text.size()) {
+    WarningCap cap(d.warnings);
+    for (; pos < text.size(); cap.trim()) {
         const auto end = std::min(text.find('\n', pos), text.size());
         const auto line = text.substr(pos, end - pos);
         pos = end + 1;
@@ -169,6 +172,7 @@ Result<RankRecords> parseFlightRecorderJsonLines(const std::string& file, const 
                 std::string("expected one Flight Recorder entry as a JSON object: ") + e.what() + ": line skipped" });
         }
     }
+    cap.finish(file);
     return d;
 }
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "import/infiniband/collector_csv.h"
-#include "core/parse_number.h"
 
+#include "core/parse_number.h"
+#include "core/warning_cap.h"
 #include "import/common/text_lines.h"
 
 #include <optional>
@@ -66,21 +67,35 @@ void readCollectorCsv(const std::string& file, const std::string& text, const Gu
     BackwardsCheck backwards(file);
     std::set<std::string> unknownHcas; // warned about once each
     std::string key;
+    WarningCap cap(warnings);
+    // A row's warning, unless the file has said enough: then only counted (its message never built).
+    const auto warn = [&](std::int64_t lineNo, auto&& message) {
+        if (cap.full()) {
+            cap.count();
+        } else {
+            warnings.push_back({ file, lineNo, -1, message() });
+        }
+    };
     while (reader.next(line)) {
         const std::int64_t lineNo = reader.number();
+        if (line.empty()) {
+            continue; // a blank row (an editor's trailing newline, two files joined): nothing to say
+        }
         splitCsv(line, cells);
         if (cells.size() != header.size()) {
-            warnings.push_back({ file, lineNo, -1,
-                "expected " + std::to_string(header.size()) + " columns, got " + std::to_string(cells.size())
-                    + ": row skipped" });
+            warn(lineNo, [&] {
+                return "expected " + std::to_string(header.size()) + " columns, got " + std::to_string(cells.size())
+                    + ": row skipped";
+            });
             continue;
         }
         const auto t = parseNumber<TimeNs>(cells[0]);
         const auto portNo = parseNumber<std::uint16_t>(cells[3]);
         if (!t || !portNo) {
-            warnings.push_back({ file, lineNo, -1,
-                !t ? "expected a time in ns in the first column: row skipped"
-                   : "expected a port number in the fourth column: row skipped" });
+            warn(lineNo, [&] {
+                return std::string(!t ? "expected a time in ns in the first column: row skipped"
+                                      : "expected a port number in the fourth column: row skipped");
+            });
             continue;
         }
         key.assign(cells[1].data(), cells[3].data() + cells[3].size() - cells[1].data());
@@ -89,8 +104,7 @@ void readCollectorCsv(const std::string& file, const std::string& text, const Gu
             const auto desc = std::string(cells[1]) + " " + std::string(cells[2]);
             RowPort rp { guidOfHca(desc), *portNo, static_cast<std::uint32_t>(portNames.size()) * columns };
             if (!rp.guid && unknownHcas.insert(desc).second) {
-                warnings.push_back(
-                    { file, lineNo, -1, "no topology node named \"" + desc + "\": its counters are skipped" });
+                warn(lineNo, [&] { return "no topology node named \"" + desc + "\": its counters are skipped"; });
             }
             portNames.push_back(desc + " port " + std::string(cells[3]));
             it = ports.emplace(key, rp).first;
@@ -108,12 +122,14 @@ void readCollectorCsv(const std::string& file, const std::string& text, const Gu
                     [&] { return portNames[rp.firstSeries / columns] + " " + header[c]; });
                 sink.sample(*rp.guid, rp.port, *kinds[c], *t, *value);
             } else {
-                warnings.push_back({ file, lineNo, -1,
-                    "column \"" + header[c] + "\": expected a counter value, got \"" + std::string(cells[c])
-                        + "\": sample skipped" });
+                warn(lineNo, [&] {
+                    return "column \"" + header[c] + "\": expected a counter value, got \"" + std::string(cells[c])
+                        + "\": sample skipped";
+                });
             }
         }
     }
+    cap.finish(file);
     if (auto cut = reader.cutWarning(file)) {
         warnings.push_back(*cut);
     }

@@ -4,6 +4,7 @@
 // parse only their value and timestamp — found by predicting the series (the successor of the last line's series
 // the last time, else the same series) and, failing that, by a hash of its text (issue #11: labels dominated).
 #include "core/checked_math.h"
+#include "core/warning_cap.h"
 #include "import/common/sample_stamp.h"
 #include "import/prometheus/exposition.h"
 #include "import/prometheus/exposition_line.h"
@@ -141,8 +142,12 @@ ExpositionScan scanPrometheusExpositionPart(
                 continue;
             }
             if (!parseLine(raw, l)) {
-                out.warnings.push_back({ file, lineNo, -1,
-                    "expected a sample `name{label=\"value\",...} value [timestamp]`: line skipped" });
+                if (out.warnings.size() < WarningCap::kKeptPerFile) {
+                    out.warnings.push_back({ file, lineNo, -1,
+                        "expected a sample `name{label=\"value\",...} value [timestamp]`: line skipped" });
+                } else {
+                    ++out.warningsNotKept;
+                }
                 continue;
             }
             // Only a line whose series parsed as a whole is a key: the same text is then the same series.
