@@ -288,6 +288,58 @@ TEST_CASE("a file of bad lines keeps a bounded number of warnings and counts the
     checkCapped(fr->warnings, bad, "nccl_trace_rank_0.jsonl");
 }
 
+TEST_CASE(
+    "a Flight Recorder dump of entries that are not entries keeps a bounded number of warnings", "[core][hostile]")
+{
+    // Two bytes an entry (a pickled small int, a JSON "1,") each made a warning of a hundred bytes.
+    const std::size_t bad = WarningCap::kKeptPerFile * 2 + 5;
+    // pickle.dumps({"version": "2.4", "entries": [1, 1, …]}, protocol=2), its list items written below.
+    std::string pickle("\x80"
+                       "\x02"
+                       "}q\x00"
+                       "(X\x07"
+                       "\x00"
+                       "\x00"
+                       "\x00"
+                       "versionq\x01"
+                       "X\x03"
+                       "\x00"
+                       "\x00"
+                       "\x00"
+                       "2.4q\x02"
+                       "X\x07"
+                       "\x00"
+                       "\x00"
+                       "\x00"
+                       "entriesq\x03"
+                       "]q\x04"
+                       "(",
+        48);
+    for (std::size_t i = 0; i < bad; ++i) {
+        pickle += "K\x01";
+    }
+    pickle += "eu.";
+    auto p = parseFlightRecorderPickle("nccl_trace_rank_0", pickle);
+    REQUIRE(p.ok());
+    auto notKept = [](const std::vector<LoadIssue>& w) {
+        return !w.empty() && w.back().message.find("more warnings not kept") != std::string::npos ? w.back().message
+                                                                                                  : std::string();
+    };
+    CHECK(p->warnings.size() == WarningCap::kKeptPerFile + 1);
+    CHECK_THAT(notKept(p->warnings), Catch::StartsWith(std::to_string(bad - WarningCap::kKeptPerFile) + " more"));
+
+    std::string json = "{\"version\": \"2.4\", \"entries\": [1";
+    for (std::size_t i = 1; i < bad; ++i) {
+        json += ",1";
+    }
+    json += "]}";
+    json.reserve(json.size() + jsonPadding());
+    auto j = parseFlightRecorderJson("nccl_trace_rank_0.json", json);
+    REQUIRE(j.ok());
+    CHECK(j->warnings.size() == WarningCap::kKeptPerFile + 1);
+    CHECK_THAT(notKept(j->warnings), Catch::StartsWith(std::to_string(bad - WarningCap::kKeptPerFile) + " more"));
+}
+
 TEST_CASE("finding 5: time arithmetic on file values saturates or refuses instead of overflowing", "[core][hostile]")
 {
     // 19 digits: ms/µs/ns judged by length, the multiplication would overflow int64.

@@ -361,7 +361,9 @@ Result<RankRecords> fr_detail::parseFlightRecorderPickleTree(const std::string& 
             return LoadIssue { file, 0, -1, "\"entries\" is not a list" };
         }
         std::size_t i = 0;
+        WarningCap cap(d.warnings);
         p.forEachItem(*entries, [&](PickleDoc::Id e) {
+            cap.trim();
             if (p.type(e) != T::Dict) {
                 d.warnings.push_back({ file, 0, -1, "entry " + std::to_string(i) + " is not a dict: skipped" });
             } else {
@@ -370,6 +372,7 @@ Result<RankRecords> fr_detail::parseFlightRecorderPickleTree(const std::string& 
             ++i;
             return true;
         });
+        cap.finish(file);
     }
     return d;
 }

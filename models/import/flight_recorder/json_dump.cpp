@@ -4,6 +4,7 @@
 #include "import/flight_recorder/entry_semantics.h"
 
 #include "core/parse_number.h"
+#include "core/warning_cap.h"
 
 #include <simdjson.h>
 
@@ -272,7 +273,9 @@ Result<RankRecords> parseFlightRecorderJson(const std::string& file, const std::
                 if (v.get_array().get(entries)) {
                     return LoadIssue { file, 0, -1, "\"entries\" is not a list" };
                 }
+                WarningCap cap(d.warnings);
                 for (auto item : entries) {
+                    cap.trim();
                     ond::object e;
                     if (auto err = item.get_object().get(e)) {
                         if (err == simdjson::INCORRECT_TYPE) {
@@ -285,6 +288,7 @@ Result<RankRecords> parseFlightRecorderJson(const std::string& file, const std::
                     const auto raw = readEntry(e); // may throw BadEntry naming `index`
                     fr_detail::finishEntry(raw, index++, file, d);
                 }
+                cap.finish(file);
             }
         }
     } catch (const BadEntry& e) {

@@ -11,6 +11,7 @@
 #include "import/flight_recorder/entry_semantics.h"
 
 #include "core/parse_number.h"
+#include "core/warning_cap.h"
 
 #include <cstring>
 
@@ -235,8 +236,10 @@ public:
                 return std::nullopt;
             }
             std::size_t index = 0;
+            WarningCap cap(d.warnings);
             for (auto c = m_slots[v.a].head; c != 0xffffffffu; c = m_chunks[c].next) {
                 for (std::uint32_t n = 0; n < m_chunks[c].count; ++n, ++index) {
+                    cap.trim();
                     const auto& e = m_items[m_chunks[c].offset + n];
                     if (e.tag != Tag::Dict) {
                         d.warnings.push_back(
@@ -251,6 +254,7 @@ public:
                     finishEntry(r, index, file, d);
                 }
             }
+            cap.finish(file);
         }
         return Result<RankRecords>(std::move(d));
     }

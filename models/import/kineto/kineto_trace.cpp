@@ -3,6 +3,7 @@
 
 #include "core/checked_math.h"
 #include "core/parse_number.h"
+#include "core/warning_cap.h"
 
 #include "import/common/json_fields.h"
 
@@ -260,7 +261,9 @@ Result<KinetoTrace> parseKinetoTrace(const std::string& file, const std::string&
         }
     }
     std::size_t withoutSeq = 0;
+    WarningCap cap(out.collectives.warnings);
     for (const auto& e : events) {
+        cap.trim();
         if (!e.kernel) {
             continue;
         }
@@ -298,6 +301,7 @@ Result<KinetoTrace> parseKinetoTrace(const std::string& file, const std::string&
         fe.state = CollectiveState::Completed;
         out.collectives.entries.push_back(fe);
     }
+    cap.finish(file);
     if (withoutSeq > 0) {
         numberByOrder(out.collectives);
         out.collectives.warnings.push_back({ file, 0, -1,
