@@ -286,6 +286,15 @@ TEST_CASE("a file of bad lines keeps a bounded number of warnings and counts the
     auto fr = parseFlightRecorderJsonLines("nccl_trace_rank_0.jsonl", jsonl);
     REQUIRE(fr.ok());
     checkCapped(fr->warnings, bad, "nccl_trace_rank_0.jsonl");
+    // JSON that is not an entry ("1"): a warning each, no exception thrown per line (those cost 3 s per MB).
+    std::string ones;
+    for (std::size_t i = 0; i < bad; ++i) {
+        ones += "1\n";
+    }
+    auto one = parseFlightRecorderJsonLines("nccl_trace_rank_0.jsonl", ones);
+    REQUIRE(one.ok());
+    checkCapped(one->warnings, bad, "nccl_trace_rank_0.jsonl");
+    CHECK_THAT(one->warnings.front().message, Catch::Contains("got another JSON value"));
 }
 
 TEST_CASE(

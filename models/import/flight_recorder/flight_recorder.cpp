@@ -172,6 +172,16 @@ Result<RankRecords> parseFlightRecorderJsonLines(const std::string& file, const 
                 }
                 [[maybe_unused]] const auto again = nlohmann::json::parse(line); // throws the error reported below
             }
+            if (!e.is_object()) { // JSON, but no entry: said without a type_error thrown per line ("1" lines: 3 s per
+                                  // MB)
+                if (cap.full()) {
+                    cap.count();
+                } else {
+                    d.warnings.push_back({ file, lineNo, -1,
+                        "expected one Flight Recorder entry as a JSON object, got another JSON value: line skipped" });
+                }
+                continue;
+            }
             if (e.contains("rank") && e["rank"].is_number_integer() && !d.rank) {
                 d.rank = jsonNumber<std::uint32_t>(e["rank"]);
             }
