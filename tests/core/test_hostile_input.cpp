@@ -219,6 +219,17 @@ TEST_CASE(
 
 namespace {
 
+// `piece` written n times: a file of n bad lines (or entries).
+std::string repeated(const std::string& piece, std::size_t n)
+{
+    std::string out;
+    out.reserve(piece.size() * n);
+    for (std::size_t i = 0; i < n; ++i) {
+        out += piece;
+    }
+    return out;
+}
+
 // A file's warnings were held to the cap, the last one saying how many more there were.
 void checkCapped(const std::vector<LoadIssue>& warnings, std::size_t bad, const std::string& file)
 {
@@ -244,10 +255,8 @@ TEST_CASE("a file of bad lines keeps a bounded number of warnings and counts the
 {
     // 32 MB of blank rows in a collector CSV once kept 4.5 GB of warnings (issue #17); every reader's loop is capped.
     const std::size_t bad = WarningCap::kKeptPerFile * 3 + 7;
-    std::string rows = "t_ns,host,device,port,state,link_downed\n";
-    for (std::size_t i = 0; i < bad; ++i) {
-        rows += "1,2,3\n\n"; // short rows warn; blank rows are nothing to say
-    }
+    // Short rows warn; blank rows are nothing to say.
+    const std::string rows = "t_ns,host,device,port,state,link_downed\n" + repeated("1,2,3\n\n", bad);
     CounterSink sink;
     std::vector<LoadIssue> csv { { "earlier.csv", 1, -1, "an earlier file's warning stays" } };
     readCollectorCsv(
@@ -258,10 +267,7 @@ TEST_CASE("a file of bad lines keeps a bounded number of warnings and counts the
     CHECK(csv[2].line == 4); // line 3 was blank: no warning
 
     // Every line reader's loop (readLines): here one warning per line.
-    std::string text;
-    for (std::size_t i = 0; i < bad; ++i) {
-        text += "x\n";
-    }
+    const std::string text = repeated("x\n", bad);
     std::vector<LoadIssue> lines;
     readLines(text, "r.log", lines, [&](const std::string&, std::int64_t no) {
         lines.push_back({ "r.log", no, -1, "not a line I know" });
@@ -269,28 +275,20 @@ TEST_CASE("a file of bad lines keeps a bounded number of warnings and counts the
     checkCapped(lines, bad, "r.log");
 
     // Scrapes: lines that look like InfiniBand samples but are not.
-    std::string scrape = "node_infiniband_link_downed_total{device=\"mlx5_0\",port=\"1\",instance=\"h:9100\"} 1\n";
-    for (std::size_t i = 0; i < bad; ++i) {
-        scrape += "node_infiniband_port_data_received_bytes_total{device=\n";
-    }
+    const std::string scrape = "node_infiniband_link_downed_total{device=\"mlx5_0\",port=\"1\",instance=\"h:9100\"} 1\n"
+        + repeated("node_infiniband_port_data_received_bytes_total{device=\n", bad);
     FabricBuilder fabric;
     auto e = readPrometheusExposition("s.prom", scrape, fabric);
     REQUIRE(e.ok());
     checkCapped(e->warnings, bad, "s.prom");
 
     // Flight Recorder JSON lines.
-    std::string jsonl;
-    for (std::size_t i = 0; i < bad; ++i) {
-        jsonl += "{\n";
-    }
+    const std::string jsonl = repeated("{\n", bad);
     auto fr = parseFlightRecorderJsonLines("nccl_trace_rank_0.jsonl", jsonl);
     REQUIRE(fr.ok());
     checkCapped(fr->warnings, bad, "nccl_trace_rank_0.jsonl");
     // JSON that is not an entry ("1"): a warning each, no exception thrown per line (those cost 3 s per MB).
-    std::string ones;
-    for (std::size_t i = 0; i < bad; ++i) {
-        ones += "1\n";
-    }
+    const std::string ones = repeated("1\n", bad);
     auto one = parseFlightRecorderJsonLines("nccl_trace_rank_0.jsonl", ones);
     REQUIRE(one.ok());
     checkCapped(one->warnings, bad, "nccl_trace_rank_0.jsonl");
@@ -324,9 +322,7 @@ TEST_CASE(
                        "]q\x04"
                        "(",
         48);
-    for (std::size_t i = 0; i < bad; ++i) {
-        pickle += "K\x01";
-    }
+    pickle += repeated("K\x01", bad);
     pickle += "eu.";
     auto p = parseFlightRecorderPickle("nccl_trace_rank_0", pickle);
     REQUIRE(p.ok());
@@ -337,10 +333,7 @@ TEST_CASE(
     CHECK(p->warnings.size() == WarningCap::kKeptPerFile + 1);
     CHECK_THAT(notKept(p->warnings), Catch::StartsWith(std::to_string(bad - WarningCap::kKeptPerFile) + " more"));
 
-    std::string json = "{\"version\": \"2.4\", \"entries\": [1";
-    for (std::size_t i = 1; i < bad; ++i) {
-        json += ",1";
-    }
+    std::string json = "{\"version\": \"2.4\", \"entries\": [1" + repeated(",1", bad - 1);
     json += "]}";
     json.reserve(json.size() + jsonPadding());
     auto j = parseFlightRecorderJson("nccl_trace_rank_0.json", json);
