@@ -5,14 +5,27 @@
 // a LoadIssue per row: 32 MB of blank lines in a collector CSV took 4.5 GB and most of a minute, so a few hundred
 // MB of garbage could end the process. The first warnings are kept as they came (the grouped view shows them with
 // their lines); the rest are counted and said in one last warning. Single-threaded, like the reader that owns it.
+// A folder of many such files holds each file to fewer (holdWarnings): the warnings of a whole folder are bounded
+// too, not just those of one file.
 
 #include "core/result.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace stallscope {
+
+// The last warning of a file that kept only its first `kept`: "<n> more warnings not kept (the first <kept> of
+// <scope> are)"; scope "a file" for one file alone.
+LoadIssue notKeptWarning(const std::string& file, std::uint64_t n, std::size_t kept, const std::string& scope);
+// The <n> of a notKeptWarning; nullopt for any other warning.
+std::optional<std::uint64_t> notKeptCount(const LoadIssue& issue);
+// Holds what `file` added to `warnings` (from `start` on) to its first `keep`, and says how many went in one last
+// notKeptWarning, folding in the count of one the file's reader already wrote (so a file never says it twice).
+void holdWarnings(std::vector<LoadIssue>& warnings, std::size_t start, std::size_t keep, const std::string& file,
+    const std::string& scope);
 
 class WarningCap
 {
@@ -45,9 +58,7 @@ public:
     {
         trim();
         if (m_dropped > 0) {
-            m_warnings.push_back({ file, 0, -1,
-                std::to_string(m_dropped) + " more warnings not kept (the first " + std::to_string(m_keep)
-                    + " of a file are)" });
+            m_warnings.push_back(notKeptWarning(file, m_dropped, m_keep, "a file"));
         }
     }
 

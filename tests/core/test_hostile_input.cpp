@@ -11,6 +11,7 @@
 #include "import/common/text_lines.h"
 #include "import/flight_recorder/flight_recorder.h"
 #include "import/flight_recorder/pickle_reader.h"
+#include "import/folder/formats.h"
 #include "import/folder/mapping.h"
 #include "import/infiniband/collector_csv.h"
 #include "import/infiniband/fabric_tools.h"
@@ -27,6 +28,7 @@
 #include <zlib.h>
 
 #include <fstream>
+#include <map>
 
 using namespace stallscope;
 using namespace stallscope::test;
@@ -340,6 +342,69 @@ TEST_CASE(
     REQUIRE(j.ok());
     CHECK(j->warnings.size() == WarningCap::kKeptPerFile + 1);
     CHECK_THAT(notKept(j->warnings), Catch::StartsWith(std::to_string(bad - WarningCap::kKeptPerFile) + " more"));
+}
+
+TEST_CASE("a folder of many files of bad lines keeps a bounded number of warnings in all", "[core][hostile]")
+{
+    // 300 Flight Recorder files of "1" lines (16 MB) once held 2.1 GB of warnings: 10,000 per file, every file's
+    // result kept until the folder was read. Now each file keeps its share of the folder's budget.
+    TempDir tmp;
+    const std::size_t dumps = 150, scans = 50, bad = 1'000;
+    const auto entry = readFile(testDataPath("flight_recorder/jsonl/fr_rank_4.jsonl"));
+    const auto first = entry.substr(0, entry.find('\n') + 1);
+    for (std::size_t r = 0; r < dumps; ++r) { // parsed on worker threads
+        writeFile(tmp.path() / ("fr_rank_" + std::to_string(r) + ".jsonl"), first + repeated("1\n", bad));
+    }
+    for (std::size_t k = 0; k < scans; ++k) { // read on the calling thread: perfquery values that are not numbers
+        writeFile(tmp.path() / ("perfquery-" + std::to_string(k) + ".txt"),
+            "# Port counters: Lid 1 port 1 (CapMask: 0x1300)\nPortSelect:......................1\n"
+                + repeated("PortXmitData:....................x\n", bad));
+    }
+    const auto hold = folder::WarningHold::forFolderOf(dumps + scans);
+    REQUIRE(hold.keep == folder::WarningHold::kKeptPerFolder / (dumps + scans));
+    auto job = openJob(tmp.str());
+    REQUIRE(job.ok());
+
+    std::map<std::string, std::size_t> kept;
+    std::map<std::string, std::uint64_t> notKept;
+    for (const auto& w : job->warnings) {
+        if (const auto n = notKeptCount(w)) {
+            notKept[w.file] += *n;
+            CHECK_THAT(w.message, Catch::Contains("of each of this folder's 200 files are"));
+        } else if (w.line > 0) {
+            ++kept[w.file];
+        }
+    }
+    CHECK(job->warnings.size() <= folder::WarningHold::kKeptPerFolder + 2 * (dumps + scans));
+    REQUIRE(kept.size() == dumps + scans);
+    for (const auto& [file, n] : kept) {
+        INFO(file);
+        CHECK(n == hold.keep);
+        CHECK(notKept[file] == bad - hold.keep); // every bad line kept or counted, counted once
+    }
+
+    // A few files keep what a file alone keeps.
+    CHECK(folder::WarningHold::forFolderOf(3).keep == WarningCap::kKeptPerFile);
+    CHECK(folder::WarningHold::forFolderOf(1'000'000).keep == folder::WarningHold::kKeptAtLeast);
+}
+
+TEST_CASE("holdWarnings folds a reader's own count into one", "[core][hostile]")
+{
+    std::vector<LoadIssue> w { { "other", 3, -1, "an earlier file's" } };
+    for (int line = 1; line <= 5; ++line) {
+        w.push_back({ "f", line, -1, "bad" });
+    }
+    w.push_back(notKeptWarning("f", 20, 5, "a file"));
+    holdWarnings(w, 1, 5, "f", "a file"); // within the limit: as the reader left it
+    REQUIRE(w.size() == 7);
+    CHECK(w.back().message == "20 more warnings not kept (the first 5 of a file are)");
+    holdWarnings(w, 1, 2, "f", "each of this folder's 9 files");
+    REQUIRE(w.size() == 4);
+    CHECK(w.front().file == "other");
+    CHECK(w[2].line == 2);
+    CHECK(w.back().message == "23 more warnings not kept (the first 2 of each of this folder's 9 files are)");
+    CHECK(notKeptCount(w.back()) == 23u);
+    CHECK_FALSE(notKeptCount(w[1]));
 }
 
 TEST_CASE("finding 5: time arithmetic on file values saturates or refuses instead of overflowing", "[core][hostile]")

@@ -62,19 +62,31 @@ template <typename Items> std::string countsByKind(const Items& items)
 
 // --- Flight Recorder dumps and profiler traces: parsed on worker threads ---
 
-std::any parsePickleDump(const std::string& file, const std::string& text)
+std::any parsePickleDump(const std::string& file, const std::string& text, const WarningHold& hold)
 {
-    return parseFlightRecorderPickle(file, text);
+    auto d = parseFlightRecorderPickle(file, text);
+    if (d) {
+        hold(d->warnings, file);
+    }
+    return d;
 }
 
-std::any parseJsonDump(const std::string& file, const std::string& text)
+std::any parseJsonDump(const std::string& file, const std::string& text, const WarningHold& hold)
 {
-    return parseFlightRecorderJson(file, text);
+    auto d = parseFlightRecorderJson(file, text);
+    if (d) {
+        hold(d->warnings, file);
+    }
+    return d;
 }
 
-std::any parseTrace(const std::string& file, const std::string& text)
+std::any parseTrace(const std::string& file, const std::string& text, const WarningHold& hold)
 {
-    return parseKinetoTrace(file, text);
+    auto t = parseKinetoTrace(file, text);
+    if (t) {
+        hold(t->collectives.warnings, file);
+    }
+    return t;
 }
 
 std::optional<LoadIssue> addDump(FileInput& in, Gathered& g, const char* what)
@@ -138,9 +150,13 @@ std::optional<LoadIssue> addTrace(FileInput& in, Gathered& g)
 
 // --- NCCL's own reports ---
 
-std::any parseInspector(const std::string& file, const std::string& text)
+std::any parseInspector(const std::string& file, const std::string& text, const WarningHold& hold)
 {
-    return parseNcclInspector(file, text);
+    auto f = parseNcclInspector(file, text);
+    if (f) {
+        hold(f->warnings, file);
+    }
+    return f;
 }
 
 std::optional<LoadIssue> addInspector(FileInput& in, Gathered& g)
@@ -269,9 +285,11 @@ std::optional<LoadIssue> addOpensmLog(FileInput& in, Gathered& g)
 // --- Prometheus ---
 
 // Lines into series and readings on a worker thread; the series resolved against the fabric in `add`.
-std::any scanExposition(const std::string& file, const std::string& text)
+std::any scanExposition(const std::string& file, const std::string& text, const WarningHold& hold)
 {
-    return scanPrometheusExposition(file, text);
+    auto scan = scanPrometheusExposition(file, text);
+    hold(scan.warnings, file);
+    return scan;
 }
 
 // A series' id across the folder's scrapes: the same port counter in every file is one series.

@@ -6,6 +6,7 @@
 // when it is read, and how what it says joins the folder's facts. The folder reader dispatches through this
 // table only: a new format is a folder under import/, a recogniser and reader there, and one row here.
 
+#include "core/warning_cap.h"
 #include "import/folder/gathered.h"
 
 #include <any>
@@ -14,6 +15,24 @@
 #include <vector>
 
 namespace stallscope::folder {
+
+// How many warnings each file of a folder keeps (issue #17): a file alone keeps WarningCap::kKeptPerFile; in a
+// folder of many files each keeps a share of kKeptPerFolder (never fewer than kKeptAtLeast), so a folder of a
+// thousand files of garbage holds a bounded number of warnings, not ten million.
+struct WarningHold
+{
+    static constexpr std::size_t kKeptPerFolder = 100'000;
+    static constexpr std::size_t kKeptAtLeast = 100;
+    std::size_t keep = WarningCap::kKeptPerFile;
+    std::string scope = "a file"; // for the count's message: "the first 100 of <scope> are"
+
+    static WarningHold forFolderOf(std::size_t files);
+    // Holds what `file` added to `warnings` from `start` on (holdWarnings).
+    void operator()(std::vector<LoadIssue>& warnings, const std::string& file, std::size_t start = 0) const
+    {
+        holdWarnings(warnings, start, keep, file, scope);
+    }
+};
 
 // One file as the folder reader holds it between reading and adding.
 struct FileInput
@@ -32,7 +51,8 @@ struct Format
     int phase = 0;
     // Optional: a parse that needs no other file and no shared state, run on a worker thread (dumps, traces:
     // where opening large folders spends its time). Its result goes to FileInput::parsed.
-    std::any (*parse)(const std::string& file, const std::string& text) = nullptr;
+    // It holds its warnings to `hold` before returning: every file's result is kept until all are read.
+    std::any (*parse)(const std::string& file, const std::string& text, const WarningHold& hold) = nullptr;
     // Folds the file into `g` on the calling thread; an issue returned leaves the file out with a warning.
     std::optional<LoadIssue> (*add)(FileInput& in, Gathered& g) = nullptr;
     // Files of samples by the hundred million (a week of scrapes or collector rows): a large one (256 MiB and up,

@@ -105,7 +105,7 @@ std::optional<std::string> headOfLargeFile(const fs::path& p, std::uint64_t stre
     return head;
 }
 
-Parsed readAndParse(const fs::path& p, std::uint64_t streamFromBytes)
+Parsed readAndParse(const fs::path& p, std::uint64_t streamFromBytes, const WarningHold& hold)
 {
     Parsed r;
     r.input.path = p;
@@ -123,7 +123,7 @@ Parsed readAndParse(const fs::path& p, std::uint64_t streamFromBytes)
     r.input.text = std::move(bytes.value());
     r.format = recognise(r.input.text);
     if (r.format && r.format->parse) {
-        r.input.parsed = r.format->parse(p.string(), r.input.text);
+        r.input.parsed = r.format->parse(p.string(), r.input.text, hold);
         std::string().swap(r.input.text); // parsed: the bytes are no longer needed
     } else if (r.format && r.format->streamed && !r.format->parse) {
         std::string().swap(r.input.text); // read again when its samples are joined, one file at a time
@@ -131,7 +131,7 @@ Parsed readAndParse(const fs::path& p, std::uint64_t streamFromBytes)
     return r;
 }
 
-std::optional<LoadIssue> readOne(Parsed& parsed, Gathered& g)
+std::optional<LoadIssue> readOne(Parsed& parsed, Gathered& g, const WarningHold& hold)
 {
     if (parsed.unreadable) {
         return parsed.unreadable;
@@ -140,7 +140,10 @@ std::optional<LoadIssue> readOne(Parsed& parsed, Gathered& g)
         g.warnings.push_back({ parsed.input.path.string(), 0, -1, "not a recognised format: skipped" });
         return std::nullopt;
     }
-    return parsed.format->add(parsed.input, g);
+    const auto before = g.warnings.size();
+    auto err = parsed.format->add(parsed.input, g);
+    hold(g.warnings, parsed.input.path.string(), before); // the formats read here (logs, topologies, CSVs)
+    return err;
 }
 
 int phase(const Parsed& p)
@@ -183,15 +186,15 @@ void dropAmbiguousNames(Gathered& g)
 // Every file read, recognised and — for the formats whose parse needs no other file (dumps, traces) — parsed,
 // on up to four threads (one of them the caller, which reports progress and watches for cancel). Large folders
 // are mostly dumps: this is where opening them spends its time.
-std::vector<Parsed> readEverything(
-    const std::vector<fs::path>& files, std::uint64_t streamFromBytes, Progress& progress, bool& cancelled)
+std::vector<Parsed> readEverything(const std::vector<fs::path>& files, std::uint64_t streamFromBytes,
+    const WarningHold& hold, Progress& progress, bool& cancelled)
 {
     std::vector<Parsed> out(files.size());
     std::atomic<std::size_t> next { 0 }, done { 0 };
     std::atomic<bool> stop { false };
     auto work = [&](bool reporter) {
         for (std::size_t i = next++; i < files.size() && !stop; i = next++) {
-            out[i] = readAndParse(files[i], streamFromBytes);
+            out[i] = readAndParse(files[i], streamFromBytes, hold);
             const auto n = ++done;
             if (reporter) {
                 progress.report("Reading files", n, files.size() * 2);
@@ -216,6 +219,17 @@ std::vector<Parsed> readEverything(
 
 } // namespace
 
+WarningHold WarningHold::forFolderOf(std::size_t files)
+{
+    WarningHold hold;
+    const auto share = kKeptPerFolder / std::max<std::size_t>(files, 1);
+    if (share < hold.keep) {
+        hold.keep = std::max(share, kKeptAtLeast);
+        hold.scope = "each of this folder's " + std::to_string(files) + " files";
+    }
+    return hold;
+}
+
 std::optional<LoadIssue> readFolder(const std::string& dir, Gathered& g, Progress& progress, std::uint64_t& bytes)
 {
     std::vector<fs::path> sysfsRoots;
@@ -225,8 +239,9 @@ std::optional<LoadIssue> readFolder(const std::string& dir, Gathered& g, Progres
         g.note(root, "sysfs InfiniBand tree", std::to_string(tree.ports.size()) + " ports of " + tree.host);
         g.sysfs.push_back(std::move(tree));
     }
+    const auto hold = WarningHold::forFolderOf(files.size());
     bool cancelled = false;
-    auto parsed = readEverything(files, g.scratch.streamFromBytes, progress, cancelled);
+    auto parsed = readEverything(files, g.scratch.streamFromBytes, hold, progress, cancelled);
     if (cancelled) {
         return LoadIssue { dir, 0, -1, "opening cancelled" };
     }
@@ -236,7 +251,7 @@ std::optional<LoadIssue> readFolder(const std::string& dir, Gathered& g, Progres
             later.push_back(i);
             continue;
         }
-        if (auto err = readOne(parsed[i], g)) {
+        if (auto err = readOne(parsed[i], g, hold)) {
             leaveOut(*err, g);
         }
         release(parsed[i].input); // moved into g or reported; free the rest early
@@ -249,7 +264,7 @@ std::optional<LoadIssue> readFolder(const std::string& dir, Gathered& g, Progres
         later.begin(), later.end(), [&](std::size_t a, std::size_t b) { return phase(parsed[a]) < phase(parsed[b]); });
     for (std::size_t k = 0; k < later.size(); ++k) {
         progress.report("Reading files", files.size() + k, files.size() * 2);
-        if (auto err = readOne(parsed[later[k]], g)) {
+        if (auto err = readOne(parsed[later[k]], g, hold)) {
             leaveOut(*err, g);
         }
         release(parsed[later[k]].input);

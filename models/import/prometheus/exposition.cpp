@@ -2,7 +2,6 @@
 #include "import/prometheus/exposition.h"
 #include "core/checked_math.h"
 #include "core/parse_number.h"
-#include "core/warning_cap.h"
 
 #include "import/common/sample_stamp.h"
 #include "import/prometheus/exposition_line.h"
@@ -238,11 +237,6 @@ Result<ExpositionFile> resolvePrometheusExposition(const std::string& file, Expo
 {
     ExpositionFile out;
     out.warnings = std::move(scan.warnings);
-    if (scan.warningsNotKept > 0) {
-        out.warnings.push_back({ file, 0, -1,
-            std::to_string(scan.warningsNotKept) + " more lines that are not samples (the first "
-                + std::to_string(WarningCap::kKeptPerFile) + " are listed)" });
-    }
     Context ctx;
     ctx.unameHost = scan.unameHost;
     ctx.fileHost = std::filesystem::path(file).filename().string();

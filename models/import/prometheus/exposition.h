@@ -98,8 +98,8 @@ struct ExpositionScan
     std::vector<Series> series;
     std::vector<Reading> readings;
     std::string unameHost; // node_uname_info's nodename, wherever it is in the file
-    std::vector<LoadIssue> warnings; // lines that are not samples, the first WarningCap::kKeptPerFile of them
-    std::uint64_t warningsNotKept = 0; // the rest
+    // Lines that are not samples: the first WarningCap::kKeptPerFile of them, then one saying how many more.
+    std::vector<LoadIssue> warnings;
 };
 ExpositionScan scanPrometheusExposition(const std::string& file, const std::string& text);
 // A file too large to hold scanned whole (a week of timestamped samples) is scanned in pieces that end at line

@@ -120,6 +120,7 @@ ExpositionScan scanPrometheusExpositionPart(
     out.unameHost = cursor.unameHost;
     out.readings.reserve(text.size() / 128);
     SeriesIndex index;
+    WarningCap cap(out.warnings);
     std::uint32_t previous = kNone;
     auto& stamp = cursor.stampNs;
     auto& lineNo = cursor.line;
@@ -142,11 +143,11 @@ ExpositionScan scanPrometheusExpositionPart(
                 continue;
             }
             if (!parseLine(raw, l)) {
-                if (out.warnings.size() < WarningCap::kKeptPerFile) {
+                if (cap.full()) {
+                    cap.count(); // not even built: a scrape of garbage is millions of lines
+                } else {
                     out.warnings.push_back({ file, lineNo, -1,
                         "expected a sample `name{label=\"value\",...} value [timestamp]`: line skipped" });
-                } else {
-                    ++out.warningsNotKept;
                 }
                 continue;
             }
@@ -169,6 +170,7 @@ ExpositionScan scanPrometheusExpositionPart(
         }
         out.readings.push_back(r);
     }
+    cap.finish(file);
     return out;
 }
 
