@@ -388,6 +388,35 @@ TEST_CASE("a folder of many files of bad lines keeps a bounded number of warning
     CHECK(folder::WarningHold::forFolderOf(1'000'000).keep == folder::WarningHold::kKeptAtLeast);
 }
 
+TEST_CASE("a large binary file no format recognises is left unread, a large text file is still read", "[core][hostile]")
+{
+    // A 6 GiB core dump and a 3 GiB checkpoint beside two dumps were read whole to learn they were nothing: 113 s
+    // and 9.5 GB. Sparse files here: the size is what matters, not the disk.
+    TempDir tmp;
+    const auto entry = readFile(testDataPath("flight_recorder/jsonl/fr_rank_4.jsonl"));
+    writeFile(tmp.path() / "fr_rank_4.jsonl", entry.substr(0, entry.find('\n') + 1));
+    {
+        std::ofstream core(tmp.path() / "core.4242", std::ios::binary);
+        core << "\x7f"
+                "ELF"
+             << '\0' << "garbage";
+    }
+    std::filesystem::resize_file(tmp.path() / "core.4242", 96ull << 20);
+    const std::string text(70ull << 20, 'x'); // text: read whole, a log may say what matters in its last line
+    writeFile(tmp.path() / "stdout.txt", text);
+
+    auto job = openJob(tmp.str());
+    REQUIRE(job.ok());
+    std::map<std::string, std::string> said; // file name -> its warnings
+    for (const auto& w : job->warnings) {
+        said[std::filesystem::path(w.file).filename().string()] += w.message + "\n";
+    }
+    CHECK_THAT(said["core.4242"], Catch::Contains("skipped without reading its 100.7 MB"));
+    CHECK_THAT(said["stdout.txt"], Catch::Contains("not a recognised format"));
+    CHECK(job->bytesOnDisk < (80ull << 20)); // the text file read, the core not
+    CHECK(job->bytesOnDisk >= text.size());
+}
+
 TEST_CASE("holdWarnings folds a reader's own count into one", "[core][hostile]")
 {
     std::vector<LoadIssue> w { { "other", 3, -1, "an earlier file's" } };

@@ -108,3 +108,24 @@ TEST_CASE("Flight Recorder JSON lines: one entry a line, a cut last line is a wa
     REQUIRE(r->warnings.size() == 1);
     CHECK_THAT(r->warnings[0].format(), Catch::Contains("fr_rank_4.jsonl:3"));
 }
+
+TEST_CASE("Flight Recorder JSON lines of one line are one entry, not a dump without a version", "[core][import]")
+{
+    // A rank that ran a single collective writes one line; it was read as a JSON dump and left out.
+    const std::string path = std::string(STALLSCOPE_TEST_DATA_DIR) + "/flight_recorder/jsonl/fr_rank_4.jsonl";
+    const auto text = readFile(path);
+    const auto line = text.substr(0, text.find('\n'));
+    for (const auto& one : { line, line + "\n", "\n  " + line + "\r\n" }) {
+        auto r = parseFlightRecorderJson("fr_rank_4.jsonl", one);
+        REQUIRE(r.ok());
+        CHECK(r->version == "json-lines");
+        CHECK(r->entries.size() == 1);
+        CHECK(r->warnings.empty());
+    }
+    // A dump on one line is still a dump.
+    auto dump = parseFlightRecorderJson(
+        "nccl_trace_rank_4", "{\"version\": \"2.4\", \"pg_config\": {}, \"entries\": [" + line + "]}");
+    REQUIRE(dump.ok());
+    CHECK(dump->version == "2.4");
+    CHECK(dump->entries.size() == 1);
+}

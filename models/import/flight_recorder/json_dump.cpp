@@ -6,6 +6,7 @@
 #include "core/parse_number.h"
 #include "core/warning_cap.h"
 
+#include <algorithm>
 #include <simdjson.h>
 
 namespace stallscope {
@@ -215,12 +216,13 @@ LoadIssue invalid(const std::string& file, const std::string& text, ond::documen
 
 Result<RankRecords> parseFlightRecorderJson(const std::string& file, const std::string& input)
 {
+    // One entry per line, and a file of one line is one entry (a rank that ran a single collective), not a dump
+    // without "version": a dump has "entries".
     const auto first = input.find_first_not_of(" \t\r\n");
-    const auto firstLineEnd = input.find('\n', first == std::string::npos ? 0 : first);
-    if (first != std::string::npos && firstLineEnd != std::string::npos
-        && input.find_first_not_of(" \t\r\n", firstLineEnd) != std::string::npos && input.compare(first, 1, "{") == 0
+    const auto firstLineEnd = std::min(input.find('\n', first == std::string::npos ? 0 : first), input.size());
+    if (first != std::string::npos && input.compare(first, 1, "{") == 0
         && input.find("\"collective_seq_id\"") < firstLineEnd && input.find("\"entries\"") == std::string::npos) {
-        return parseFlightRecorderJsonLines(file, input); // one entry per line
+        return parseFlightRecorderJsonLines(file, input);
     }
     // simdjson reads up to its padding past the end: callers that read files leave room; copy otherwise.
     std::optional<simdjson::padded_string> copy;

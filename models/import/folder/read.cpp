@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Reading a raw folder: every file listed, recognised through the format table (formats.h) and read into
 // folder::Gathered; dumps, traces and scrape files parsed on up to four threads.
+#include "core/time_format.h"
 #include "import/common/file_bytes.h"
 #include "import/folder/formats.h"
 
@@ -72,6 +73,7 @@ struct Parsed
     const Format* format = nullptr; // nullptr: no format recognised it
     FileInput input;
     std::optional<LoadIssue> unreadable; // the bytes could not be had (I/O error, gzip over its limits)
+    std::uint64_t leftUnread = 0; // > 0: a large binary file no format recognised, not read (its size)
 };
 
 // Frees what a file's input holds. Not `text = std::string()`: libstdc++ keeps a string's buffer when it is
@@ -105,6 +107,33 @@ std::optional<std::string> headOfLargeFile(const fs::path& p, std::uint64_t stre
     return head;
 }
 
+// Large binary files that no format recognises from their head — core dumps, checkpoints, container images left
+// in a job's folder — are not read: reading one whole took its size in memory (four at once, one per thread) to
+// learn it was nothing (a 6 GiB core and a 3 GiB checkpoint beside two dumps: 113 s and 9.5 GB). Text files are
+// always read whole, whatever their head: a log may say what matters in its last line.
+constexpr std::uint64_t kUnreadFromBytes = 64ull << 20;
+constexpr std::size_t kBinaryHeadBytes = 4u << 20;
+
+// The size of a file to leave unread (0: read it): large, binary (a NUL byte in its first 4 MiB, not gzip) and
+// recognised by no format from those 4 MiB.
+std::uint64_t unrecognisedBinarySize(const fs::path& p)
+{
+    std::error_code ec;
+    const auto size = fs::file_size(p, ec);
+    if (ec || size < kUnreadFromBytes) {
+        return 0;
+    }
+    std::ifstream in(p, std::ios::binary);
+    std::string head(kBinaryHeadBytes, '\0');
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<std::size_t>(in.gcount()));
+    const bool gzip = head.size() >= 2 && head[0] == '\x1f' && head[1] == '\x8b';
+    if (gzip || head.find('\0') == std::string::npos || recognise(head)) {
+        return 0;
+    }
+    return size;
+}
+
 Parsed readAndParse(const fs::path& p, std::uint64_t streamFromBytes, const WarningHold& hold)
 {
     Parsed r;
@@ -114,6 +143,9 @@ Parsed readAndParse(const fs::path& p, std::uint64_t streamFromBytes, const Warn
             r.format = f; // `add` reads it in pieces
             return r;
         }
+    }
+    if ((r.leftUnread = unrecognisedBinarySize(p)) > 0) {
+        return r;
     }
     auto bytes = readFileBytes(p);
     if (!bytes) {
@@ -135,6 +167,13 @@ std::optional<LoadIssue> readOne(Parsed& parsed, Gathered& g, const WarningHold&
 {
     if (parsed.unreadable) {
         return parsed.unreadable;
+    }
+    if (parsed.leftUnread > 0) {
+        g.warnings.push_back({ parsed.input.path.string(), 0, -1,
+            "binary, and no format Stallscope reads begins like it (a core dump, a checkpoint?): skipped without "
+            "reading its "
+                + formatBytes(static_cast<double>(parsed.leftUnread)) });
+        return std::nullopt;
     }
     if (!parsed.format) {
         g.warnings.push_back({ parsed.input.path.string(), 0, -1, "not a recognised format: skipped" });
@@ -244,6 +283,9 @@ std::optional<LoadIssue> readFolder(const std::string& dir, Gathered& g, Progres
     auto parsed = readEverything(files, g.scratch.streamFromBytes, hold, progress, cancelled);
     if (cancelled) {
         return LoadIssue { dir, 0, -1, "opening cancelled" };
+    }
+    for (const auto& p : parsed) {
+        bytes -= std::min(bytes, p.leftUnread); // what was read, not what lay there
     }
     std::vector<std::size_t> later;
     for (std::size_t i = 0; i < files.size(); ++i) {
