@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // A folder of raw files opens as it is: recognised by content, joined by rank, host and HCA.
 #include "import/open_job.h"
+#include "sim/raw_writer.h"
 #include "test_support.h"
 
 #include <catch2/catch.hpp>
@@ -193,4 +194,36 @@ TEST_CASE("a JSON dump with an empty buffer (no entries key) is still a rank's d
     REQUIRE(r.ok());
     CHECK_THAT(r->recognised.front(), Catch::Contains("2 Flight Recorder JSON dumps"));
     CHECK(r->snapshot->collectives[1].size() == 0);
+}
+
+TEST_CASE("raw folder: text past the memory budget is read again at its turn and opens the same", "[core][import]")
+{
+    // Logs and topologies are added on the calling thread after every file is read; their text was held until
+    // then (32 rank logs of 64 MiB: 2.1 GB). Past ScratchPolicy::memoryBytes a file's text is let go and read
+    // again when its turn comes: what opens must not depend on which.
+    TempDir tmp;
+    const auto sim = simulateOrFail(tinyConfig());
+    REQUIRE(writeRawFolder(*sim.snapshot, tmp.str("raw")).empty());
+    std::filesystem::create_directory(tmp.str("scratch"));
+    NullProgress none;
+    auto held = openJob(tmp.str("raw"));
+    auto reread = openJob(tmp.str("raw"), none, ScratchPolicy { 1, tmp.str("scratch") });
+    REQUIRE(held);
+    REQUIRE(reread);
+    const auto& a = *held->snapshot;
+    const auto& b = *reread->snapshot;
+    REQUIRE(a.ranks.size() == b.ranks.size());
+    std::size_t placed = 0;
+    for (std::size_t r = 0; r < a.ranks.size(); ++r) {
+        CHECK(a.str(a.ranks[r].host) == b.str(b.ranks[r].host));
+        CHECK(a.ranks[r].hcaNode == b.ranks[r].hcaNode);
+        placed += a.ranks[r].hcaNode.has_value() ? 1 : 0;
+    }
+    CHECK(placed == a.ranks.size()); // the rank logs were read (they name each rank's HCA)
+    CHECK(a.collectiveCount() == b.collectiveCount());
+    CHECK(a.linkEvents.size() == b.linkEvents.size());
+    CHECK(a.topology.nodes().size() == b.topology.nodes().size());
+    CHECK(a.topology.links().size() == b.topology.links().size());
+    CHECK(held->recognised == reread->recognised);
+    CHECK(held->warnings.size() == reread->warnings.size());
 }

@@ -74,6 +74,26 @@ struct Parsed
     FileInput input;
     std::optional<LoadIssue> unreadable; // the bytes could not be had (I/O error, gzip over its limits)
     std::uint64_t leftUnread = 0; // > 0: a large binary file no format recognised, not read (its size)
+    bool readAgain = false; // its text was let go (over the memory budget): read again when its turn comes
+};
+
+// Text held between reading (worker threads) and adding (the calling thread, in phase order) for the formats added
+// there — logs, topologies — is held to ScratchPolicy::memoryBytes in all; past it a file's text is let go and read
+// again at its turn. 32 rank logs of 64 MiB once held all 2.1 GB until the last was added.
+struct TextBudget
+{
+    std::uint64_t bytes;
+    std::atomic<std::uint64_t> held { 0 };
+
+    // True when `n` more bytes may be held (and then they are counted); any thread.
+    bool take(std::uint64_t n)
+    {
+        if (held.fetch_add(n) + n <= bytes) {
+            return true;
+        }
+        held.fetch_sub(n);
+        return false;
+    }
 };
 
 // Frees what a file's input holds. Not `text = std::string()`: libstdc++ keeps a string's buffer when it is
@@ -134,7 +154,7 @@ std::uint64_t unrecognisedBinarySize(const fs::path& p)
     return size;
 }
 
-Parsed readAndParse(const fs::path& p, std::uint64_t streamFromBytes, const WarningHold& hold)
+Parsed readAndParse(const fs::path& p, std::uint64_t streamFromBytes, const WarningHold& hold, TextBudget& budget)
 {
     Parsed r;
     r.input.path = p;
@@ -159,6 +179,9 @@ Parsed readAndParse(const fs::path& p, std::uint64_t streamFromBytes, const Warn
         std::string().swap(r.input.text); // parsed: the bytes are no longer needed
     } else if (r.format && r.format->streamed && !r.format->parse) {
         std::string().swap(r.input.text); // read again when its samples are joined, one file at a time
+    } else if (r.format && !budget.take(r.input.text.size())) {
+        std::string().swap(r.input.text);
+        r.readAgain = true;
     }
     return r;
 }
@@ -178,6 +201,13 @@ std::optional<LoadIssue> readOne(Parsed& parsed, Gathered& g, const WarningHold&
     if (!parsed.format) {
         g.warnings.push_back({ parsed.input.path.string(), 0, -1, "not a recognised format: skipped" });
         return std::nullopt;
+    }
+    if (parsed.readAgain) {
+        auto bytes = readFileBytes(parsed.input.path);
+        if (!bytes) {
+            return bytes.error();
+        }
+        parsed.input.text = std::move(bytes.value());
     }
     const auto before = g.warnings.size();
     auto err = parsed.format->add(parsed.input, g);
@@ -225,15 +255,16 @@ void dropAmbiguousNames(Gathered& g)
 // Every file read, recognised and — for the formats whose parse needs no other file (dumps, traces) — parsed,
 // on up to four threads (one of them the caller, which reports progress and watches for cancel). Large folders
 // are mostly dumps: this is where opening them spends its time.
-std::vector<Parsed> readEverything(const std::vector<fs::path>& files, std::uint64_t streamFromBytes,
+std::vector<Parsed> readEverything(const std::vector<fs::path>& files, const ScratchPolicy& scratch,
     const WarningHold& hold, Progress& progress, bool& cancelled)
 {
     std::vector<Parsed> out(files.size());
     std::atomic<std::size_t> next { 0 }, done { 0 };
+    TextBudget budget { scratch.memoryBytes };
     std::atomic<bool> stop { false };
     auto work = [&](bool reporter) {
         for (std::size_t i = next++; i < files.size() && !stop; i = next++) {
-            out[i] = readAndParse(files[i], streamFromBytes, hold);
+            out[i] = readAndParse(files[i], scratch.streamFromBytes, hold, budget);
             const auto n = ++done;
             if (reporter) {
                 progress.report("Reading files", n, files.size() * 2);
@@ -280,7 +311,7 @@ std::optional<LoadIssue> readFolder(const std::string& dir, Gathered& g, Progres
     }
     const auto hold = WarningHold::forFolderOf(files.size());
     bool cancelled = false;
-    auto parsed = readEverything(files, g.scratch.streamFromBytes, hold, progress, cancelled);
+    auto parsed = readEverything(files, g.scratch, hold, progress, cancelled);
     if (cancelled) {
         return LoadIssue { dir, 0, -1, "opening cancelled" };
     }
