@@ -388,6 +388,21 @@ TEST_CASE("a folder of many files of bad lines keeps a bounded number of warning
     CHECK(folder::WarningHold::forFolderOf(1'000'000).keep == folder::WarningHold::kKeptAtLeast);
 }
 
+TEST_CASE("a gzip file's head inflates to at most what is asked, whole or cut", "[core][hostile]")
+{
+    std::string text;
+    for (int i = 0; i < 2000; ++i) {
+        text += "line " + std::to_string(i) + "\n";
+    }
+    const auto gz = gzipMember(text);
+    CHECK(inflateGzipHead(gz, 100) == text.substr(0, 100));
+    CHECK(inflateGzipHead(gz, 1 << 20) == text); // the whole stream when it is shorter than asked
+    const auto cut = inflateGzipHead(gz.substr(0, gz.size() / 2), 1 << 20); // what inflated before the cut
+    CHECK(cut.size() < text.size());
+    CHECK(text.compare(0, cut.size(), cut) == 0);
+    CHECK(inflateGzipHead("\x1f\x8b garbage", 100).empty());
+}
+
 TEST_CASE("a large binary file no format recognises is left unread, a large text file is still read", "[core][hostile]")
 {
     // A 6 GiB core dump and a 3 GiB checkpoint beside two dumps were read whole to learn they were nothing: 113 s
@@ -402,6 +417,9 @@ TEST_CASE("a large binary file no format recognises is left unread, a large text
              << '\0' << "garbage";
     }
     std::filesystem::resize_file(tmp.path() / "core.4242", 96ull << 20);
+    // A tarball: gzip of a tar header (NUL bytes), the file padded to 80 MiB. Its head is inflated to be judged.
+    writeFile(tmp.path() / "logs.tar.gz", gzipMember(std::string("rank0.log\0\0\0\0\0\0000644\0", 18)));
+    std::filesystem::resize_file(tmp.path() / "logs.tar.gz", 80ull << 20);
     const std::string text(70ull << 20, 'x'); // text: read whole, a log may say what matters in its last line
     writeFile(tmp.path() / "stdout.txt", text);
 
@@ -412,6 +430,7 @@ TEST_CASE("a large binary file no format recognises is left unread, a large text
         said[std::filesystem::path(w.file).filename().string()] += w.message + "\n";
     }
     CHECK_THAT(said["core.4242"], Catch::Contains("skipped without reading its 100.7 MB"));
+    CHECK_THAT(said["logs.tar.gz"], Catch::Contains("skipped without reading its 83.9 MB"));
     CHECK_THAT(said["stdout.txt"], Catch::Contains("not a recognised format"));
     CHECK(job->bytesOnDisk < (80ull << 20)); // the text file read, the core not
     CHECK(job->bytesOnDisk >= text.size());

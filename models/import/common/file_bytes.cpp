@@ -106,4 +106,38 @@ Result<std::string> inflateGzip(const std::string& file, const std::string& byte
     return out;
 }
 
+std::string readFileHead(const std::filesystem::path& p, std::size_t maxBytes)
+{
+    std::string raw(maxBytes, '\0');
+    std::FILE* f = std::fopen(p.c_str(), "rb");
+    if (!f) {
+        return {};
+    }
+    raw.resize(std::fread(raw.data(), 1, raw.size(), f));
+    std::fclose(f);
+    if (raw.size() < 2 || static_cast<unsigned char>(raw[0]) != 0x1f || static_cast<unsigned char>(raw[1]) != 0x8b) {
+        return raw;
+    }
+    return inflateGzipHead(raw, maxBytes);
+}
+
+std::string inflateGzipHead(const std::string& compressed, std::size_t maxBytes)
+{
+    std::string out(maxBytes, '\0');
+    z_stream z {};
+    if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) {
+        return {};
+    }
+    // uInt is 32 bits: a head is a few MiB, anything more is not looked at.
+    const auto in = std::min<std::size_t>(compressed.size(), 1u << 30);
+    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(compressed.data()));
+    z.avail_in = static_cast<uInt>(in);
+    z.next_out = reinterpret_cast<Bytef*>(out.data());
+    z.avail_out = static_cast<uInt>(std::min<std::size_t>(out.size(), 1u << 30));
+    while (z.avail_out > 0 && inflate(&z, Z_NO_FLUSH) == Z_OK) { } // stops at the end, on damage, or when full
+    out.resize(std::min<std::size_t>(out.size(), 1u << 30) - z.avail_out);
+    inflateEnd(&z);
+    return out;
+}
+
 } // namespace stallscope

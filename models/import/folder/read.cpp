@@ -127,15 +127,15 @@ std::optional<std::string> headOfLargeFile(const fs::path& p, std::uint64_t stre
     return head;
 }
 
-// Large binary files that no format recognises from their head — core dumps, checkpoints, container images left
-// in a job's folder — are not read: reading one whole took its size in memory (four at once, one per thread) to
+// Large binary files that no format recognises from their head — core dumps, checkpoints, container images, tarballs
+// left in a job's folder — are not read: reading one whole took its size in memory (four at once, one per thread) to
 // learn it was nothing (a 6 GiB core and a 3 GiB checkpoint beside two dumps: 113 s and 9.5 GB). Text files are
 // always read whole, whatever their head: a log may say what matters in its last line.
 constexpr std::uint64_t kUnreadFromBytes = 64ull << 20;
 constexpr std::size_t kBinaryHeadBytes = 4u << 20;
 
-// The size of a file to leave unread (0: read it): large, binary (a NUL byte in its first 4 MiB, not gzip) and
-// recognised by no format from those 4 MiB.
+// The size of a file to leave unread (0: read it): large, binary (a NUL byte in its first 4 MiB, inflated when it
+// is gzip: a tarball of checkpoints) and recognised by no format from those 4 MiB.
 std::uint64_t unrecognisedBinarySize(const fs::path& p)
 {
     std::error_code ec;
@@ -143,12 +143,8 @@ std::uint64_t unrecognisedBinarySize(const fs::path& p)
     if (ec || size < kUnreadFromBytes) {
         return 0;
     }
-    std::ifstream in(p, std::ios::binary);
-    std::string head(kBinaryHeadBytes, '\0');
-    in.read(head.data(), static_cast<std::streamsize>(head.size()));
-    head.resize(static_cast<std::size_t>(in.gcount()));
-    const bool gzip = head.size() >= 2 && head[0] == '\x1f' && head[1] == '\x8b';
-    if (gzip || head.find('\0') == std::string::npos || recognise(head)) {
+    const auto head = readFileHead(p, kBinaryHeadBytes);
+    if (head.find('\0') == std::string::npos || recognise(head)) {
         return 0;
     }
     return size;
