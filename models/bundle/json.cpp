@@ -255,8 +255,9 @@ std::optional<LoadIssue> parseManifest(
         const auto& job = need(m, "job", "");
         snap.job.name = needString(job, "name", "job.");
         const auto world = needInt(job, "world_size", "job.");
-        if (world < 0 || world > 1'000'000) {
-            throw SchemaError { "expected \"job.world_size\" to be between 0 (fabric data only) and 1000000" };
+        if (world < 0 || world > JobInfo::kMaxWorldSize) {
+            throw SchemaError { "expected \"job.world_size\" to be between 0 (fabric data only) and "
+                + std::to_string(JobInfo::kMaxWorldSize) };
         }
         snap.job.worldSize = static_cast<std::uint32_t>(world);
         snap.job.clockOriginNs = needInt(job, "clock_origin_ns", "job.");

@@ -22,6 +22,10 @@ namespace stallscope {
 
 struct JobInfo
 {
+    // No job has more ranks (the largest are ~100,000 GPUs): a rank number or world size from a file past it is
+    // refused, never used to size the ranks' arrays (a dump of rank 4294967295 once crashed the window).
+    static constexpr std::uint32_t kMaxWorldSize = 1'000'000;
+
     std::string name;
     std::uint32_t worldSize = 0;
     TimeNs clockOriginNs = 0; // job start on the job clock; "time since job start" is measured from here

@@ -436,6 +436,40 @@ TEST_CASE("a large binary file no format recognises is left unread, a large text
     CHECK(job->bytesOnDisk >= text.size());
 }
 
+TEST_CASE("a rank number no job reaches is refused, never used to size the ranks", "[core][hostile]")
+{
+    // A dump named (and saying) rank 4294967295 crashed the window: rank + 1 wrapped to a world of 0 and the rank
+    // was written past the ranks' array. Rank 200000000 took 4.7 GB and ended "out of memory while opening".
+    TempDir tmp;
+    const auto entry = readFile(testDataPath("flight_recorder/jsonl/fr_rank_4.jsonl"));
+    const auto line = entry.substr(0, entry.find('\n') + 1);
+    auto rankLine = [&](const std::string& r) {
+        auto l = line;
+        l.replace(l.find("\"rank\": 4"), 9, "\"rank\": " + r);
+        return l;
+    };
+    writeFile(tmp.path() / "fr_rank_1.jsonl", rankLine("1"));
+    writeFile(tmp.path() / "fr_rank_4294967295.jsonl", rankLine("4294967295"));
+    writeFile(tmp.path() / "fr_rank_200000000.jsonl", rankLine("200000000"));
+    // A dump of rank 0 whose process group lists a rank no job reaches.
+    writeFile(tmp.path() / "nccl_trace_rank_0",
+        "{\"version\": \"2.4\", \"pg_config\": {\"0\": {\"name\": \"0\", \"desc\": \"default_pg\", \"ranks\": "
+        "\"[0, 1, 4294967295]\"}}, \"entries\": ["
+            + rankLine("0") + "]}");
+
+    auto job = openJob(tmp.str());
+    INFO((job ? "" : job.error().format()));
+    REQUIRE(job.ok());
+    CHECK(job->snapshot->job.worldSize == 2);
+    std::string said;
+    for (const auto& w : job->warnings) {
+        said += w.format() + "\n";
+    }
+    CHECK_THAT(said, Catch::Contains("fr_rank_4294967295.jsonl: rank 4294967295 is beyond any job"));
+    CHECK_THAT(said, Catch::Contains("fr_rank_200000000.jsonl: rank 200000000 is beyond any job"));
+    CHECK_THAT(said, Catch::Contains("process group \"0\" lists 1 ranks beyond any job"));
+}
+
 TEST_CASE("holdWarnings folds a reader's own count into one", "[core][hostile]")
 {
     std::vector<LoadIssue> w { { "other", 3, -1, "an earlier file's" } };

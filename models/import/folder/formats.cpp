@@ -62,6 +62,33 @@ template <typename Items> std::string countsByKind(const Items& items)
 
 // --- Flight Recorder dumps and profiler traces: parsed on worker threads ---
 
+// A rank number no job reaches: the file that says it is left out (it would size every per-rank array).
+std::optional<LoadIssue> outsideAnyJob(std::uint32_t rank, const std::string& file)
+{
+    if (rank < JobInfo::kMaxWorldSize) {
+        return std::nullopt;
+    }
+    return LoadIssue { file, 0, -1,
+        "rank " + std::to_string(rank) + " is beyond any job (at most " + std::to_string(JobInfo::kMaxWorldSize)
+            + " ranks)" };
+}
+
+// Group members no job reaches are dropped from pg_config's lists, with one warning per group.
+void dropRanksOutsideAnyJob(
+    std::map<std::string, GroupInfo>& groups, const std::string& file, std::vector<LoadIssue>& warnings)
+{
+    for (auto& [name, grp] : groups) {
+        const auto before = grp.ranks.size();
+        std::erase_if(grp.ranks, [](std::uint32_t r) { return r >= JobInfo::kMaxWorldSize; });
+        if (grp.ranks.size() != before) {
+            warnings.push_back({ file, 0, -1,
+                "process group \"" + name + "\" lists " + std::to_string(before - grp.ranks.size())
+                    + " ranks beyond any job (at most " + std::to_string(JobInfo::kMaxWorldSize)
+                    + " ranks): they are left out of it" });
+        }
+    }
+}
+
 std::any parsePickleDump(const std::string& file, const std::string& text, const WarningHold& hold)
 {
     auto d = parseFlightRecorderPickle(file, text);
@@ -101,6 +128,10 @@ std::optional<LoadIssue> addDump(FileInput& in, Gathered& g, const char* what)
         g.warnings.push_back({ in.path.string(), 0, -1, "Flight Recorder dump without a rank in its name: skipped" });
         return std::nullopt;
     }
+    if (const auto bad = outsideAnyJob(*d->rank, in.path.string())) {
+        return bad;
+    }
+    dropRanksOutsideAnyJob(d->groups, in.path.string(), g.warnings);
     g.warn(d->warnings);
     g.note(in.path, what,
         "rank " + std::to_string(*d->rank) + ", version " + d->version + ", " + std::to_string(d->entries.size())
@@ -134,6 +165,15 @@ std::optional<LoadIssue> addTrace(FileInput& in, Gathered& g)
         g.warnings.push_back({ in.path.string(), 0, -1,
             "profiler trace without distributedInfo.rank and without a rank in its name: skipped" });
         return std::nullopt;
+    }
+    if (const auto bad = outsideAnyJob(*t->rank, in.path.string())) {
+        return bad;
+    }
+    if (t->worldSize > JobInfo::kMaxWorldSize) {
+        g.warnings.push_back({ in.path.string(), 0, -1,
+            "distributedInfo.world_size " + std::to_string(t->worldSize) + " is more ranks than any job has (over "
+                + std::to_string(JobInfo::kMaxWorldSize) + "): not used" });
+        t->worldSize = 0;
     }
     g.warn(t->collectives.warnings);
     g.note(in.path, "profiler trace",
