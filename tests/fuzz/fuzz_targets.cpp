@@ -30,6 +30,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 
@@ -140,8 +142,27 @@ fs::path scratch()
     return dir;
 }
 
+// The name a part gives itself in a kNameLine (and the part without that line), or "" when it gives none.
+std::string ownName(std::string_view& part)
+{
+    const std::string_view tag(kNameLine);
+    const auto end = part.find('\n');
+    if (part.substr(0, tag.size()) != tag || end == std::string_view::npos) {
+        return {};
+    }
+    const auto name = part.substr(tag.size(), end - tag.size());
+    const bool ok = !name.empty() && name.size() <= 64 && name.front() != '.'
+        && std::all_of(name.begin(), name.end(),
+            [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-'; });
+    if (!ok) {
+        return {};
+    }
+    part.remove_prefix(end + 1);
+    return std::string(name);
+}
+
 // The input as several files: parts separated by kFileSeparator, written as `names` (the last name repeats with
-// a number for further parts).
+// a number for further parts) unless a part names itself (kNameLine).
 void writeParts(const fs::path& dir, std::string_view in, const std::vector<std::string>& names)
 {
     std::error_code ec;
@@ -150,8 +171,11 @@ void writeParts(const fs::path& dir, std::string_view in, const std::vector<std:
     std::size_t k = 0;
     while (true) {
         const auto cut = in.find(kFileSeparator);
-        const auto part = in.substr(0, cut);
-        const auto name = k < names.size() ? names[k] : names.back() + std::to_string(k);
+        auto part = in.substr(0, cut);
+        auto name = ownName(part);
+        if (name.empty()) {
+            name = k < names.size() ? names[k] : names.back() + std::to_string(k);
+        }
         std::ofstream(dir / name, std::ios::binary).write(part.data(), static_cast<std::streamsize>(part.size()));
         ++k;
         if (cut == std::string_view::npos || k > 16) {

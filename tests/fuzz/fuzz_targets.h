@@ -10,6 +10,9 @@ namespace stallscope::fuzz {
 
 // Separates the files of one input for the targets that read a folder (folder, bundle).
 inline constexpr const char* kFileSeparator = "\n--8<-- next file --8<--\n";
+// A part that begins with this line names its file ("#name: fr_rank_4294967295.jsonl\n"): readers take ranks,
+// hosts and formats from names too. Letters, digits, '.', '_' and '-' only, at most 64, not hidden.
+inline constexpr const char* kNameLine = "#name: ";
 
 struct Target
 {
