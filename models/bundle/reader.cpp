@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "bundle/reader.h"
+#include "core/os_error.h"
 
 #include "bundle/binary.h"
 #include "bundle/format.h"
@@ -21,7 +22,7 @@ std::optional<LoadIssue> readText(const fs::path& path, std::string& out)
 {
     std::ifstream in(path, std::ios::binary);
     if (!in) {
-        return LoadIssue { path.string(), 0, -1, "cannot open the file" };
+        return LoadIssue { path.string(), 0, -1, "cannot open the file: " + lastOsError() };
     }
     std::ostringstream ss;
     ss << in.rdbuf();
@@ -48,7 +49,7 @@ std::optional<LoadIssue> loadCollectives(const fs::path& path, JobSnapshot& snap
     if (endsWith(file, ".jsonl")) {
         std::ifstream in(path);
         if (!in) {
-            return LoadIssue { file, 0, -1, "cannot open the file" };
+            return LoadIssue { file, 0, -1, "cannot open the file: " + lastOsError() };
         }
         progress.report("Reading collectives", 0, 1);
         return bundle::parseCollectivesJsonl(file, in, snap, *owned, warnings);
@@ -68,7 +69,7 @@ std::optional<LoadIssue> loadCounters(const fs::path& path, JobSnapshot& snap, s
     if (endsWith(file, ".jsonl")) {
         std::ifstream in(path);
         if (!in) {
-            return LoadIssue { file, 0, -1, "cannot open the file" };
+            return LoadIssue { file, 0, -1, "cannot open the file: " + lastOsError() };
         }
         return bundle::parseCountersJsonl(file, in, snap, *owned, seriesTimeBlock, warnings);
     }
@@ -164,7 +165,7 @@ Result<LoadedJob> loadImpl(const std::string& dir, Progress& progress)
     if (!files.linkEvents.empty()) {
         std::ifstream in(root / files.linkEvents);
         if (!in) {
-            return LoadIssue { (root / files.linkEvents).string(), 0, -1, "cannot open the file" };
+            return LoadIssue { (root / files.linkEvents).string(), 0, -1, "cannot open the file: " + lastOsError() };
         }
         if (auto err = bundle::parseLinkEvents((root / files.linkEvents).string(), in, *snap, out.warnings)) {
             return *err;

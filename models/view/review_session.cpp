@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "view/review_session.h"
 #include "core/json_number.h"
+#include "core/os_error.h"
 
 #include "core/atomic_file.h"
 #include "core/topology.h"
@@ -119,7 +120,7 @@ Result<ReviewSession> loadSession(const std::string& path)
 {
     std::ifstream in(path, std::ios::binary);
     if (!in) {
-        return LoadIssue { path, 0, -1, "cannot open the file" };
+        return LoadIssue { path, 0, -1, "cannot open the file: " + lastOsError() };
     }
     std::ostringstream ss;
     ss << in.rdbuf();

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "import/common/file_bytes.h"
 
+#include "core/os_error.h"
+
 #include <simdjson.h>
 #include <zlib.h>
 
@@ -28,10 +30,17 @@ Result<std::string> readFileBytes(const fs::path& p, const GzipLimits& limits)
     bytes.resize(size);
     std::FILE* f = std::fopen(p.c_str(), "rb");
     if (!f) {
-        return LoadIssue { p.string(), 0, -1, "cannot open the file" };
+        return LoadIssue { p.string(), 0, -1, "cannot open the file: " + lastOsError() };
     }
     bytes.resize(std::fread(bytes.data(), 1, size, f));
+    // A file that shrank while read (a log being rotated) ends early and is read as far as it went; a read
+    // error (a failing disk, a vanished network mount) is not a short file and must not pass for one.
+    const bool failed = std::ferror(f) != 0;
+    const auto why = failed ? lastOsError() : std::string();
     std::fclose(f);
+    if (failed) {
+        return LoadIssue { p.string(), 0, static_cast<std::int64_t>(bytes.size()), "cannot read the file: " + why };
+    }
     if (bytes.size() < 2 || static_cast<unsigned char>(bytes[0]) != 0x1f
         || static_cast<unsigned char>(bytes[1]) != 0x8b) {
         return bytes;
@@ -104,21 +113,6 @@ Result<std::string> inflateGzip(const std::string& file, const std::string& byte
     // A corrupt or cut stream gives what inflated before the damage; the format reader reports the truncation.
     out.reserve(out.size() + jsonPadding());
     return out;
-}
-
-std::string readFileHead(const std::filesystem::path& p, std::size_t maxBytes)
-{
-    std::string raw(maxBytes, '\0');
-    std::FILE* f = std::fopen(p.c_str(), "rb");
-    if (!f) {
-        return {};
-    }
-    raw.resize(std::fread(raw.data(), 1, raw.size(), f));
-    std::fclose(f);
-    if (raw.size() < 2 || static_cast<unsigned char>(raw[0]) != 0x1f || static_cast<unsigned char>(raw[1]) != 0x8b) {
-        return raw;
-    }
-    return inflateGzipHead(raw, maxBytes);
 }
 
 std::string inflateGzipHead(const std::string& compressed, std::size_t maxBytes)

@@ -29,11 +29,8 @@ struct GzipLimits
 // file (and the compressed offset where inflating stopped).
 Result<std::string> readFileBytes(const std::filesystem::path& p, const GzipLimits& limits = {});
 Result<std::string> inflateGzip(const std::string& file, const std::string& bytes, const GzipLimits& limits = {});
-// At most the first `maxBytes` of a file's content, gzip inflated (the first member, as far as `maxBytes` of it
-// goes): enough to recognise a large file without reading it whole. Whatever could be had when the file is short,
-// cut or damaged; empty when it cannot be opened.
-std::string readFileHead(const std::filesystem::path& p, std::size_t maxBytes);
-// The first `maxBytes` that the gzip stream beginning `compressed` inflates to (as far as its bytes go).
+// The first `maxBytes` that the gzip stream beginning `compressed` inflates to (the first member, as far as its
+// bytes go): enough to recognise a large file without inflating it whole. Whatever inflated before a cut or damage.
 std::string inflateGzipHead(const std::string& compressed, std::size_t maxBytes);
 
 } // namespace stallscope

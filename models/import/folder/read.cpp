@@ -18,37 +18,109 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Every regular file under `dir`, a few levels deep (clusters leave logs/rank17/stderr.log and the like);
-// hidden entries and symbolic links to folders are not followed.
-std::vector<fs::path> listFiles(const fs::path& dir, std::uint64_t& bytes, std::vector<fs::path>& sysfsRoots)
+// What a folder's listing found: the files to read and the copies of /sys/class/infiniband to read as trees.
+struct Listing
 {
     std::vector<fs::path> files;
+    std::vector<fs::path> sysfsRoots;
+    std::uint64_t bytes = 0;
+};
+
+// Folders nested deeper than this are not entered: files are read down to dir/a/b/c/d/file (torchrun's
+// logs/<run>/attempt_0/3/stderr.log is four deep); deeper is more likely a copied home folder than a job's.
+constexpr int kDeepest = 4;
+
+// What kind of thing other than a file or folder an entry is, for the warning that skips it.
+std::string specialKind(const fs::directory_entry& e, std::error_code& ec)
+{
+    switch (e.status(ec).type()) {
+    case fs::file_type::fifo:
+        return "a named pipe (reading it would wait for a writer)";
+    case fs::file_type::socket:
+        return "a socket";
+    case fs::file_type::block:
+    case fs::file_type::character:
+        return "a device";
+    default:
+        return "not a regular file";
+    }
+}
+
+// Why a symbolic link leads to no file ("No such file or directory", "Too many levels of symbolic links"); empty
+// when it leads to one.
+std::string brokenLink(const fs::path& p)
+{
+    std::error_code why;
+    static_cast<void>(fs::status(p, why));
+    return why ? why.message() : std::string();
+}
+
+// Every regular file under `dir`, a few levels deep (clusters leave logs/rank17/stderr.log and the like);
+// hidden entries and symbolic links to folders are not followed. What is left out and why — a folder that cannot
+// be listed, a named pipe, a folder too deep — is a warning: an unlisted file must not look like an absent one.
+// An error when `dir` itself cannot be listed.
+Result<Listing> listFiles(const fs::path& dir, std::vector<LoadIssue>& warnings)
+{
+    Listing out;
     std::error_code ec;
-    fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
-    for (; !ec && it != end; it.increment(ec)) {
-        const auto name = it->path().filename().string();
+    fs::recursive_directory_iterator it(dir, ec), end;
+    if (ec) {
+        return LoadIssue { dir.string(), 0, -1, "cannot list the folder: " + ec.message() };
+    }
+    std::vector<std::string> tooDeep;
+    fs::path last;
+    for (; it != end; it.increment(ec)) {
+        if (ec) { // the entry after the last one listed could not be had: what follows is unknown
+            warnings.push_back({ dir.string(), 0, -1,
+                "the listing stopped early (" + ec.message() + "): files after " + last.lexically_relative(dir).string()
+                    + " may be left out" });
+            break;
+        }
+        const auto& e = *it;
+        last = e.path();
+        const auto name = e.path().filename().string();
+        const bool isDir = e.is_directory(ec);
         if (!name.empty() && name[0] == '.') {
-            if (it->is_directory(ec)) {
+            if (isDir) {
                 it.disable_recursion_pending();
             }
             continue;
         }
-        if (name == "infiniband" && it->is_directory(ec) && it->path().parent_path().filename() == "class"
-            && isSysfsInfinibandRoot(it->path())) {
-            sysfsRoots.push_back(it->path()); // a copy of /sys/class/infiniband: read as a tree, not file by file
-            it.disable_recursion_pending();
+        if (isDir) {
+            if (name == "infiniband" && e.path().parent_path().filename() == "class"
+                && isSysfsInfinibandRoot(e.path())) {
+                out.sysfsRoots.push_back(e.path()); // a copy of /sys/class/infiniband: a tree, not file by file
+                it.disable_recursion_pending();
+            } else if (e.is_symlink(ec)) {
+                it.disable_recursion_pending(); // not followed (a link to .. would list the folder again)
+            } else if (it.depth() >= kDeepest) {
+                tooDeep.push_back(e.path().lexically_relative(dir).string());
+                it.disable_recursion_pending();
+            } else if (std::error_code sub; fs::directory_iterator(e.path(), sub), sub) {
+                warnings.push_back({ e.path().string(), 0, -1,
+                    "cannot list the folder: " + sub.message() + " (the files in it are left out)" });
+                it.disable_recursion_pending();
+            }
             continue;
         }
-        if (it.depth() >= 4 && it->is_directory(ec)) {
-            it.disable_recursion_pending();
-        }
-        if (it->is_regular_file(ec)) {
-            files.push_back(it->path());
-            bytes += it->file_size(ec);
+        if (e.is_regular_file(ec)) {
+            out.files.push_back(e.path());
+            out.bytes += e.file_size(ec);
+        } else if (const auto why = e.is_symlink(ec) ? brokenLink(e.path()) : std::string(); !why.empty()) {
+            warnings.push_back(
+                { e.path().string(), 0, -1, "a symbolic link that leads to no file (" + why + "): skipped" });
+        } else {
+            warnings.push_back({ e.path().string(), 0, -1, specialKind(e, ec) + ": skipped" });
         }
     }
-    std::sort(files.begin(), files.end());
-    return files;
+    if (!tooDeep.empty()) {
+        warnings.push_back({ dir.string(), 0, -1,
+            std::to_string(tooDeep.size()) + " folder" + (tooDeep.size() > 1 ? "s" : "") + " nested more than "
+                + std::to_string(kDeepest) + " deep not read (" + tooDeep.front() + (tooDeep.size() > 1 ? ", …" : "")
+                + "): open a folder nearer to their files" });
+    }
+    std::sort(out.files.begin(), out.files.end());
+    return out;
 }
 
 void learnYear(Gathered& g)
@@ -108,25 +180,6 @@ void release(FileInput& in)
 // unread: a week of scrapes or collector rows is read in pieces, never held whole.
 constexpr std::size_t kHeadBytes = 64u << 10;
 
-// The first 64 KiB of a large plain file; nullopt for small, gzip or unreadable files (read whole).
-std::optional<std::string> headOfLargeFile(const fs::path& p, std::uint64_t streamFromBytes)
-{
-    std::error_code ec;
-    const auto size = fs::file_size(p, ec);
-    if (ec || size < streamFromBytes) {
-        return std::nullopt;
-    }
-    std::ifstream in(p, std::ios::binary);
-    std::string head(kHeadBytes, '\0');
-    in.read(head.data(), static_cast<std::streamsize>(head.size()));
-    head.resize(static_cast<std::size_t>(in.gcount()));
-    if (head.size() < 2 || (head[0] == '\x1f' && head[1] == '\x8b')) {
-        return std::nullopt;
-    }
-    head.resize(std::min(head.size(), head.rfind('\n') + 1)); // whole lines only
-    return head;
-}
-
 // Large binary files that no format recognises from their head — core dumps, checkpoints, container images, tarballs
 // left in a job's folder — are not read: reading one whole took its size in memory (four at once, one per thread) to
 // learn it was nothing (a 6 GiB core and a 3 GiB checkpoint beside two dumps: 113 s and 9.5 GB). Text files are
@@ -134,33 +187,51 @@ std::optional<std::string> headOfLargeFile(const fs::path& p, std::uint64_t stre
 constexpr std::uint64_t kUnreadFromBytes = 64ull << 20;
 constexpr std::size_t kBinaryHeadBytes = 4u << 20;
 
-// The size of a file to leave unread (0: read it): large, binary (a NUL byte in its first 4 MiB, inflated when it
-// is gzip: a tarball of checkpoints) and recognised by no format from those 4 MiB.
-std::uint64_t unrecognisedBinarySize(const fs::path& p)
+// What a large file's head says before the file is read whole: a streamed format takes it unread, or it is binary
+// (a NUL byte in its first 4 MiB, inflated when gzip: a tarball of checkpoints) and no format's, so it is left unread
+// (its size). Neither for small files. One read of the head answers both.
+struct HeadVerdict
+{
+    const Format* streamed = nullptr;
+    std::uint64_t leaveUnread = 0;
+};
+
+HeadVerdict judgeByHead(const fs::path& p, std::uint64_t streamFromBytes)
 {
     std::error_code ec;
     const auto size = fs::file_size(p, ec);
-    if (ec || size < kUnreadFromBytes) {
-        return 0;
+    if (ec || size < std::min(streamFromBytes, kUnreadFromBytes)) {
+        return {};
     }
-    const auto head = readFileHead(p, kBinaryHeadBytes);
-    if (head.find('\0') == std::string::npos || recognise(head)) {
-        return 0;
+    std::ifstream in(p, std::ios::binary);
+    std::string head(kBinaryHeadBytes, '\0');
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<std::size_t>(in.gcount()));
+    if (head.size() >= 2 && head[0] == '\x1f' && head[1] == '\x8b') {
+        head = inflateGzipHead(head, kBinaryHeadBytes); // gzip is never streamed: it is inflated whole
+    } else if (size >= streamFromBytes) {
+        auto lines = head.substr(0, kHeadBytes);
+        lines.resize(std::min(lines.size(), lines.rfind('\n') + 1)); // whole lines only
+        if (const auto* f = recognise(lines); f && f->streamed) {
+            return { f, 0 };
+        }
     }
-    return size;
+    if (size < kUnreadFromBytes || head.find('\0') == std::string::npos || recognise(head)) {
+        return {};
+    }
+    return { nullptr, size };
 }
 
 Parsed readAndParse(const fs::path& p, std::uint64_t streamFromBytes, const WarningHold& hold, TextBudget& budget)
 {
     Parsed r;
     r.input.path = p;
-    if (const auto head = headOfLargeFile(p, streamFromBytes)) {
-        if (const auto* f = recognise(*head); f && f->streamed) {
-            r.format = f; // `add` reads it in pieces
-            return r;
-        }
+    const auto verdict = judgeByHead(p, streamFromBytes);
+    if (verdict.streamed) {
+        r.format = verdict.streamed; // `add` reads it in pieces
+        return r;
     }
-    if ((r.leftUnread = unrecognisedBinarySize(p)) > 0) {
+    if ((r.leftUnread = verdict.leaveUnread) > 0) {
         return r;
     }
     auto bytes = readFileBytes(p);
@@ -298,9 +369,13 @@ WarningHold WarningHold::forFolderOf(std::size_t files)
 
 std::optional<LoadIssue> readFolder(const std::string& dir, Gathered& g, Progress& progress, std::uint64_t& bytes)
 {
-    std::vector<fs::path> sysfsRoots;
-    const auto files = listFiles(dir, bytes, sysfsRoots);
-    for (const auto& root : sysfsRoots) {
+    auto listing = listFiles(dir, g.warnings);
+    if (!listing) {
+        return listing.error();
+    }
+    bytes += listing->bytes;
+    const auto& files = listing->files;
+    for (const auto& root : listing->sysfsRoots) {
         auto tree = readSysfsTree(root, g.warnings);
         g.note(root, "sysfs InfiniBand tree", std::to_string(tree.ports.size()) + " ports of " + tree.host);
         g.sysfs.push_back(std::move(tree));

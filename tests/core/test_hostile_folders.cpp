@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: MIT
+// Folders as clusters leave them, beyond their files' contents: named pipes, links to nothing or to themselves,
+// folders nested deep or closed to the reader (issue #17). What the listing leaves out is a warning naming it.
+#include "import/open_job.h"
+#include "test_support.h"
+
+#include <catch2/catch.hpp>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <functional>
+
+using namespace stallscope;
+using namespace stallscope::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+// One Flight Recorder entry of rank 1: something every folder here can open.
+void writeDump(const fs::path& dir)
+{
+    const auto entry = readFile(testDataPath("flight_recorder/jsonl/fr_rank_4.jsonl"));
+    writeFile(dir / "fr_rank_1.jsonl", entry.substr(0, entry.find('\n') + 1));
+}
+
+// Every warning as "name: message" lines, the name relative to `dir`.
+std::string warningsOf(const LoadedJob& job, const fs::path& dir)
+{
+    std::string said;
+    for (const auto& w : job.warnings) {
+        said += fs::path(w.file).lexically_relative(dir).string() + ": " + w.message + "\n";
+    }
+    return said;
+}
+
+// What `run` returns when run by a user whom permissions bind: root lists any folder, so when the tests run as
+// root `run` runs in a child process that drops to nobody (65534), its answer sent back through a pipe.
+std::string asUnprivileged(const std::function<std::string()>& run)
+{
+    if (::geteuid() != 0) {
+        return run();
+    }
+    int fds[2];
+    REQUIRE(::pipe(fds) == 0);
+    const pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        ::close(fds[0]);
+        const auto out = ::setgid(65534) == 0 && ::setuid(65534) == 0 ? run() : std::string("cannot drop root");
+        static_cast<void>(!::write(fds[1], out.data(), out.size()));
+        ::_exit(0); // no exit handlers: the parent's test state is the parent's
+    }
+    ::close(fds[1]);
+    std::string out;
+    char buf[4096];
+    for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) {
+        out.append(buf, static_cast<std::size_t>(n));
+    }
+    ::close(fds[0]);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    CHECK(WIFEXITED(status));
+    return out;
+}
+
+} // namespace
+
+TEST_CASE(
+    "a named pipe, broken links and folders too deep are warnings naming them, and the folder opens", "[core][hostile]")
+{
+    // A named pipe was skipped in silence; reading one would have waited for a writer forever.
+    TempDir tmp;
+    writeDump(tmp.path());
+    REQUIRE(::mkfifo((tmp.path() / "rank0.log").c_str(), 0644) == 0);
+    fs::create_symlink("gone/rank5.log", tmp.path() / "rank5.log");
+    fs::create_symlink("loop", tmp.path() / "loop");
+    fs::create_directories(tmp.path() / "a/b/c/d/e");
+    writeFile(tmp.path() / "a/b/c/d/e/rank3.log", testData("logs/rank2.log"));
+    writeFile(tmp.path() / "a/b/c/d/rank2.log", testData("logs/rank2.log")); // four deep: read
+
+    auto job = openJob(tmp.str());
+    INFO((job ? "" : job.error().format()));
+    REQUIRE(job.ok());
+    const auto said = warningsOf(job.value(), tmp.path());
+    INFO(said);
+    CHECK_THAT(said, Catch::Contains("rank0.log: a named pipe (reading it would wait for a writer): skipped"));
+    CHECK_THAT(said, Catch::Contains("rank5.log: a symbolic link that leads to no file (No such file or directory)"));
+    CHECK_THAT(said, Catch::Contains("loop: a symbolic link that leads to no file (Too many levels of symbolic"));
+    CHECK_THAT(said, Catch::Contains("1 folder nested more than 4 deep not read (a/b/c/d/e)"));
+    REQUIRE_FALSE(job->recognised.empty());
+    CHECK_THAT(job->recognised.front(), Catch::EndsWith(", 1 rank log")); // four deep read, five deep not
+}
+
+TEST_CASE(
+    "a folder the reader may not list is named with why: as a whole an error, inside a warning", "[core][hostile]")
+{
+    // An unreadable folder opened as "nothing readable was found"; one inside it was left out in silence.
+    TempDir tmp;
+    fs::permissions(tmp.path(), fs::perms::all);
+    const auto open = tmp.path() / "open";
+    fs::create_directories(open / "logs");
+    writeDump(open);
+    writeFile(open / "logs/rank0.log", testData("logs/rank2.log"));
+    fs::permissions(open / "fr_rank_1.jsonl", fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+    fs::permissions(open, fs::perms::owner_all | fs::perms::group_all | fs::perms::others_all);
+    fs::permissions(open / "logs", fs::perms::none);
+    const auto closed = tmp.path() / "closed";
+    fs::create_directories(closed);
+    writeDump(closed);
+    fs::permissions(closed, fs::perms::none);
+
+    const auto said = asUnprivileged([&] {
+        std::string out;
+        auto inside = openJob(open.string());
+        out += inside ? warningsOf(inside.value(), open) : "failed: " + inside.error().format() + "\n";
+        auto whole = openJob(closed.string());
+        out += whole ? "opened\n" : whole.error().format() + "\n";
+        return out;
+    });
+    fs::permissions(open / "logs", fs::perms::owner_all); // so the temporary folder can be removed
+    fs::permissions(closed, fs::perms::owner_all);
+    CHECK_THAT(said, Catch::Contains("logs: cannot list the folder: Permission denied (the files in it are left out)"));
+    CHECK_THAT(said, Catch::Contains(closed.string() + ": cannot list the folder: Permission denied"));
+}
