@@ -58,11 +58,12 @@ int runExportTrace(const std::vector<std::string>& args, std::ostream& out, std:
     TraceExportOptions options;
     options.allLinks = a.options.count("all-links") > 0;
     if (!a.last("window").empty()) {
-        options.window = parseTimeWindow(a.last("window"), snap.job.clockOriginNs);
-        if (!options.window) {
-            err << "stallscope export-trace: --window: expected START..END, e.g. 4m..6m\n";
+        const auto window = parseTimeWindow(a.last("window"), snap.job.clockOriginNs);
+        if (!window) {
+            err << "stallscope export-trace: --window " << a.last("window") << ": " << window.error() << '\n';
             return kExitUsage;
         }
+        options.window = window.value();
     }
     if (!a.last("ranks").empty()) {
         auto ranks = parseRankList(a.last("ranks"), snap.job.worldSize);

@@ -4,6 +4,7 @@
 #include "commands.h"
 
 #include "core/time_format.h"
+#include "export/trace_export.h"
 #include "load_job.h"
 #include "postmortem_render.h"
 #include "postmortem_report.h"
@@ -40,16 +41,6 @@ std::string usage()
           "evidence and the cost. The same inputs give the same PNG bytes.\n\nOptions:\n";
     s += formatOptions(kSpecs);
     return s + "\nExit codes: 0 ok, 1 bad input or write failure, 2 usage error.\n";
-}
-
-// "4m" → job start + 4 min; a plain integer larger than 1e15 → epoch ns.
-std::optional<TimeNs> parseWhen(const std::string& text, TimeNs origin)
-{
-    if (text.size() > 15 && text.find_first_not_of("0123456789") == std::string::npos) {
-        return std::stoll(text);
-    }
-    auto d = parseDuration(text);
-    return d ? std::optional<TimeNs>(origin + *d) : std::nullopt;
 }
 
 } // namespace
@@ -123,16 +114,12 @@ int runRender(const std::vector<std::string>& args, std::ostream& out, std::ostr
             return kExitBadInput;
         }
     } else {
-        const auto w = a.last("window");
-        const auto dots = w.find("..");
-        const TimeNs origin = opened.snapshot->job.clockOriginNs;
-        auto from = dots == std::string::npos ? std::nullopt : parseWhen(w.substr(0, dots), origin);
-        auto to = dots == std::string::npos ? std::nullopt : parseWhen(w.substr(dots + 2), origin);
-        if (!from || !to || *to <= *from) {
-            err << "stallscope render: --window: expected START..END, e.g. 4m..6m\n";
+        const auto window = parseTimeWindow(a.last("window"), opened.snapshot->job.clockOriginNs);
+        if (!window) {
+            err << "stallscope render: --window " << a.last("window") << ": " << window.error() << '\n';
             return kExitUsage;
         }
-        req.window = { *from, *to };
+        req.window = window.value();
     }
     if (!a.last("session").empty()) {
         auto session = loadSession(a.last("session"));

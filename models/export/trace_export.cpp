@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "export/trace_export.h"
 
+#include "core/checked_math.h"
+#include "core/parse_number.h"
 #include "core/time_format.h"
 #include "view/counter_plot_data.h"
 
@@ -64,25 +66,50 @@ std::optional<std::vector<std::uint32_t>> parseRankList(const std::string& text,
     return std::vector<std::uint32_t>(out.begin(), out.end());
 }
 
-std::optional<TimeRange> parseTimeWindow(const std::string& text, TimeNs origin)
+namespace {
+
+// One end of a window: a duration since `origin`, or nanoseconds since the epoch when it is a long run of digits.
+Result<TimeNs, std::string> parseWindowEnd(const std::string& t, TimeNs origin)
+{
+    const bool epochNs = t.size() > 15 && t.find_first_not_of("0123456789") == std::string::npos;
+    if (epochNs) {
+        if (const auto ns = parseNumber<TimeNs>(t)) {
+            return *ns;
+        }
+        return "\"" + t + "\" is beyond the times Stallscope holds (nanoseconds since 1970, up to 2262)";
+    }
+    const auto d = parseDuration(t);
+    if (!d) {
+        return "cannot read \"" + t
+            + "\" as a time: expected a duration since the job's start (90s, 4m, 1h30m) or nanoseconds since "
+              "the epoch (more than 15 digits)";
+    }
+    if (const auto at = checkedAdd(origin, *d)) {
+        return *at;
+    }
+    return "\"" + t + "\" after the job's start is beyond the times Stallscope holds (up to 2262)";
+}
+
+} // namespace
+
+Result<TimeRange, std::string> parseTimeWindow(const std::string& text, TimeNs origin)
 {
     const auto dots = text.find("..");
     if (dots == std::string::npos) {
-        return std::nullopt;
+        return std::string("expected START..END, e.g. 4m..6m");
     }
-    auto when = [&](const std::string& t) -> std::optional<TimeNs> {
-        if (t.size() > 15 && t.find_first_not_of("0123456789") == std::string::npos) {
-            return std::stoll(t);
-        }
-        auto d = parseDuration(t);
-        return d ? std::optional<TimeNs>(origin + *d) : std::nullopt;
-    };
-    auto a = when(text.substr(0, dots));
-    auto b = when(text.substr(dots + 2));
-    if (!a || !b || *b <= *a) {
-        return std::nullopt;
+    const auto a = parseWindowEnd(text.substr(0, dots), origin);
+    if (!a) {
+        return a.error();
     }
-    return TimeRange { *a, *b };
+    const auto b = parseWindowEnd(text.substr(dots + 2), origin);
+    if (!b) {
+        return b.error();
+    }
+    if (b.value() <= a.value()) {
+        return "the end (" + text.substr(dots + 2) + ") must come after the start (" + text.substr(0, dots) + ")";
+    }
+    return TimeRange { a.value(), b.value() };
 }
 
 TraceExportCounts writeChromeTrace(

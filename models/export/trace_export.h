@@ -6,6 +6,7 @@
 // the job's clock origin (the origin is in the metadata), so a subset goes to the tools users already have.
 
 #include "analysis/analysis.h"
+#include "core/result.h"
 
 #include <iosfwd>
 #include <optional>
@@ -33,7 +34,8 @@ TraceExportCounts writeChromeTrace(
 
 // "0-15,139,200-203" → ranks (sorted, unique); nullopt when malformed or out of range.
 std::optional<std::vector<std::uint32_t>> parseRankList(const std::string& text, std::uint32_t worldSize);
-// "4m..6m" (times since job start) or "EPOCH_NS..EPOCH_NS"; nullopt when malformed or empty.
-std::optional<TimeRange> parseTimeWindow(const std::string& text, TimeNs origin);
+// "4m..6m" (times since job start) or "EPOCH_NS..EPOCH_NS" (more than 15 digits); an error names the part that
+// is wrong and why (unreadable, beyond what a time holds, an end not after its start). Used by every --window.
+Result<TimeRange, std::string> parseTimeWindow(const std::string& text, TimeNs origin);
 
 } // namespace stallscope

@@ -260,6 +260,28 @@ TEST_CASE("export-trace writes Chrome trace JSON with the expected events", "[cl
     CHECK(runBinary({ "export-trace", bundle }).code == 2);
 }
 
+TEST_CASE("a --window the reader cannot use says which end and why, in render and export-trace alike", "[cli]")
+{
+    // A 20-digit epoch end ended both commands with an uncaught std::out_of_range ("terminate called…").
+    TempDir tmp;
+    const auto bundle = simulateTwoMinuteFlap(tmp);
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        { "0..99999999999999999999", "\"99999999999999999999\" is beyond the times Stallscope holds" },
+        { "0s..99999999999h", "cannot read \"99999999999h\" as a time" }, // past 2^63 ns as a duration
+        { "0s..1e17", "cannot read \"1e17\" as a time" },
+        { "5m..4m", "the end (4m) must come after the start (5m)" },
+        { "4m", "expected START..END" },
+    };
+    for (const auto& [window, said] : cases) {
+        for (const char* command : { "render", "export-trace" }) {
+            const auto r = runInProcess({ command, bundle, "--window", window, "--out", tmp.str("w.png") });
+            INFO(command << " --window " << window << ": " << r.err);
+            CHECK(r.code == 2);
+            CHECK_THAT(r.err, Catch::Contains("--window " + window + ": " + said));
+        }
+    }
+}
+
 TEST_CASE("report: HTML and Markdown that reference only files in the folder", "[cli][render]")
 {
     TempDir tmp;
