@@ -214,7 +214,10 @@ Result<TimeNs> chooseStep(const PrometheusQuery& q, Fetcher& fetcher, std::vecto
         return q.stepNs;
     }
     const auto configUrl = apiUrl(q.url, "/api/v1/status/config");
-    std::vector<Request> config { { configUrl.toString().toStdString(), configUrl, "" } };
+    Request configRequest;
+    configRequest.what = configUrl.toString().toStdString();
+    configRequest.url = configUrl;
+    std::vector<Request> config { configRequest };
     std::map<std::size_t, QByteArray> answers;
     TimeNs step = 0;
     if (auto err = fetcher.run(config, answers)) {
@@ -245,11 +248,17 @@ Request makeQuery(const PrometheusQuery& q, const char* path,
     for (const auto& [k, v] : items) {
         addItem(query, k, v);
     }
+    Request r;
+    r.what = std::move(what);
+    r.file = std::move(file);
     const auto encoded = query.toString(QUrl::FullyEncoded).toLatin1();
     if (encoded.size() > 4000) {
-        return { std::move(what), apiUrl(q.url, path), std::move(file), 0, encoded };
+        r.url = apiUrl(q.url, path);
+        r.form = encoded;
+    } else {
+        r.url = apiUrl(q.url, path, query);
     }
-    return { std::move(what), apiUrl(q.url, path, query), std::move(file) };
+    return r;
 }
 
 // A family of series to ask for: a __name__ regex and the matchers that narrow it to a job.
