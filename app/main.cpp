@@ -2,6 +2,7 @@
 // One binary: CLI subcommands run on the core with a QCoreApplication only; no subcommand opens the GUI.
 #include "cli_options.h"
 #include "commands.h"
+#include "core/parse_number.h"
 #include "core/time_format.h"
 #include "main_window.h"
 #include "open_input.h"
@@ -88,6 +89,15 @@ int runGui(int argc, char** argv, const std::vector<std::string>& args)
                   << mainUsage();
         return kExitUsage;
     }
+    int quitAfterMs = -1; // a test hook: quit (with a screenshot) this long after opening
+    if (const auto* v = parsed.find("quit-after")) {
+        const auto ms = stallscope::parseNumber<int>(*v);
+        if (!ms || *ms < 0) {
+            std::cerr << "stallscope: --quit-after: expected milliseconds\n";
+            return kExitUsage;
+        }
+        quitAfterMs = *ms;
+    }
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("Stallscope"));
     QApplication::setOrganizationName(QStringLiteral("Stallscope"));
@@ -125,7 +135,7 @@ int runGui(int argc, char** argv, const std::vector<std::string>& args)
             window.followLive(); // refreshes start now; a server with no series yet is retried each refresh
         }
     }
-    if (auto it = parsed.options.find("quit-after"); it != parsed.options.end()) {
+    if (quitAfterMs >= 0) {
         // Used by the smoke test: quit after the bundle loaded (or the timeout), saving a screenshot first.
         const QString shot = parsed.options.count("screenshot")
             ? QString::fromStdString(parsed.options.at("screenshot").back())
@@ -139,17 +149,17 @@ int runGui(int argc, char** argv, const std::vector<std::string>& args)
         };
         if (parsed.has("follow")) {
             // Following: the window keeps refreshing; the screenshot is taken when the time is up.
-            QTimer::singleShot(std::stoi(it->second.back()), &app, quit);
+            QTimer::singleShot(quitAfterMs, &app, quit);
         } else if (!exercise && parsed.positional.empty() && !parsed.has("prometheus")) {
             QTimer::singleShot(1500, &app, quit); // nothing to open: the welcome page as it first appears
         } else if (exercise) {
             QObject::connect(window.training(), &stallscope::TrainingController::ready, &app,
                 [quit](bool) { QTimer::singleShot(400, quit); });
-            QTimer::singleShot(std::stoi(it->second.back()), &app, [] { QApplication::exit(kExitBadInput); });
+            QTimer::singleShot(quitAfterMs, &app, [] { QApplication::exit(kExitBadInput); });
         } else {
             QObject::connect(
                 &window, &stallscope::MainWindow::loadFinished, &app, [quit](bool) { QTimer::singleShot(200, quit); });
-            QTimer::singleShot(std::stoi(it->second.back()), &app, [] { QApplication::exit(kExitBadInput); });
+            QTimer::singleShot(quitAfterMs, &app, [] { QApplication::exit(kExitBadInput); });
         }
     }
     return app.exec();
