@@ -203,12 +203,16 @@ HeadVerdict judgeByHead(const fs::path& p, std::uint64_t streamFromBytes)
     if (ec || size < std::min(streamFromBytes, kUnreadFromBytes)) {
         return {};
     }
+    const bool mayLeaveUnread = size >= kUnreadFromBytes; // else only a streamed format's 64 KiB are looked at
     std::ifstream in(p, std::ios::binary);
-    std::string head(kBinaryHeadBytes, '\0');
+    std::string head(std::min<std::uint64_t>(size, mayLeaveUnread ? kBinaryHeadBytes : kHeadBytes), '\0');
     in.read(head.data(), static_cast<std::streamsize>(head.size()));
     head.resize(static_cast<std::size_t>(in.gcount()));
     if (head.size() >= 2 && head[0] == '\x1f' && head[1] == '\x8b') {
-        head = inflateGzipHead(head, kBinaryHeadBytes); // gzip is never streamed: it is inflated whole
+        if (!mayLeaveUnread) {
+            return {}; // gzip is never streamed: it is inflated whole
+        }
+        head = inflateGzipHead(head, kBinaryHeadBytes);
     } else if (size >= streamFromBytes) {
         auto lines = head.substr(0, kHeadBytes);
         lines.resize(std::min(lines.size(), lines.rfind('\n') + 1)); // whole lines only
@@ -216,7 +220,7 @@ HeadVerdict judgeByHead(const fs::path& p, std::uint64_t streamFromBytes)
             return { f, 0 };
         }
     }
-    if (size < kUnreadFromBytes || head.find('\0') == std::string::npos || recognise(head)) {
+    if (!mayLeaveUnread || head.find('\0') == std::string::npos || recognise(head)) {
         return {};
     }
     return { nullptr, size };
