@@ -338,8 +338,11 @@ std::optional<LoadIssue> parseManifest(
         files.counters = optName("counters");
         files.linkEvents = optName("link_events");
         files.topology = optName("topology");
+        if (files.collectives.empty()) {
+            throw SchemaError { "expected \"files.collectives\" to name the bundle's collectives file" };
+        }
         for (const auto* name : { &files.collectives, &files.counters, &files.linkEvents, &files.topology }) {
-            if (name->find('/') != std::string::npos || *name == "..") {
+            if (name->find('/') != std::string::npos || *name == ".." || *name == ".") {
                 throw SchemaError { "file names in \"files\" must be plain names inside the bundle: " + *name };
             }
         }

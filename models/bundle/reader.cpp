@@ -153,6 +153,12 @@ Result<LoadedJob> loadImpl(const std::string& dir, Progress& progress)
     if (auto err = bundle::parseManifest(manifestPath.string(), text, *snap, files)) {
         return *err;
     }
+    for (const auto* name : { &files.collectives, &files.counters, &files.linkEvents, &files.topology }) {
+        if (!name->empty() && fs::is_directory(root / *name, ec)) { // read as a file it gave "No such device"
+            return LoadIssue { (root / *name).string(), 0, -1,
+                "a folder, where manifest.json names one of the bundle's files" };
+        }
+    }
     progress.report("Reading topology", 0, 1);
     if (!files.topology.empty()) {
         if (auto err = readText(root / files.topology, text)) {

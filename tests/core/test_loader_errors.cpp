@@ -98,6 +98,17 @@ TEST_CASE("manifest errors name the file, the line or the field", "[core][errors
         f.replaceInFile("manifest.json", "\"collectives.bin\"", "\"../collectives.bin\"");
         CHECK_THAT(f.load(), Catch::Contains("plain names inside the bundle"));
     }
+    SECTION("a file name that is the bundle itself, nothing, or a folder in it")
+    {
+        // "." opened the folder itself: "cannot open the file: No such device", or link events read as none.
+        f.replaceInFile("manifest.json", "\"collectives.bin\"", "\".\"");
+        CHECK_THAT(f.load(), Catch::Contains("plain names inside the bundle: ."));
+        f.replaceInFile("manifest.json", "\".\"", "\"\"");
+        CHECK_THAT(f.load(), Catch::Contains("expected \"files.collectives\" to name"));
+        std::filesystem::create_directory(f.dir / "sub");
+        f.replaceInFile("manifest.json", "\"collectives\": \"\"", "\"collectives\": \"sub\"");
+        CHECK_THAT(f.load(), Catch::Contains("sub: a folder, where manifest.json names one of the bundle's files"));
+    }
 }
 
 TEST_CASE("binary collectives errors give the byte offset", "[core][errors]")
