@@ -553,48 +553,41 @@ std::string hostOfFile(const fs::path& path)
     return stem.substr(0, stem.find('.'));
 }
 
-// Slurm's and the kernel's lines in `in` (a file of their own, or a job's output that also holds rank lines).
-// Returns false when it holds none.
-bool addHostFacts(FileInput& in, Gathered& g, bool alone)
+// A log parsed once the clock is known (on a worker thread): Slurm's and the kernel's lines, and each rank's facts.
+struct LogRead
 {
-    auto f = parseHostLog(in.path.string(), in.text, g.clock, hostOfFile(in.path));
-    if (!f) {
-        if (alone) {
-            g.warnings.push_back(f.error());
-        }
-        return false;
-    }
-    g.warn(f->warnings);
-    const auto said = countsByKind(f->events);
-    g.note(in.path, alone ? "host log" : "host lines in a rank log", said);
-    g.hostLogs.emplace_back(in.path.string(), std::move(f.value()));
-    return true;
+    std::optional<Result<HostLogFacts>> host; // nullopt: not looked for (a rank log without host lines)
+    std::vector<RankLogFacts> ranks; // one per process of a combined log that said something; one for a rank's own
+    std::size_t parts = 0; // the processes a combined log holds (0: one file, one rank, named by the file maybe)
+    std::optional<LoadIssue> rankError; // a rank's own log with nothing readable
+};
+
+std::any readHostLog(const std::string& file, const std::string& text, const LogClock& clock)
+{
+    LogRead r;
+    r.host = parseHostLog(file, text, clock, hostOfFile(file));
+    return r;
 }
 
-std::optional<LoadIssue> addHostLog(FileInput& in, Gathered& g)
+std::any readRankLog(const std::string& file, const std::string& text, const LogClock& clock)
 {
-    addHostFacts(in, g, true);
-    return std::nullopt;
-}
-
-std::optional<LoadIssue> addRankLog(FileInput& in, Gathered& g)
-{
-    const auto file = in.path.string();
-    if (looksLikeHostLog(in.text)) {
-        addHostFacts(in, g, false); // a job's output: srun's fates after the ranks' lines
+    LogRead r;
+    if (looksLikeHostLog(text)) { // a job's output: srun's fates after the ranks' lines
+        r.host = parseHostLog(file, text, clock, hostOfFile(file));
     }
-    const auto parts = splitByRankPrefix(in.text); // a launcher's combined output: one part per rank
+    const auto parts = splitByRankPrefix(text); // a launcher's combined output: one part per rank
+    r.parts = parts.size();
     if (parts.empty()) {
-        auto f = parseRankLog(file, in.text, g.clock);
-        if (!f) {
-            g.warnings.push_back(f.error());
-            return std::nullopt;
+        auto f = parseRankLog(file, text, clock);
+        if (f) {
+            r.ranks.push_back(std::move(f.value()));
+        } else {
+            r.rankError = f.error();
         }
-        addRankFacts(in.path, std::move(f.value()), 0, g);
-        return std::nullopt;
+        return r;
     }
     for (const auto& part : parts) {
-        auto f = parseRankLog(file, part.text, g.clock);
+        auto f = parseRankLog(file, part.text, clock);
         if (!f) {
             continue; // this rank printed nothing Stallscope reads
         }
@@ -602,7 +595,52 @@ std::optional<LoadIssue> addRankLog(FileInput& in, Gathered& g)
         if (part.rank) {
             f->rank = part.rank; // the launcher's prefix names the global rank
         }
-        addRankFacts(in.path, std::move(f.value()), parts.size(), g);
+        r.ranks.push_back(std::move(f.value()));
+    }
+    return r;
+}
+
+// The log as parsed on a worker thread, or parsed here (a caller that read no folder: tests, fuzzing).
+LogRead logRead(
+    FileInput& in, const Gathered& g, std::any (*read)(const std::string&, const std::string&, const LogClock&))
+{
+    auto any = in.parsed.has_value() ? std::move(in.parsed) : read(in.path.string(), in.text, g.clock);
+    return std::any_cast<LogRead>(std::move(any));
+}
+
+// Slurm's and the kernel's lines (a file of their own, or a job's output that also holds rank lines).
+void addHostFacts(const fs::path& path, Result<HostLogFacts> f, Gathered& g, bool alone)
+{
+    if (!f) {
+        if (alone) {
+            g.warnings.push_back(f.error());
+        }
+        return;
+    }
+    g.warn(f->warnings);
+    const auto said = countsByKind(f->events);
+    g.note(path, alone ? "host log" : "host lines in a rank log", said);
+    g.hostLogs.emplace_back(path.string(), std::move(f.value()));
+}
+
+std::optional<LoadIssue> addHostLog(FileInput& in, Gathered& g)
+{
+    auto r = logRead(in, g, readHostLog);
+    addHostFacts(in.path, std::move(*r.host), g, true);
+    return std::nullopt;
+}
+
+std::optional<LoadIssue> addRankLog(FileInput& in, Gathered& g)
+{
+    auto r = logRead(in, g, readRankLog);
+    if (r.host) {
+        addHostFacts(in.path, std::move(*r.host), g, false);
+    }
+    if (r.rankError) {
+        g.warnings.push_back(*r.rankError);
+    }
+    for (auto& f : r.ranks) {
+        addRankFacts(in.path, std::move(f), r.parts, g);
     }
     return std::nullopt;
 }
@@ -686,8 +724,8 @@ const std::vector<Format>& formats()
         { "perfquery counters", looksLikePerfquery, 2, nullptr, addPerfquery },
         { "NCCL RAS output", looksLikeRasText, 3, nullptr, addRasText },
         { "OpenSM log", looksLikeOpensmLog, 3, nullptr, addOpensmLog },
-        { "rank log", looksLikeRankLog, 3, nullptr, addRankLog },
-        { "host log", looksLikeHostLog, 3, nullptr, addHostLog },
+        { "rank log", looksLikeRankLog, 3, nullptr, addRankLog, false, readRankLog },
+        { "host log", looksLikeHostLog, 3, nullptr, addHostLog, false, readHostLog },
         { "Prometheus exposition", looksLikePrometheusExposition, 0, scanExposition, addExposition },
     };
     return table;

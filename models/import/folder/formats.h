@@ -59,6 +59,9 @@ struct Format
     // not gzip) is recognised from its head and `add` gets its path alone, to read it in pieces. A streamed format
     // without `parse` gets the path alone whatever the size (the collector's CSVs, read again as counters are joined).
     bool streamed = false;
+    // Optional: a parse that needs the folder's clock (logs: the dumps' year, the mapping file's zone), known once
+    // phase 0 is added; then run on worker threads like `parse`, before the later phases are added in order.
+    std::any (*parseWithClock)(const std::string& file, const std::string& text, const LogClock& clock) = nullptr;
 };
 
 // In recognition order: the first row whose recogniser accepts the text reads the file.
