@@ -104,9 +104,24 @@ std::vector<RankLines> splitByLauncher(const std::string& text)
 
 // "gpu-a017 pid 48211 GPU 2": NCCL_DEBUG output names the process and the device of each line. One process per
 // GPU is PyTorch's way; nccl-tests' -g N drives N GPUs (N ranks) from one process, hence the device in the key.
+// Written into `out`, whose buffer is reused line after line (a new string per line was a tenth of a log's time).
+void processOf(const logs::NcclPrefix& p, std::string& out)
+{
+    out.assign(p.host).append(" pid ").append(p.pid).append(" GPU ").append(std::to_string(p.dev));
+}
+
 std::string processOf(const logs::NcclPrefix& p)
 {
-    return std::string(p.host) + " pid " + std::string(p.pid) + " GPU " + std::to_string(p.dev);
+    std::string out;
+    processOf(p, out);
+    return out;
+}
+
+// A character of a host name; not std::isalnum, a library call per character of every line.
+bool hostChar(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_'
+        || c == '.';
 }
 
 // NCCL_DEBUG output of several processes in one file, split by NCCL's "host:pid:tid [dev] " prefix. Processes that
@@ -132,15 +147,21 @@ std::vector<RankLines> splitByNcclPrefix(const std::string& text)
     std::map<std::string, std::string> pidOf; // part → "host pid"
     std::map<std::string, std::pair<std::string, std::int64_t>> usingLine; // "host pid" → its NET/IB Using line
     RankLines* current = nullptr;
+    std::string key; // the line's process, its buffer reused
     auto add = [&](std::string_view piece, std::int64_t lineNo) {
         LineScan s(piece, logs::afterLauncherPrefix(piece));
         if (const auto p = logs::ncclPrefixAt(s, none)) {
-            current = &parts[processOf(*p)];
-            current->process = processOf(*p);
-            const auto pid = std::string(p->host) + " " + std::string(p->pid);
-            pidOf[current->process] = pid;
-            if (piece.find("NET/IB : Using ") != std::string_view::npos && !usingLine.count(pid)) {
-                usingLine[pid] = { std::string(piece), lineNo };
+            processOf(*p, key);
+            if (!current || current->process != key) { // most lines follow one of their own process
+                current = &parts[key];
+                current->process = key;
+                pidOf[key] = std::string(p->host) + " " + std::string(p->pid);
+            }
+            if (piece.find("NET/IB : Using ") != std::string_view::npos) {
+                const auto& pid = pidOf[key];
+                if (!usingLine.count(pid)) {
+                    usingLine[pid] = { std::string(piece), lineNo };
+                }
             }
         }
         if (current) {
@@ -152,8 +173,6 @@ std::vector<RankLines> splitByNcclPrefix(const std::string& text)
     for (const auto& h : hosts) {
         lengths.insert(h.size());
     }
-    auto hostChar
-        = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.'; };
     // Where, after the line's start, another process's prefix begins: at a ':' whose run of host characters ends
     // in a known host name (the text before may be glued to it: "cudaDev 0ljm:803564:...").
     auto nextCut = [&](std::string_view rest) {
