@@ -45,6 +45,13 @@ std::string issueReason(const std::string& message)
 std::string IssueGroup::format() const
 {
     std::string s = first.format();
+    if (files > 1) {
+        s += " (and " + std::to_string(files - 1) + " more file" + (files > 2 ? "s" : "") + " like it: ";
+        for (std::size_t i = 0; i < moreFiles.size(); ++i) {
+            s += (i > 0 ? ", " : "") + moreFiles[i];
+        }
+        return s + (files - 1 > moreFiles.size() ? ", …)" : ")");
+    }
     if (count <= 1) {
         return s;
     }
@@ -60,6 +67,35 @@ std::string IssueGroup::format() const
     }
     return s + ")";
 }
+
+namespace {
+
+// Whole-file groups of one reason merged across files, at the place of the first.
+std::vector<IssueGroup> acrossFiles(std::vector<IssueGroup> groups, std::size_t keep)
+{
+    std::vector<IssueGroup> out;
+    std::map<std::string, std::size_t> firstOf; // reason → its first whole-file group in `out`
+    for (auto& g : groups) {
+        if (g.first.line > 0 || g.first.offset >= 0) {
+            out.push_back(std::move(g));
+            continue;
+        }
+        const auto [it, fresh] = firstOf.try_emplace(g.reason, out.size());
+        if (fresh) {
+            out.push_back(std::move(g));
+            continue;
+        }
+        auto& into = out[it->second];
+        ++into.files; // groups are per file and reason: this one is another file's
+        into.count += g.count;
+        if (into.moreFiles.size() < keep) {
+            into.moreFiles.push_back(g.file);
+        }
+    }
+    return out;
+}
+
+} // namespace
 
 std::vector<IssueGroup> groupIssues(const std::vector<LoadIssue>& issues, std::size_t keep)
 {
@@ -83,7 +119,7 @@ std::vector<IssueGroup> groupIssues(const std::vector<LoadIssue>& issues, std::s
             g.lines.push_back(place);
         }
     }
-    return groups;
+    return acrossFiles(std::move(groups), keep);
 }
 
 } // namespace stallscope

@@ -41,3 +41,26 @@ TEST_CASE("a reason blanks numbers, GUIDs and quoted text, and keeps the words",
     CHECK(issueReason("lines of rank 5 in the log of rank 3") == issueReason("lines of rank 12 in the log of rank 9"));
     CHECK(issueReason("no Seq") != issueReason("no ts"));
 }
+
+TEST_CASE("a whole-file warning of one reason in many files is one line naming the first files", "[core][basics]")
+{
+    // 100,000 small files no format reads gave 100,000 lines in `info` and the window's warning list.
+    std::vector<LoadIssue> issues;
+    for (int i = 0; i < 1000; ++i) {
+        issues.push_back({ "d/f" + std::to_string(i) + ".txt", 0, -1, "not a recognised format: skipped" });
+        if (i == 1) {
+            issues.push_back({ "d/f1.txt", 3, -1, "unrecognised line skipped: x" }); // a line's: not merged
+        }
+    }
+    issues.push_back({ "fr_rank_7.jsonl", 0, -1, "rank 7000000 is beyond any job" });
+    issues.push_back({ "fr_rank_9.jsonl", 0, -1, "rank 9000000 is beyond any job" });
+    const auto groups = groupIssues(issues, 3);
+    REQUIRE(groups.size() == 3);
+    CHECK(groups[0].files == 1000);
+    CHECK(groups[0].count == 1000);
+    CHECK(groups[0].format()
+        == "d/f0.txt: not a recognised format: skipped (and 999 more files like it: d/f1.txt, d/f2.txt, d/f3.txt, …)");
+    CHECK(groups[1].format() == "d/f1.txt:3: unrecognised line skipped: x");
+    CHECK(groups[2].format()
+        == "fr_rank_7.jsonl: rank 7000000 is beyond any job (and 1 more file like it: fr_rank_9.jsonl)");
+}
