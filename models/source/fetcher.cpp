@@ -90,6 +90,12 @@ void Fetcher::start(std::size_t i)
     }
     m_replies.push_back(reply);
     QObject::connect(reply, &QNetworkReply::finished, [this, reply, i] { finished(reply, i); });
+    QObject::connect(reply, &QNetworkReply::downloadProgress, [this, reply](qint64 received, qint64) {
+        if (static_cast<std::uint64_t>(received) > m_q.maxAnswerBytes && reply->isRunning()) {
+            m_oversize.push_back(reply);
+            reply->abort(); // finished() follows, and refuses it
+        }
+    });
 }
 
 void Fetcher::abortAll()
@@ -108,11 +114,14 @@ void Fetcher::finished(QNetworkReply* reply, std::size_t i)
     reply->deleteLater();
     auto& req = (*m_requests)[i];
     const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-    const QByteArray body = reply->isOpen() ? reply->readAll() : QByteArray();
+    bool oversize = std::erase(m_oversize, reply) > 0;
+    const QByteArray body = !oversize && reply->isOpen() ? reply->readAll() : QByteArray();
+    oversize = oversize || static_cast<std::uint64_t>(body.size()) > m_q.maxAnswerBytes;
     if (!m_failure) {
-        if (auto problem = judge(reply, status, body, req)) {
-            // Network errors, timeouts and 5xx may pass; 4xx and "status":"error" answers will not.
-            const bool transient = (reply->error() != QNetworkReply::NoError && status == 0) || status >= 500;
+        if (auto problem = oversize ? std::optional<std::string>(tooLarge()) : judge(reply, status, body, req)) {
+            // Network errors, timeouts and 5xx may pass; 4xx and "status":"error" answers will not, nor one too large.
+            const bool transient
+                = !oversize && ((reply->error() != QNetworkReply::NoError && status == 0) || status >= 500);
             if (transient && req.attempt < m_q.retries) {
                 const int backoffMs = 500 << req.attempt++;
                 ++m_running; // the retry is still outstanding
@@ -174,6 +183,13 @@ void Fetcher::maybeQuit()
     if (m_running == 0) {
         m_loop->quit();
     }
+}
+
+std::string Fetcher::tooLarge() const
+{
+    return "the answer passed " + formatBytes(static_cast<double>(m_q.maxAnswerBytes))
+        + " and was stopped: a request asks for some tens of MB of samples at most (is " + m_q.url
+        + " a Prometheus API, not a page in front of one?)";
 }
 
 std::optional<std::string> Fetcher::judge(QNetworkReply* reply, int status, const QByteArray& body, const Request& req)

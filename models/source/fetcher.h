@@ -74,6 +74,9 @@ private:
 
     void maybeQuit();
 
+    // Why an answer past PrometheusQuery::maxAnswerBytes was refused.
+    std::string tooLarge() const;
+
     // An error message for a failed request, or nullopt; collects the server's warnings.
     std::optional<std::string> judge(QNetworkReply* reply, int status, const QByteArray& body, const Request& req);
 
@@ -91,6 +94,7 @@ private:
     int m_running = 0;
     std::optional<LoadIssue> m_failure;
     bool m_networkFailure = false;
+    std::vector<QNetworkReply*> m_oversize; // stopped for passing PrometheusQuery::maxAnswerBytes
 };
 
 // Query values fully percent-encoded: QUrlQuery leaves '+' as is, which servers decode as a space (a regex

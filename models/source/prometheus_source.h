@@ -37,6 +37,9 @@ struct PrometheusQuery
     std::string basicUser, basicPassword; // Authorization: Basic
     std::string caFile; // PEM file of extra CAs (the system's are always trusted)
     std::size_t maxPointsPerSeries = 11'000;
+    // One answer past this many bytes is stopped and refused: a request asks for at most 2,000,000 samples (some
+    // tens of MB as JSON), so more is a proxy's endless page or a runaway, never counters to hold in memory.
+    std::uint64_t maxAnswerBytes = 1ull << 30;
 };
 
 // Options from the environment: STALLSCOPE_PROMETHEUS_TOKEN, STALLSCOPE_PROMETHEUS_USER and

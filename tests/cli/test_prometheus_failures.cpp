@@ -280,6 +280,34 @@ TEST_CASE("Prometheus source: a proxy's page instead of JSON, and the server's w
     CHECK(found);
 }
 
+TEST_CASE("Prometheus source: an answer past the size cap is stopped and refused, not retried", "[prometheus]")
+{
+    // A body is held whole until parsed: an endless or runaway answer was read until memory ran out.
+    CannedServer server([&](const QByteArray& head) -> Answer {
+        if (is(head, "/api/v1/status/config")) {
+            return { 200, kConfig };
+        }
+        if (is(head, "/api/v1/query_range")) {
+            auto body = kMatrix;
+            body.chop(1);
+            return { 200, body + R"(,"pad":")" + QByteArray(4 << 20, 'x') + R"("})" };
+        }
+        return { 200, kInfo };
+    });
+    NullProgress progress;
+    auto q = queryOf(server);
+    q.retries = 2;
+    q.maxAnswerBytes = 1 << 20;
+    auto r = loadFromPrometheus(q, progress);
+    REQUIRE_FALSE(r);
+    CHECK_THAT(r.error().format(), Catch::Contains("the answer passed 1.0 MB and was stopped"));
+    CHECK(server.count("/api/v1/query_range") == 1);
+    q.maxAnswerBytes = 64 << 20; // the same answer under the cap opens
+    auto ok = loadFromPrometheus(q, progress);
+    INFO((ok ? "" : ok.error().format()));
+    CHECK(ok);
+}
+
 TEST_CASE("convert --prometheus: a failing server leaves no bundle, not half of one", "[prometheus][cli]")
 {
     CannedServer server([](const QByteArray& head) -> Answer {
