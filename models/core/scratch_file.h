@@ -62,6 +62,9 @@ struct ScratchPolicy
     // pieceBytes of whole lines, never held whole. Tests lower both to read small files the same way.
     std::uint64_t streamFromBytes = 256ull << 20;
     std::size_t pieceBytes = 64u << 20;
+    // Files read whole (every other format) in memory at once across the reading threads: half of what the process
+    // may use. A file waits until it fits beside the others; a larger one is left out with a warning.
+    std::uint64_t wholeFileBytes = defaultMemoryBudget() * 4;
 };
 
 } // namespace stallscope

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Folders as clusters leave them, beyond their files' contents: named pipes, links to nothing or to themselves,
 // folders nested deep or closed to the reader (issue #17). What the listing leaves out is a warning naming it.
+#include "core/scratch_file.h"
 #include "import/open_job.h"
 #include "test_support.h"
 
@@ -122,4 +123,39 @@ TEST_CASE(
     fs::permissions(closed, fs::perms::owner_all);
     CHECK_THAT(said, Catch::Contains("logs: cannot list the folder: Permission denied (the files in it are left out)"));
     CHECK_THAT(said, Catch::Contains(closed.string() + ": cannot list the folder: Permission denied"));
+}
+
+TEST_CASE("files read whole share half the memory: one larger is left out saying why, the rest wait their turn",
+    "[core][hostile]")
+{
+    // Four 678 MB logs read at once in a 2 GiB cgroup had the kernel kill the process (signal 9 after 18.6 s).
+    TempDir tmp;
+    writeDump(tmp.path());
+    const auto log = testData("logs/rank2.log");
+    std::string big = log;
+    while (big.size() < (200u << 10)) {
+        big += "[default2]:gpu-a017:48211:48211 [2] NCCL INFO Channel 00/0 : 2 -> 3 via NET/IB/0/GDRDMA\n";
+    }
+    writeFile(tmp.path() / "big.log", big);
+    std::string medium = log; // 40 KiB each: one or two at a time through a 64 KiB gate
+    while (medium.size() < (40u << 10)) {
+        medium += "[default2]:gpu-a017:48211:48211 [2] NCCL INFO Channel 00/0 : 2 -> 3 via NET/IB/0/GDRDMA\n";
+    }
+    for (int r = 0; r < 8; ++r) {
+        writeFile(tmp.path() / ("part" + std::to_string(r) + ".log"), medium);
+    }
+    ScratchPolicy policy;
+    policy.wholeFileBytes = 64u << 10;
+    NullProgress progress;
+    auto job = openJob(tmp.str(), progress, policy);
+    INFO((job ? "" : job.error().format()));
+    REQUIRE(job.ok());
+    const auto said = warningsOf(job.value(), tmp.path());
+    INFO(said);
+    CHECK_THAT(said,
+        Catch::Contains("big.log: 204.8 KB is more than Stallscope reads of one file at once here "
+                        "(65.5 KB, half the memory this process may use)."));
+    CHECK_THAT(said, Catch::Contains("(the file is left out)"));
+    REQUIRE_FALSE(job->recognised.empty());
+    CHECK_THAT(job->recognised.front(), Catch::EndsWith(", 8 rank logs")); // every 40 KiB log, in turn
 }

@@ -7,8 +7,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <ctime>
 #include <fstream>
+#include <mutex>
 #include <set>
 #include <thread>
 
@@ -168,6 +170,80 @@ struct TextBudget
     }
 };
 
+// Whole files in memory at once across the worker threads — read, inflated, parsed — held to
+// ScratchPolicy::wholeFileBytes (half of what the process may use): four 678 MB logs read at once in a 2 GiB
+// cgroup (a Slurm step, a container) had the kernel kill the process. A file waits until it fits beside the
+// others; one larger than the whole gate is never read (readAndParse says so). Any thread.
+class WholeFileGate
+{
+public:
+    explicit WholeFileGate(std::uint64_t bytes)
+        : m_bytes(bytes)
+    {
+    }
+    std::uint64_t bytes() const { return m_bytes; }
+
+    // Holds `n` bytes of the gate while alive (all of it when n is larger: then alone).
+    class Hold
+    {
+    public:
+        Hold(WholeFileGate& gate, std::uint64_t n)
+            : m_gate(gate)
+            , m_n(std::min(n, gate.m_bytes))
+        {
+            std::unique_lock lock(m_gate.m_mutex);
+            m_gate.m_freed.wait(lock, [&] { return m_gate.m_held + m_n <= m_gate.m_bytes; });
+            m_gate.m_held += m_n;
+        }
+        ~Hold()
+        {
+            {
+                std::lock_guard lock(m_gate.m_mutex);
+                m_gate.m_held -= m_n;
+            }
+            m_gate.m_freed.notify_all();
+        }
+        Hold(const Hold&) = delete;
+        Hold& operator=(const Hold&) = delete;
+
+    private:
+        WholeFileGate& m_gate;
+        std::uint64_t m_n;
+    };
+
+private:
+    std::uint64_t m_bytes;
+    std::uint64_t m_held = 0;
+    std::mutex m_mutex;
+    std::condition_variable m_freed;
+};
+
+// What a file read whole takes while it is read: its size, or for gzip its likely inflated size (a trace compresses
+// about 10:1), never more than the gate.
+std::uint64_t wholeFileBytes(const fs::path& p)
+{
+    std::error_code ec;
+    const auto size = fs::file_size(p, ec);
+    if (ec) {
+        return 0;
+    }
+    std::ifstream in(p, std::ios::binary);
+    char magic[2] = {};
+    in.read(magic, 2);
+    return in.gcount() == 2 && magic[0] == '\x1f' && magic[1] == '\x8b' ? size * 10 : size;
+}
+
+// Why a file too large to read whole within the gate is left out, and what to do.
+LoadIssue tooLargeToRead(const fs::path& p, std::uint64_t size, std::uint64_t gate)
+{
+    return { p.string(), 0, -1,
+        formatBytes(static_cast<double>(size)) + " is more than Stallscope reads of one file at once here ("
+            + formatBytes(static_cast<double>(gate))
+            + ", half the memory this process may use). Scrapes and collector CSVs are read in pieces at any "
+              "size, other files whole: cut it to the hours that matter (a log: tail -c, or the lines around the "
+              "incident)" };
+}
+
 // Frees what a file's input holds. Not `text = std::string()`: libstdc++ keeps a string's buffer when it is
 // assigned a short one, so every file read stayed in memory until the whole folder was read.
 void release(FileInput& in)
@@ -226,7 +302,8 @@ HeadVerdict judgeByHead(const fs::path& p, std::uint64_t streamFromBytes)
     return { nullptr, size };
 }
 
-Parsed readAndParse(const fs::path& p, std::uint64_t streamFromBytes, const WarningHold& hold, TextBudget& budget)
+Parsed readAndParse(
+    const fs::path& p, std::uint64_t streamFromBytes, const WarningHold& hold, TextBudget& budget, WholeFileGate& gate)
 {
     Parsed r;
     r.input.path = p;
@@ -238,7 +315,15 @@ Parsed readAndParse(const fs::path& p, std::uint64_t streamFromBytes, const Warn
     if ((r.leftUnread = verdict.leaveUnread) > 0) {
         return r;
     }
-    auto bytes = readFileBytes(p);
+    std::error_code ec;
+    if (const auto size = fs::file_size(p, ec); !ec && size > gate.bytes()) {
+        r.unreadable = tooLargeToRead(p, size, gate.bytes());
+        return r;
+    }
+    WholeFileGate::Hold held(gate, wholeFileBytes(p)); // until parsed, or its text kept or let go
+    GzipLimits limits;
+    limits.ceilingBytes = gate.bytes();
+    auto bytes = readFileBytes(p, limits);
     if (!bytes) {
         r.unreadable = bytes.error();
         return r;
@@ -362,8 +447,9 @@ std::vector<Parsed> readEverything(const std::vector<fs::path>& files, const Scr
 {
     std::vector<Parsed> out(files.size());
     TextBudget budget { scratch.memoryBytes };
+    WholeFileGate gate(scratch.wholeFileBytes);
     cancelled = !onWorkers(files.size(), progress, 0, files.size() * 2,
-        [&](std::size_t i) { out[i] = readAndParse(files[i], scratch.streamFromBytes, hold, budget); });
+        [&](std::size_t i) { out[i] = readAndParse(files[i], scratch.streamFromBytes, hold, budget, gate); });
     return out;
 }
 
@@ -371,13 +457,16 @@ std::vector<Parsed> readEverything(const std::vector<fs::path>& files, const Scr
 // spent its time parsing them one after another on the calling thread (1.4 GB of logs: 57 s). Their text is let go
 // as each is parsed; what they say is added in file order after. False when cancelled.
 bool parseLogs(std::vector<Parsed>& parsed, const std::vector<std::size_t>& later, const LogClock& clock,
-    Progress& progress, std::size_t files)
+    const ScratchPolicy& scratch, Progress& progress, std::size_t files)
 {
+    WholeFileGate gate(scratch.wholeFileBytes);
     return onWorkers(later.size(), progress, files, files * 2, [&](std::size_t k) {
         auto& p = parsed[later[k]];
         if (!p.format->parseWithClock || p.unreadable) {
             return;
         }
+        // Its text, and the copy a combined log is split into, while it is parsed.
+        WholeFileGate::Hold held(gate, 2 * (p.readAgain ? wholeFileBytes(p.input.path) : p.input.text.size()));
         if (p.readAgain) {
             auto bytes = readFileBytes(p.input.path);
             if (!bytes) {
@@ -444,7 +533,7 @@ std::optional<LoadIssue> readFolder(const std::string& dir, Gathered& g, Progres
     learnYear(g);
     std::stable_sort(
         later.begin(), later.end(), [&](std::size_t a, std::size_t b) { return phase(parsed[a]) < phase(parsed[b]); });
-    if (!parseLogs(parsed, later, g.clock, progress, files.size())) {
+    if (!parseLogs(parsed, later, g.clock, g.scratch, progress, files.size())) {
         return LoadIssue { dir, 0, -1, "opening cancelled" };
     }
     for (std::size_t k = 0; k < later.size(); ++k) {
