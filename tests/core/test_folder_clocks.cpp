@@ -86,6 +86,39 @@ TEST_CASE("profiler traces on a skewed clock are reported, and a clock offset al
     CHECK_FALSE(warned(fixed.value(), "profiler traces disagree"));
 }
 
+TEST_CASE(
+    "a rank log dated days after the dumps end is named: another job's, or a wrong clock", "[core][import][clock]")
+{
+    // A folder holding one incident's dumps and another's log opened as one job spanning eight months, the stall
+    // a hairline in it, and nothing said.
+    TempDir tmp;
+    const auto sim = simulateOrFail(crashScenario());
+    REQUIRE(writeRawFolder(*sim.snapshot, tmp.str("raw")).empty());
+    auto same = openJob(tmp.str("raw"));
+    REQUIRE(same.ok());
+    CHECK_FALSE(warned(same.value(), "after the Flight Recorder dumps end")); // its own logs go on minutes after
+    writeFile(tmp.path() / "raw" / "other-job.log", testData("logs/rank2.log")); // 2025-06-01; the job is 2026-11
+    auto mixed = openJob(tmp.str("raw"));
+    REQUIRE(mixed.ok());
+    CHECK_FALSE(warned(mixed.value(), "after the Flight Recorder dumps end")); // before them: a long job's start
+    auto late = testData("logs/rank2.log");
+    for (const auto& [from, to] : { std::pair { "2025-06-01", "2026-12-24" }, { "E0601", "E1224" } }) {
+        for (auto at = late.find(from); at != std::string::npos; at = late.find(from)) {
+            late.replace(at, std::string(from).size(), to);
+        }
+    }
+    writeFile(tmp.path() / "raw" / "other-job.log", late);
+    auto after = openJob(tmp.str("raw"));
+    REQUIRE(after.ok());
+    bool named = false;
+    for (const auto& w : after->warnings) {
+        named |= w.file.ends_with("other-job.log")
+            && w.message.find("its lines go on to 2026-12-24 12:10:31.004 UTC") == 0
+            && w.message.find("after the Flight Recorder dumps end") != std::string::npos;
+    }
+    CHECK(named);
+}
+
 TEST_CASE("a mapping file places a rank whose log lost its NCCL lines", "[core][import][clock]")
 {
     TempDir tmp;

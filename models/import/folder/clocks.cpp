@@ -4,11 +4,13 @@
 // kernel against the dump entry of the same collective, a rank's port event against the subnet manager's.
 // Disagreement beyond a second is reported with its size. Rank logs whose disagreement with the dumps is a
 // whole number of quarter hours are local time in another zone: they are moved onto UTC and that is said.
+#include "core/time_format.h"
 #include "import/folder/gathered.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <map>
 
 namespace stallscope::folder {
 
@@ -179,6 +181,52 @@ std::vector<TimeNs> opensmVersusLogs(const Gathered& g)
     return deltas;
 }
 
+// The latest time of any dump entry, or kNoTime.
+TimeNs dumpsEnd(const Gathered& g)
+{
+    TimeNs end = kNoTime;
+    for (const auto& [file, d] : g.dumps) {
+        for (const auto& e : d.entries) {
+            for (const auto t : { e.enqueueNs, e.startNs, e.endNs }) {
+                if (t != kNoTime && (end == kNoTime || t > end)) {
+                    end = t;
+                }
+            }
+        }
+    }
+    return end;
+}
+
+// Rank logs dated days after the dumps end: another job's log dropped in the folder, or a clock set wrong. Logs
+// may begin weeks before the dumps (a dump keeps the last entries of a long job) and go on minutes after them (the
+// watchdog's timeout, the teardown), never days after. The view would span both and the stall vanish in it.
+void warnLogsLongAfterDumps(Gathered& g)
+{
+    constexpr TimeNs kDay = 24 * 3600 * kNsPerSec;
+    const auto end = dumpsEnd(g);
+    if (end == kNoTime) {
+        return;
+    }
+    std::map<std::string, TimeNs> lastOf; // file → its latest line time (a combined log has several entries)
+    for (const auto& [file, f] : g.logs) {
+        for (const auto& e : f.events) {
+            if (e.timeNs != kNoTime) {
+                auto [it, fresh] = lastOf.try_emplace(file, e.timeNs);
+                it->second = std::max(it->second, e.timeNs);
+            }
+        }
+    }
+    for (const auto& [file, last] : lastOf) {
+        if (last - end > kDay) {
+            g.warnings.push_back({ file, 0, -1,
+                "its lines go on to " + formatUtc(last) + ", " + formatDuration(last - end)
+                    + " after the Flight Recorder dumps end (" + formatUtc(end)
+                    + "): another job's log, or a clock set wrong? The view spans both (clock_offsets.rank_logs in "
+                      "a mapping file moves the logs' times)" });
+        }
+    }
+}
+
 } // namespace
 
 void alignClocks(Gathered& g)
@@ -221,6 +269,7 @@ void alignClocks(Gathered& g)
                     + " port losses); set time_zones.opensm or clock_offsets.opensm in a mapping file" });
         }
     }
+    warnLogsLongAfterDumps(g);
 }
 
 } // namespace stallscope::folder
