@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "bundle/json.h"
+#include "core/json_depth.h"
 #include "core/json_number.h"
 
 #include "bundle/format.h"
@@ -88,7 +89,7 @@ std::int64_t lineOfOffset(const std::string& text, std::size_t byte)
 std::optional<LoadIssue> parseDocument(const std::string& file, const std::string& text, json& out)
 {
     try {
-        out = json::parse(text);
+        out = parseJsonFile(text);
     } catch (const json::parse_error& e) {
         std::string what = e.what();
         if (auto p = what.find("parse error"); p != std::string::npos) {
@@ -436,7 +437,7 @@ template <typename Fn> std::optional<LoadIssue> forEachJsonLine(const std::strin
         }
         json j;
         try {
-            j = json::parse(line);
+            j = parseJsonFile(line);
         } catch (const json::parse_error& e) {
             std::string what = e.what();
             if (auto p = what.find("parse error"); p != std::string::npos) {

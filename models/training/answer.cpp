@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "training/answer.h"
+#include "core/json_depth.h"
 
 #include <nlohmann/json.hpp>
 
@@ -81,7 +82,7 @@ Result<TraineeAnswer, std::string> parseAnswer(const std::string& text, const st
 {
     json j;
     try {
-        j = json::parse(text);
+        j = parseJsonFile(text);
     } catch (const json::parse_error& e) {
         return file + ": not JSON at byte " + std::to_string(e.byte) + ": " + e.what();
     } catch (const json::exception& e) { // a number too large for a double, and the like

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The exercise library's JSON (docs/training.md): parsed strictly, every error naming where it is.
 #include "training/exercise.h"
+#include "core/json_depth.h"
 
 #include <nlohmann/json.hpp>
 
@@ -305,7 +306,7 @@ Result<ExerciseLibrary, std::string> parseExerciseLibrary(const std::string& tex
 {
     json j;
     try {
-        j = json::parse(text);
+        j = parseJsonFile(text);
     } catch (const json::parse_error& e) {
         return origin + ": not JSON at byte " + std::to_string(e.byte) + ": " + e.what();
     } catch (const json::exception& e) { // a number too large for a double, and the like

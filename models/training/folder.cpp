@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "training/folder.h"
+#include "core/json_depth.h"
 
 #include "core/atomic_file.h"
 #include "sim/raw_writer.h"
@@ -64,7 +65,7 @@ std::string sheetToJson(const ExerciseSheet& s)
 Result<ExerciseSheet, std::string> parseSheet(const std::string& text, const std::string& file)
 {
     try {
-        const auto j = nlohmann::json::parse(text);
+        const auto j = parseJsonFile(text);
         if (!j.is_object() || !j.contains("format") || j.at("format") != "stallscope-exercise") {
             return file + ": not an exercise sheet (expected \"format\": \"stallscope-exercise\")";
         }

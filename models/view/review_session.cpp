@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "view/review_session.h"
+#include "core/json_depth.h"
 #include "core/json_number.h"
 #include "core/os_error.h"
 
@@ -73,7 +74,7 @@ Result<ReviewSession> parseSession(const std::string& file, const std::string& t
 {
     ReviewSession s;
     try {
-        const auto j = nlohmann::json::parse(text);
+        const auto j = parseJsonFile(text);
         if (j.value("format", std::string()) != "stallscope-session") {
             return LoadIssue { file, 0, -1, "expected \"format\": \"stallscope-session\"" };
         }

@@ -3,6 +3,7 @@
 // allocation sized by the file or signed-overflow UB before its fix. Every one must now end as a warning or an
 // error naming the file and line (or offset), and the rest of the input must still be read.
 #include "core/atomic_file.h"
+#include "core/json_depth.h"
 #include "core/parse_number.h"
 #include "core/time_format.h"
 #include "core/warning_cap.h"
@@ -23,6 +24,8 @@
 #include "import/prometheus/exposition.h"
 #include "import/prometheus/http_answers.h"
 #include "test_support.h"
+#include "training/answer.h"
+#include "view/review_session.h"
 
 #include <catch2/catch.hpp>
 #include <zlib.h>
@@ -565,4 +568,39 @@ TEST_CASE(
         ++files;
     }
     CHECK(files == 1);
+}
+
+TEST_CASE(
+    "JSON nested past any format's depth is refused before parsing, never copied level by level", "[core][hostile]")
+{
+    // A mapping file of 2,000,000 nested arrays crashed `info` (SIGSEGV): nlohmann parses any depth without
+    // recursion, but copying the value recursed once per level and overflowed the stack.
+    const std::size_t n = 1'000'000;
+    const std::string deep = std::string(n, '[') + std::string(n, ']');
+    CHECK(jsonTooDeepAt(deep) == kMaxJsonDepth); // the offset of the first bracket past the limit
+    CHECK(
+        jsonTooDeepAt(R"({"a": "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\"]"})")
+        == std::string_view::npos); // brackets inside strings, an escaped quote among them, are text
+    const std::string said = "JSON nested deeper than 64 levels";
+
+    auto m = parseMapping("map.json", R"({"stallscope_mapping": 1, "ranks": )" + deep + "}");
+    REQUIRE_FALSE(m.ok());
+    // The { is the first level: the 64th [ is past the limit, at byte 99 (nlohmann counts from 1).
+    CHECK_THAT(m.error().format(), Catch::StartsWith("map.json (byte offset 99)") && Catch::Contains(said));
+    auto session = parseSession("s.stallscope", R"({"format": "stallscope-session", "version": 1, "x": )" + deep + "}");
+    REQUIRE_FALSE(session.ok());
+    CHECK_THAT(session.error().format(), Catch::Contains(said));
+    auto answer = training::parseAnswer(R"({"answer": )" + deep + "}", "answer.json");
+    REQUIRE_FALSE(answer.ok());
+    CHECK_THAT(answer.error(), Catch::Contains(said));
+    auto fr = parseFlightRecorderJsonLines("fr_rank_0.jsonl", "{\"x\": " + deep + "}\n");
+    REQUIRE(fr.ok());
+    REQUIRE(fr->warnings.size() == 1);
+    CHECK_THAT(fr->warnings.front().message, Catch::Contains(said));
+    // A bundle manifest: refused by the bundle reader, the message naming the manifest.
+    TempDir tmp;
+    writeFile(tmp.path() / "manifest.json", R"({"format": "stallscope-bundle", "x": )" + deep + "}");
+    auto job = openJob(tmp.str());
+    REQUIRE_FALSE(job.ok());
+    CHECK_THAT(job.error().format(), Catch::Contains("manifest.json") && Catch::Contains(said));
 }

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include "import/common/small_json.h"
+#include "core/json_depth.h"
 
 namespace stallscope {
 
 Result<nlohmann::json> parseSmallJson(const std::string& file, const std::string& text)
 {
     try {
-        return nlohmann::json::parse(text);
+        return parseJsonFile(text);
     } catch (const nlohmann::json::parse_error& e) {
         return LoadIssue { file, 0, static_cast<std::int64_t>(e.byte), std::string("invalid JSON: ") + e.what() };
     } catch (const nlohmann::json::exception& e) {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "import/flight_recorder/flight_recorder.h"
+#include "core/json_depth.h"
 #include "core/json_number.h"
 
 #include "core/parse_number.h"
@@ -164,13 +165,15 @@ Result<RankRecords> parseFlightRecorderJsonLines(const std::string& file, const 
         try {
             // Parsed without exceptions first: a file of bad lines threw one per line (over 1 s per MB); only the
             // lines whose warning is kept are parsed again for nlohmann's account of what is wrong.
-            const auto e = nlohmann::json::parse(line, nullptr, false);
+            const auto e = jsonTooDeepAt(line) == std::string_view::npos
+                ? nlohmann::json::parse(line, nullptr, false)
+                : nlohmann::json(nlohmann::json::value_t::discarded);
             if (e.is_discarded()) {
                 if (cap.full()) {
                     cap.count();
                     continue;
                 }
-                [[maybe_unused]] const auto again = nlohmann::json::parse(line); // throws the error reported below
+                [[maybe_unused]] const auto again = parseJsonFile(line); // throws the error reported below
             }
             if (!e.is_object()) { // JSON, but no entry: said without a type_error thrown per line ("1" lines: 3 s per
                                   // MB)
