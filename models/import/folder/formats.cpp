@@ -600,7 +600,8 @@ std::any readRankLog(const std::string& file, const std::string& text, const Log
     return r;
 }
 
-// The log as parsed on a worker thread, or parsed here (a caller that read no folder: tests, fuzzing).
+// The log as Format::parseWithClock left it (readFolder parses every log on the worker threads first); parsed here
+// when it was not, so `add` does not depend on that order.
 LogRead logRead(
     FileInput& in, const Gathered& g, std::any (*read)(const std::string&, const std::string&, const LogClock&))
 {

@@ -408,9 +408,6 @@ void dropAmbiguousNames(Gathered& g)
     }
 }
 
-// Every file read, recognised and — for the formats whose parse needs no other file (dumps, traces) — parsed,
-// on up to four threads (one of them the caller, which reports progress and watches for cancel). Large folders
-// are mostly dumps: this is where opening them spends its time.
 // Runs `work(i)` for i in [0, n) on up to four threads, the calling one among them (it alone reports progress,
 // as `done` of `n`, and is where a cancel is seen). False when cancelled.
 template <typename Work>
@@ -442,6 +439,9 @@ bool onWorkers(std::size_t n, Progress& progress, std::size_t doneBefore, std::s
     return !stop;
 }
 
+// Every file read, recognised and — for the formats whose parse needs no other file (dumps, traces) — parsed,
+// on up to four threads (one of them the caller, which reports progress and watches for cancel). Large folders
+// are mostly dumps: this is where opening them spends its time.
 std::vector<Parsed> readEverything(const std::vector<fs::path>& files, const ScratchPolicy& scratch,
     const WarningHold& hold, Progress& progress, bool& cancelled)
 {
