@@ -220,13 +220,8 @@ private:
 
 // What a file read whole takes while it is read: its size, or for gzip its likely inflated size (a trace compresses
 // about 10:1), never more than the gate.
-std::uint64_t wholeFileBytes(const fs::path& p)
+std::uint64_t wholeFileBytes(const fs::path& p, std::uint64_t size)
 {
-    std::error_code ec;
-    const auto size = fs::file_size(p, ec);
-    if (ec) {
-        return 0;
-    }
     std::ifstream in(p, std::ios::binary);
     char magic[2] = {};
     in.read(magic, 2);
@@ -272,11 +267,9 @@ struct HeadVerdict
     std::uint64_t leaveUnread = 0;
 };
 
-HeadVerdict judgeByHead(const fs::path& p, std::uint64_t streamFromBytes)
+HeadVerdict judgeByHead(const fs::path& p, std::uint64_t size, std::uint64_t streamFromBytes)
 {
-    std::error_code ec;
-    const auto size = fs::file_size(p, ec);
-    if (ec || size < std::min(streamFromBytes, kUnreadFromBytes)) {
+    if (size < std::min(streamFromBytes, kUnreadFromBytes)) {
         return {};
     }
     const bool mayLeaveUnread = size >= kUnreadFromBytes; // else only a streamed format's 64 KiB are looked at
@@ -307,7 +300,9 @@ Parsed readAndParse(
 {
     Parsed r;
     r.input.path = p;
-    const auto verdict = judgeByHead(p, streamFromBytes);
+    std::error_code ec;
+    const auto size = fs::file_size(p, ec); // 0 when unknown: readFileBytes then says why
+    const auto verdict = judgeByHead(p, ec ? 0 : size, streamFromBytes);
     if (verdict.streamed) {
         r.format = verdict.streamed; // `add` reads it in pieces
         return r;
@@ -315,12 +310,11 @@ Parsed readAndParse(
     if ((r.leftUnread = verdict.leaveUnread) > 0) {
         return r;
     }
-    std::error_code ec;
-    if (const auto size = fs::file_size(p, ec); !ec && size > gate.bytes()) {
+    if (!ec && size > gate.bytes()) {
         r.unreadable = tooLargeToRead(p, size, gate.bytes());
         return r;
     }
-    WholeFileGate::Hold held(gate, wholeFileBytes(p)); // until parsed, or its text kept or let go
+    WholeFileGate::Hold held(gate, ec ? 0 : wholeFileBytes(p, size)); // until parsed, or its text kept or let go
     GzipLimits limits;
     limits.ceilingBytes = gate.bytes();
     auto bytes = readFileBytes(p, limits);
@@ -466,7 +460,9 @@ bool parseLogs(std::vector<Parsed>& parsed, const std::vector<std::size_t>& late
             return;
         }
         // Its text, and the copy a combined log is split into, while it is parsed.
-        WholeFileGate::Hold held(gate, 2 * (p.readAgain ? wholeFileBytes(p.input.path) : p.input.text.size()));
+        std::error_code ec;
+        const auto size = p.readAgain ? fs::file_size(p.input.path, ec) : p.input.text.size();
+        WholeFileGate::Hold held(gate, ec ? 0 : 2 * (p.readAgain ? wholeFileBytes(p.input.path, size) : size));
         if (p.readAgain) {
             auto bytes = readFileBytes(p.input.path);
             if (!bytes) {
