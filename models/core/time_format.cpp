@@ -30,7 +30,11 @@ std::string formatDuration(TimeNs ns)
     char buf[64];
     const bool neg = ns < 0;
     const auto a = neg ? -ns : ns;
-    if (a >= 3600 * kNsPerSec) {
+    if (a >= 24 * 3600 * kNsPerSec) { // "243d08h53m06s": a span of months read as 5840h told nothing at a glance
+        std::snprintf(buf, sizeof buf, "%s%lldd%02lldh%02lldm%02llds", neg ? "-" : "",
+            (long long)(a / (24 * 3600 * kNsPerSec)), (long long)(a / (3600 * kNsPerSec) % 24),
+            (long long)(a / (60 * kNsPerSec) % 60), (long long)(a / kNsPerSec % 60));
+    } else if (a >= 3600 * kNsPerSec) {
         std::snprintf(buf, sizeof buf, "%s%lldh%02lldm%02llds", neg ? "-" : "", (long long)(a / (3600 * kNsPerSec)),
             (long long)(a / (60 * kNsPerSec) % 60), (long long)(a / kNsPerSec % 60));
     } else if (a >= kNsPerSec) {

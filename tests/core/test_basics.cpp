@@ -134,6 +134,9 @@ TEST_CASE("durations and formatting", "[core]")
     CHECK(parseDuration("90") == 90 * kNsPerSec);
     CHECK(parseDuration("1m30s") == 90 * kNsPerSec);
     CHECK(parseDuration("1h05m") == 3900 * kNsPerSec);
+    CHECK(formatDuration(3900 * kNsPerSec) == "1h05m00s");
+    CHECK(formatDuration((243 * 24 + 8) * 3600 * kNsPerSec + 53 * 60 * kNsPerSec + 6 * kNsPerSec) == "243d08h53m06s");
+    CHECK(formatDuration(-25 * 3600 * kNsPerSec) == "-1d01h00m00s");
     CHECK_FALSE(parseDuration("5x").has_value());
     CHECK_FALSE(parseDuration("2 parsecs").has_value());
     CHECK_FALSE(parseDuration("-1s").has_value());
