@@ -354,3 +354,30 @@ TEST_CASE("Inspector records without a header take the communicator and dump tim
     CHECK(f->records[1].dumpNs == 1796000000500000LL * 1000);
     CHECK(f->warnings.empty());
 }
+
+TEST_CASE("a RAS process placed by a rank past the job's world is no rank: notes name only ranks the job has",
+    "[core][import][hostile]")
+{
+    // Found by the folder fuzz target (its seeds built from tests/data): RAS placed a process by the rank it held in
+    // a communicator of the world's size, without checking that rank against the world; the note then read the
+    // ranks' array past its end (heap-use-after-free under ASan). Kept as regressions/folder/ras-rank-past-world.
+    TempDir tmp;
+    writeFile(tmp.path() / "node017_48211.172775204=123456789.pt.trace.json",
+        testData("kineto/node017_48211.1727752045123456789.pt.trace.json"));
+    auto inspector = testData("nccl/inspector/node-a01-pid5101.log");
+    for (auto at = inspector.find("0x5eed0001f00d"); at != std::string::npos; at = inspector.find("0x5eed0001f00d")) {
+        inspector.replace(at, 14, "0x5eed0001f00*d"); // the world communicator's id damaged
+    }
+    writeFile(tmp.path() / "node-a01-pid5101.log", inspector);
+    writeFile(tmp.path() / "status-hang.txt", testData("nccl/ras/status-hang.txt"));
+    writeFile(tmp.path() / "nccl-two-processes.log", testData("logs/nccl-two-processes.log"));
+    auto job = openJob(tmp.str());
+    INFO((job ? "" : job.error().format()));
+    REQUIRE(job.ok());
+    const auto& snap = *job->snapshot;
+    REQUIRE_FALSE(snap.notes.empty());
+    for (const auto& n : snap.notes) {
+        INFO(snap.str(n.text));
+        CHECK((n.rank == kNoRank || n.rank < snap.ranks.size()));
+    }
+}

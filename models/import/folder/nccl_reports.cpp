@@ -214,9 +214,15 @@ void addRasNotes(JobSnapshot& snap, const Gathered& g)
     const auto world = snap.job.worldSize;
     for (const auto& [file, report] : g.ras) {
         // A process RAS names by host and pid is the rank it held in a world-sized communicator of this report.
+        // Only ranks the job has: a communicator of the world's size may still list a rank past it (a damaged
+        // line), and the note below reads the ranks' array at it.
+        auto inWorld = [&](const RasFact& f) {
+            return f.rank >= 0 && f.commSize > 0 && f.commSize == world && static_cast<std::uint64_t>(f.rank) < world
+                && static_cast<std::uint64_t>(f.rank) < snap.ranks.size();
+        };
         std::map<std::pair<std::string, std::int64_t>, std::uint32_t> rankOfProcess;
         for (const auto& f : report.facts) {
-            if (f.rank >= 0 && f.commSize == world && world > 0 && f.pid >= 0) {
+            if (inWorld(f) && f.pid >= 0) {
                 rankOfProcess[{ f.host, f.pid }] = static_cast<std::uint32_t>(f.rank);
             }
         }
@@ -228,7 +234,7 @@ void addRasNotes(JobSnapshot& snap, const Gathered& g)
             n.code = f.ops;
             n.text = snap.strings.intern(f.text);
             n.source = source;
-            if (f.rank >= 0 && f.commSize > 0 && f.commSize == world && static_cast<std::uint64_t>(f.rank) < world) {
+            if (inWorld(f)) {
                 n.rank = static_cast<std::uint32_t>(f.rank);
             } else if (auto it = rankOfProcess.find({ f.host, f.pid }); it != rankOfProcess.end()) {
                 n.rank = it->second;
