@@ -2,6 +2,7 @@
 #include "main_window.h"
 
 #include "core/issue_groups.h"
+#include "core/mapped_file.h"
 #include "core/snapshot_summary.h"
 #include "core/time_format.h"
 #include "counter_plot_widget.h"
@@ -35,6 +36,7 @@
 #include <QCheckBox>
 #include <QClipboard>
 #include <QCloseEvent>
+#include <QColor>
 #include <QDateTimeEdit>
 #include <QDialog>
 #include <QDialogButtonBox>
@@ -112,6 +114,9 @@ MainWindow::MainWindow(QWidget* parent)
     statusBar()->addPermanentWidget(m_alertLabel);
     m_liveTimer = new QTimer(this);
     connect(m_liveTimer, &QTimer::timeout, this, &MainWindow::liveTick);
+    m_cutShortTimer = new QTimer(this);
+    connect(m_cutShortTimer, &QTimer::timeout, this, &MainWindow::noteFilesCutShort);
+    m_cutShortTimer->start(2000);
     statusBar()->showMessage(tr("Ready — File › Open (Ctrl+O) a bundle or a folder of raw files, or drop one here"));
     connect(m_watcher, &QFutureWatcherBase::finished, this, &MainWindow::onLoaded);
     connect(&m_latenessJob, &QFutureWatcherBase::finished, this, [this] {
@@ -529,6 +534,33 @@ void MainWindow::noteNewFlaps(const OpenedBundle& opened)
         m_alertLabel->show();
         QApplication::alert(this);
     }
+}
+
+// A bundle's files are mapped, not copied: one cut short on disk while open (copied over, rotated) reads as zeros
+// past its new end instead of ending the process (core/mapped_file.h). The user is told, once per file, in the
+// Warnings panel and the status bar, since the views now show zeros where the file was.
+void MainWindow::noteFilesCutShort()
+{
+    QStringList fresh;
+    for (const auto& f : mappedFilesCutShort()) {
+        const auto file = QString::fromStdString(f.path);
+        if (!m_cutShortShown.contains(file)) { // once per file: the message changes tense once zeros are read
+            m_cutShortShown << file;
+            fresh << QString::fromStdString(f.format());
+        }
+    }
+    if (fresh.isEmpty()) {
+        return;
+    }
+    for (const auto& text : fresh) {
+        auto* item = new QListWidgetItem(text);
+        item->setForeground(QColor(0xd5, 0x5e, 0x00));
+        m_warnings->insertItem(0, item);
+    }
+    m_alertLabel->setText(tr("⚠ A file of this bundle changed on disk: see Warnings, and open it again"));
+    m_alertLabel->setToolTip(fresh.join(QLatin1Char('\n')));
+    m_alertLabel->show();
+    statusBar()->showMessage(fresh.front());
 }
 
 // File › Open from Prometheus…: server, time range (the open job's span by default), label matchers.

@@ -85,6 +85,7 @@ private:
     void setLive(bool on);
     void liveTick();
     void noteNewFlaps(const OpenedBundle& opened);
+    void noteFilesCutShort(); // GUI thread, every 2 s: a mapped file of the open bundle shrank on disk
     void askPrometheus();
     void createDocks();
     void onLoaded();
@@ -116,6 +117,8 @@ private:
     QTimer* m_liveTimer = nullptr;
     QAction* m_liveAction = nullptr;
     QLabel* m_alertLabel = nullptr;
+    QTimer* m_cutShortTimer = nullptr;
+    QStringList m_cutShortShown; // files already named in the Warnings panel
     bool m_reloading = false; // the load in flight is a live refresh: keep selection and window, no dialog
     std::map<std::string, std::size_t> m_flapCounts; // link → flaps seen so far, for the live alerts
     bool m_showLinkHeatmap = true; // with a job: the link heatmap stacked under the rank heatmap

@@ -59,7 +59,8 @@ std::optional<LoadIssue> loadCollectives(const fs::path& path, JobSnapshot& snap
     if (!map) {
         return LoadIssue { file, 0, -1, "cannot open the file: " + err };
     }
-    return bundle::readCollectivesBin(file, std::move(map), snap, progress);
+    auto issue = bundle::readCollectivesBin(file, map, snap, progress);
+    return issue || !map->cutShort() ? issue : LoadIssue { file, 0, -1, map->cutShortMessage() };
 }
 
 std::optional<LoadIssue> loadCounters(const fs::path& path, JobSnapshot& snap, std::vector<LoadIssue>& warnings,
@@ -78,7 +79,8 @@ std::optional<LoadIssue> loadCounters(const fs::path& path, JobSnapshot& snap, s
     if (!map) {
         return LoadIssue { file, 0, -1, "cannot open the file: " + err };
     }
-    return bundle::readCountersBin(file, std::move(map), snap);
+    auto issue = bundle::readCountersBin(file, map, snap);
+    return issue || !map->cutShort() ? issue : LoadIssue { file, 0, -1, map->cutShortMessage() };
 }
 
 // Cross-file checks that make a bundle inconsistent but still usable.

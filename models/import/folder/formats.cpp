@@ -368,13 +368,22 @@ void sinkExposition(const DatedFile& dated, ExpositionFile& ef, Gathered& g, Bac
 }
 
 // Calls fn(piece) (false: stop) for pieces of about `pieceBytes` (64 MiB) of whole lines, front to back, each piece's
-// pages released after it: the file never sits in memory whole.
+// pages released after it: the file never sits in memory whole. A file cut short on disk as it is read (a collector
+// rewriting it) ends at its last whole line before the cut: the zeros past it are never parsed.
 template <typename Fn> void forEachPiece(const MappedFile& map, std::string_view text, std::size_t pieceBytes, Fn&& fn)
 {
     for (std::size_t pos = 0; pos < text.size();) {
         auto end = std::min(text.size(), pos + std::max<std::size_t>(pieceBytes, 1));
         if (const auto nl = text.find('\n', end); end < text.size()) {
             end = nl == std::string_view::npos ? text.size() : nl + 1;
+        }
+        if (!map.intact(pos, end - pos)) {
+            const auto cut = text.substr(0, std::max(pos, map.readableBytes())).rfind('\n');
+            end = cut == std::string_view::npos || cut < pos ? pos : cut + 1;
+            if (end > pos) {
+                fn(text.substr(pos, end - pos));
+            }
+            return;
         }
         const bool more = fn(text.substr(pos, end - pos));
         map.release(pos, end - pos);
@@ -433,6 +442,9 @@ std::optional<LoadIssue> addLargeExposition(FileInput& in, Gathered& g)
         kept.states.insert(kept.states.end(), r->states.begin(), r->states.end());
         return true;
     });
+    if (map->cutShort()) { // rewritten by its collector as we read: what came before the cut was read as written
+        g.warnings.push_back({ file, 0, -1, map->cutShortMessage() + " (the readings before it are kept)" });
+    }
     if (kept.hostSeries + kept.fabricSeries + kept.infoSeries == 0 && kept.states.empty()) {
         return LoadIssue { file, 0, -1, "no InfiniBand counter samples found in the Prometheus exposition" };
     }
