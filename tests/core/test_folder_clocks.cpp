@@ -119,6 +119,49 @@ TEST_CASE(
     CHECK(named);
 }
 
+TEST_CASE("two logs placing one rank on different hosts are named, and which one is used", "[core][import][clock]")
+{
+    // Another job's log (or an earlier attempt's) for rank 2 moved rank 2 to another host and HCA in silence: the
+    // culprit link of a stall follows the placement.
+    TempDir tmp;
+    const auto sim = simulateOrFail(crashScenario());
+    REQUIRE(writeRawFolder(*sim.snapshot, tmp.str("raw")).empty());
+    const auto own = openJob(tmp.str("raw"));
+    REQUIRE(own.ok());
+    CHECK_FALSE(warned(own.value(), "is placed differently"));
+    const auto ownHost = own->snapshot->str(own->snapshot->ranks[2].host);
+    REQUIRE_FALSE(ownHost.empty());
+    REQUIRE(ownHost != "gpu-a017");
+
+    writeFile(tmp.path() / "raw" / "zz-other-job.log",
+        testData("logs/rank2.log")); // gpu-a017 GPU 2; HCAs mlx5_0, mlx5_3, mlx5_4
+    const auto mixed = openJob(tmp.str("raw"));
+    REQUIRE(mixed.ok());
+    std::string said;
+    for (const auto& w : mixed->warnings) {
+        if (w.message.find("rank 2 is placed differently by 2 logs: ") == 0) {
+            said = w.format();
+        }
+    }
+    INFO(said);
+    CHECK_THAT(said, Catch::Contains(ownHost + " GPU "));
+    CHECK_THAT(
+        said, Catch::Contains("gpu-a017 GPU 2 mlx5_4 (" + (tmp.path() / "raw" / "zz-other-job.log").string() + ")"));
+    CHECK_THAT(said, Catch::Contains("the last is used"));
+    CHECK(mixed->snapshot->str(mixed->snapshot->ranks[2].host) == "gpu-a017"); // the last, as said
+    CHECK_FALSE(warned(mixed.value(), "rank 3 is placed differently"));
+
+    // A copy of the last log agrees with it: still one disagreement of two placements.
+    std::filesystem::copy_file(testDataPath("logs/rank2.log"), tmp.path() / "raw" / "zzz-copy.log");
+    const auto twice = openJob(tmp.str("raw"));
+    REQUIRE(twice.ok());
+    std::size_t disagreements = 0;
+    for (const auto& w : twice->warnings) {
+        disagreements += w.message.find("rank 2 is placed differently by 2 logs") == 0;
+    }
+    CHECK(disagreements == 1);
+}
+
 TEST_CASE("a mapping file places a rank whose log lost its NCCL lines", "[core][import][clock]")
 {
     TempDir tmp;

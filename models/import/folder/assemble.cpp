@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <set>
 
 namespace stallscope::folder {
@@ -230,6 +231,119 @@ static void addTrapEvents(JobSnapshot& snap, Gathered& g)
     }
 }
 
+namespace {
+
+// Where one log puts its rank: what it states, "" for what it does not.
+struct Placement
+{
+    std::string host, gpu, hca;
+    std::string file;
+    // Both state a field and it differs.
+    bool disagrees(const Placement& o) const
+    {
+        const auto differ
+            = [](const std::string& a, const std::string& b) { return !a.empty() && !b.empty() && a != b; };
+        return differ(host, o.host) || differ(gpu, o.gpu) || differ(hca, o.hca);
+    }
+    // What `o` states replaces what this says; the rest stays (a combined log's share may lack the host line).
+    void merge(const Placement& o)
+    {
+        for (auto [mine, theirs] : { std::pair { &host, &o.host }, { &gpu, &o.gpu }, { &hca, &o.hca } }) {
+            if (!theirs->empty()) {
+                *mine = *theirs;
+            }
+        }
+        file = o.file;
+    }
+    std::string format() const
+    {
+        std::string s = host.empty() ? std::string("host unknown") : host;
+        s += gpu.empty() ? std::string() : " GPU " + gpu;
+        s += hca.empty() ? std::string() : " " + hca;
+        return s + " (" + file + ")";
+    }
+};
+
+Placement placementOf(const std::string& file, const RankLogFacts& f)
+{
+    Placement p { f.host, f.cudaDev ? std::to_string(*f.cudaDev) : std::string(), {}, file };
+    if (!f.hcas.empty()) {
+        // Several HCAs listed: the one at the rank's CUDA device index (rail-optimized hosts pair GPU i with
+        // HCA i); a guess where NCCL's channel lines would say exactly.
+        const auto d = static_cast<std::size_t>(f.cudaDev.value_or(0));
+        p.hca = f.hcas.size() == 1 ? f.hcas[0] : f.hcas[std::min(d, f.hcas.size() - 1)];
+    }
+    return p;
+}
+
+// Names every rank two logs place differently: at most kDetailed, the rest counted.
+void warnDisagreements(Gathered& g, const std::map<std::uint32_t, std::vector<Placement>>& differing)
+{
+    constexpr std::size_t kDetailed = 20;
+    std::size_t n = 0;
+    for (const auto& [rank, claims] : differing) {
+        if (++n > kDetailed) {
+            break;
+        }
+        std::string list;
+        for (std::size_t i = 0; i < claims.size() && i < 4; ++i) {
+            list += (i ? ", " : "") + claims[i].format();
+        }
+        if (claims.size() > 4) {
+            list += ", and " + std::to_string(claims.size() - 4) + " more";
+        }
+        g.warnings.push_back({ claims.back().file, 0, -1,
+            "rank " + std::to_string(rank) + " is placed differently by " + std::to_string(claims.size())
+                + " logs: " + list
+                + "; the last is used. Two attempts of a restarted job, or two jobs' logs in one folder? A mapping "
+                  "file says which (docs/raw-folders.md)" });
+    }
+    if (differing.size() > kDetailed) {
+        g.warnings.push_back({ differing.rbegin()->second.back().file, 0, -1,
+            std::to_string(differing.size() - kDetailed) + " more ranks are placed differently by different logs" });
+    }
+}
+
+// rank → host, GPU and HCA from the logs, each field only where a log states it. Two logs may claim one rank: a
+// per-rank file and a launcher's combined log agree; two attempts of a restarted job (torchrun, a Slurm requeue) or
+// another job's logs need not, and then which link a stall is blamed on depends on which is right. The last read
+// (the folder's path order) is used and every disagreement is named.
+void placeRanksFromLogs(JobSnapshot& snap, Gathered& g, std::uint32_t world)
+{
+    std::map<std::uint32_t, Placement> placed;
+    std::map<std::uint32_t, std::vector<Placement>> differing;
+    for (const auto& [file, f] : g.logs) {
+        if (!f.rank || *f.rank >= world) {
+            continue;
+        }
+        const auto p = placementOf(file, f);
+        auto [it, fresh] = placed.emplace(*f.rank, p);
+        if (!fresh) {
+            if (p.disagrees(it->second)) {
+                auto& claims = differing[*f.rank];
+                if (claims.empty()) {
+                    claims.push_back(it->second);
+                }
+                claims.push_back(p);
+            }
+            it->second.merge(p);
+        }
+        auto& ri = snap.ranks[*f.rank];
+        if (!p.host.empty()) {
+            ri.host = snap.strings.intern(p.host);
+        }
+        if (f.cudaDev) {
+            ri.localGpu = static_cast<std::uint16_t>(*f.cudaDev);
+        }
+        if (!p.hca.empty()) {
+            ri.hca = snap.strings.intern(p.hca);
+        }
+    }
+    warnDisagreements(g, differing);
+}
+
+} // namespace
+
 // Ranks, groups and collective records from the dumps; rank → host → HCA from the logs.
 Result<std::uint32_t> addCollectives(JobSnapshot& snap, OwnedColumns& owned, Gathered& g)
 {
@@ -271,20 +385,7 @@ Result<std::uint32_t> addCollectives(JobSnapshot& snap, OwnedColumns& owned, Gat
             snap.groups.push_back(std::move(pg));
         }
     }
-    for (const auto& [file, f] : g.logs) {
-        if (!f.rank || *f.rank >= world) {
-            continue;
-        }
-        auto& ri = snap.ranks[*f.rank];
-        ri.host = snap.strings.intern(f.host);
-        ri.localGpu = static_cast<std::uint16_t>(f.cudaDev.value_or(0));
-        if (!f.hcas.empty()) {
-            // Several HCAs listed: the one at the rank's CUDA device index (rail-optimized hosts pair GPU i with
-            // HCA i); a guess where NCCL's channel lines would say exactly.
-            const auto d = static_cast<std::size_t>(f.cudaDev.value_or(0));
-            ri.hca = snap.strings.intern(f.hcas.size() == 1 ? f.hcas[0] : f.hcas[std::min(d, f.hcas.size() - 1)]);
-        }
-    }
+    placeRanksFromLogs(snap, g, world);
     for (const auto& [rank, o] : g.mapping.ranks) { // the mapping file fills or corrects placements
         if (rank >= world) {
             g.warnings.push_back({ "mapping file", 0, -1,
