@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "cli_options.h"
 #include "commands.h"
+#include "core/json_text.h"
 
 #include "analysis/analysis.h"
 #include "analysis/flaps.h"
@@ -201,7 +202,7 @@ int runAnalyze(const std::vector<std::string>& args, std::ostream& out, std::ost
             }
             j["jobs_hit"] = arr;
         }
-        out << j.dump(1) << '\n';
+        out << jsonText(j, 1) << '\n';
         return kExitOk;
     }
     const auto result = analyze(snap, options);

@@ -4,6 +4,7 @@
 // incident from the folder's exercise id and seed.
 #include "cli_options.h"
 #include "commands.h"
+#include "core/json_text.h"
 
 #include "analysis/analysis.h"
 #include "core/progress.h"
@@ -88,7 +89,7 @@ int list(const ExerciseLibrary& lib, const ParsedArgs& a, std::ostream& out)
         for (const auto& e : lib.exercises) {
             j.push_back({ { "id", e.id }, { "title", e.title }, { "level", e.level }, { "hints", e.hints.size() } });
         }
-        out << j.dump(1) << "\n";
+        out << jsonText(j, 1) << "\n";
         return kExitOk;
     }
     out << "Exercises (" << lib.origin << ", version " << lib.version << ")\n";

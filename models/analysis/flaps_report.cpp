@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Text and JSON forms of a fabric review (schema stallscope.fabric/1, docs/analysis-format.md; keep in sync).
 #include "analysis/flaps.h"
+#include "core/json_text.h"
 
 #include "core/time_format.h"
 
@@ -200,7 +201,7 @@ std::string fabricReviewJson(const JobSnapshot& snap, const FabricReview& rv)
         j["erroring"].push_back(link(l));
     }
     j["seconds"] = rv.seconds;
-    return j.dump(1) + "\n";
+    return jsonText(j, 1) + "\n";
 }
 
 } // namespace stallscope

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Text and JSON forms of an analysis (the JSON schema is docs/analysis-format.md; keep them in sync).
 #include "analysis/analysis.h"
+#include "core/json_text.h"
 
 #include "core/time_format.h"
 
@@ -354,7 +355,7 @@ std::string analysisJson(const JobSnapshot& snap, const AnalysisResult& r)
         { "dip_1min_percent", w.dip1MinPercent }, { "dip_5min_percent", w.dip5MinPercent },
         { "dip_raw_percent", w.dipRawPercent } }
                                    : ordered_json(nullptr);
-    return j.dump(1) + "\n";
+    return jsonText(j, 1) + "\n";
 }
 
 } // namespace stallscope

@@ -2,6 +2,7 @@
 #include "bundle/json.h"
 #include "core/json_depth.h"
 #include "core/json_number.h"
+#include "core/json_text.h"
 
 #include "bundle/format.h"
 
@@ -154,7 +155,7 @@ std::string manifestToJson(const JobSnapshot& snap, const ManifestFiles& files)
         f["topology"] = files.topology;
     }
     m["files"] = std::move(f);
-    return m.dump(1) + "\n";
+    return jsonText(m, 1) + "\n";
 }
 
 std::string topologyToJson(const JobSnapshot& snap)
@@ -169,7 +170,7 @@ std::string topologyToJson(const JobSnapshot& snap)
             jn["host"] = snap.str(n.host);
             jn["hca"] = snap.str(n.hcaName);
         }
-        out += jn.dump() + (i + 1 < topo.nodes().size() ? ",\n" : "\n");
+        out += jsonText(jn) + (i + 1 < topo.nodes().size() ? ",\n" : "\n");
     }
     out += "], \"links\": [\n";
     for (std::size_t i = 0; i < topo.links().size(); ++i) {
@@ -180,7 +181,7 @@ std::string topologyToJson(const JobSnapshot& snap)
         if (l.endsDisagree) {
             jl["ends_disagree"] = true;
         }
-        out += jl.dump() + (i + 1 < topo.links().size() ? ",\n" : "\n");
+        out += jsonText(jl) + (i + 1 < topo.links().size() ? ",\n" : "\n");
     }
     out += "]}\n";
     return out;
@@ -191,16 +192,17 @@ void writeLinkEventsJsonl(const JobSnapshot& snap, std::ostream& out)
     for (const auto& e : snap.linkEvents) {
         json j = { { "t_ns", e.timeNs }, { "guid", formatGuid(e.guid) }, { "port", e.port },
             { "state", e.state == LinkState::Down ? "down" : "up" }, { "source", snap.str(e.source) } };
-        out << j.dump() << '\n';
+        out << jsonText(j) << '\n';
     }
     for (const auto& r : snap.routeUpdates) {
-        out << json { { "t_ns", r.timeNs }, { "routes", "updated" }, { "source", snap.str(r.source) } }.dump() << '\n';
+        out << jsonText(json { { "t_ns", r.timeNs }, { "routes", "updated" }, { "source", snap.str(r.source) } })
+            << '\n';
     }
     for (const auto& n : snap.notes) {
         json j = { { "t_ns", n.timeNs == kNoTime ? json(nullptr) : json(n.timeNs) }, { "note", snap.str(n.kind) },
             { "host", snap.str(n.host) }, { "rank", n.rank == kNoRank ? json(nullptr) : json(n.rank) },
             { "code", n.code }, { "text", snap.str(n.text) }, { "source", snap.str(n.source) } };
-        out << j.dump() << '\n';
+        out << jsonText(j) << '\n';
     }
 }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "core/issue_groups.h"
+#include "core/printable.h"
 
 #include <cctype>
 #include <map>
@@ -48,7 +49,7 @@ std::string IssueGroup::format() const
     if (files > 1) {
         s += " (and " + std::to_string(files - 1) + " more file" + (files > 2 ? "s" : "") + " like it: ";
         for (std::size_t i = 0; i < moreFiles.size(); ++i) {
-            s += (i > 0 ? ", " : "") + moreFiles[i];
+            s += (i > 0 ? ", " : "") + printable(moreFiles[i]);
         }
         return s + (files - 1 > moreFiles.size() ? ", …)" : ")");
     }

@@ -3,6 +3,8 @@
 
 // A small expected-style result (until C++23 std::expected) and the error/warning type every loader reports.
 
+#include "core/printable.h"
+
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -11,7 +13,8 @@
 namespace stallscope {
 
 // One problem found while loading. `line` is 1-based for text files; for binary files `line` is 0 and
-// `offset` is the byte offset. format() gives "file:line: message" or "file@offset: message".
+// `offset` is the byte offset. format() gives "file:line: message" or "file (byte offset N): message", control
+// characters from the file's name or content escaped (core/printable.h).
 struct LoadIssue
 {
     std::string file;
@@ -21,13 +24,13 @@ struct LoadIssue
 
     std::string format() const
     {
-        std::string s = file;
+        std::string s = printable(file);
         if (line > 0) {
             s += ':' + std::to_string(line);
         } else if (offset >= 0) {
             s += " (byte offset " + std::to_string(offset) + ")";
         }
-        return s + ": " + message;
+        return s + ": " + printable(message, true);
     }
 };
 

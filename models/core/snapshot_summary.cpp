@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "core/snapshot_summary.h"
+#include "core/json_text.h"
+#include "core/printable.h"
 
 #include "core/issue_groups.h"
 
@@ -68,8 +70,8 @@ std::string summaryText(const SnapshotSummary& s)
 {
     std::ostringstream o;
     char buf[256];
-    o << "Bundle       " << s.path << '\n';
-    o << "Job          " << s.jobName << " (" << s.ranks << " ranks on " << s.hosts << " hosts)\n";
+    o << "Bundle       " << printable(s.path) << '\n';
+    o << "Job          " << printable(s.jobName) << " (" << s.ranks << " ranks on " << s.hosts << " hosts)\n";
     o << "Time span    " << formatUtc(s.startNs) << " .. " << formatUtc(s.endNs) << " ("
       << formatDuration(s.endNs - s.startNs) << ")\n";
     o << "Fabric       " << s.switches << " switches, " << s.hcas << " HCAs, " << s.links << " links\n";
@@ -91,9 +93,9 @@ std::string summaryText(const SnapshotSummary& s)
       << (s.recognised.empty() ? "bundle " : "files read ") << formatBytes(double(s.bytesOnDisk)) << " on disk\n";
     o << "Load time    " << buf << '\n';
     if (!s.recognised.empty()) {
-        o << "Recognised   " << s.recognised.front() << '\n';
+        o << "Recognised   " << printable(s.recognised.front()) << '\n';
         for (std::size_t i = 1; i < s.recognised.size(); ++i) {
-            o << "  " << s.recognised[i] << '\n';
+            o << "  " << printable(s.recognised[i]) << '\n';
         }
     }
     o << "Warnings     "
@@ -104,7 +106,7 @@ std::string summaryText(const SnapshotSummary& s)
                                                            : std::string()))
       << '\n';
     for (const auto& w : s.warnings) {
-        o << "  " << w << '\n';
+        o << "  " << printable(w, true) << '\n';
     }
     return o.str();
 }
@@ -123,7 +125,7 @@ std::string summaryJson(const SnapshotSummary& s)
                 { "retry_budget_ns", s.policy.retryBudgetNs() },
                 { "collective_timeout_ns", s.policy.collectiveTimeoutNs } } },
         { "warnings", s.warnings }, { "warning_count", s.warningCount }, { "recognised", s.recognised } };
-    return j.dump(1) + "\n";
+    return jsonText(j, 1) + "\n";
 }
 
 } // namespace stallscope

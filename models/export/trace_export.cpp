@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "export/trace_export.h"
+#include "core/json_text.h"
 
 #include "core/checked_math.h"
 #include "core/parse_number.h"
@@ -34,7 +35,7 @@ std::string us(TimeNs t, TimeNs origin)
 
 std::string quoted(const std::string& s)
 {
-    return nlohmann::json(s).dump();
+    return jsonText(nlohmann::json(s));
 }
 
 } // namespace

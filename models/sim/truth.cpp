@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // truth.json: what the simulator injected and what it caused, for tests, benchmarks of the analysis and
 // training (the answer sheet of a simulated incident).
+#include "core/json_text.h"
 #include "sim/simulator.h"
 
 #include <nlohmann/json.hpp>
@@ -120,7 +121,7 @@ std::string truthToJson(const SimConfig& c, const SimResult& result)
     }
     t["stalls"] = std::move(stalls);
     t["failed_ranks"] = result.failedRanks;
-    return t.dump(1) + "\n";
+    return jsonText(t, 1) + "\n";
 }
 
 } // namespace stallscope

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "training/answer.h"
 #include "core/json_depth.h"
+#include "core/json_text.h"
 
 #include <nlohmann/json.hpp>
 
@@ -155,7 +156,7 @@ std::string answerToJson(const TraineeAnswer& a)
         j["period_seconds"] = *a.periodSeconds;
     }
     j["hints_used"] = a.hintsUsed;
-    return j.dump(1) + "\n";
+    return jsonText(j, 1) + "\n";
 }
 
 Result<LinkId, std::string> resolveLinkName(const JobSnapshot& snap, const std::string& name)

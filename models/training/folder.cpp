@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "training/folder.h"
 #include "core/json_depth.h"
+#include "core/json_text.h"
 
 #include "core/atomic_file.h"
 #include "sim/raw_writer.h"
@@ -59,7 +60,7 @@ std::string sheetToJson(const ExerciseSheet& s)
         j["withheld"].push_back(std::string(toString(w)));
     }
     j["hints"] = s.hints;
-    return j.dump(1) + "\n";
+    return jsonText(j, 1) + "\n";
 }
 
 Result<ExerciseSheet, std::string> parseSheet(const std::string& text, const std::string& file)

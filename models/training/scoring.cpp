@@ -3,6 +3,7 @@
 // them, minus 5 per hint. Each part says in a sentence or two why the answer is right or wrong, in the terms of
 // the evidence the views show, so a wrong answer teaches something.
 #include "training/scoring.h"
+#include "core/json_text.h"
 
 #include "core/time_format.h"
 
@@ -505,7 +506,7 @@ std::string scoreToJson(const Exercise& e, const SimResult& truth, const Referen
     j["answer"] = std::move(answer);
     j["facts"] = ref.facts;
     j["lesson"] = e.lesson;
-    return j.dump(1) + "\n";
+    return jsonText(j, 1) + "\n";
 }
 
 } // namespace stallscope::training

@@ -2,6 +2,7 @@
 #include "view/review_session.h"
 #include "core/json_depth.h"
 #include "core/json_number.h"
+#include "core/json_text.h"
 #include "core/os_error.h"
 
 #include "core/atomic_file.h"
@@ -67,7 +68,7 @@ std::string sessionToJson(const ReviewSession& s)
         notes.push_back(std::move(n));
     }
     j["annotations"] = notes;
-    return j.dump(1) + "\n";
+    return jsonText(j, 1) + "\n";
 }
 
 Result<ReviewSession> parseSession(const std::string& file, const std::string& text)

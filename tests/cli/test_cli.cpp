@@ -481,3 +481,49 @@ TEST_CASE("exercise: list, new, hint and check through the real binary, as an in
     CHECK_THAT(bad.err, Catch::Contains("bad.json: verdict: expected stretched"));
     CHECK(runBinary({ "exercise", "check", tmp.str("nowhere"), "--answer", tmp.str("right.json") }).code == 1);
 }
+
+TEST_CASE("names and text that are not clean UTF-8 print escaped and write valid JSON in every command", "[cli]")
+{
+    // A file named in Latin-1 ended `info --json` with an uncaught nlohmann type_error.316 (abort); a file named with
+    // an ESC sequence and a newline was printed raw by `info` (colours, a title, a split line on the terminal).
+    TempDir tmp;
+    const auto dir = tmp.path() / "raw";
+    std::filesystem::create_directory(dir);
+    for (const auto* part : { "flight_recorder/pickle/nccl_trace_rank_1", "flight_recorder/pickle/nccl_trace_rank_2",
+             "ibnetdiscover/two-hosts.txt" }) {
+        std::filesystem::copy_file(testDataPath(part), dir / std::filesystem::path(part).filename());
+    }
+    auto log = testData("logs/rank2.log");
+    for (auto at = log.find("gpu-a017"); at != std::string::npos; at = log.find("gpu-a017")) {
+        log.replace(at, 8, "gpu-\xe9\x1b[2J"); // a host name from a log: not UTF-8, and a clear-screen sequence
+    }
+    writeFile(dir / "rank2.log", log);
+    writeFile(dir / "caf\xe9.prom", "junk");
+    writeFile(dir / "weird\x1b[31mname\nline2.prom", "junk");
+
+    const auto info = runInProcess({ "info", dir.string() });
+    REQUIRE(info.code == 0);
+    CHECK(info.out.find('\x1b') == std::string::npos);
+    CHECK_THAT(info.out, Catch::Contains("weird\\x1b[31mname\\nline2.prom"));
+
+    const auto json = runInProcess({ "info", dir.string(), "--json" });
+    INFO(json.err);
+    REQUIRE(json.code == 0);
+    const auto summary = nlohmann::json::parse(json.out); // throws on invalid UTF-8 or any JSON error
+    CHECK_THAT(summary["warnings"].dump(), Catch::Contains("caf\xef\xbf\xbd.prom")); // U+FFFD for the Latin-1 byte
+
+    const auto bundle = tmp.str("b");
+    const auto convert = runInProcess({ "convert", dir.string(), "--out", bundle });
+    INFO(convert.err);
+    REQUIRE(convert.code == 0);
+    const auto reopened = runInProcess({ "info", bundle });
+    INFO(reopened.err);
+    CHECK(reopened.code == 0);
+    const auto analyze = runInProcess({ "analyze", bundle, "--json" });
+    CHECK(analyze.code <= 1);
+    CHECK_NOTHROW(nlohmann::json::parse(analyze.out));
+    const auto trace = runInProcess({ "export-trace", bundle, "--out", tmp.str("t.json") });
+    INFO(trace.err);
+    REQUIRE(trace.code == 0);
+    CHECK_NOTHROW(nlohmann::json::parse(readFile(tmp.path() / "t.json")));
+}

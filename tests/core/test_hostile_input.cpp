@@ -5,6 +5,7 @@
 #include "core/atomic_file.h"
 #include "core/json_depth.h"
 #include "core/parse_number.h"
+#include "core/printable.h"
 #include "core/time_format.h"
 #include "core/warning_cap.h"
 #include "import/common/file_bytes.h"
@@ -603,4 +604,21 @@ TEST_CASE(
     auto job = openJob(tmp.str());
     REQUIRE_FALSE(job.ok());
     CHECK_THAT(job.error().format(), Catch::Contains("manifest.json") && Catch::Contains(said));
+}
+
+TEST_CASE("text from files prints with its control characters escaped, everything else as it is", "[core][hostile]")
+{
+    CHECK(printable("gpu-a017 mlx5_3") == "gpu-a017 mlx5_3");
+    CHECK(printable("a\x1b]0;title\x07z") == "a\\x1b]0;title\\x07z"); // a terminal's title
+    CHECK(printable("one\ntwo\r") == "one\\ntwo\\r");
+    CHECK(printable("one\ntwo", true) == "one\ntwo");
+    CHECK(printable("tab\there") == "tab\there");
+    CHECK(printable("del\x7f") == "del\\x7f");
+    CHECK(printable("csi\xc2\x9b"
+                    "2J")
+        == "csi\\u009b2J"); // C1 CSI as UTF-8
+    CHECK(printable("caf\xc3\xa9 caf\xe9") == "caf\xc3\xa9 caf\xe9"); // UTF-8 and Latin-1 letters: not controls
+    CHECK(printable(std::string("nul\0x", 5)) == "nul\\x00x");
+    const LoadIssue issue { "dir/we\x1b[31mird\n.log", 3, -1, "got \"\x1b[2J\"" };
+    CHECK(issue.format() == "dir/we\\x1b[31mird\\n.log:3: got \"\\x1b[2J\"");
 }
