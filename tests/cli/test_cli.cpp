@@ -489,15 +489,15 @@ TEST_CASE("names and text that are not clean UTF-8 print escaped and write valid
     TempDir tmp;
     const auto dir = tmp.path() / "raw";
     std::filesystem::create_directory(dir);
-    for (const auto* part : { "flight_recorder/pickle/nccl_trace_rank_1", "flight_recorder/pickle/nccl_trace_rank_2",
-             "ibnetdiscover/two-hosts.txt" }) {
+    for (const auto* part :
+        { "flight_recorder/pickle/nccl_trace_rank_1", "flight_recorder/pickle/nccl_trace_rank_2", "logs/rank2.log" }) {
         std::filesystem::copy_file(testDataPath(part), dir / std::filesystem::path(part).filename());
     }
-    auto log = testData("logs/rank2.log");
-    for (auto at = log.find("gpu-a017"); at != std::string::npos; at = log.find("gpu-a017")) {
-        log.replace(at, 8, "gpu-\xe9\x1b[2J"); // a host name from a log: not UTF-8, and a clear-screen sequence
+    auto topology = testData("ibnetdiscover/two-hosts.txt");
+    for (auto at = topology.find("node017"); at != std::string::npos; at = topology.find("node017")) {
+        topology.replace(at, 7, "n\xe9" "de017"); // a host name in a node description: Latin-1, not UTF-8
     }
-    writeFile(dir / "rank2.log", log);
+    writeFile(dir / "two-hosts.txt", topology);
     writeFile(dir / "caf\xe9.prom", "junk");
     writeFile(dir / "weird\x1b[31mname\nline2.prom", "junk");
 
@@ -516,6 +516,9 @@ TEST_CASE("names and text that are not clean UTF-8 print escaped and write valid
     const auto convert = runInProcess({ "convert", dir.string(), "--out", bundle });
     INFO(convert.err);
     REQUIRE(convert.code == 0);
+    CHECK_THAT(readFile(std::filesystem::path(bundle) / "topology.json"),
+        Catch::Contains("n\xef\xbf\xbd"
+                        "de017"));
     const auto reopened = runInProcess({ "info", bundle });
     INFO(reopened.err);
     CHECK(reopened.code == 0);
