@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "cli_options.h"
 
+#include "core/path_relation.h"
+
 #include <algorithm>
+#include <filesystem>
 
 namespace stallscope::cli {
 
@@ -72,6 +75,22 @@ ParsedArgs parseArgs(const std::vector<std::string>& args, const std::vector<Opt
         out.options[name].push_back(value);
     }
     return out;
+}
+
+std::string outsideInput(const std::string& input, const std::string& out, bool outMayHoldInput)
+{
+    const auto r = pathRelation(input, out);
+    if (r == PathRelation::Same || r == PathRelation::Inside) {
+        return "--out " + out + (r == PathRelation::Same ? " is " : " is inside ") + input
+            + ", which this command reads: Stallscope never writes into what it opened (a folder would read what "
+              "was written there as input the next time); choose a place outside it";
+    }
+    if (r == PathRelation::Holds && !outMayHoldInput) {
+        return "--out " + out + " holds " + input
+            + ", which this command reads: writing there replaces the folder and what it holds; choose a place "
+              "outside it";
+    }
+    return {};
 }
 
 } // namespace stallscope::cli

@@ -45,6 +45,14 @@ struct OptionSpec
 // Parses GNU-style arguments: `--name value`, `--name=value`, `--flag`, `-h`, `--` ends options.
 ParsedArgs parseArgs(const std::vector<std::string>& args, const std::vector<OptionSpec>& specs);
 
+// "" when `out` (a file or folder to write, which need not exist yet) lies outside `input` (what the command reads);
+// else the usage error: "--out OUT is inside INPUT, which this command reads: …". Stallscope never writes into what
+// it opened — a folder of raw files would take a report's images, or an exported trace for a profiler trace, as input
+// the next time. Both are resolved, links followed as far as they exist; an input that is not a folder or file
+// (a Prometheus URL) has nothing inside it. `outMayHoldInput` off (convert, which replaces the bundle folder it
+// writes): an `out` that holds the input is refused too.
+std::string outsideInput(const std::string& input, const std::string& out, bool outMayHoldInput = true);
+
 // The "Options:" block of a usage text: one line per option, help aligned in a column.
 std::string formatOptions(const std::vector<OptionSpec>& specs);
 

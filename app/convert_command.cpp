@@ -59,9 +59,8 @@ int runConvert(const std::vector<std::string>& args, std::ostream& out, std::ost
     }
     const auto in = inputName(parsed);
     const auto& dir = *parsed.find("out");
-    std::error_code ec;
-    if (std::filesystem::equivalent(in, dir, ec)) {
-        err << "stallscope convert: --out " << dir << " is the folder being read; choose another folder\n";
+    if (const auto inside = parsed.positional.empty() ? std::string() : outsideInput(in, dir, false); !inside.empty()) {
+        err << "stallscope convert: " << inside << '\n';
         return kExitUsage;
     }
     BundleWriteOptions options;

@@ -49,6 +49,10 @@ int runExportTrace(const std::vector<std::string>& args, std::ostream& out, std:
             << usage();
         return kExitUsage;
     }
+    if (const auto inside = outsideInput(a.positional[0], a.last("out")); !inside.empty()) {
+        err << "stallscope export-trace: " << inside << '\n';
+        return kExitUsage;
+    }
     auto loaded = openJob(a.positional[0]);
     if (!loaded) {
         err << "stallscope export-trace: " << loaded.error().format() << '\n';

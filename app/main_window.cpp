@@ -3,6 +3,7 @@
 
 #include "core/issue_groups.h"
 #include "core/mapped_file.h"
+#include "core/path_relation.h"
 #include "core/snapshot_summary.h"
 #include "core/time_format.h"
 #include "counter_plot_widget.h"
@@ -943,6 +944,20 @@ RenderRequest currentRequest(const ViewState& state, const QPalette& palette, QS
 }
 } // namespace
 
+// False, after telling the user why, when `out` is or lies inside what this window opened (core/path_relation.h).
+bool MainWindow::outsideOpened(const QString& out, const QString& what)
+{
+    const auto r = m_opened ? pathRelation(m_opened->path, out.toStdString()) : PathRelation::Apart;
+    if (r != PathRelation::Same && r != PathRelation::Inside) {
+        return true;
+    }
+    QMessageBox::warning(this, tr("Choose another place"),
+        tr("%1 is inside %2, which this window opened. Stallscope never writes into what it opened: the %3 would "
+           "be read as input the next time the folder is opened. Choose a place outside it.")
+            .arg(out, QString::fromStdString(m_opened->path), what));
+    return false;
+}
+
 void MainWindow::exportView()
 {
     if (!m_opened) {
@@ -950,7 +965,7 @@ void MainWindow::exportView()
     }
     const auto path = QFileDialog::getSaveFileName(this, tr("Export view"), QStringLiteral("stallscope.png"),
         tr("PNG image (*.png);;SVG image (*.svg);;PDF document (*.pdf)"));
-    if (path.isEmpty()) {
+    if (path.isEmpty() || !outsideOpened(path, tr("image"))) {
         return;
     }
     const RenderInputs in { m_opened->snapshot, shownAnalysis(), m_opened->heatmap, m_opened->linkHeatmap,
@@ -993,7 +1008,7 @@ void MainWindow::saveReport()
         return;
     }
     const auto dir = QFileDialog::getExistingDirectory(this, tr("Save report into folder"));
-    if (dir.isEmpty()) {
+    if (dir.isEmpty() || !outsideOpened(dir, tr("report"))) {
         return;
     }
     ReportOptions options;
@@ -1070,7 +1085,7 @@ void MainWindow::saveSession()
     const auto path = QFileDialog::getSaveFileName(this, tr("Save review session"),
         m_sessionPath.isEmpty() ? QStringLiteral("review.stallscope") : m_sessionPath,
         tr("Review sessions (*.stallscope)"));
-    if (path.isEmpty()) {
+    if (path.isEmpty() || !outsideOpened(path, tr("session"))) {
         return;
     }
     ReviewSession s;

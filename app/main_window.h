@@ -86,6 +86,7 @@ private:
     void liveTick();
     void noteNewFlaps(const OpenedBundle& opened);
     void noteFilesCutShort(); // GUI thread, every 2 s: a mapped file of the open bundle shrank on disk
+    bool outsideOpened(const QString& out, const QString& what);
     void askPrometheus();
     void createDocks();
     void onLoaded();

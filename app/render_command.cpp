@@ -59,6 +59,9 @@ int runRender(const std::vector<std::string>& args, std::ostream& out, std::ostr
     if (bad.empty() && a.last("out").empty()) {
         bad = "--out FILE is required";
     }
+    if (bad.empty()) {
+        bad = outsideInput(a.positional[0], a.last("out"));
+    }
     if (bad.empty() && !a.last("incident").empty() && !a.last("window").empty()) {
         bad = "give one of --incident N and --window START..END";
     }
@@ -163,6 +166,10 @@ int runReport(const std::vector<std::string>& args, std::ostream& out, std::ostr
                                                   : "--theme: expected light or dark")
             << "\n"
             << use;
+        return kExitUsage;
+    }
+    if (const auto inside = outsideInput(a.positional[0], outDir); !inside.empty()) {
+        err << "stallscope report: " << inside << '\n';
         return kExitUsage;
     }
     SharedProgress progress;

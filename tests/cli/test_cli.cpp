@@ -495,7 +495,9 @@ TEST_CASE("names and text that are not clean UTF-8 print escaped and write valid
     }
     auto topology = testData("ibnetdiscover/two-hosts.txt");
     for (auto at = topology.find("node017"); at != std::string::npos; at = topology.find("node017")) {
-        topology.replace(at, 7, "n\xe9" "de017"); // a host name in a node description: Latin-1, not UTF-8
+        topology.replace(at, 7,
+            "n\xe9"
+            "de017"); // a host name in a node description: Latin-1, not UTF-8
     }
     writeFile(dir / "two-hosts.txt", topology);
     writeFile(dir / "caf\xe9.prom", "junk");
@@ -529,4 +531,34 @@ TEST_CASE("names and text that are not clean UTF-8 print escaped and write valid
     INFO(trace.err);
     REQUIRE(trace.code == 0);
     CHECK_NOTHROW(nlohmann::json::parse(readFile(tmp.path() / "t.json")));
+}
+
+TEST_CASE(
+    "no command writes into what it reads: --out inside the bundle or folder is refused, nothing written", "[cli]")
+{
+    // `report B --out B` wrote report.html and PNGs into the bundle; `export-trace RAW --out RAW/t.json` left a Chrome
+    // trace that the next open of RAW takes for a profiler trace.
+    TempDir tmp;
+    const auto bundle = simulateTwoMinuteFlap(tmp);
+    const auto before = folderFingerprint(bundle);
+    std::filesystem::create_symlink(bundle, tmp.path() / "link");
+    const std::vector<std::vector<std::string>> cases = {
+        { "report", bundle, "--out", bundle }, { "report", bundle, "--out", bundle + "/images" },
+        { "render", bundle, "--incident", "1", "--out", bundle + "/i.png" },
+        { "render", bundle, "--incident", "1", "--out", tmp.str("link") + "/i.png" }, // by another name
+        { "export-trace", bundle, "--out", bundle + "/../b/t.json" }, { "convert", bundle, "--out", bundle + "/" },
+        { "convert", bundle, "--out", bundle + "/again" },
+        { "convert", bundle, "--out", tmp.str() }, // holds the input: replacing it would take the input along
+    };
+    for (const auto& args : cases) {
+        const auto r = runInProcess(args);
+        INFO(args[0] << " " << args.back() << ": " << r.err);
+        CHECK(r.code == 2);
+        CHECK_THAT(r.err, Catch::Contains("which this command reads"));
+    }
+    CHECK(folderFingerprint(bundle) == before);
+    CHECK(std::filesystem::exists(tmp.path() / "link"));
+    // Beside it is fine.
+    CHECK(runInProcess({ "export-trace", bundle, "--out", tmp.str("t.json") }).code == 0);
+    CHECK(runInProcess({ "convert", bundle, "--out", tmp.str("b2") }).code == 0);
 }

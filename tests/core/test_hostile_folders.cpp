@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Folders as clusters leave them, beyond their files' contents: named pipes, links to nothing or to themselves,
 // folders nested deep or closed to the reader (issue #17). What the listing leaves out is a warning naming it.
+#include "core/path_relation.h"
 #include "core/scratch_file.h"
 #include "import/open_job.h"
 #include "test_support.h"
@@ -158,4 +159,23 @@ TEST_CASE("files read whole share half the memory: one larger is left out saying
     CHECK_THAT(said, Catch::Contains("(the file is left out)"));
     REQUIRE_FALSE(job->recognised.empty());
     CHECK_THAT(job->recognised.front(), Catch::EndsWith(", 8 rank logs")); // every 40 KiB log, in turn
+}
+
+TEST_CASE("where a place to write stands to what was opened", "[core][hostile]")
+{
+    TempDir tmp;
+    const auto in = tmp.path() / "raw";
+    std::filesystem::create_directories(in / "logs");
+    std::filesystem::create_directory_symlink(in / "logs", tmp.path() / "elsewhere");
+    CHECK(pathRelation(in.string(), in.string()) == PathRelation::Same);
+    CHECK(pathRelation(in.string(), in.string() + "/") == PathRelation::Same);
+    CHECK(pathRelation(in.string() + "/", in.string()) == PathRelation::Same);
+    CHECK(pathRelation(in.string(), (in / "logs" / "x.png").string()) == PathRelation::Inside);
+    CHECK(pathRelation(in.string(), (in / "new" / "deeper").string()) == PathRelation::Inside); // need not exist
+    CHECK(pathRelation(in.string(), (tmp.path() / "elsewhere" / "t.json").string()) == PathRelation::Inside);
+    CHECK(pathRelation(in.string(), (in / ".." / "raw" / "t.json").string()) == PathRelation::Inside);
+    CHECK(pathRelation(in.string(), tmp.str()) == PathRelation::Holds);
+    CHECK(pathRelation(in.string(), (tmp.path() / "raw2").string()) == PathRelation::Apart); // a prefix, not a parent
+    CHECK(pathRelation(in.string(), (tmp.path() / "out.png").string()) == PathRelation::Apart);
+    CHECK(pathRelation("http://127.0.0.1:9090", tmp.str()) == PathRelation::Apart);
 }
