@@ -4,6 +4,7 @@
 // incident from the folder's exercise id and seed.
 #include "cli_options.h"
 #include "commands.h"
+#include "core/document_file.h"
 #include "core/json_text.h"
 
 #include "analysis/analysis.h"
@@ -53,25 +54,14 @@ std::string usage()
           "\nExit codes: 0 ok, 1 bad input, 2 usage error.\n";
 }
 
-std::optional<std::string> readText(const std::string& path)
-{
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        return std::nullopt;
-    }
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
 Result<ExerciseLibrary, std::string> library(const ParsedArgs& a)
 {
     if (const auto* path = a.find("library")) {
-        const auto text = readText(*path);
+        const auto text = readDocument(*path, kSmallDocumentBytes, "exercise library");
         if (!text) {
-            return *path + ": cannot read";
+            return text.error().format();
         }
-        return parseExerciseLibrary(*text, *path);
+        return parseExerciseLibrary(text.value(), *path);
     }
     return builtinExercises();
 }
@@ -218,12 +208,12 @@ int check(const ExerciseLibrary& lib, const ParsedArgs& a, std::ostream& out, st
     }
     const auto& [sheet, e] = found.value();
     const auto answerPath = a.last("answer");
-    const auto answerText = readText(answerPath);
+    const auto answerText = readDocument(answerPath, kSmallDocumentBytes, "trainee's answer");
     if (!answerText) {
-        err << "stallscope exercise check: " << answerPath << ": cannot read\n";
+        err << "stallscope exercise check: " << answerText.error().format() << "\n";
         return kExitBadInput;
     }
-    auto answer = parseAnswer(*answerText, answerPath);
+    auto answer = parseAnswer(answerText.value(), answerPath);
     if (!answer) {
         err << "stallscope exercise check: " << answer.error() << "\n";
         return kExitBadInput;

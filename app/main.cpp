@@ -2,6 +2,7 @@
 // One binary: CLI subcommands run on the core with a QCoreApplication only; no subcommand opens the GUI.
 #include "cli_options.h"
 #include "commands.h"
+#include "core/document_file.h"
 #include "core/parse_number.h"
 #include "core/time_format.h"
 #include "main_window.h"
@@ -35,10 +36,12 @@ bool startExercise(stallscope::MainWindow& window, const std::string& id, const 
     }
     std::optional<training::TraineeAnswer> answer;
     if (const auto* path = parsed.find("answer")) {
-        std::ifstream in(*path, std::ios::binary);
-        std::ostringstream ss;
-        ss << in.rdbuf();
-        auto a = training::parseAnswer(ss.str(), *path);
+        const auto text = readDocument(*path, kSmallDocumentBytes, "trainee's answer");
+        if (!text) {
+            std::cerr << "stallscope: " << text.error().format() << "\n";
+            return false;
+        }
+        auto a = training::parseAnswer(text.value(), *path);
         if (!a) {
             std::cerr << "stallscope: " << a.error() << "\n";
             return false;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "bundle/reader.h"
+#include "core/document_file.h"
 #include "core/os_error.h"
 
 #include "bundle/binary.h"
@@ -20,13 +21,11 @@ namespace {
 
 std::optional<LoadIssue> readText(const fs::path& path, std::string& out)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        return LoadIssue { path.string(), 0, -1, "cannot open the file: " + lastOsError() };
+    auto text = readDocument(path.string(), kBundleDocumentBytes, "bundle's JSON file");
+    if (!text) {
+        return text.error();
     }
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    out = ss.str();
+    out = std::move(text.value());
     return std::nullopt;
 }
 
@@ -46,6 +45,9 @@ std::optional<LoadIssue> loadCollectives(const fs::path& path, JobSnapshot& snap
     Progress& progress, std::shared_ptr<OwnedColumns>& owned)
 {
     const auto file = path.string();
+    if (auto bad = notAPlainFile(file)) { // opening a named pipe would wait for a writer
+        return bad;
+    }
     if (endsWith(file, ".jsonl")) {
         std::ifstream in(path);
         if (!in) {
@@ -67,6 +69,9 @@ std::optional<LoadIssue> loadCounters(const fs::path& path, JobSnapshot& snap, s
     std::shared_ptr<OwnedColumns>& owned, std::vector<std::uint32_t>& seriesTimeBlock)
 {
     const auto file = path.string();
+    if (auto bad = notAPlainFile(file)) {
+        return bad;
+    }
     if (endsWith(file, ".jsonl")) {
         std::ifstream in(path);
         if (!in) {
@@ -171,6 +176,9 @@ Result<LoadedJob> loadImpl(const std::string& dir, Progress& progress)
         }
     }
     if (!files.linkEvents.empty()) {
+        if (auto bad = notAPlainFile((root / files.linkEvents).string())) {
+            return *bad;
+        }
         std::ifstream in(root / files.linkEvents);
         if (!in) {
             return LoadIssue { (root / files.linkEvents).string(), 0, -1, "cannot open the file: " + lastOsError() };

@@ -144,7 +144,7 @@ std::int64_t fileSizeNow(const std::string& path, std::uint64_t device, std::uin
 
 std::shared_ptr<MappedFile> MappedFile::open(const std::string& path, std::string& error, bool populate)
 {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK); // a named pipe: no wait for a writer
     if (fd < 0) {
         error = std::strerror(errno);
         return nullptr;

@@ -4,6 +4,7 @@
 #include "core/json_text.h"
 
 #include "core/atomic_file.h"
+#include "core/document_file.h"
 #include "sim/raw_writer.h"
 
 #include <nlohmann/json.hpp>
@@ -170,13 +171,14 @@ Result<SimResult, std::string> writeExerciseFolder(
 Result<ExerciseSheet, std::string> readExerciseFolder(const std::string& dir)
 {
     const auto path = (fs::path(dir) / kExerciseSheet).string();
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        return path + ": cannot read (is " + dir + " a folder made by `stallscope exercise new`?)";
+    if (auto bad = notAPlainFile(path)) {
+        return bad->format() + " (is " + dir + " a folder made by `stallscope exercise new`?)";
     }
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return parseSheet(ss.str(), path);
+    auto text = readDocument(path, kSmallDocumentBytes, "exercise sheet");
+    if (!text) {
+        return text.error().format();
+    }
+    return parseSheet(text.value(), path);
 }
 
 } // namespace stallscope::training

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "view/review_session.h"
+
+#include "core/document_file.h"
 #include "core/json_depth.h"
 #include "core/json_number.h"
 #include "core/json_text.h"
@@ -120,13 +122,11 @@ std::string saveSession(const std::string& path, const ReviewSession& s)
 
 Result<ReviewSession> loadSession(const std::string& path)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        return LoadIssue { path, 0, -1, "cannot open the file: " + lastOsError() };
+    auto text = readDocument(path, kSmallDocumentBytes, "review session");
+    if (!text) {
+        return text.error();
     }
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return parseSession(path, ss.str());
+    return parseSession(path, text.value());
 }
 
 std::string resolveBundlePath(const std::string& sessionPath, const ReviewSession& s)

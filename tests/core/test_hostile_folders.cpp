@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Folders as clusters leave them, beyond their files' contents: named pipes, links to nothing or to themselves,
 // folders nested deep or closed to the reader (issue #17). What the listing leaves out is a warning naming it.
+#include "bundle/writer.h"
+#include "core/document_file.h"
 #include "core/path_relation.h"
 #include "core/scratch_file.h"
 #include "import/open_job.h"
 #include "test_support.h"
+#include "view/review_session.h"
 
 #include <catch2/catch.hpp>
 #include <sys/stat.h>
@@ -178,4 +181,49 @@ TEST_CASE("where a place to write stands to what was opened", "[core][hostile]")
     CHECK(pathRelation(in.string(), (tmp.path() / "raw2").string()) == PathRelation::Apart); // a prefix, not a parent
     CHECK(pathRelation(in.string(), (tmp.path() / "out.png").string()) == PathRelation::Apart);
     CHECK(pathRelation("http://127.0.0.1:9090", tmp.str()) == PathRelation::Apart);
+}
+
+TEST_CASE("a bundle file or a session that is a named pipe, a device or far too large is refused, never waited on",
+    "[core][hostile]")
+{
+    // A manifest.json that was a named pipe held `info` and the window's loader forever (Cancel could not stop a
+    // blocked open); a topology.json linked to /dev/zero read until memory ran out.
+    TempDir tmp;
+    REQUIRE(writeBundle(*simulateOrFail(tinyConfig()).snapshot, tmp.str("b")).empty());
+    const auto b = tmp.path() / "b";
+    const auto refusedAs = [&](const std::string& file, const std::string& what) {
+        const auto r = openJob(b.string());
+        REQUIRE_FALSE(r);
+        INFO(r.error().format());
+        CHECK(r.error().file == (b / file).string());
+        CHECK_THAT(r.error().message, Catch::Contains(what));
+    };
+    for (const auto* file : { "manifest.json", "topology.json", "collectives.bin", "counters.bin" }) {
+        SECTION(std::string("a named pipe as ") + file)
+        {
+            std::filesystem::remove(b / file);
+            REQUIRE(::mkfifo((b / file).c_str(), 0600) == 0);
+            refusedAs(file, "is a named pipe, not a file");
+        }
+    }
+    SECTION("a device as the topology")
+    {
+        std::filesystem::remove(b / "topology.json");
+        std::filesystem::create_symlink("/dev/zero", b / "topology.json");
+        refusedAs("topology.json", "is a character device, not a file");
+    }
+    SECTION("a session that is a pipe, or larger than any session")
+    {
+        const auto s = tmp.path() / "review.stallscope";
+        REQUIRE(::mkfifo(s.c_str(), 0600) == 0);
+        auto pipe = loadSession(s.string());
+        REQUIRE_FALSE(pipe);
+        CHECK_THAT(pipe.error().message, Catch::Contains("is a named pipe, not a file"));
+        std::filesystem::remove(s);
+        writeFile(s, "{}");
+        std::filesystem::resize_file(s, kSmallDocumentBytes + 1); // sparse: nothing is written
+        auto huge = loadSession(s.string());
+        REQUIRE_FALSE(huge);
+        CHECK_THAT(huge.error().message, Catch::Contains("more than a review session ever is (at most 64 MiB)"));
+    }
 }
