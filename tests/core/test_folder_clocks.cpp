@@ -162,6 +162,28 @@ TEST_CASE("two logs placing one rank on different hosts are named, and which one
     CHECK(disagreements == 1);
 }
 
+TEST_CASE("ranks whose dumps are missing are named, in runs", "[core][import]")
+{
+    // A folder missing two ranks' dumps opened with their rows blank and nothing said; a rank killed outright writes
+    // no dump, so the blank row is often the story.
+    TempDir tmp;
+    const auto sim = simulateOrFail(crashScenario());
+    REQUIRE(writeRawFolder(*sim.snapshot, tmp.str("raw")).empty());
+    const auto whole = openJob(tmp.str("raw"));
+    REQUIRE(whole.ok());
+    CHECK_FALSE(warned(whole.value(), "no collective record"));
+    const auto world = whole->snapshot->job.worldSize;
+    REQUIRE(world > 20);
+    for (const auto r : { 5, 6, 7, 9, 10, 17 }) {
+        std::filesystem::remove(tmp.path() / "raw" / ("nccl_trace_rank_" + std::to_string(r)));
+    }
+    const auto holes = openJob(tmp.str("raw"));
+    REQUIRE(holes.ok());
+    CHECK(holes->snapshot->job.worldSize == world); // the others' groups still name every rank
+    CHECK(
+        warned(holes.value(), "no collective record for 6 of " + std::to_string(world) + " ranks: 5..7, 9, 10, 17 — "));
+}
+
 TEST_CASE("a mapping file places a rank whose log lost its NCCL lines", "[core][import][clock]")
 {
     TempDir tmp;

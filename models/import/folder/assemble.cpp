@@ -344,6 +344,51 @@ void placeRanksFromLogs(JobSnapshot& snap, Gathered& g, std::uint32_t world)
 
 } // namespace
 
+namespace {
+
+// "17, 40" or "0..999997, 1000": runs of consecutive ranks, at most `most` of them, then how many ranks more.
+std::string rankRuns(const std::vector<std::uint32_t>& ranks, std::size_t most)
+{
+    std::string out;
+    std::size_t runs = 0;
+    for (std::size_t i = 0; i < ranks.size();) {
+        auto j = i;
+        while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) {
+            ++j;
+        }
+        if (runs++ == most) {
+            return out + ", and " + std::to_string(ranks.size() - i) + " more";
+        }
+        out += (out.empty() ? "" : ", ") + std::to_string(ranks[i])
+            + (j > i ? (j == i + 1 ? ", " : "..") + std::to_string(ranks[j]) : std::string());
+        i = j + 1;
+    }
+    return out;
+}
+
+} // namespace
+
+// A rank without records is a blank row in every view, easy to miss at 1,024 rows — and often the story: a process
+// killed outright (OOM, a GPU fault) writes no dump. The job's size comes from the largest rank any dump, trace or
+// group names, so a folder holding some ranks' dumps has the others' rows empty.
+void warnRanksWithoutRecords(const OwnedColumns& owned, const std::string& dir, std::vector<LoadIssue>& warnings)
+{
+    std::vector<std::uint32_t> empty;
+    for (std::size_t r = 0; r < owned.ranks.size(); ++r) {
+        if (owned.ranks[r].size() == 0) {
+            empty.push_back(static_cast<std::uint32_t>(r));
+        }
+    }
+    if (empty.empty()) {
+        return;
+    }
+    warnings.push_back({ dir, 0, -1,
+        "no collective record for " + std::to_string(empty.size()) + " of " + std::to_string(owned.ranks.size())
+            + " ranks: " + rankRuns(empty, 12)
+            + " — their Flight Recorder dumps or profiler traces are not in the folder, or hold no entries (a rank "
+              "killed outright writes none: is one of them the one that failed?)" });
+}
+
 // Ranks, groups and collective records from the dumps; rank → host → HCA from the logs.
 Result<std::uint32_t> addCollectives(JobSnapshot& snap, OwnedColumns& owned, Gathered& g)
 {

@@ -95,6 +95,8 @@ std::optional<LoadIssue> readFolder(const std::string& dir, Gathered& g, Progres
 // Turning what was read into the snapshot (import/folder/assemble.cpp).
 Result<std::uint32_t> addCollectives(JobSnapshot& snap, OwnedColumns& owned, Gathered& g);
 void applyLogOutcomes(OwnedColumns& owned, const Gathered& g);
+// Names the ranks of the job with no collective record (their dump or trace is not in the folder, or empty).
+void warnRanksWithoutRecords(const OwnedColumns& owned, const std::string& dir, std::vector<LoadIssue>& warnings);
 void addCounters(Gathered& g, CounterSink& sink);
 void addLinkEvents(JobSnapshot& snap, Gathered& g);
 // Scheduler fates, GPU faults, kernel link events and the ranks' own last words as the snapshot's notes.

@@ -98,6 +98,7 @@ Result<LoadedJob> loadRawFolder(
             return w.error();
         }
         folder::applyLogOutcomes(*owned, g);
+        folder::warnRanksWithoutRecords(*owned, dir, g.warnings);
     }
     auto& sink = g.counters;
     sink.timeOffsetNs = g.mapping.offset("counters"); // the mapping file's correction of sample times
