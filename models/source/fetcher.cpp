@@ -2,10 +2,8 @@
 #include "source/fetcher.h"
 
 #include "core/time_format.h"
+#include "import/prometheus/http_answers.h"
 
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QSslConfiguration>
 #include <QTimer>
 
@@ -194,12 +192,11 @@ std::string Fetcher::tooLarge() const
 
 std::optional<std::string> Fetcher::judge(QNetworkReply* reply, int status, const QByteArray& body, const Request& req)
 {
-    QJsonParseError perr {};
-    const auto doc = QJsonDocument::fromJson(body, &perr);
-    const auto obj = doc.isObject() ? doc.object() : QJsonObject();
-    if (obj.value(QStringLiteral("status")).toString() == QStringLiteral("error")) {
-        return "HTTP " + std::to_string(status) + ", " + obj.value(QStringLiteral("errorType")).toString().toStdString()
-            + ": " + obj.value(QStringLiteral("error")).toString().toStdString();
+    // The envelope only: a query_range answer's data is tens of MB, read once by its reader (QJsonDocument here
+    // built all of it first — ten times the answer in memory, and most of a pull's parsing time).
+    const auto env = readPromEnvelope(std::string_view(body.constData(), std::size_t(body.size())));
+    if (env.status == "error") {
+        return "HTTP " + std::to_string(status) + ", " + env.errorType + ": " + env.error;
     }
     if (reply->error() == QNetworkReply::OperationCanceledError) {
         // Not the user's cancel (that sets m_failure first): Qt's transfer timeout fired.
@@ -223,12 +220,12 @@ std::optional<std::string> Fetcher::judge(QNetworkReply* reply, int status, cons
     if (status >= 400) {
         return "HTTP " + std::to_string(status) + ": " + body.left(200).toStdString();
     }
-    if (!doc.isObject()) {
-        return "expected a JSON answer, got " + std::to_string(body.size()) + " bytes that are not JSON ("
-            + perr.errorString().toStdString() + ")";
+    if (!env.object) {
+        return "expected a JSON answer, got " + std::to_string(body.size()) + " bytes that are not JSON (" + env.notJson
+            + ")";
     }
-    for (const auto& w : obj.value(QStringLiteral("warnings")).toArray()) {
-        warnings.push_back({ req.what, 0, -1, "the server warns: " + w.toString().toStdString() });
+    for (const auto& w : env.warnings) {
+        warnings.push_back({ req.what, 0, -1, "the server warns: " + w });
     }
     return std::nullopt;
 }

@@ -622,3 +622,24 @@ TEST_CASE("text from files prints with its control characters escaped, everythin
     const LoadIssue issue { "dir/we\x1b[31mird\n.log", 3, -1, "got \"\x1b[2J\"" };
     CHECK(issue.format() == "dir/we\\x1b[31mird\\n.log:3: got \"\\x1b[2J\"");
 }
+
+TEST_CASE("a Prometheus answer is judged by its envelope, its data never built", "[core][hostile][prometheus]")
+{
+    const auto ok = readPromEnvelope(
+        R"({"status":"success","data":{"resultType":"matrix","result":[{"metric":{},"values":[[1,"2"]]}]},)"
+        R"("warnings":["PromQL info: metric might not be a counter","second"]})");
+    CHECK(ok.object);
+    CHECK(ok.status == "success");
+    CHECK(ok.warnings == std::vector<std::string> { "PromQL info: metric might not be a counter", "second" });
+    const auto refused = readPromEnvelope(
+        R"({"status":"error","errorType":"execution","error":"query processing would load too many samples into memory"})");
+    CHECK(refused.status == "error");
+    CHECK(refused.errorType == "execution");
+    CHECK(refused.error == "query processing would load too many samples into memory");
+    for (const char* bad : { "<html>502 Bad Gateway</html>", "[1,2]", "", R"({"status":"success","data":{"re)" }) {
+        const auto e = readPromEnvelope(bad);
+        INFO(bad << " → " << e.notJson);
+        CHECK_FALSE(e.object);
+        CHECK_FALSE(e.notJson.empty());
+    }
+}

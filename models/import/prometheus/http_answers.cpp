@@ -249,6 +249,40 @@ void readResult(const std::string& file, ond::array result, PromMatrix& out)
 
 } // namespace
 
+PromEnvelope readPromEnvelope(std::string_view body)
+{
+    PromEnvelope out;
+    const simdjson::padded_string copy(body); // the answer's own buffer has no padding past its end
+    ond::parser parser;
+    try {
+        auto doc = parser.iterate(copy);
+        if (doc.type() != ond::json_type::object) {
+            out.notJson = "not a JSON object";
+            return out;
+        }
+        for (auto field : doc.get_object()) { // "data" is skipped over, never built
+            const std::string_view key = field.unescaped_key();
+            const auto text = [&] { return std::string(std::string_view(field.value().get_string())); };
+            if (key == "status") {
+                out.status = text();
+            } else if (key == "errorType") {
+                out.errorType = text();
+            } else if (key == "error") {
+                out.error = text();
+            } else if (key == "warnings") {
+                for (auto w : field.value().get_array()) {
+                    out.warnings.emplace_back(std::string_view(w.get_string()));
+                }
+            }
+        }
+        out.object = true;
+    } catch (const simdjson::simdjson_error& e) {
+        out = PromEnvelope {};
+        out.notJson = e.what();
+    }
+    return out;
+}
+
 Result<PromMatrix> parsePrometheusMatrix(const std::string& file, const std::string& text)
 {
     PromMatrix out;

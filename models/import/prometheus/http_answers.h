@@ -14,6 +14,7 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace stallscope {
@@ -57,6 +58,17 @@ const std::map<std::string, PromMetric>& prometheusNodeExporterMetrics();
 // counters, treydock's port counters and info series, guilbaults' ibqueryerrors counters. A server is asked for
 // these only (an exporter publishes more: multicast, VL15, state series).
 bool prometheusSeriesIsRead(std::string_view name);
+
+// The envelope of a Prometheus HTTP API answer — `status`, `errorType`, `error`, `warnings` — found without building
+// its data (a query_range answer is tens of MB), for judging an answer before it is read.
+struct PromEnvelope
+{
+    bool object = false; // a JSON object at the top; else `notJson` says why
+    std::string notJson;
+    std::string status, errorType, error;
+    std::vector<std::string> warnings;
+};
+PromEnvelope readPromEnvelope(std::string_view body);
 
 bool looksLikePrometheusMatrix(const std::string& text);
 Result<PromMatrix> parsePrometheusMatrix(const std::string& file, const std::string& text);
