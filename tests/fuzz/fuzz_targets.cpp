@@ -228,7 +228,11 @@ const std::vector<Target>& targets()
         { "perfquery", perfquery },
         { "opensm_log", [](std::string_view in) { parseOpensmLog("opensm.log", std::string(in)); } },
         { "exposition", exposition },
-        { "prometheus_answer", [](std::string_view in) { parsePrometheusMatrix("q.json", std::string(in)); } },
+        { "prometheus_answer",
+            [](std::string_view in) {
+                readPromEnvelope(in); // as the fetcher judges an answer, then as the reader reads it
+                parsePrometheusMatrix("q.json", std::string(in));
+            } },
         { "mapping", [](std::string_view in) { parseMapping("m.json", std::string(in)); } },
         { "collector_csv", collectorCsv },
         { "sample_stamp", [](std::string_view in) { parseSampleStamp(in); } },
