@@ -246,9 +246,15 @@ void CounterPlotWidget::rebuild()
             }
         }
     }
-    // Reviewer's notes: a dashed line at each note's time in every track.
+    // Reviewer's notes: a dashed line at each note's time in every track — for the first kMaxNoteLines notes: each
+    // line is a QCustomPlot item, and registering items is quadratic (a session of 100,000 notes held `render` for
+    // minutes). A person's review has tens; the heatmap above still marks every note.
+    constexpr std::size_t kMaxNoteLines = 256;
+    const auto& notes = m_state->annotations();
+    const auto drawn = std::min(notes.size(), kMaxNoteLines);
     for (auto* rect : m_plot->axisRects()) {
-        for (const auto& a : m_state->annotations()) {
+        for (std::size_t i = 0; i < drawn; ++i) {
+            const auto& a = notes[i];
             auto* line = new QCPItemStraightLine(m_plot);
             line->setClipAxisRect(rect);
             for (auto* pos : { line->point1, line->point2 }) {
@@ -256,7 +262,7 @@ void CounterPlotWidget::rebuild()
                 pos->setAxisRect(rect);
                 pos->setTypeY(QCPItemPosition::ptAxisRectRatio);
             }
-            const double x = double(a.startNs - dayStart(*m_snap)) / 1e9;
+            const double x = (double(a.startNs) - double(dayStart(*m_snap))) / 1e9; // any time: no int64 overflow
             line->point1->setCoords(x, 0);
             line->point2->setCoords(x, 1);
             line->setPen(QPen(text, 1, Qt::DashLine));

@@ -16,6 +16,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <limits>
+
 #include <QApplication>
 #include <QTest>
 #include <QTextBrowser>
@@ -145,6 +147,49 @@ TEST_CASE("the rendered heatmap shows a full-height stall band at the flap, ligh
         // Nowhere else: no column away from the incident is mostly stalled.
         CHECK(stallColumns(img, plot, stall, 0.2).size() == cols.size());
     }
+}
+
+TEST_CASE("the counter tracks draw a line for each of the first 256 notes, however many a session holds", "[widget]")
+{
+    // Each line is a QCustomPlot item and registering items is quadratic: a session of 100,000 notes held `render`
+    // past two minutes (now 2 s, the heatmap still marking every note).
+    Fixture f;
+    CounterPlotWidget plot(&f.state);
+    plot.setSnapshot(f.sim.snapshot);
+    const auto& inc = f.analysis->incidents.at(0);
+    REQUIRE(inc.culprit.has_value());
+    f.state.selectLink(inc.culprit->link);
+    // QCustomPlot's items are QObjects under the plot: counted by class name, without QCustomPlot's header (which
+    // only counter_plot_widget.cpp may include).
+    const auto lines = [&] {
+        int n = 0;
+        for (const auto* o : plot.findChildren<QObject*>()) {
+            n += QByteArray(o->metaObject()->className()) == "QCPItemStraightLine";
+        }
+        return n;
+    };
+    const auto rects = [&] {
+        int n = 0;
+        for (const auto* o : plot.findChildren<QObject*>()) {
+            n += QByteArray(o->metaObject()->className()) == "QCPAxisRect";
+        }
+        return n;
+    }();
+    REQUIRE(rects > 0);
+    const int base = lines();
+    const auto notes = [&](int n) {
+        std::vector<Annotation> a;
+        for (int i = 0; i < n; ++i) {
+            const TimeNs t = inc.startNs + i * 1'000'000LL;
+            a.push_back({ t, t, std::nullopt, std::nullopt, "n" + std::to_string(i) });
+        }
+        const TimeNs far = std::numeric_limits<TimeNs>::min();
+        a.insert(a.begin(), { far, far, std::nullopt, std::nullopt, "far" }); // drawn far off: no overflow
+        f.state.setAnnotations(a);
+        return lines() - base;
+    };
+    CHECK(notes(9) == 10 * rects);
+    CHECK(notes(5000) == 256 * rects);
 }
 
 TEST_CASE("selecting a link plots its counters with the down interval shaded and the stall hatched", "[widget]")
