@@ -203,7 +203,7 @@ bool MappedFile::intact(std::size_t offset, std::size_t length) const
 {
     const volatile char* p = static_cast<const char*>(m_data);
     const auto end = std::min(m_size, offset + std::min(length, m_size));
-    for (auto at = offset; at < end; at += g_pageSize) {
+    for (auto at = offset / g_pageSize * g_pageSize; at < end; at += g_pageSize) { // every page the range touches
         (void)p[at]; // faults here, not in a parser, when the page is gone
     }
     return !cutShort();

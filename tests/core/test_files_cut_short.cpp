@@ -84,6 +84,21 @@ TEST_CASE(
     CHECK_FALSE(anyMessageNames(path.string()));
 }
 
+TEST_CASE("a range is intact only if every page it touches still has the file under it", "[core][hostile]")
+{
+    TempDir tmp;
+    const auto path = tmp.path() / "f";
+    writeFile(path, std::string(3 * 4096, 'x'));
+    std::string error;
+    const auto map = MappedFile::open(path.string(), error, false);
+    REQUIRE(map);
+    CHECK(map->intact(100, 3 * 4096));
+    fs::resize_file(path, 4096);
+    CHECK(map->intact(0, 4096));
+    CHECK_FALSE(map->intact(100, 4096)); // ends 100 bytes into the second page, which is gone
+    CHECK(map->readableBytes() == 4096);
+}
+
 TEST_CASE("a bus error that is not a mapped file's still ends the process", "[core][hostile]")
 {
     TempDir tmp;
