@@ -2,6 +2,7 @@
 #include "cli_options.h"
 #include "commands.h"
 #include "core/json_text.h"
+#include "core/printable.h"
 
 #include "analysis/analysis.h"
 #include "analysis/flaps.h"
@@ -187,7 +188,9 @@ int runAnalyze(const std::vector<std::string>& args, std::ostream& out, std::ost
         }
         const auto hits = jobs.empty() ? JobsHit {} : findJobsHit(snap, review, jobs);
         if (!json) {
-            out << fabricReviewText(snap, review) << (jobs.empty() ? "" : jobsHitText(review, jobs, hits));
+            // Names come from files (a node description is any text its host's admin set): escapes shown, not obeyed.
+            out << printable(
+                fabricReviewText(snap, review) + (jobs.empty() ? "" : jobsHitText(review, jobs, hits)), true);
             return parsed.has("follow") ? follow(parsed, out, err) : kExitOk;
         }
         auto j = nlohmann::ordered_json::parse(fabricReviewJson(snap, review));
@@ -206,7 +209,7 @@ int runAnalyze(const std::vector<std::string>& args, std::ostream& out, std::ost
         return kExitOk;
     }
     const auto result = analyze(snap, options);
-    out << (parsed.options.count("json") ? analysisJson(snap, result) : analysisText(snap, result));
+    out << (parsed.options.count("json") ? analysisJson(snap, result) : printable(analysisText(snap, result), true));
     return kExitOk;
 }
 

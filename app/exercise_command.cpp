@@ -8,6 +8,7 @@
 #include "core/json_text.h"
 
 #include "analysis/analysis.h"
+#include "core/printable.h"
 #include "core/progress.h"
 #include "import/open_job.h"
 #include "training/answer.h"
@@ -235,7 +236,8 @@ int check(const ExerciseLibrary& lib, const ParsedArgs& a, std::ostream& out, st
         out << scoreToJson(*e, truth.value(), ref, score);
         return kExitOk;
     }
-    out << scoreToText(*e, ref, score) << "\nWhat the analysis finds in " << dir << "\n" << analysisOfFolder(dir);
+    out << scoreToText(*e, ref, score) << "\nWhat the analysis finds in " << printable(dir) << "\n"
+        << printable(analysisOfFolder(dir), true);
     return kExitOk;
 }
 

@@ -2,6 +2,8 @@
 #include "postmortem_report.h"
 
 #include "core/atomic_file.h"
+#include "core/markdown_text.h"
+#include "core/printable.h"
 #include "core/time_format.h"
 
 #include <filesystem>
@@ -11,8 +13,10 @@ namespace stallscope {
 
 namespace {
 
-std::string html(const std::string& s)
+// Text for HTML: markup escaped, control characters shown as escapes (a name from a file may hold any byte).
+std::string html(const std::string& text)
 {
+    const auto s = printable(text, true);
     std::string out;
     for (char c : s) {
         switch (c) {
@@ -54,7 +58,7 @@ struct Doc
 
 void summary(Doc& d, const JobSnapshot& snap, const AnalysisResult& r)
 {
-    d.md << "# Incident report: " << snap.job.name << "\n\n"
+    d.md << "# Incident report: " << markdownText(snap.job.name) << "\n\n"
          << snap.job.worldSize << " ranks, " << formatUtc(snap.job.span.start) << " .. " << formatUtc(snap.job.span.end)
          << ". Timeout policy: " << snap.policy.timerText() << " (retry budget "
          << formatDuration(snap.policy.retryBudgetNs()) << "), collective timeout "
@@ -77,7 +81,7 @@ void summary(Doc& d, const JobSnapshot& snap, const AnalysisResult& r)
         d.md << "|";
         d.h << "<tr>";
         for (const auto& c : cells) {
-            d.md << ' ' << c << " |";
+            d.md << ' ' << markdownText(c) << " |";
             d.h << "<td><a href=\"#incident-" << inc.number << "\">" << html(c) << "</a></td>";
         }
         d.md << '\n';
@@ -94,12 +98,14 @@ void incident(Doc& d, const JobSnapshot& snap, const Incident& inc, const std::s
 {
     const std::string title = "Incident " + std::to_string(inc.number) + ": " + std::string(toString(inc.kind)) + ", "
         + formatUtc(inc.startNs) + ", " + formatDuration(inc.endNs - inc.startNs);
-    d.md << "\n## " << title << "\n\n"
-         << inc.summary << "\n\n![incident " << inc.number << "](" << image << ")\n\n```\n"
-         << incidentText(snap, inc) << "```\n";
+    const auto text = printable(incidentText(snap, inc), true);
+    const auto fence = markdownFence(text);
+    d.md << "\n## " << markdownText(title) << "\n\n"
+         << markdownText(inc.summary) << "\n\n![incident " << inc.number << "](" << image << ")\n\n"
+         << fence << "\n"
+         << text << fence << "\n";
     d.h << "<h2 id=\"incident-" << inc.number << "\">" << html(title) << "</h2>\n<p>" << html(inc.summary) << "</p>\n"
-        << "<img src=\"" << image << "\" alt=\"incident " << inc.number << "\">\n<pre>" << html(incidentText(snap, inc))
-        << "</pre>\n";
+        << "<img src=\"" << image << "\" alt=\"incident " << inc.number << "\">\n<pre>" << html(text) << "</pre>\n";
 }
 
 void whyPassed(Doc& d, const WhyPassed& w)
@@ -149,15 +155,16 @@ std::string fabricSection(Doc& d, const std::string& dir, const RenderInputs& in
         d.md << "|";
         d.h << "<tr>";
         for (const auto& c : cells) {
-            d.md << ' ' << c << " |";
+            d.md << ' ' << markdownText(c) << " |";
             d.h << "<td>" << html(c) << "</td>";
         }
         d.md << '\n';
         d.h << "</tr>\n";
     }
     d.h << "</table>\n";
-    const auto text = fabricReviewText(snap, rv);
-    d.md << "\n```\n" << text << "```\n";
+    const auto text = printable(fabricReviewText(snap, rv), true);
+    const auto fence = markdownFence(text);
+    d.md << "\n" << fence << "\n" << text << fence << "\n";
     d.h << "<pre>" << html(text) << "</pre>\n";
     return {};
 }
@@ -184,7 +191,7 @@ std::string writeReport(const std::string& dir, const RenderInputs& in, const Re
     d.h << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Incident report: " << html(snap.job.name)
         << "</title><style>" << kStyle << "</style></head><body>\n";
     if (fabricOnly) {
-        d.md << "# Fabric report: " << snap.job.name << "\n\n"
+        d.md << "# Fabric report: " << markdownText(snap.job.name) << "\n\n"
              << formatUtc(snap.job.span.start) << " .. " << formatUtc(snap.job.span.end) << ", no job.\n";
         d.h << "<h1>Fabric report: " << html(snap.job.name) << "</h1>\n<p>" << html(formatUtc(snap.job.span.start))
             << " .. " << html(formatUtc(snap.job.span.end)) << ", no job.</p>\n";
@@ -220,7 +227,7 @@ std::string writeReport(const std::string& dir, const RenderInputs& in, const Re
             if (a.rank) {
                 when += ", rank " + std::to_string(*a.rank);
             }
-            d.md << "- " << when << ": " << a.text << "\n";
+            d.md << "- " << markdownText(when) << ": " << markdownText(a.text) << "\n";
             d.h << "<li>" << html(when) << ": " << html(a.text) << "</li>\n";
         }
         d.h << "</ul>\n";

@@ -533,6 +533,75 @@ TEST_CASE("names and text that are not clean UTF-8 print escaped and write valid
     CHECK_NOTHROW(nlohmann::json::parse(readFile(tmp.path() / "t.json")));
 }
 
+TEST_CASE("a report of hosts and a job named with Markdown's own characters keeps its tables and headings", "[cli]")
+{
+    // A host named "gpu|a001" split the incident table's row into a cell too many; a job name holding a newline and
+    // "# " made a heading of its own; "<script>" reached renderers that pass inline HTML.
+    TempDir tmp;
+    const auto bundle = simulateTwoMinuteFlap(tmp);
+    const std::string host = "gpu|a001*<script>x</script>\\u001b[31m"; // as JSON spells ESC
+    for (const auto* name : { "topology.json", "manifest.json" }) {
+        auto text = readFile(std::filesystem::path(bundle) / name);
+        for (auto at = text.find("gpu-a001"); at != std::string::npos; at = text.find("gpu-a001", at + host.size())) {
+            text.replace(at, 8, host);
+        }
+        if (std::string(name) == "manifest.json") {
+            const auto at = text.find("\"sim-small\"");
+            REQUIRE(at != std::string::npos);
+            text.replace(at, 11, "\"sim\\n# injected\"");
+        }
+        writeFile(std::filesystem::path(bundle) / name, text);
+    }
+    const auto dir = tmp.path() / "report";
+    const auto r = runBinary({ "report", bundle, "--out", dir.string() });
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    const auto md = readFile(dir / "report.md");
+    INFO(md);
+    CHECK(md.find('\x1b') == std::string::npos);
+    // Outside code blocks (where nothing acts) no line is a heading of the job name's making or holds markup.
+    std::string fence;
+    std::istringstream all(md);
+    for (std::string line; std::getline(all, line);) {
+        if (line.rfind("```", 0) == 0) {
+            fence = fence.empty() ? line : (line == fence ? std::string() : fence);
+        } else if (fence.empty()) {
+            CHECK(line.rfind("# injected", 0) == std::string::npos);
+            for (auto at = line.find("<script>"); at != std::string::npos; at = line.find("<script>", at + 1)) {
+                CHECK((at > 0 && line[at - 1] == '\\')); // "\<script>" is text
+            }
+        }
+    }
+    CHECK(fence.empty());
+    CHECK_THAT(md, Catch::Contains("# Incident report: sim\\\\n\\# injected\n"));
+    CHECK_THAT(md, Catch::Contains("gpu\\|a001\\*\\<script>x\\</script>"));
+    // Every row of the incident table has the header's eight cells: nine bars that are not escaped.
+    auto bars = [](const std::string& line) {
+        int n = 0;
+        for (std::size_t i = 0; i < line.size(); ++i) {
+            n += line[i] == '|' && (i == 0 || line[i - 1] != '\\');
+        }
+        return n;
+    };
+    std::istringstream lines(md);
+    int rows = 0;
+    for (std::string line; std::getline(lines, line);) {
+        if (line.rfind("| 1 |", 0) == 0) {
+            CHECK(bars(line) == 9);
+            ++rows;
+        }
+    }
+    CHECK(rows == 1);
+    const auto html = readFile(dir / "report.html");
+    CHECK(html.find("<script>") == std::string::npos);
+    CHECK_THAT(html, Catch::Contains("gpu|a001*&lt;script&gt;"));
+    CHECK(html.find('\x1b') == std::string::npos);
+    // The terminal's text: the escape shown, not obeyed.
+    const auto analyze = runBinary({ "analyze", bundle });
+    CHECK(analyze.out.find('\x1b') == std::string::npos);
+    CHECK_THAT(analyze.out, Catch::Contains("gpu|a001*<script>x</script>\\x1b[31m"));
+}
+
 TEST_CASE(
     "no command writes into what it reads: --out inside the bundle or folder is refused, nothing written", "[cli]")
 {

@@ -4,6 +4,7 @@
 // error naming the file and line (or offset), and the rest of the input must still be read.
 #include "core/atomic_file.h"
 #include "core/json_depth.h"
+#include "core/markdown_text.h"
 #include "core/parse_number.h"
 #include "core/printable.h"
 #include "core/time_format.h"
@@ -621,6 +622,31 @@ TEST_CASE("text from files prints with its control characters escaped, everythin
     CHECK(printable(std::string("nul\0x", 5)) == "nul\\x00x");
     const LoadIssue issue { "dir/we\x1b[31mird\n.log", 3, -1, "got \"\x1b[2J\"" };
     CHECK(issue.format() == "dir/we\\x1b[31mird\\n.log:3: got \"\\x1b[2J\"");
+}
+
+TEST_CASE("text from files placed in Markdown reads as itself: nothing it holds acts as Markdown", "[core][hostile]")
+{
+    // What stays: names as clusters spell them, so a report still reads well raw.
+    CHECK(markdownText("gpu-a017 mlx5_3 port 1 <-> leaf-r3 port 18 (high)")
+        == "gpu-a017 mlx5_3 port 1 <-> leaf-r3 port 18 (high)");
+    CHECK(markdownText("R&D 2 < 3") == "R&D 2 < 3");
+    // What would act: a cell split, a heading, emphasis, a link, inline HTML, an entity, code, strikethrough.
+    CHECK(markdownText("gpu|a01") == "gpu\\|a01");
+    CHECK(markdownText("x\n# fake") == "x\\\\n\\# fake"); // an escaped backslash, not a line break
+    CHECK(markdownText("x\n") == "x\\\\n");
+    CHECK(markdownText("*bold* _em_ a_b") == "\\*bold\\* \\_em\\_ a_b");
+    CHECK(markdownText("[click](http://x)") == "\\[click\\](http://x)");
+    CHECK(markdownText("<img src=x onerror=alert(1)>") == "\\<img src=x onerror=alert(1)>");
+    CHECK(markdownText("</td> <!-- <?") == "\\</td> \\<!-- \\<?");
+    CHECK(markdownText("&lt; &#60;") == "\\&lt; \\&\\#60;");
+    CHECK(markdownText("`code` ~~gone~~") == "\\`code\\` \\~\\~gone\\~\\~");
+    CHECK(markdownText("a\\b") == "a\\\\b");
+    // One line, whatever the text holds.
+    CHECK(markdownText("one\ntwo\r\x1b[2J").find_first_of("\n\r\x1b") == std::string::npos);
+
+    CHECK(markdownFence("plain") == "```");
+    CHECK(markdownFence("a ``` b") == "````");
+    CHECK(markdownFence("`````") == "``````");
 }
 
 TEST_CASE("a Prometheus answer is judged by its envelope, its data never built", "[core][hostile][prometheus]")
