@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "main_window.h"
+#include "plain_text.h"
 
 #include "core/issue_groups.h"
 #include "core/mapped_file.h"
@@ -87,7 +88,7 @@ MainWindow::MainWindow(QWidget* parent)
     , m_welcome(new WelcomePanel(this))
     , m_summary(new SummaryView(this))
     , m_warnings(new QListWidget(this))
-    , m_cursorLabel(new QLabel(this))
+    , m_cursorLabel(plainLabel(this))
     , m_watcher(new QFutureWatcher<std::shared_ptr<OpenedBundle>>(this))
     , m_progressTimer(new QTimer(this))
 {
@@ -109,7 +110,7 @@ MainWindow::MainWindow(QWidget* parent)
     createDocks();
     createMenus();
     statusBar()->addPermanentWidget(m_cursorLabel);
-    m_alertLabel = new QLabel(this);
+    m_alertLabel = plainLabel(this);
     m_alertLabel->setStyleSheet(QStringLiteral("QLabel { color: white; background: #d55e00; padding: 1px 6px; }"));
     m_alertLabel->hide();
     statusBar()->addPermanentWidget(m_alertLabel);
@@ -187,7 +188,7 @@ MainWindow::MainWindow(QWidget* parent)
         QApplication::restoreOverrideCursor();
         const auto err = m_demoJob.result();
         if (!err.empty()) {
-            QMessageBox::warning(this, tr("Could not write the demo scenario"), QString::fromStdString(err));
+            warnPlain(this, tr("Could not write the demo scenario"), QString::fromStdString(err));
             return;
         }
         openBundle(QStandardPaths::writableLocation(QStandardPaths::CacheLocation) + QStringLiteral("/hourly-flap"));
@@ -559,7 +560,7 @@ void MainWindow::noteFilesCutShort()
         m_warnings->insertItem(0, item);
     }
     m_alertLabel->setText(tr("⚠ A file of this bundle changed on disk: see Warnings, and open it again"));
-    m_alertLabel->setToolTip(fresh.join(QLatin1Char('\n')));
+    m_alertLabel->setToolTip(plainTip(fresh.join(QLatin1Char('\n'))));
     m_alertLabel->show();
     statusBar()->showMessage(fresh.front());
 }
@@ -660,7 +661,7 @@ void MainWindow::showSnapshot(const OpenedBundle& opened)
     m_warnings->clear();
     for (const auto& g : groupIssues(opened.warnings)) {
         auto* item = new QListWidgetItem(QString::fromStdString(g.format()), m_warnings);
-        item->setToolTip(QString::fromStdString(g.first.format()));
+        item->setToolTip(plainTip(QString::fromStdString(g.first.format())));
     }
     setWindowTitle(tr("%1 — Stallscope").arg(QString::fromStdString(opened.snapshot->job.name)));
     m_shown = opened.snapshot;
@@ -719,7 +720,7 @@ void MainWindow::onLoaded()
             closeBundle(); // stage 1 had shown part of it: leave no half state behind
         }
         if (opened->error != "cancelled" && isVisible()) {
-            QMessageBox::warning(this, tr("Could not open the bundle"), msg);
+            warnPlain(this, tr("Could not open the bundle"), msg);
         }
         emit loadFinished(false);
         return;
@@ -951,7 +952,7 @@ bool MainWindow::outsideOpened(const QString& out, const QString& what)
     if (r != PathRelation::Same && r != PathRelation::Inside) {
         return true;
     }
-    QMessageBox::warning(this, tr("Choose another place"),
+    warnPlain(this, tr("Choose another place"),
         tr("%1 is inside %2, which this window opened. Stallscope never writes into what it opened: the %3 would "
            "be read as input the next time the folder is opened. Choose a place outside it.")
             .arg(out, QString::fromStdString(m_opened->path), what));
@@ -975,7 +976,7 @@ void MainWindow::exportView()
     req.annotations = m_state->annotations();
     const auto err = renderToFile(path.toStdString(), in, req);
     err.empty() ? statusBar()->showMessage(tr("Exported %1").arg(path))
-                : (void)QMessageBox::warning(this, tr("Export failed"), QString::fromStdString(err));
+                : (void)warnPlain(this, tr("Export failed"), QString::fromStdString(err));
 }
 
 void MainWindow::copyImage()
@@ -1017,7 +1018,7 @@ void MainWindow::saveReport()
         { m_opened->snapshot, m_opened->analysis, m_opened->heatmap, m_opened->linkHeatmap, m_opened->fabricReview },
         options);
     err.empty() ? statusBar()->showMessage(tr("Report saved in %1").arg(dir))
-                : (void)QMessageBox::warning(this, tr("Report failed"), QString::fromStdString(err));
+                : (void)warnPlain(this, tr("Report failed"), QString::fromStdString(err));
 }
 
 namespace {
@@ -1034,7 +1035,7 @@ void MainWindow::openSession(const QString& path)
 {
     auto session = loadSession(path.toStdString());
     if (!session) {
-        QMessageBox::warning(this, tr("Could not open the session"), QString::fromStdString(session.error().format()));
+        warnPlain(this, tr("Could not open the session"), QString::fromStdString(session.error().format()));
         emit loadFinished(false);
         return;
     }
@@ -1099,8 +1100,7 @@ void MainWindow::saveSession()
     s.layout = saveState().toBase64().toStdString();
     s.annotations = m_state->annotations();
     if (const auto err = stallscope::saveSession(path.toStdString(), s); !err.empty()) {
-        QMessageBox::warning(
-            this, tr("Could not save the session"), QString::fromStdString(err)); // the old file is intact
+        warnPlain(this, tr("Could not save the session"), QString::fromStdString(err)); // the old file is intact
         return;
     }
     m_sessionPath = path;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "training_controller.h"
+#include "plain_text.h"
 
 #include "main_window.h"
 #include "training_panel.h"
@@ -68,7 +69,7 @@ bool TrainingController::start(const std::string& id, std::optional<std::uint64_
     stop();
     auto temp = std::make_unique<QTemporaryDir>(QDir::tempPath() + QStringLiteral("/stallscope-exercise-XXXXXX"));
     if (!temp->isValid()) {
-        QMessageBox::warning(m_window, tr("Cannot start the exercise"), temp->errorString());
+        warnPlain(m_window, tr("Cannot start the exercise"), temp->errorString());
         return false;
     }
     const QString dir = temp->filePath(QString::fromStdString(id));
@@ -102,7 +103,7 @@ bool TrainingController::openFolder(const QString& dir)
     const auto& lib = builtinExercises();
     const auto* e = sheet ? lib.find(sheet.value().id) : nullptr;
     if (!e) {
-        QMessageBox::warning(m_window, tr("Not an exercise"),
+        warnPlain(m_window, tr("Not an exercise"),
             sheet ? tr("%1: exercise \"%2\" is not in this version's library")
                         .arg(dir, QString::fromStdString(sheet.value().id))
                   : QString::fromStdString(sheet.error()));
@@ -136,7 +137,7 @@ void TrainingController::onGenerated()
     const auto g = m_generation.result();
     if (!g->error.empty()) {
         m_window->statusBar()->showMessage(tr("Could not prepare the exercise"));
-        QMessageBox::warning(m_window, tr("Could not prepare the exercise"), QString::fromStdString(g->error));
+        warnPlain(m_window, tr("Could not prepare the exercise"), QString::fromStdString(g->error));
         emit ready(false);
         return;
     }
@@ -302,7 +303,7 @@ void TrainingController::chooseAndStart()
                 .arg(best < 0 ? QString() : tr("   — best %1%, last took %2 min").arg(best).arg((secs + 59) / 60)),
             list);
         item->setData(Qt::UserRole, QString::fromStdString(e.id));
-        item->setToolTip(QString::fromStdString(e.briefing));
+        item->setToolTip(plainTip(QString::fromStdString(e.briefing)));
     }
     list->setCurrentRow(0);
     list->setMinimumSize(560, 320);

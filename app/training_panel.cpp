@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "training_panel.h"
+#include "plain_text.h"
 
 #include "core/job_snapshot.h"
 #include "core/time_format.h"
@@ -46,14 +47,14 @@ QString verdictLabel(Verdict v)
 TrainingPanel::TrainingPanel(ViewState* state, QWidget* parent)
     : QWidget(parent)
     , m_state(state)
-    , m_title(new QLabel(this))
-    , m_briefing(new QLabel(this))
+    , m_title(plainLabel(this))
+    , m_briefing(plainLabel(this)) // sheets are files: their text is text
     , m_verdict(new QComboBox(this))
     , m_culprits(new QListWidget(this))
     , m_unprovable(new QCheckBox(tr("These files cannot prove which link"), this))
     , m_cost(new QDoubleSpinBox(this))
     , m_period(new QLineEdit(this))
-    , m_hints(new QLabel(this))
+    , m_hints(plainLabel(this))
     , m_hintButton(new QPushButton(tr("Hint (−%1 points)").arg(kHintCost), this))
     , m_checkButton(new QPushButton(tr("Check answer"), this))
     , m_result(new QTextBrowser(this))

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "welcome_panel.h"
+#include "plain_text.h"
 
 #include <QCommandLinkButton>
 #include <QGridLayout>
@@ -67,7 +68,7 @@ void WelcomePanel::setRecent(const QStringList& paths)
     for (const auto& p : paths) {
         auto* item = new QListWidgetItem(p, m_recent);
         item->setData(Qt::UserRole, p);
-        item->setToolTip(p);
+        item->setToolTip(plainTip(p));
     }
     if (paths.isEmpty()) {
         auto* item = new QListWidgetItem(tr("(nothing opened yet)"), m_recent);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "flaps_panel.h"
+#include "plain_text.h"
 
 #include "analysis/flaps.h"
 #include "core/time_format.h"
@@ -26,7 +27,7 @@ QString fixed(double v, int digits)
 QTableWidgetItem* item(const QString& text, const QString& tip = {}, double sortKey = 0, bool numeric = false)
 {
     auto* it = new QTableWidgetItem(text);
-    it->setToolTip(tip.isEmpty() ? text : tip);
+    it->setToolTip(plainTip(tip.isEmpty() ? text : tip));
     if (numeric) {
         it->setData(Qt::UserRole + 1, sortKey);
         it->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);

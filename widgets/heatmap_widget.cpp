@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "heatmap_widget.h"
 
+#include "plain_text.h"
 #include "time_navigation.h"
 #include "time_ticks.h"
 #include "view_menu.h"
@@ -114,9 +115,9 @@ QString HeatmapWidget::tooltipAt(QPoint pos) const
     const auto& ri = snap.ranks[*rank];
     QString text = QStringLiteral("<b>rank %1</b> — %2, GPU %3, %4<br>%5<br>%6 since job start")
                        .arg(*rank)
-                       .arg(QString::fromStdString(snap.str(ri.host)))
+                       .arg(htmlText(std::string(snap.str(ri.host))))
                        .arg(ri.localGpu)
-                       .arg(QString::fromStdString(snap.str(ri.hca)))
+                       .arg(htmlText(std::string(snap.str(ri.hca))))
                        .arg(QString::fromStdString(formatUtc(t)))
                        .arg(QString::fromStdString(formatSince(t, snap.job.clockOriginNs)));
     // The collective this rank is in (or last entered) at t: binary search by enqueue time.

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "link_list_panel.h"
+#include "plain_text.h"
 
 #include "analysis/analysis.h"
 #include "core/job_snapshot.h"
@@ -59,11 +60,11 @@ void LinkListPanel::setSnapshot(std::shared_ptr<const JobSnapshot> snap, std::sh
             auto* item = new QListWidgetItem(QStringLiteral("⚠ degraded: ") + linkText(l), m_list);
             item->setData(Qt::UserRole, i);
             item->setForeground(QColor(0xd5, 0x5e, 0x00)); // Okabe–Ito vermillion, as the stall band
-            item->setToolTip(tip(l)
+            item->setToolTip(plainTip(tip(l)
                 + QStringLiteral("\ntrained at %1 vs %2; %3%4")
                       .arg(QString::fromStdString(d.rate), QString::fromStdString(d.usual),
                           QString::fromStdString(d.why),
-                          d.impact.empty() ? QString() : QStringLiteral("\n") + QString::fromStdString(d.impact)));
+                          d.impact.empty() ? QString() : QStringLiteral("\n") + QString::fromStdString(d.impact))));
             listed[i] = true;
             ++m_degraded;
         }
@@ -75,7 +76,7 @@ void LinkListPanel::setSnapshot(std::shared_ptr<const JobSnapshot> snap, std::sh
         const auto& l = topo.links()[i];
         auto* item = new QListWidgetItem(linkText(l), m_list);
         item->setData(Qt::UserRole, i);
-        item->setToolTip(tip(l));
+        item->setToolTip(plainTip(tip(l)));
     }
     setFilter(m_filter->text());
 }

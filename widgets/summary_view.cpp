@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "summary_view.h"
+#include "plain_text.h"
 
 #include "core/snapshot_summary.h"
 
@@ -12,7 +13,7 @@ namespace stallscope {
 
 SummaryView::SummaryView(QWidget* parent)
     : QWidget(parent)
-    , m_title(new QLabel(this))
+    , m_title(plainLabel(this)) // the job's name comes from a file
     , m_body(new QPlainTextEdit(this))
 {
     auto* layout = new QVBoxLayout(this);

@@ -5,6 +5,7 @@
 // with its count and range, and the hosts that matter (the culprit's, the selected ones) as marks inside it; a
 // double-click zooms the fabric until the block's hosts are boxes of their own with their names. GUI thread, or
 // any thread painting an image.
+#include "plain_text.h"
 #include "topology_internal.h"
 #include "topology_widget.h"
 
@@ -257,8 +258,8 @@ QString TopologyWidget::hostBlockTip(int block) const
     return tr("<b>%1 hosts</b> %2 … %3 (%4 ranks), cabled to the same leaves<br>click: select their ranks; "
               "double-click: zoom in until each host is a box")
         .arg(last - first + 1)
-        .arg(QString::fromStdString(m_snap->str(m_hosts[std::size_t(first)])),
-            QString::fromStdString(m_snap->str(m_hosts[std::size_t(last)])))
+        .arg(htmlText(std::string(m_snap->str(m_hosts[std::size_t(first)]))),
+            htmlText(std::string(m_snap->str(m_hosts[std::size_t(last)]))))
         .arg(ranks);
 }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "topology_widget.h"
+#include "plain_text.h"
 #include "view_menu.h"
 
 #include "analysis/analysis.h"
@@ -436,20 +437,21 @@ bool TopologyWidget::event(QEvent* event)
         } else if (const int h = hostAt(help->pos()); h >= 0) {
             const auto& ranks = m_ranksOfHost[std::size_t(h)];
             text = tr("<b>%1</b>: %2 HCAs, ranks %3–%4")
-                       .arg(QString::fromStdString(m_snap->str(m_hosts[std::size_t(h)])))
+                       .arg(htmlText(std::string(m_snap->str(m_hosts[std::size_t(h)]))))
                        .arg(ranks.size())
                        .arg(ranks.empty() ? 0 : ranks.front())
                        .arg(ranks.empty() ? 0 : ranks.back());
         } else if (auto link = linkAt(help->pos())) {
             const auto& l = m_snap->topology.link(*link);
             text = tr("%1 p%2 ↔ %3 p%4: %5")
-                       .arg(QString::fromStdString(m_snap->str(m_snap->topology.node(l.a.node).description)))
+                       .arg(htmlText(std::string(m_snap->str(m_snap->topology.node(l.a.node).description))))
                        .arg(l.a.port)
-                       .arg(QString::fromStdString(m_snap->str(m_snap->topology.node(l.b.node).description)))
+                       .arg(htmlText(std::string(m_snap->str(m_snap->topology.node(l.b.node).description))))
                        .arg(l.b.port)
                        .arg(QString::fromStdString(std::string(toString(m_states->stateAt(*link, now())))));
         }
-        text.isEmpty() ? QToolTip::hideText() : QToolTip::showText(help->globalPos(), text, this);
+        text.isEmpty() ? QToolTip::hideText()
+                       : QToolTip::showText(help->globalPos(), text, this); // rich: names escaped
         return true;
     }
     return QWidget::event(event);
