@@ -5,6 +5,7 @@
 #include "core/document_file.h"
 #include "core/path_relation.h"
 #include "core/scratch_file.h"
+#include "import/common/text_encoding.h"
 #include "import/open_job.h"
 #include "test_support.h"
 #include "view/review_session.h"
@@ -226,4 +227,108 @@ TEST_CASE("a bundle file or a session that is a named pipe, a device or far too 
         REQUIRE_FALSE(huge);
         CHECK_THAT(huge.error().message, Catch::Contains("more than a review session ever is (at most 64 MiB)"));
     }
+}
+
+namespace {
+
+// `utf8` as UTF-16 with its byte-order mark (what Windows PowerShell 5.1's `>` writes), little- or big-endian.
+std::string asUtf16(const std::string& utf8, bool littleEndian)
+{
+    std::string out = littleEndian ? "\xff\xfe" : "\xfe\xff";
+    auto put = [&](char32_t u) {
+        const char hi = static_cast<char>(u >> 8), lo = static_cast<char>(u & 0xff);
+        out += littleEndian ? lo : hi;
+        out += littleEndian ? hi : lo;
+    };
+    for (std::size_t i = 0; i < utf8.size();) {
+        const auto c = static_cast<unsigned char>(utf8[i]);
+        const int n = c < 0x80 ? 1 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
+        char32_t cp = n == 1 ? c : n == 2 ? (c & 0x1f) : n == 3 ? (c & 0x0f) : (c & 0x07);
+        for (int k = 1; k < n; ++k) {
+            cp = (cp << 6) | (static_cast<unsigned char>(utf8[i + k]) & 0x3f);
+        }
+        i += n;
+        if (cp >= 0x10000) {
+            put(0xd800 + ((cp - 0x10000) >> 10));
+            put(0xdc00 + ((cp - 0x10000) & 0x3ff));
+        } else {
+            put(cp);
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("text with a byte-order mark reads as UTF-8: a UTF-8 BOM dropped, UTF-16 transcoded", "[core][hostile]")
+{
+    std::string s = "\xef\xbb\xbf{\"a\": 1}";
+    CHECK(asUtf8Text(s, 64) == TextEncoding::Utf8Bom);
+    CHECK(s == "{\"a\": 1}");
+    s = asUtf16("gpu-a017 \xe2\x86\x94 leaf \xf0\x9f\x98\x80\n", true); // ↔ (3 bytes in UTF-8), an emoji (a pair)
+    CHECK(asUtf8Text(s, 64) == TextEncoding::Utf16Le);
+    CHECK(s == "gpu-a017 \xe2\x86\x94 leaf \xf0\x9f\x98\x80\n");
+    CHECK(s.capacity() >= s.size() + 64);
+    s = asUtf16("x\n", false);
+    CHECK(asUtf8Text(s, 0) == TextEncoding::Utf16Be);
+    CHECK(s == "x\n");
+    s = std::string("\xff\xfe"
+                    "a\0\x00\xd8"
+                    "b\0"
+                    "c",
+        9); // a lone high surrogate, then an odd last byte
+    asUtf8Text(s, 0);
+    CHECK(s
+        == "a\xef\xbf\xbd"
+           "b\xef\xbf\xbd");
+    s = "plain \xff\xfe inside";
+    CHECK(asUtf8Text(s, 0) == TextEncoding::Utf8); // no BOM at the start: never guessed at
+    CHECK(s == "plain \xff\xfe inside");
+}
+
+TEST_CASE(
+    "a folder of files that passed through Windows tools opens as the same files without the marks", "[core][hostile]")
+{
+    // A UTF-8 BOM made a profiler trace and a Flight Recorder JSON dump "not a recognised format" and cost an
+    // ibnetdiscover topology its first line; UTF-16 (PowerShell 5.1's `>`) was nothing at all.
+    TempDir tmp;
+    const auto plain = tmp.path() / "plain", marked = tmp.path() / "marked";
+    fs::create_directories(plain);
+    fs::create_directories(marked);
+    const std::string bom = "\xef\xbb\xbf";
+    struct Part
+    {
+        const char* data;
+        int how; // 0 as it is, 1 UTF-8 BOM, 2 UTF-16LE, 3 UTF-16BE
+    };
+    for (const auto& part : { Part { "kineto/node017_48211.1727752045123456789.pt.trace.json", 1 },
+             Part { "flight_recorder/jsonl/fr_rank_4.jsonl", 1 }, Part { "ibnetdiscover/two-hosts.txt", 2 },
+             Part { "logs/rank2.log", 3 }, Part { "flight_recorder/pickle/nccl_trace_rank_1", 0 } }) {
+        const auto text = readFile(testDataPath(part.data));
+        const auto name = fs::path(part.data).filename();
+        writeFile(plain / name, text);
+        writeFile(marked / name,
+            part.how == 1       ? bom + text
+                : part.how == 2 ? asUtf16(text, true)
+                : part.how == 3 ? asUtf16(text, false)
+                                : text);
+    }
+    auto a = openJob(plain.string());
+    auto b = openJob(marked.string());
+    REQUIRE(a.ok());
+    REQUIRE(b.ok());
+    const auto& sa = *a.value().snapshot;
+    const auto& sb = *b.value().snapshot;
+    INFO(warningsOf(b.value(), marked));
+    CHECK(warningsOf(b.value(), marked).find("not a recognised format") == std::string::npos);
+    CHECK(warningsOf(b.value(), marked).find("unrecognised line") == std::string::npos);
+    CHECK(sb.job.worldSize == sa.job.worldSize);
+    CHECK(sb.topology.nodes().size() == sa.topology.nodes().size());
+    CHECK(sb.topology.links().size() == sa.topology.links().size());
+    REQUIRE(sb.collectives.size() == sa.collectives.size());
+    for (std::size_t r = 0; r < sa.collectives.size(); ++r) {
+        CHECK(sb.collectives[r].size() == sa.collectives[r].size());
+        CHECK(sb.str(sb.ranks[r].host) == sa.str(sa.ranks[r].host));
+    }
+    CHECK(b.value().warnings.size() == a.value().warnings.size());
 }

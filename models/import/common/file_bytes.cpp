@@ -2,6 +2,7 @@
 #include "import/common/file_bytes.h"
 
 #include "core/os_error.h"
+#include "import/common/text_encoding.h"
 
 #include <simdjson.h>
 #include <zlib.h>
@@ -43,9 +44,14 @@ Result<std::string> readFileBytes(const fs::path& p, const GzipLimits& limits)
     }
     if (bytes.size() < 2 || static_cast<unsigned char>(bytes[0]) != 0x1f
         || static_cast<unsigned char>(bytes[1]) != 0x8b) {
+        asUtf8Text(bytes, jsonPadding());
         return bytes;
     }
-    return inflateGzip(p.string(), bytes, limits);
+    auto inflated = inflateGzip(p.string(), bytes, limits);
+    if (inflated) {
+        asUtf8Text(inflated.value(), jsonPadding());
+    }
+    return inflated;
 }
 
 namespace {

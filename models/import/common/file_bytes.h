@@ -25,7 +25,8 @@ struct GzipLimits
     std::uint64_t ceilingBytes = 16ull << 30; // never more than this, whatever the ratio
 };
 
-// The file's bytes, gzip members inflated (within `limits`); capacity ≥ size + jsonPadding(). An error names the
+// The file's bytes, gzip members inflated (within `limits`), as UTF-8 without a byte-order mark (asUtf8Text: a UTF-8
+// BOM dropped, UTF-16 with its BOM transcoded); capacity ≥ size + jsonPadding(). An error names the
 // file (and the compressed offset where inflating stopped).
 Result<std::string> readFileBytes(const std::filesystem::path& p, const GzipLimits& limits = {});
 Result<std::string> inflateGzip(const std::string& file, const std::string& bytes, const GzipLimits& limits = {});

@@ -3,6 +3,7 @@
 // folder::Gathered; dumps, traces and scrape files parsed on up to four threads, then (the clock known) logs.
 #include "core/time_format.h"
 #include "import/common/file_bytes.h"
+#include "import/common/text_encoding.h"
 #include "import/folder/formats.h"
 
 #include <algorithm>
@@ -225,7 +226,12 @@ std::uint64_t wholeFileBytes(const fs::path& p, std::uint64_t size)
     std::ifstream in(p, std::ios::binary);
     char magic[2] = {};
     in.read(magic, 2);
-    return in.gcount() == 2 && magic[0] == '\x1f' && magic[1] == '\x8b' ? size * 10 : size;
+    if (in.gcount() == 2 && magic[0] == '\x1f' && magic[1] == '\x8b') {
+        return size * 10;
+    }
+    const bool utf16 = in.gcount() == 2
+        && ((magic[0] == '\xff' && magic[1] == '\xfe') || (magic[0] == '\xfe' && magic[1] == '\xff'));
+    return utf16 ? size + utf8BytesAtMostFromUtf16(size) : size; // both held while it is transcoded
 }
 
 // Why a file too large to read whole within the gate is left out, and what to do.
