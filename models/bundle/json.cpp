@@ -256,7 +256,7 @@ std::optional<LoadIssue> parseManifest(
                 + std::to_string(kFormatVersion) + ")" };
         }
         const auto& job = need(m, "job", "");
-        snap.job.name = needString(job, "name", "job.");
+        snap.job.name = snap.strings.str(snap.strings.intern(needString(job, "name", "job."))); // held to kMaxBytes
         const auto world = needInt(job, "world_size", "job.");
         if (world < 0 || world > JobInfo::kMaxWorldSize) {
             throw SchemaError { "expected \"job.world_size\" to be between 0 (fabric data only) and "
