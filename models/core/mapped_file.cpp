@@ -182,7 +182,7 @@ std::shared_ptr<MappedFile> MappedFile::open(int fd, std::string& error, bool po
 
 void MappedFile::release(std::size_t offset, std::size_t length) const
 {
-    const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    const auto page = static_cast<std::size_t>(g_pageSize); // set when the first file was mapped
     if (!m_data || offset >= m_size || page == 0) {
         return;
     }
