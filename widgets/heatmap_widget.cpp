@@ -460,7 +460,7 @@ void HeatmapWidget::drawOverlays(QPainter& p, const QRect& plot, const TimeAxisM
         }
         p.setPen(QPen(note, 1, Qt::DashLine));
         p.drawLine(QPointF(x0, plot.top()), QPointF(x0, plot.bottom()));
-        const QString text = QString::fromStdString(a.text);
+        const QString text = shortLabel(a.text);
         const QRectF box(x0 + 3, plot.top() + 2, p.fontMetrics().horizontalAdvance(text) + 8, 16);
         p.fillRect(box, m_palette.background);
         p.setPen(m_palette.text);
