@@ -12,7 +12,7 @@
 
 namespace stallscope {
 
-// What a file's text was before `asUtf8Text` (for a note saying so).
+// What a file's text was before `asUtf8Text` (the readers need not know; tests ask).
 enum class TextEncoding { Utf8, Utf8Bom, Utf16Le, Utf16Be };
 
 // Strips a UTF-8 BOM (EF BB BF) and transcodes UTF-16 that begins with its BOM (FF FE little-endian, FE FF
