@@ -361,7 +361,7 @@ void HeatmapWidget::drawAxis(QPainter& p, const QRect& plot, const TimeAxisMappi
         p.drawText(QRectF(x - 60, 14, 120, 16), Qt::AlignHCenter | Qt::AlignBottom, label);
     }
     p.drawText(QRect(6, 1, plot.right(), 14), Qt::AlignLeft | Qt::AlignTop,
-        tr("%1 — %2 ranks, rows by %3%4 — %5 .. %6 UTC (window %7, from %8 since job start)")
+        tr("%1 — %2 ranks, rows by %3%4 — %5 (window %6, from %7 since job start)")
             .arg(QString::fromStdString(snap.job.name))
             .arg(snap.job.worldSize)
             .arg(m_order == RowOrder::Rank      ? tr("rank")
@@ -369,8 +369,7 @@ void HeatmapWidget::drawAxis(QPainter& p, const QRect& plot, const TimeAxisMappi
                     : m_order == RowOrder::Rail ? tr("rail / leaf")
                                                 : tr("first stuck"))
             .arg(foldNote(plot.height()))
-            .arg(QString::fromStdString(formatUtc(map.visible.start).substr(0, 23)))
-            .arg(QString::fromStdString(formatUtc(map.visible.end).substr(11, 12)))
+            .arg(QString::fromStdString(utcRange(map.visible.start, map.visible.end)))
             .arg(QString::fromStdString(formatDuration(map.visible.delta())))
             .arg(QString::fromStdString(formatSince(map.visible.start, snap.job.clockOriginNs))));
     // Rank labels in the gutter.

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "postmortem_render.h"
+#include "time_ticks.h"
 
 #include "core/time_format.h"
 #include "counter_plot_widget.h"
@@ -37,8 +38,7 @@ QString titleText(const RenderInputs& in, const RenderRequest& req, const Incide
                  .arg(q(formatUtc(inc->startNs).substr(0, 23)))
                  .arg(q(formatDuration(inc->endNs - inc->startNs)));
     } else {
-        t += QStringLiteral(" — %1 .. %2 UTC")
-                 .arg(q(formatUtc(req.window.start)), q(formatUtc(req.window.end).substr(11)));
+        t += QStringLiteral(" — %1").arg(q(utcRange(req.window.start, req.window.end)));
     }
     return t;
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "postmortem_report.h"
+#include "time_ticks.h"
 
 #include "core/atomic_file.h"
 #include "core/markdown_text.h"
@@ -220,10 +221,7 @@ std::string writeReport(const std::string& dir, const RenderInputs& in, const Re
         d.md << "\n## Reviewer's notes\n\n";
         d.h << "<h2>Reviewer's notes</h2>\n<ul>\n";
         for (const auto& a : options.annotations) {
-            std::string when = formatUtc(a.startNs);
-            if (a.endNs > a.startNs) {
-                when += " .. " + formatUtc(a.endNs).substr(11);
-            }
+            std::string when = a.endNs > a.startNs ? utcRange(a.startNs, a.endNs) : formatUtc(a.startNs);
             if (a.rank) {
                 when += ", rank " + std::to_string(*a.rank);
             }

@@ -57,4 +57,11 @@ QString tickLabel(TimeNs t, TimeNs step)
     return QString::fromStdString(s);
 }
 
+std::string utcRange(TimeNs start, TimeNs end)
+{
+    const auto a = formatUtc(start), b = formatUtc(end); // "YYYY-MM-DD hh:mm:ss.mmm UTC"
+    const bool sameDay = a.compare(0, 10, b, 0, 10) == 0;
+    return a.substr(0, 23) + " .. " + (sameDay ? b.substr(11) : b);
+}
+
 } // namespace stallscope

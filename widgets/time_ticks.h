@@ -8,6 +8,8 @@
 
 #include <QString>
 
+#include <string>
+
 namespace stallscope {
 
 // The smallest nice step (1-2-5 × 10^k ns, whole seconds, minutes, hours, days) at least `minPx` apart.
@@ -19,5 +21,9 @@ QString tickLabel(TimeNs t, TimeNs step);
 // so a label is the exact wall-clock time of its tick: counting from a job start of 00:00:00.566 would put the
 // tick labelled "00:04:00" at 00:04:00.566, half a second from where the counter plots put it.
 TimeNs firstTick(TimeNs visibleStart, TimeNs step);
+
+// "2026-11-01 00:04:58.167 .. 00:05:06.766 UTC": the end's date only when it differs from the start's (a week of
+// fabric data, a window to the end of time: "2026-11-01 00:00:00.000 .. 23:47:16.854" read as one day).
+std::string utcRange(TimeNs start, TimeNs end);
 
 } // namespace stallscope

@@ -784,3 +784,14 @@ TEST_CASE("switch labels: inside roomy boxes, every k-th number under a row too 
     CHECK(step >= 2);
     CHECK(narrow.back().text.toInt() > 64 - step - 1); // the numbering reaches the end of the row
 }
+
+TEST_CASE("a time range names the end's day only when it is another day", "[widget]")
+{
+    // A window rendered to the end of time read "2026-11-01 00:00:00.000 .. 23:47:16.854 UTC", as if one day.
+    const TimeNs day = 86'400 * kNsPerSec;
+    const TimeNs start = 1'793'491'200'000'000'000; // 2026-11-01 00:00:00 UTC
+    CHECK(utcRange(start, start + 90 * kNsPerSec) == "2026-11-01 00:00:00.000 .. 00:01:30.000 UTC");
+    CHECK(utcRange(start, start + 7 * day) == "2026-11-01 00:00:00.000 .. 2026-11-08 00:00:00.000 UTC");
+    CHECK(utcRange(start, std::numeric_limits<TimeNs>::max())
+        == "2026-11-01 00:00:00.000 .. 2262-04-11 23:47:16.854 UTC");
+}
