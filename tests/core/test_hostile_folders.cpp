@@ -332,3 +332,46 @@ TEST_CASE(
     }
     CHECK(b.value().warnings.size() == a.value().warnings.size());
 }
+
+TEST_CASE(
+    "files that end in zero bytes (a host stopped while writing) read as the files without them", "[core][hostile]")
+{
+    // ext4 and XFS allocate blocks before they write them: a host that stops leaves a file's tail reading as zeros.
+    // A profiler trace followed by 64 KiB of zeros was refused whole ("JSON document ended early"), a log's zeros
+    // were one line "longer than 4096 bytes" that "the file ends inside".
+    TempDir tmp;
+    const auto plain = tmp.path() / "plain", zeroed = tmp.path() / "zeroed";
+    fs::create_directories(plain);
+    fs::create_directories(zeroed);
+    for (const auto* part :
+        { "kineto/node017_48211.1727752045123456789.pt.trace.json", "flight_recorder/jsonl/fr_rank_4.jsonl",
+            "ibnetdiscover/two-hosts.txt", "logs/rank2.log", "flight_recorder/pickle/nccl_trace_rank_1" }) {
+        const auto text = readFile(testDataPath(part));
+        const auto name = fs::path(part).filename();
+        writeFile(plain / name, text);
+        writeFile(zeroed / name, text + std::string(65536, '\0'));
+    }
+    writeFile(zeroed / "never-written.log", std::string(8192, '\0'));
+    auto a = openJob(plain.string());
+    auto b = openJob(zeroed.string());
+    REQUIRE(a.ok());
+    REQUIRE(b.ok());
+    const auto& sa = *a.value().snapshot;
+    const auto& sb = *b.value().snapshot;
+    const auto said = warningsOf(b.value(), zeroed);
+    INFO(said);
+    CHECK(sb.job.worldSize == sa.job.worldSize);
+    CHECK(sb.topology.links().size() == sa.topology.links().size());
+    REQUIRE(sb.collectives.size() == sa.collectives.size());
+    for (std::size_t r = 0; r < sa.collectives.size(); ++r) {
+        CHECK(sb.collectives[r].size() == sa.collectives[r].size());
+    }
+    for (const auto* name :
+        { "node017_48211.1727752045123456789.pt.trace.json", "fr_rank_4.jsonl", "two-hosts.txt", "rank2.log" }) {
+        CHECK_THAT(said, Catch::Contains(std::string(name) + ": ends in 65,536 zero bytes, read without them"));
+    }
+    CHECK_THAT(said, Catch::Contains("never-written.log: holds nothing but zero bytes (8,192)"));
+    CHECK(said.find("longer than 4096") == std::string::npos);
+    CHECK(said.find("ended early") == std::string::npos);
+    CHECK(b.value().warnings.size() == a.value().warnings.size() + 6); // 5 zero tails + the file of zeros
+}

@@ -19,7 +19,19 @@ std::size_t jsonPadding()
     return simdjson::SIMDJSON_PADDING;
 }
 
-Result<std::string> readFileBytes(const fs::path& p, const GzipLimits& limits)
+namespace {
+
+std::uint64_t dropZeroTail(std::string& bytes)
+{
+    const auto keep = bytes.find_last_not_of('\0') + 1; // npos + 1 == 0: all zeros
+    const std::uint64_t dropped = bytes.size() - keep;
+    bytes.resize(keep); // capacity kept: the padding is still there
+    return dropped;
+}
+
+} // namespace
+
+Result<std::string> readFileBytes(const fs::path& p, const GzipLimits& limits, std::uint64_t* zeroTail)
 {
     std::string bytes;
     std::error_code ec;
@@ -44,12 +56,20 @@ Result<std::string> readFileBytes(const fs::path& p, const GzipLimits& limits)
     }
     if (bytes.size() < 2 || static_cast<unsigned char>(bytes[0]) != 0x1f
         || static_cast<unsigned char>(bytes[1]) != 0x8b) {
-        asUtf8Text(bytes, jsonPadding());
+        asUtf8Text(bytes, jsonPadding()); // first: UTF-16LE text ends in a zero byte of its own
+        const auto zeros = dropZeroTail(bytes);
+        if (zeroTail) {
+            *zeroTail = zeros;
+        }
         return bytes;
     }
     auto inflated = inflateGzip(p.string(), bytes, limits);
     if (inflated) {
         asUtf8Text(inflated.value(), jsonPadding());
+        const auto zeros = dropZeroTail(inflated.value());
+        if (zeroTail) {
+            *zeroTail = zeros;
+        }
     }
     return inflated;
 }
