@@ -21,17 +21,20 @@ std::size_t jsonPadding()
 
 namespace {
 
-std::uint64_t dropZeroTail(std::string& bytes)
+ZeroRuns dropZeroRuns(std::string& bytes)
 {
     const auto keep = bytes.find_last_not_of('\0') + 1; // npos + 1 == 0: all zeros
-    const std::uint64_t dropped = bytes.size() - keep;
+    ZeroRuns z;
+    z.tail = bytes.size() - keep;
     bytes.resize(keep); // capacity kept: the padding is still there
-    return dropped;
+    z.head = std::min<std::uint64_t>(bytes.find_first_not_of('\0'), bytes.size());
+    bytes.erase(0, z.head);
+    return z;
 }
 
 } // namespace
 
-Result<std::string> readFileBytes(const fs::path& p, const GzipLimits& limits, std::uint64_t* zeroTail)
+Result<std::string> readFileBytes(const fs::path& p, const GzipLimits& limits, ZeroRuns* zeros)
 {
     std::string bytes;
     std::error_code ec;
@@ -57,18 +60,18 @@ Result<std::string> readFileBytes(const fs::path& p, const GzipLimits& limits, s
     if (bytes.size() < 2 || static_cast<unsigned char>(bytes[0]) != 0x1f
         || static_cast<unsigned char>(bytes[1]) != 0x8b) {
         asUtf8Text(bytes, jsonPadding()); // first: UTF-16LE text ends in a zero byte of its own
-        const auto zeros = dropZeroTail(bytes);
-        if (zeroTail) {
-            *zeroTail = zeros;
+        const auto z = dropZeroRuns(bytes);
+        if (zeros) {
+            *zeros = z;
         }
         return bytes;
     }
     auto inflated = inflateGzip(p.string(), bytes, limits);
     if (inflated) {
         asUtf8Text(inflated.value(), jsonPadding());
-        const auto zeros = dropZeroTail(inflated.value());
-        if (zeroTail) {
-            *zeroTail = zeros;
+        const auto z = dropZeroRuns(inflated.value());
+        if (zeros) {
+            *zeros = z;
         }
     }
     return inflated;

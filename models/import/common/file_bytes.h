@@ -28,13 +28,18 @@ struct GzipLimits
 // The file's bytes, gzip members inflated (within `limits`), as UTF-8 without a byte-order mark (asUtf8Text: a UTF-8
 // BOM dropped, UTF-16 with its BOM transcoded); capacity ≥ size + jsonPadding(). An error names the
 // file (and the compressed offset where inflating stopped).
-// A run of zero bytes at the end is dropped, its length in `*zeroTail` when given: a host that stopped while writing
-// a file leaves the blocks the filesystem had allocated reading as zeros (ext4 and XFS delayed allocation), and no
-// format read here ends in one — text never holds NUL, a pickle ends with STOP (".") — while a trace followed by
-// 64 KiB of zeros was refused whole ("JSON document ended early"). Dropped after inflating, never from gzip bytes
-// (a gzip trailer's length field may end in zeros).
+// Runs of zero bytes at either end are dropped, their lengths in `*zeros` when given. A host that stops while
+// writing a file leaves the blocks the filesystem had allocated reading as zeros at its end (ext4 and XFS delayed
+// allocation); a writer that does not append, after logrotate's copytruncate, goes on at its old offset and leaves
+// a hole of zeros at the start. No format read here begins or ends with a zero byte — text never holds one, a pickle
+// begins with PROTO and ends with STOP — while a trace followed by 64 KiB of zeros was refused whole ("JSON document
+// ended early"). Dropped after inflating and transcoding, never from gzip bytes (a trailer's length may end in 0).
+struct ZeroRuns
+{
+    std::uint64_t head = 0, tail = 0;
+};
 Result<std::string> readFileBytes(
-    const std::filesystem::path& p, const GzipLimits& limits = {}, std::uint64_t* zeroTail = nullptr);
+    const std::filesystem::path& p, const GzipLimits& limits = {}, ZeroRuns* zeros = nullptr);
 Result<std::string> inflateGzip(const std::string& file, const std::string& bytes, const GzipLimits& limits = {});
 // The first `maxBytes` that the gzip stream beginning `compressed` inflates to (the first member, as far as its
 // bytes go): enough to recognise a large file without inflating it whole. Whatever inflated before a cut or damage.

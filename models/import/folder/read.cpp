@@ -150,7 +150,7 @@ struct Parsed
     std::optional<LoadIssue> unreadable; // the bytes could not be had (I/O error, gzip over its limits)
     std::uint64_t leftUnread = 0; // > 0: a large binary file no format recognised, not read (its size)
     bool readAgain = false; // its text was let go (over the memory budget): read again when its turn comes
-    std::uint64_t zeroTail = 0; // zero bytes dropped from its end (readFileBytes)
+    ZeroRuns zeros; // zero bytes dropped from its start and end (readFileBytes)
 };
 
 // Text held between reading (worker threads) and adding (the calling thread, in phase order) for the formats added
@@ -324,7 +324,7 @@ Parsed readAndParse(
     WholeFileGate::Hold held(gate, ec ? 0 : wholeFileBytes(p, size)); // until parsed, or its text kept or let go
     GzipLimits limits;
     limits.ceilingBytes = gate.bytes();
-    auto bytes = readFileBytes(p, limits, &r.zeroTail);
+    auto bytes = readFileBytes(p, limits, &r.zeros);
     if (!bytes) {
         r.unreadable = bytes.error();
         return r;
@@ -356,17 +356,23 @@ std::optional<LoadIssue> readOne(Parsed& parsed, Gathered& g, const WarningHold&
         return std::nullopt;
     }
     const auto path = parsed.input.path.string();
+    const auto& z = parsed.zeros;
     if (!parsed.format) {
         g.warnings.push_back({ path, 0, -1,
-            parsed.zeroTail > 0 && parsed.input.text.empty()
-                ? "holds nothing but zero bytes (" + formatCount(parsed.zeroTail)
+            z.tail > 0 && parsed.input.text.empty() ? "holds nothing but zero bytes (" + formatCount(z.tail)
                     + "): blocks allocated but never written — the host stopped while writing it?"
-                : std::string("not a recognised format: skipped") });
+                                                    : std::string("not a recognised format: skipped") });
         return std::nullopt;
     }
-    if (parsed.zeroTail > 0) {
+    if (z.head > 0) {
         g.warnings.push_back({ path, 0, -1,
-            "ends in " + formatCount(parsed.zeroTail)
+            "begins with " + formatCount(z.head)
+                + " zero bytes, read without them: a writer that does not append went on at its old offset after "
+                  "the file was truncated (logrotate's copytruncate?)" });
+    }
+    if (z.tail > 0) {
+        g.warnings.push_back({ path, 0, -1,
+            "ends in " + formatCount(z.tail)
                 + " zero bytes, read without them: blocks allocated but never written — the host stopped while "
                   "writing it? (what comes before is read as it is; it may end early)" });
     }
