@@ -87,3 +87,125 @@ TEST_CASE("a folder of gzipped profiler traces opens", "[core][import][kineto]")
     CHECK(r->snapshot->collectiveCount() == 3);
     CHECK_THAT(r->recognised.front(), Catch::Contains("2 profiler traces"));
 }
+
+namespace {
+
+std::string warningsOf(const KinetoTrace& t)
+{
+    std::string all;
+    for (const auto& w : t.collectives.warnings) {
+        all += w.format() + "\n";
+    }
+    return all;
+}
+
+// Where `mark` ends in `text` (the byte after it), failing the test when it is not there.
+std::size_t after(const std::string& text, const std::string& mark)
+{
+    const auto at = text.find(mark);
+    REQUIRE(at != std::string::npos);
+    return at + mark.size();
+}
+
+} // namespace
+
+TEST_CASE("a profiler trace cut off while written keeps its whole events and says where it stops",
+    "[core][import][kineto][hostile]")
+{
+    const auto good = readFile(kineto("node017_48211.1727752045123456789.pt.trace.json"));
+    const auto whole = parseKinetoTrace("t.json", padded(good));
+    REQUIRE(whole.ok());
+    REQUIRE(whole->collectives.entries.size() == 2);
+
+    // Cut in the middle of the AllGather kernel's args, the way a killed writer leaves it: the AllReduce before it
+    // is whole and read exactly as in the whole file.
+    const auto cut = after(good, "\"In msg nelems\": 1048576,");
+    const auto name = "node017_48211.1727752045123456789.pt.trace.json.tmp";
+    auto r = parseKinetoTrace(name, padded(good.substr(0, cut)));
+    INFO((r ? warningsOf(r.value()) : r.error().format()));
+    REQUIRE(r.ok());
+    CHECK(r->rank == 3u);
+    REQUIRE(r->collectives.entries.size() == 1);
+    CHECK(r->collectives.entries[0].seq == 1842);
+    CHECK(r->collectives.entries[0].startNs == whole->collectives.entries[0].startNs);
+    CHECK(r->collectives.entries[0].endNs == whole->collectives.entries[0].endNs);
+    CHECK(r->collectives.entries[0].enqueueNs == whole->collectives.entries[0].enqueueNs);
+    const auto said = warningsOf(r.value());
+    CHECK_THAT(said,
+        Catch::Contains("ends inside its events at byte") && Catch::Contains("read the 4 whole events")
+            && Catch::Contains("a .tmp file"));
+
+    // Cut between the events and the traceName behind them: every event is read, the cut is still named.
+    const auto late = after(good, " ],");
+    r = parseKinetoTrace("t.json", padded(good.substr(0, late + 3)));
+    REQUIRE(r.ok());
+    CHECK(r->collectives.entries.size() == 2);
+    CHECK_THAT(warningsOf(r.value()),
+        Catch::Contains("ends after its events") && Catch::Contains("read all 7 events")
+            && Catch::Contains("copied before it was whole"));
+
+    // A cut before the first event is whole, or before the events begin: refused, saying so.
+    r = parseKinetoTrace("t.json", padded(good.substr(0, after(good, "\"traceEvents\": [\n  {\"ph\": \"M\""))));
+    REQUIRE_FALSE(r.ok());
+    CHECK_THAT(r.error().format(), Catch::Contains("before its first event is whole"));
+    r = parseKinetoTrace("t.json", padded(good.substr(0, after(good, "\"distributedInfo\": {"))));
+    REQUIRE_FALSE(r.ok());
+    CHECK_THAT(r.error().format(), Catch::Contains("ends before its \"traceEvents\" begin"));
+
+    // At every cut, what is read is the whole file's first collectives, never more, and never anything else.
+    std::size_t readable = 0;
+    for (std::size_t at = 0; at <= good.rfind('}'); ++at) { // the file without its last '}' and after
+        const auto part = parseKinetoTrace("t.json", padded(good.substr(0, at)));
+        if (!part) {
+            continue;
+        }
+        ++readable;
+        const auto& e = part->collectives.entries;
+        REQUIRE(e.size() <= whole->collectives.entries.size());
+        for (std::size_t i = 0; i < e.size(); ++i) {
+            CHECK(e[i].startNs == whole->collectives.entries[i].startNs);
+        }
+        CAPTURE(at);
+        CHECK_FALSE(part->collectives.warnings.empty()); // every cut is named
+    }
+    CHECK(readable > good.size() / 2);
+}
+
+TEST_CASE("a profiler trace that writes its base time after the events cannot place its times once cut",
+    "[core][import][kineto][hostile]")
+{
+    // The 2024 layout (learned from HolisticTraceAnalysis' nccl_parser_config trace): ts counts µs from
+    // baseTimeNanoseconds, and that key comes last.
+    const auto good = readFile(kineto("base-after-events-rank0.json"));
+    auto r = parseKinetoTrace("rank0.json", padded(good));
+    REQUIRE(r.ok());
+    CHECK_THAT(warningsOf(r.value()), Catch::Contains("carry no Seq") && !Catch::Contains("ends"));
+    REQUIRE(r->collectives.entries.size() == 2);
+    CHECK(r->collectives.entries[0].startNs == 1762160000000000000LL + 5120000000130500LL);
+    CHECK(r->collectives.entries[1].endNs - r->collectives.entries[1].startNs == 2300750000LL);
+
+    // Cut after the second kernel: whole events, but times with nothing to count from. Left out, saying why,
+    // rather than placed in 1970.
+    r = parseKinetoTrace("rank0.json", padded(good.substr(0, after(good, "\"Record Window End\""))));
+    REQUIRE_FALSE(r.ok());
+    CHECK_THAT(
+        r.error().format(), Catch::Contains("rank0.json (byte offset") && Catch::Contains("baseTimeNanoseconds"));
+}
+
+TEST_CASE("a folder holding a profiler's unfinished .tmp trace opens with what the trace holds",
+    "[core][import][kineto][hostile]")
+{
+    TempDir tmp;
+    const auto name = std::string("node017_48211.1727752045123456789.pt.trace.json");
+    const auto good = readFile(kineto(name));
+    writeFile(tmp.path() / (name + ".tmp"), good.substr(0, after(good, "\"In msg nelems\": 1048576,")));
+    auto r = openJob(tmp.str());
+    INFO((r ? "" : r.error().format()));
+    REQUIRE(r.ok());
+    CHECK(r->snapshot->collectiveCount() == 1);
+    std::string warnings;
+    for (const auto& w : r->warnings) {
+        warnings += w.format() + "\n";
+    }
+    CHECK_THAT(warnings, Catch::Contains(name + ".tmp: the trace ends inside its events"));
+}

@@ -108,6 +108,72 @@ TEST_CASE("real TraceLens traces: NCCL 2.27 on B200, RCCL's generic kernel on MI
     }
 }
 
+namespace {
+
+// The real trace at `rel`, inflated, cut to its first `fraction` of bytes; nullopt when the captures are absent.
+std::optional<std::string> realTraceCut(const std::string& rel, double fraction)
+{
+    const auto path = kReal / rel;
+    if (!std::filesystem::exists(path)) {
+        WARN("real capture " << path << " is absent: skipped");
+        return std::nullopt;
+    }
+    auto bytes = readFileBytes(path);
+    REQUIRE(bytes.ok());
+    auto cut = bytes.value().substr(0, static_cast<std::size_t>(static_cast<double>(bytes.value().size()) * fraction));
+    cut.reserve(cut.size() + jsonPadding());
+    return cut;
+}
+
+} // namespace
+
+TEST_CASE(
+    "real profiler traces cut off while written: the whole events before the cut, or why not", "[core][real][hostile]")
+{
+    // 2022 layout, epoch µs and no base: half the file gives the all-reduces in that half, each as the whole file
+    // has it.
+    const std::string rel = "HolisticTraceAnalysis/tests/data/df_index_resolver/df_index_resolver.json.gz";
+    if (auto whole = realTrace(rel); whole) {
+        std::set<std::pair<TimeNs, TimeNs>> all;
+        for (const auto& e : whole->collectives.entries) {
+            all.emplace(e.startNs, e.endNs);
+        }
+        const auto half = realTraceCut(rel, 0.5);
+        auto t = parseKinetoTrace("rank1.json.tmp", *half);
+        INFO((t ? "" : t.error().format()));
+        REQUIRE(t.ok());
+        const auto n = t->collectives.entries.size();
+        CHECK(n > 100); // 278: the kernels are not spread evenly through the file
+        CHECK(n < 2020);
+        for (const auto& e : t->collectives.entries) {
+            CHECK(all.count({ e.startNs, e.endNs }) == 1);
+        }
+        std::string said;
+        for (const auto& w : t->collectives.warnings) {
+            said += w.message + "\n";
+        }
+        CHECK_THAT(said, Catch::Contains("the trace ends inside its events at byte"));
+    }
+    // 2024 layout (NCCL 2.17 on A100): baseTimeNanoseconds comes after the events, so a cut loses it.
+    if (auto half = realTraceCut("HolisticTraceAnalysis/tests/data/nccl_parser_config/nccl_data.json.gz", 0.5)) {
+        auto t = parseKinetoTrace("rank0.json", *half);
+        REQUIRE_FALSE(t.ok());
+        CHECK_THAT(t.error().message, Catch::Contains("cut off before its baseTimeNanoseconds"));
+    }
+    // 2025 layout (NCCL 2.27 on B200): the base comes first; any cut after the events begin keeps the rank.
+    for (const double f : { 0.3, 0.6, 0.9, 0.999 }) {
+        if (auto part = realTraceCut("TraceLens/tests/traces/b200/eager_trace.json.gz", f)) {
+            auto t = parseKinetoTrace("eager_trace.json", *part);
+            INFO(f << ": " << (t ? "" : t.error().format()));
+            REQUIRE(t.ok());
+            CHECK(t->rank == 0u);
+            CHECK(t->worldSize == 8);
+            CHECK(std::any_of(t->collectives.warnings.begin(), t->collectives.warnings.end(),
+                [](const LoadIssue& w) { return w.message.find("the trace ends") != std::string::npos; }));
+        }
+    }
+}
+
 TEST_CASE("two real ranks of one job: send/recv only, no collective to join", "[core][real]")
 {
     auto a = realTrace("HolisticTraceAnalysis/tests/data/trace_filter/sampled_rank-0.json.gz");

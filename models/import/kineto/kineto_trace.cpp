@@ -6,12 +6,15 @@
 #include "core/warning_cap.h"
 
 #include "import/common/json_fields.h"
+#include "import/kineto/trace_cut.h"
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <unordered_map>
 
@@ -178,6 +181,188 @@ std::optional<std::uint32_t> rankFromTraceFileName(const std::string& path)
     return std::nullopt;
 }
 
+namespace {
+
+// What one walk over a trace's JSON (whole, or up to where it was cut) found.
+struct Walk
+{
+    std::vector<Event> events; // NCCL kernels and record_param_comms ops only
+    std::optional<std::int64_t> baseNs;
+    std::optional<std::uint32_t> rank;
+    std::uint32_t worldSize = 0;
+    bool opened = false; // the top object could be walked at all
+    bool endedEarly = false; // the document stops where JSON cannot (cut off while written?)
+    std::string why; // simdjson's words when it did
+};
+
+void readDistributedInfo(ond::value v, Walk& w)
+{
+    ond::object info;
+    if (v.get_object().get(info)) {
+        return;
+    }
+    forEachField(info, [&](std::string_view k, ond::value iv) {
+        if (k == "rank") {
+            const auto r = integer(iv);
+            if (r >= 0 && r <= std::numeric_limits<std::uint32_t>::max()) {
+                w.rank = static_cast<std::uint32_t>(r);
+            }
+        } else if (k == "world_size") {
+            w.worldSize = static_cast<std::uint32_t>(
+                std::clamp<std::int64_t>(integer(iv), 0, std::numeric_limits<std::uint32_t>::max()));
+        }
+    });
+}
+
+// The events array; false when it is not an array. An element that is not an object is skipped; any other error
+// is the document ending (a cut): the walk stops there.
+bool readEvents(ond::value v, Walk& w)
+{
+    ond::array arr;
+    if (v.get_array().get(arr)) {
+        return false;
+    }
+    for (auto item : arr) {
+        ond::object o;
+        if (const auto err = item.get_object().get(o)) {
+            if (err == simdjson::INCORRECT_TYPE) {
+                continue;
+            }
+            w.endedEarly = true;
+            w.why = simdjson::error_message(err);
+            break;
+        }
+        auto e = readEvent(o);
+        if ((e.kernel && (!e.collective.empty() || !e.kernelOp.empty())) || (e.paramComms && e.externalId >= 0)) {
+            w.events.push_back(std::move(e));
+        }
+    }
+    return true;
+}
+
+// Walks the first `len` bytes of `text` (its capacity holds simdjson's padding past them). An error only for what
+// no cut explains: "traceEvents" that is not an array.
+std::optional<LoadIssue> walk(const std::string& file, const std::string& text, std::size_t len, Walk& w)
+{
+    thread_local ond::parser parser; // one parser reused across files: its buffers stay warm
+    try {
+        ond::document doc;
+        ond::object top;
+        auto err = parser.iterate(simdjson::padded_string_view(text.data(), len, text.capacity())).get(doc);
+        if (err || (err = doc.get_object().get(top))) {
+            w.endedEarly = true;
+            w.why = simdjson::error_message(err);
+            return std::nullopt;
+        }
+        w.opened = true;
+        for (auto field : top) {
+            std::string_view key;
+            ond::value v;
+            const auto keyError = field.unescaped_key().get(key);
+            if (const auto err = keyError ? keyError : field.value().get(v)) {
+                w.endedEarly = true;
+                w.why = simdjson::error_message(err);
+                break;
+            }
+            if (key == "baseTimeNanoseconds") {
+                w.baseNs = integer(v);
+            } else if (key == "distributedInfo") {
+                readDistributedInfo(v, w);
+            } else if (key == "traceEvents") {
+                if (!readEvents(v, w)) {
+                    return LoadIssue { file, 0, -1, "\"traceEvents\" is not an array" };
+                }
+                if (w.endedEarly) {
+                    break;
+                }
+            }
+        }
+        // A document that stops right after a nested '}' ends the walk without an error: the iterator is dead.
+        if (!w.endedEarly && !doc.is_alive()) {
+            w.endedEarly = true;
+            w.why = "the document stops before its top object closes";
+        }
+    } catch (const simdjson::simdjson_error& e) {
+        w.endedEarly = true;
+        w.why = e.what();
+    }
+    return std::nullopt;
+}
+
+// Kineto's ts of 2024-era traces count µs from baseTimeNanoseconds; all of them far below epoch µs (1e15 µs is
+// September 2001) say the trace relies on a base it does not hold.
+bool timesAreRelative(const std::vector<Event>& events)
+{
+    double latest = -1;
+    for (const auto& e : events) {
+        if (std::isfinite(e.ts)) {
+            latest = std::max(latest, e.ts);
+        }
+    }
+    return latest >= 0 && latest < 1e15;
+}
+
+std::string count(std::size_t n, const char* one, const char* many)
+{
+    return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+// Why a trace would stop early: PyTorch's profiler writes "<name>.tmp" and renames it once the trace is whole.
+std::string cutCause(const std::string& file)
+{
+    return file.size() > 4 && file.compare(file.size() - 4, 4, ".tmp") == 0
+        ? "a .tmp file: PyTorch's profiler renames a trace when it is whole, so this one never was"
+        : "cut off while written, or copied before it was whole?";
+}
+
+// A trace that ended early: walked again up to its last whole event. The walk it leaves in `w`, and the warning
+// saying where the file stops; or why nothing can be read from it; nullopt when the file was not cut after all.
+std::optional<Result<std::string>> readUpToCut(const std::string& file, const std::string& text, Walk& w)
+{
+    const auto cut = findTraceCut(text);
+    if (cut.topClosed) {
+        return std::nullopt; // not cut: what the walk read stands (an error inside it is not a cut's)
+    }
+    if (!cut.eventsFound) {
+        return LoadIssue { file, 0, static_cast<std::int64_t>(text.size()),
+            "the trace ends before its \"traceEvents\" begin (" + w.why + "; " + cutCause(file)
+                + "): nothing to read" };
+    }
+    if (cut.wholeEvents == 0) {
+        return LoadIssue { file, 0, static_cast<std::int64_t>(text.size()),
+            std::string(cut.eventsClosed ? "the trace holds no events and ends early ("
+                                         : "the trace ends before its first event is whole (")
+                + cutCause(file) + "): nothing to read" };
+    }
+    w = Walk {};
+    if (auto bad = walk(file, text, cut.readableEnd, w)) {
+        return *bad;
+    }
+    if (!w.opened) {
+        return LoadIssue { file, 0, static_cast<std::int64_t>(cut.readableEnd),
+            "the trace cannot be read up to its last whole event either (" + w.why + "): nothing to read" };
+    }
+    if (!w.baseNs && timesAreRelative(w.events)) {
+        return LoadIssue { file, 0, static_cast<std::int64_t>(cut.readableEnd),
+            "the trace was cut off before its baseTimeNanoseconds (some PyTorch releases write it after the "
+            "events; "
+                + cutCause(file)
+                + "): its times count from a start it no longer says, so they cannot be "
+                  "placed; left out" };
+    }
+    const bool gz = file.size() > 3 && file.compare(file.size() - 3, 3, ".gz") == 0;
+    const auto at = "at byte " + std::to_string(cut.readableEnd) + " of " + std::to_string(text.size())
+        + (gz ? " it inflates to (" : " (") + cutCause(file) + ")";
+    if (!cut.eventsClosed) {
+        return "the trace ends inside its events " + at + ": read the "
+            + count(cut.wholeEvents, "whole event", "whole events") + " before the cut";
+    }
+    return "the trace ends after its events, in what PyTorch writes behind them, " + at + ": read all "
+        + count(cut.wholeEvents, "event", "events");
+}
+
+} // namespace
+
 Result<KinetoTrace> parseKinetoTrace(const std::string& file, const std::string& text)
 {
     KinetoTrace out;
@@ -185,59 +370,21 @@ Result<KinetoTrace> parseKinetoTrace(const std::string& file, const std::string&
     if (text.capacity() < text.size() + simdjson::SIMDJSON_PADDING) {
         return LoadIssue { file, 0, -1, "internal: the buffer lacks simdjson's padding" };
     }
-    thread_local ond::parser parser; // one parser reused across files: its buffers stay warm
-    std::vector<Event> events;
-    std::optional<std::int64_t> baseNs;
-    try {
-        auto doc = parser.iterate(simdjson::padded_string_view(text.data(), text.size(), text.capacity()));
-        ond::object top;
-        if (auto err = doc.get_object().get(top)) {
-            return LoadIssue { file, 0, -1, std::string("expected a JSON object: ") + simdjson::error_message(err) };
-        }
-        std::optional<LoadIssue> failed;
-        forEachField(top, [&](std::string_view key, ond::value v) {
-            if (key == "baseTimeNanoseconds") {
-                baseNs = integer(v);
-            } else if (key == "distributedInfo") {
-                ond::object info;
-                if (v.get_object().get(info)) {
-                    return;
-                }
-                forEachField(info, [&](std::string_view k, ond::value iv) {
-                    if (k == "rank") {
-                        const auto r = integer(iv);
-                        if (r >= 0) {
-                            out.rank = static_cast<std::uint32_t>(r);
-                        }
-                    } else if (k == "world_size") {
-                        out.worldSize = static_cast<std::uint32_t>(std::max<std::int64_t>(0, integer(iv)));
-                    }
-                });
-            } else if (key == "traceEvents") {
-                ond::array arr;
-                if (v.get_array().get(arr)) {
-                    failed = LoadIssue { file, 0, -1, "\"traceEvents\" is not an array" };
-                    return;
-                }
-                for (auto item : arr) {
-                    ond::object o;
-                    if (item.get_object().get(o)) {
-                        continue;
-                    }
-                    auto e = readEvent(o);
-                    if ((e.kernel && (!e.collective.empty() || !e.kernelOp.empty()))
-                        || (e.paramComms && e.externalId >= 0)) {
-                        events.push_back(std::move(e));
-                    }
-                }
-            }
-        });
-        if (failed) {
-            return *failed;
-        }
-    } catch (const simdjson::simdjson_error& e) {
-        return LoadIssue { file, 0, -1, std::string("invalid JSON: ") + e.what() };
+    Walk w;
+    if (auto bad = walk(file, text, text.size(), w)) {
+        return *bad;
     }
+    if (w.endedEarly) {
+        if (auto said = readUpToCut(file, text, w); said && !*said) {
+            return said->error();
+        } else if (said) {
+            out.collectives.warnings.push_back({ file, 0, -1, said->value() });
+        }
+    }
+    out.rank = w.rank;
+    out.worldSize = w.worldSize;
+    const auto& events = w.events;
+    const auto& baseNs = w.baseNs;
     // ts is µs after baseTimeNanoseconds, or epoch µs in traces older than torch 2.4.
     // Integer base plus the offset: a double holding epoch ns would lose 256 ns of precision.
     const TimeNs base = baseNs.value_or(0);
