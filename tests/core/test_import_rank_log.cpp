@@ -237,3 +237,28 @@ TEST_CASE("NCCL output of two processes in one file, interleaved inside lines, i
     REQUIRE(byRank[15].events.size() == 1);
     CHECK(byRank[15].events[0].line == 7);
 }
+
+TEST_CASE("a host whose name ends in another host's name is not cut inside its own prefix", "[core][import][hostile]")
+{
+    // Hosts gpu-a1 and a1: "gpu-a1:100:100 [0] ..." once read as "gpu-" (a tail of the line before) and a line of a
+    // process "a1 pid 100" that does not exist; a host whose every suffix was a host was cut a byte at a time.
+    const std::string text
+        = "gpu-a1:100:100 [0] NCCL INFO cudaDev 0 busId 1000 commId 0x1 rank 0 nRanks 2 - Init START\n"
+          "a1:200:200 [1] NCCL INFO cudaDev 1 busId 2000 commId 0x1 rank 1 nRanks 2 - Init START\n"
+          "gpu-a1:100:100 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:10.0.0.1<0>\n"
+          "a1:200:200 [1] NCCL INFO NET/IB : Using [0]mlx5_1:1/IB ; OOB ib0:10.0.0.2<0>\n"
+          "gpu-a1:100:100 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via NET/IB/0a1:200:200 [1] "
+          "NCCL INFO Channel 00/0 : 1[1] -> 0[0] via NET/IB/0\n";
+    const auto parts = splitByRankPrefix(text);
+    REQUIRE(parts.size() == 2);
+    std::map<std::string, std::string> textOf;
+    for (const auto& p : parts) {
+        textOf[p.process] = p.text;
+    }
+    REQUIRE(textOf.count("gpu-a1 pid 100 GPU 0"));
+    REQUIRE(textOf.count("a1 pid 200 GPU 1"));
+    CHECK(textOf["gpu-a1 pid 100 GPU 0"].find("Using [0]mlx5_0") != std::string::npos);
+    CHECK(textOf["a1 pid 200 GPU 1"].find("gpu-") == std::string::npos);
+    // The interleaved write is still cut where the second process's prefix begins, glued to "0".
+    CHECK(textOf["a1 pid 200 GPU 1"].find("a1:200:200 [1] NCCL INFO Channel 00/0 : 1[1]") != std::string::npos);
+}
