@@ -379,3 +379,35 @@ TEST_CASE(
     CHECK(said.find("rotated.log: not a recognised") == std::string::npos);
     CHECK(sb.job.worldSize == sa.job.worldSize);
 }
+
+TEST_CASE("a launcher's log of many processes names the first and counts the rest", "[core][hostile]")
+{
+    // srun --label's output of a 40-process job beside one dump. A log naming 1,000,000 processes printed 1,000,000
+    // lines among the files recognised, in `info` and in the window.
+    TempDir tmp;
+    std::string log;
+    for (int r = 0; r < 40; ++r) {
+        log += std::to_string(r) + ": gpu-a" + std::to_string(r / 8) + ":" + std::to_string(5000 + r) + ":"
+            + std::to_string(5000 + r) + " [" + std::to_string(r % 8) + "] NCCL INFO cudaDev " + std::to_string(r % 8)
+            + " busId 1000 commId 0x1 rank " + std::to_string(r) + " nRanks 40 - Init START\n";
+    }
+    log += "39: gpu-a4:5039:5060 [7] NCCL INFO NET/IB : Got completion from peer 10.0.0.2<43061> with status=12 "
+           "opcode=0 len=0 vendor err 129 (Recv) localGid ::ffff:10.0.0.9 remoteGids::ffff:10.0.0.2 hca mlx5_3\n";
+    writeFile(tmp.path() / "slurm-1234.out", log);
+    writeFile(tmp.path() / "nccl_trace_rank_1", testData("flight_recorder/pickle/nccl_trace_rank_1"));
+    auto r = openJob(tmp.str());
+    INFO((r ? "" : r.error().format()));
+    REQUIRE(r.ok());
+    std::size_t named = 0;
+    std::string rest;
+    for (const auto& line : r->recognised) {
+        if (line.rfind("slurm-1234.out: rank log, rank", 0) == 0) {
+            ++named;
+        } else if (line.rfind("slurm-1234.out: rank log, and", 0) == 0) {
+            rest = line;
+        }
+    }
+    CHECK(named == 16);
+    CHECK_THAT(rest, Catch::Contains("and 24 more of the 40 ranks in this file") && Catch::Contains("1 of them said"));
+    CHECK_THAT(r->recognised.front(), Catch::Contains("40 rank logs"));
+}

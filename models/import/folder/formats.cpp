@@ -516,8 +516,9 @@ std::optional<LoadIssue> addMatrix(FileInput& in, Gathered& g)
 
 // --- Rank logs and the mapping file ---
 
-// One rank's facts into `g`; `partOf` > 0 when they came from a combined log of that many ranks.
-void addRankFacts(const fs::path& path, RankLogFacts f, std::size_t partOf, Gathered& g)
+// One rank's facts into `g`; `partOf` > 0 when they came from a combined log of that many ranks. Named in the
+// recognised files when `noteIt`; true when the rank said something about how it went.
+bool addRankFacts(const fs::path& path, RankLogFacts f, std::size_t partOf, Gathered& g, bool noteIt = true)
 {
     const bool named = !f.rank; // the content did not say: the name has to
     if (!f.rank && partOf == 0) {
@@ -545,12 +546,17 @@ void addRankFacts(const fs::path& path, RankLogFacts f, std::size_t partOf, Gath
     if (untimed > 0 && !said.empty()) {
         said += " (" + std::to_string(untimed) + " without a time)";
     }
-    g.note(path, "rank log",
-        (f.rank ? "rank " + std::to_string(*f.rank) : std::string("no rank"))
-            + (f.host.empty() ? "" : ", host " + f.host)
-            + (partOf > 0 ? " (one of " + std::to_string(partOf) + " ranks in this file)" : "")
-            + (said.empty() ? "" : ": " + said));
+    if (noteIt) {
+        g.note(path, "rank log",
+            (f.rank ? "rank " + std::to_string(*f.rank) : std::string("no rank"))
+                + (f.host.empty() ? "" : ", host " + f.host)
+                + (partOf > 0 ? " (one of " + std::to_string(partOf) + " ranks in this file)" : "")
+                + (said.empty() ? "" : ": " + said));
+    } else {
+        ++g.counts["rank log"];
+    }
     g.logs.emplace_back(path.string(), std::move(f));
+    return !said.empty();
 }
 
 // The host a file of kernel lines without host names is about: "gpu-b005.dmesg" or "gpu-b005/dmesg.txt".
@@ -652,8 +658,19 @@ std::optional<LoadIssue> addRankLog(FileInput& in, Gathered& g)
     if (r.rankError) {
         g.warnings.push_back(*r.rankError);
     }
-    for (auto& f : r.ranks) {
-        addRankFacts(in.path, std::move(f), r.parts, g);
+    // A launcher's output of a whole job holds every process: the first are named one by one, the rest counted
+    // (a log naming 1,000,000 processes printed 1,000,000 lines in `info` and the window).
+    constexpr std::size_t kNamedEach = 16;
+    std::size_t saidMore = 0;
+    for (std::size_t i = 0; i < r.ranks.size(); ++i) {
+        saidMore += addRankFacts(in.path, std::move(r.ranks[i]), r.parts, g, i < kNamedEach) && i >= kNamedEach;
+    }
+    if (r.ranks.size() > kNamedEach) {
+        g.recognised.push_back(in.path.filename().string() + ": rank log, and "
+            + std::to_string(r.ranks.size() - kNamedEach) + " more of the " + std::to_string(r.parts)
+            + " ranks in this file, read like those above"
+            + (saidMore > 0 ? " (" + std::to_string(saidMore) + " of them said how they went: see the incidents)"
+                            : std::string()));
     }
     return std::nullopt;
 }
