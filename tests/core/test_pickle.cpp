@@ -8,6 +8,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <set>
+
 #include <random>
 
 using namespace stallscope;
@@ -117,11 +119,11 @@ TEST_CASE("pickle dumps of versions 2.4 (timing off) and 2.7", "[core][import][p
 TEST_CASE("malformed pickles give an error with the byte offset and never run code", "[core][import][pickle]")
 {
     const auto good = readFile(pickleFile("nccl_trace_rank_3"));
-    SECTION("truncated")
+    SECTION("truncated before its version is whole")
     {
-        auto r = parseFlightRecorderPickle("rank_3", good.substr(0, good.size() / 2));
+        auto r = parseFlightRecorderPickle("rank_3", good.substr(0, 12));
         REQUIRE_FALSE(r.ok());
-        CHECK_THAT(r.error().format(), Catch::Contains("rank_3 (byte offset") && Catch::Contains("pickle:"));
+        CHECK_THAT(r.error().format(), Catch::Contains("rank_3") && Catch::Contains("Flight Recorder dump"));
     }
     SECTION("a GLOBAL + REDUCE pickle (os.system) is refused at its first opcode")
     {
@@ -256,4 +258,66 @@ TEST_CASE("pickle dumps of versions 2.3 and 2.5", "[core][import][pickle]")
     REQUIRE(v25->entries.size() == 1);
     CHECK(v25->entries[0].op == CollectiveOp::ReduceScatter);
     CHECK(v25->entries[0].bytes == 64ULL * 64 * 2);
+}
+
+namespace {
+
+std::string warningsOf(const RankRecords& d)
+{
+    std::string all;
+    for (const auto& w : d.warnings) {
+        all += w.format() + "\n";
+    }
+    return all;
+}
+
+} // namespace
+
+TEST_CASE("a pickle dump cut off while written keeps its groups, its status and its whole entries",
+    "[core][import][pickle][hostile]")
+{
+    // PyTorch writes version, pg_config, pg_status and then the entries (FlightRecorder::dump_dict), the whole
+    // pickle with one write: a process killed while it writes, or a full disk, leaves the file cut anywhere.
+    const auto good = readFile(pickleFile("nccl_trace_rank_3"));
+    const auto whole = parseFlightRecorderPickle("nccl_trace_rank_3", good);
+    REQUIRE(whole.ok());
+    REQUIRE(whole->entries.size() == 3);
+    CHECK(whole->warnings.empty());
+
+    std::set<std::size_t> counts;
+    std::size_t withStatus = 0;
+    for (std::size_t at = 0; at < good.size(); ++at) {
+        const auto r = parseFlightRecorderPickle("nccl_trace_rank_3", good.substr(0, at));
+        if (!r) {
+            CHECK_FALSE(r.error().message.empty());
+            continue;
+        }
+        CAPTURE(at);
+        CHECK_THAT(warningsOf(r.value()),
+            Catch::Contains("nccl_trace_rank_3 (byte offset " + std::to_string(at) + "): the dump ends"));
+        CHECK(r->version == whole->version);
+        REQUIRE(r->entries.size() <= whole->entries.size());
+        for (std::size_t i = 0; i < r->entries.size(); ++i) { // the first entries, exactly as the whole dump has them
+            CHECK(r->entries[i].seq == whole->entries[i].seq);
+            CHECK(r->entries[i].startNs == whole->entries[i].startNs);
+            CHECK(r->entries[i].endNs == whole->entries[i].endNs);
+            CHECK(r->entries[i].state == whole->entries[i].state);
+        }
+        counts.insert(r->entries.size());
+        if (r->pgStatus.count("0")) {
+            ++withStatus;
+            CHECK(r->pgStatus.at("0").lastStarted == whole->pgStatus.at("0").lastStarted);
+        }
+    }
+    CHECK(counts == std::set<std::size_t> { 0, 1, 2, 3 }); // every entry count from none to all
+    CHECK(withStatus > good.size() / 2); // what tells the stuck rank survives most cuts
+
+    // Cut in the middle of the third entry: the two before it, the groups and the status.
+    const auto third = good.find("nccl:reduce_scatter");
+    REQUIRE(third != std::string::npos);
+    const auto r = parseFlightRecorderPickle("nccl_trace_rank_3", good.substr(0, third));
+    REQUIRE(r.ok());
+    CHECK(r->groups.size() == whole->groups.size());
+    CHECK(r->entries.size() == 2);
+    CHECK_THAT(warningsOf(r.value()), Catch::Contains("ends inside its \"entries\"") && Catch::Contains("2 entries"));
 }

@@ -396,6 +396,15 @@ Result<RankRecords> fr_detail::parseFlightRecorderPickleTree(const std::string& 
         });
         cap.finish(file);
     }
+    if (const auto& cut = p.cut()) {
+        const auto where = cut->key.empty() ? std::string("after its last whole key")
+                                            : "inside its \"" + std::string(cut->key) + "\"";
+        d.warnings.push_back({ file, 0, static_cast<std::int64_t>(cut->at),
+            "the dump ends " + where
+                + " (cut off while written: the process killed as it dumped, or the disk full?): read what came "
+                  "before the cut, "
+                + std::to_string(d.entries.size()) + " entries" });
+    }
     return d;
 }
 

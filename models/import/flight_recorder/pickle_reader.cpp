@@ -162,6 +162,7 @@ public:
             return fail(0, "a pickle of 4 GiB or more is not a Flight Recorder dump");
         }
         m_doc.m_bytes = m_b;
+        m_doc.m_cut.reset();
         m_doc.m_nodes.clear();
         m_doc.m_items.clear();
         m_doc.m_chunks.clear();
@@ -179,10 +180,12 @@ public:
                 return std::nullopt;
             }
             if (!step(op, at)) {
-                return m_error;
+                return m_cutShort ? readUpToCut() : m_error;
             }
         }
-        return fail(m_pos, "the pickle ends without STOP (truncated file?)");
+        fail(m_pos, "the pickle ends without STOP (truncated file?)");
+        m_cutShort = true;
+        return readUpToCut();
     }
 
 private:
@@ -204,8 +207,68 @@ private:
     [[gnu::cold, gnu::noinline]] bool truncated(std::size_t at)
     {
         fail(at, "truncated operand (the file ends inside an opcode)");
+        m_cutShort = true;
         return false;
     }
+
+    // The stack of a dump cut inside its entries: [top dict, MARK, key, value, ..., key, list, MARK, item, ...,
+    // (the item being written, MARK, its fields...)]. The whole items go into the list, the pairs into the top dict,
+    // as the APPENDS and SETITEMS the writer never wrote would have. Any other stack: the error stands.
+    [[gnu::cold, gnu::noinline]] std::optional<LoadIssue> readUpToCut()
+    {
+        const auto n = m_stack.size();
+        auto isType = [&](std::size_t k, Type t) { return m_stack[k] != kMark && m_doc.m_nodes[m_stack[k]].type == t; };
+        if (n < 2 || !isType(0, Type::Dict) || m_stack[1] != kMark) {
+            return m_error;
+        }
+        std::size_t listMark = 2;
+        while (listMark < n && m_stack[listMark] != kMark) {
+            ++listMark;
+        }
+        if (listMark == n) { // the cut fell among the top dict's own items: its whole pairs are kept
+            m_stack.resize(n - (n - 2) % 2); // a key whose value was never written
+            extend(m_stack[0], 2);
+            m_stack.resize(1);
+            m_doc.m_root = m_stack[0];
+            m_doc.m_cut = PickleDoc::Cut { m_b.size(), {}, 0 };
+            return std::nullopt;
+        }
+        // Pairs before the container: keys are strings; the container (a list, or a dict such as pg_config or
+        // nccl_comm_state) is the last pair's value.
+        const bool dict = listMark >= 4 && isType(listMark - 1, Type::Dict);
+        if ((listMark - 2) % 2 != 0 || !(dict || isType(listMark - 1, Type::List)) || listMark < 4
+            || !isType(listMark - 2, Type::Str)) {
+            return m_error;
+        }
+        std::size_t next = listMark + 1;
+        while (next < n && m_stack[next] != kMark) {
+            ++next;
+        }
+        // The item being written: the container below the next MARK, or one just opened (empty) on top.
+        std::size_t end = next < n ? std::max(next - 1, listMark + 1) : n;
+        if (next == n && end > listMark + 1 && isContainerNode(m_stack[end - 1]) && emptyNode(m_stack[end - 1])) {
+            --end;
+        }
+        if (dict && (end - listMark - 1) % 2 != 0) {
+            --end; // a key whose value was never written
+        }
+        const auto list = m_stack[listMark - 1];
+        const auto key = m_doc.str(m_stack[listMark - 2]);
+        m_stack.resize(end);
+        extend(list, listMark + 1);
+        m_stack.resize(listMark); // the list's MARK
+        extend(m_stack[0], 2);
+        m_stack.resize(1); // the top dict's MARK
+        m_doc.m_root = m_stack[0];
+        m_doc.m_cut = PickleDoc::Cut { m_b.size(), key, (end - listMark - 1) / (dict ? 2 : 1) };
+        return std::nullopt;
+    }
+    bool isContainerNode(Id id) const
+    {
+        const auto t = m_doc.m_nodes[id].type;
+        return t == Type::List || t == Type::Tuple || t == Type::Dict;
+    }
+    bool emptyNode(Id id) const { return m_doc.head(id) == PickleDoc::kNone; }
     [[gnu::cold, gnu::noinline]] bool neverPut(std::uint64_t index, std::size_t at)
     {
         fail(at, "memo GET of index " + std::to_string(index) + " that was never PUT");
@@ -531,6 +594,7 @@ private:
     std::size_t m_memoNext = 0;
     PickleDoc& m_doc;
     LoadIssue m_error;
+    bool m_cutShort = false; // the error is the bytes ending, not what they say
 };
 
 Result<PickleDoc> parsePickle(const std::string& file, std::string_view bytes)

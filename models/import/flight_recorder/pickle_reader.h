@@ -52,6 +52,16 @@ public:
 
     std::size_t nodeCount() const { return m_nodes.size(); }
 
+    // A pickle cut off while written, read up to the cut (see parsePickleInto): where the bytes stop, the key of
+    // the top dict whose list the cut fell in ("entries"), and how many of that list's items were whole.
+    struct Cut
+    {
+        std::size_t at = 0;
+        std::string_view key;
+        std::size_t wholeItems = 0;
+    };
+    const std::optional<Cut>& cut() const { return m_cut; }
+
 private:
     friend class PickleParser;
     struct Node
@@ -79,6 +89,7 @@ private:
     std::vector<Id> m_items;
     std::vector<Chunk> m_chunks;
     Id m_root = 0;
+    std::optional<Cut> m_cut;
 };
 
 // Errors name the byte offset and the opcode ("unknown opcode 0x63 'c' (GLOBAL) at byte 17: not allowed").
@@ -86,6 +97,11 @@ Result<PickleDoc> parsePickle(const std::string& file, std::string_view bytes);
 // The same into `doc`, whose arenas are cleared and reused: across many per-rank files only the first one
 // pays for fresh memory (page faults cost more than parsing here; docs/performance-notes.md). On error `doc`
 // holds a partial tree and must not be read.
+// A pickle that ends early (cut off while written: the writer killed, the disk full) inside a list that is a value
+// of the top dict — a Flight Recorder dump's "entries", the bulk of its bytes, written after version, pg_config and
+// pg_status — is not an error: the top dict holds the items written before that list, the list its whole items
+// (the one being written at the cut is dropped), and `doc.cut()` says where and how many. A cut anywhere else is
+// the error it was.
 std::optional<LoadIssue> parsePickleInto(const std::string& file, std::string_view bytes, PickleDoc& doc);
 
 } // namespace stallscope
