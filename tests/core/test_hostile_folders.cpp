@@ -411,3 +411,21 @@ TEST_CASE("a launcher's log of many processes names the first and counts the res
     CHECK_THAT(rest, Catch::Contains("and 24 more of the 40 ranks in this file") && Catch::Contains("1 of them said"));
     CHECK_THAT(r->recognised.front(), Catch::Contains("40 rank logs"));
 }
+
+TEST_CASE("a copy of /sys that kept sysfs' links says how to copy the files", "[core][hostile]")
+{
+    TempDir tmp;
+    const auto cls = tmp.path() / "gpu-a001" / "sys" / "class" / "infiniband";
+    fs::create_directories(cls);
+    fs::create_symlink("../../devices/pci0000:00/0000:00:02.0/0000:03:00.0/infiniband/mlx5_0", cls / "mlx5_0");
+    fs::create_symlink("nowhere.log", tmp.path() / "rank3.log"); // not sysfs: no advice about /sys
+    writeFile(tmp.path() / "nccl_trace_rank_1", testData("flight_recorder/pickle/nccl_trace_rank_1"));
+    auto r = openJob(tmp.str());
+    REQUIRE(r.ok());
+    std::string sysfs, other;
+    for (const auto& w : r->warnings) {
+        (w.file.find("mlx5_0") != std::string::npos ? sysfs : other) += w.message + "\n";
+    }
+    CHECK_THAT(sysfs, Catch::Contains("leads to no file") && Catch::Contains("cp -r --parents /sys/class/infiniband"));
+    CHECK_THAT(other, Catch::Contains("leads to no file") && !Catch::Contains("/sys"));
+}

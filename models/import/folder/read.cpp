@@ -58,6 +58,22 @@ std::string brokenLink(const fs::path& p)
     return why ? why.message() : std::string();
 }
 
+// What to do about a link that leads nowhere when it is sysfs' own: /sys/class/infiniband/mlx5_0 is a link into
+// /sys/devices, and a copy made with `cp -r` (or tar, or rsync -a) keeps the links, not the files. Following every
+// link (`cp -rL`) is no answer: /sys/devices links back into itself. Naming the files through the links with
+// `cp --parents` copies them as files under the same path (tried on /sys/class/net).
+std::string sysfsHint(const fs::path& link)
+{
+    std::error_code ec;
+    const auto target = fs::read_symlink(link, ec).generic_string();
+    const auto path = link.generic_string();
+    const bool sysfs = target.find("devices/") != std::string::npos
+        && (path.find("/class/infiniband/") != std::string::npos || path.find("/class/net/") != std::string::npos);
+    return sysfs ? "; a copy of /sys keeps its links into /sys/devices, not the files: copy what is read with "
+                   "`cp -r --parents /sys/class/infiniband/*/node_guid /sys/class/infiniband/*/ports DEST`"
+                 : "";
+}
+
 // Every regular file under `dir`, a few levels deep (clusters leave logs/rank17/stderr.log and the like);
 // hidden entries and symbolic links to folders are not followed. What is left out and why — a folder that cannot
 // be listed, a named pipe, a folder too deep — is a warning: an unlisted file must not look like an absent one.
@@ -110,8 +126,8 @@ Result<Listing> listFiles(const fs::path& dir, std::vector<LoadIssue>& warnings)
             out.files.push_back(e.path());
             out.bytes += e.file_size(ec);
         } else if (const auto why = e.is_symlink(ec) ? brokenLink(e.path()) : std::string(); !why.empty()) {
-            warnings.push_back(
-                { e.path().string(), 0, -1, "a symbolic link that leads to no file (" + why + "): skipped" });
+            warnings.push_back({ e.path().string(), 0, -1,
+                "a symbolic link that leads to no file (" + why + "): skipped" + sysfsHint(e.path()) });
         } else {
             warnings.push_back({ e.path().string(), 0, -1, specialKind(e, ec) + ": skipped" });
         }
