@@ -209,3 +209,59 @@ TEST_CASE("a folder holding a profiler's unfinished .tmp trace opens with what t
     }
     CHECK_THAT(warnings, Catch::Contains(name + ".tmp: the trace ends inside its events"));
 }
+
+TEST_CASE("process groups past 30 members: PyTorch's cut member lists are filled in, or left to who ran them",
+    "[core][import][kineto]")
+{
+    // torch/csrc/profiler/util.cpp format_list: past 30 members, the first 29, "...", and the last.
+    auto list = [](std::uint32_t first, std::uint32_t step, std::uint32_t n) {
+        std::string s = "[";
+        for (std::uint32_t k = 0; k < 29; ++k) {
+            s += std::to_string(first + step * k) + ", ";
+        }
+        return s + "..., " + std::to_string(first + step * (n - 1)) + "]";
+    };
+    auto all = parseGroupRanks(list(0, 1, 1024), 1024, 1'000'000);
+    REQUIRE(all);
+    REQUIRE(all->size() == 1024);
+    CHECK(all->back() == 1023);
+    auto strided = parseGroupRanks(list(3, 8, 512), 0, 1'000'000); // a data-parallel group: every 8th rank
+    REQUIRE(strided);
+    REQUIRE(strided->size() == 512);
+    CHECK((*strided)[100] == 803);
+    CHECK_FALSE(parseGroupRanks(list(0, 1, 1024), 1000, 1'000'000)); // the size beside it disagrees
+    CHECK_FALSE(parseGroupRanks(list(0, 1, 1024), 0, 512)); // more members than any job has
+    CHECK_FALSE(parseGroupRanks("[0, 2, 3, ..., 63]", 0, 1'000'000)); // does not step evenly
+    CHECK(parseGroupRanks("[4, 5, 6]", 0, 1'000'000) == std::vector<std::uint32_t> { 4, 5, 6 }); // whole
+
+    const auto path = kineto("cut-group-ranks-rank5.json");
+    auto r = parseKinetoTrace(path, padded(readFile(path)));
+    INFO((r ? warningsOf(r.value()) : r.error().format()));
+    REQUIRE(r.ok());
+    const auto& g = r->collectives.groups;
+    REQUIRE(g.count("0"));
+    CHECK(g.at("0").ranks.size() == 64); // not the 30 the list shows
+    REQUIRE(g.count("7"));
+    CHECK(g.at("7").ranks == std::vector<std::uint32_t> { 5, 13, 21, 29, 37, 45, 53, 61 });
+    CHECK_FALSE(g.count("9")); // members unknown: the ranks that ran it
+    CHECK_THAT(warningsOf(r.value()), Catch::Contains("process group \"9\"") && Catch::Contains("PyTorch keeps 30"));
+}
+
+TEST_CASE("distributedInfo.pg_config gives whole member lists", "[core][import][kineto]")
+{
+    auto text = readFile(kineto("cut-group-ranks-rank5.json"));
+    std::string cfg = "\"world_size\": 64, \"pg_config\": [{\"pg_name\": \"9\", \"pg_desc\": \"ep\", \"pg_size\": 3, "
+                      "\"ranks\": [5, 40, 63]}, {\"pg_name\": \"0\", \"pg_desc\": \"default_pg\", \"pg_size\": 64, "
+                      "\"ranks\": \"[0, 1, ..., 63]\"}]";
+    const auto at = text.find("\"world_size\": 64");
+    REQUIRE(at != std::string::npos);
+    text.replace(at, std::string("\"world_size\": 64").size(), cfg);
+    auto r = parseKinetoTrace("t.json", padded(text));
+    REQUIRE(r.ok());
+    const auto& g = r->collectives.groups;
+    REQUIRE(g.count("9"));
+    CHECK(g.at("9").ranks == std::vector<std::uint32_t> { 5, 40, 63 });
+    CHECK(g.at("9").desc == "ep");
+    CHECK(g.at("0").ranks.size() == 64); // a cut string in pg_config is filled in the same way
+    CHECK(warningsOf(r.value()).find("process group") == std::string::npos);
+}

@@ -69,6 +69,38 @@ std::optional<std::uint32_t> rankFromFileName(const std::string& path)
     return parseNumber<std::uint32_t>(std::string_view(name).substr(i));
 }
 
+std::optional<std::vector<std::uint32_t>> parseGroupRanks(std::string_view s, std::uint32_t size, std::uint32_t maxSize)
+{
+    const auto cut = s.find("...");
+    if (cut == std::string_view::npos) {
+        return parseRanks(std::string(s));
+    }
+    const auto head = parseRanks(std::string(s.substr(0, cut)));
+    const auto tail = parseRanks(std::string(s.substr(cut + 3)));
+    if (head.size() < 2 || tail.size() != 1 || head[1] <= head[0]) {
+        return std::nullopt;
+    }
+    const std::uint64_t step = head[1] - head[0];
+    for (std::size_t k = 1; k < head.size(); ++k) {
+        if (head[k] != head[0] + step * k) {
+            return std::nullopt;
+        }
+    }
+    const std::uint64_t span = tail[0] > head[0] ? tail[0] - head[0] : 0;
+    if (span % step != 0) {
+        return std::nullopt;
+    }
+    const auto members = span / step + 1;
+    if (members <= head.size() || members > maxSize || (size != 0 && members != size)) {
+        return std::nullopt;
+    }
+    std::vector<std::uint32_t> out(members);
+    for (std::uint64_t k = 0; k < members; ++k) {
+        out[k] = static_cast<std::uint32_t>(head[0] + step * k);
+    }
+    return out;
+}
+
 std::vector<std::uint32_t> parseRanks(const std::string& s)
 {
     // "[0, 1, 2, 3]" or "[0,1,2,3]" (Python literal in a string)

@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace stallscope {
@@ -71,5 +72,12 @@ std::size_t dtypeBytes(const std::string& dtype);
 std::optional<std::uint32_t> rankFromFileName(const std::string& path);
 // "[0, 1, 2, 3]" or "[0,1,2,3]" (a Python literal in a string) → ranks.
 std::vector<std::uint32_t> parseRanks(const std::string& s);
+// A group's member list as PyTorch's profiler writes it: whole ("[0, 1, 2, 3]"), or, past 30 members, its first 29
+// and its last ("[0, 1, ..., 28, ..., 1023]": format_list in torch/csrc/profiler/util.cpp). A cut list is filled in
+// when the members it shows step evenly and its last member is where that step lands after `size` members (the
+// group size beside it; 0 when not known, then the step decides); nullopt when a cut list cannot be filled in (the
+// members are then the ranks that ran the group) or when the size passes `maxSize`.
+std::optional<std::vector<std::uint32_t>> parseGroupRanks(
+    std::string_view s, std::uint32_t size, std::uint32_t maxSize);
 
 } // namespace stallscope

@@ -2,6 +2,7 @@
 #include "import/kineto/kineto_trace.h"
 
 #include "core/checked_math.h"
+#include "core/job_snapshot.h"
 #include "core/parse_number.h"
 #include "core/warning_cap.h"
 
@@ -40,6 +41,7 @@ struct Event
     std::string collective, dtype, pg, pgDesc, pgRanks;
     std::string kernelOp; // "AllReduce" from "ncclKernel_AllReduce_RING_LL_Sum_float(...)" / "ncclDevKernel_…"
     std::int64_t nelems = -1, seq = -1;
+    std::uint32_t groupSize = 0; // "Group size": how many ranks "Process Group Ranks" lists before PyTorch cuts it
 };
 
 // The operation an NCCL kernel's name carries: "ncclKernel_AllReduce_RING_LL_Sum_float(...)" (NCCL ≤ 2.18) and
@@ -108,6 +110,8 @@ void readArgs(ond::object args, Event& e)
             e.pgRanks = str(v);
         } else if (k == "Seq") {
             e.seq = integer(v);
+        } else if (k == "Group size") {
+            e.groupSize = static_cast<std::uint32_t>(std::clamp<std::int64_t>(integer(v), 0, JobInfo::kMaxWorldSize));
         } else if (k == "External id") {
             e.externalId = integer(v);
         }
@@ -190,10 +194,67 @@ struct Walk
     std::optional<std::int64_t> baseNs;
     std::optional<std::uint32_t> rank;
     std::uint32_t worldSize = 0;
+    std::map<std::string, GroupInfo> pgConfig; // distributedInfo.pg_config: whole member lists, by pg_name
+    std::vector<std::string> cutLists; // groups whose member list PyTorch cut and that could not be filled in
     bool opened = false; // the top object could be walked at all
     bool endedEarly = false; // the document stops where JSON cannot (cut off while written?)
     std::string why; // simdjson's words when it did
 };
+
+// One group of distributedInfo.pg_config: {"pg_name", "pg_desc", "pg_size", "ranks"}, ranks a JSON array (what
+// torch.distributed's _get_pg_config gives the profiler) or a string (Kineto's own on-demand metadata, cut past 30
+// members like the kernels' args).
+void readPgConfig(ond::value v, Walk& w)
+{
+    ond::array groups;
+    if (v.get_array().get(groups)) {
+        return;
+    }
+    for (auto item : groups) {
+        ond::object g;
+        if (item.get_object().get(g)) {
+            continue;
+        }
+        std::string name, desc, listed;
+        std::vector<std::uint32_t> ranks;
+        std::uint32_t size = 0;
+        bool array = false;
+        forEachField(g, [&](std::string_view k, ond::value gv) {
+            if (k == "pg_name") {
+                name = str(gv);
+            } else if (k == "pg_desc") {
+                desc = str(gv);
+            } else if (k == "pg_size") {
+                size = static_cast<std::uint32_t>(std::clamp<std::int64_t>(integer(gv), 0, JobInfo::kMaxWorldSize));
+            } else if (k == "ranks") {
+                ond::array list;
+                if (!gv.get_array().get(list)) {
+                    array = true;
+                    for (auto r : list) {
+                        std::int64_t rank = -1;
+                        if (!r.get_int64().get(rank) && rank >= 0 && rank < JobInfo::kMaxWorldSize
+                            && ranks.size() < JobInfo::kMaxWorldSize) {
+                            ranks.push_back(static_cast<std::uint32_t>(rank));
+                        }
+                    }
+                } else {
+                    listed = str(gv);
+                }
+            }
+        });
+        if (name.empty()) {
+            continue;
+        }
+        if (!array) {
+            auto filled = parseGroupRanks(listed, size, JobInfo::kMaxWorldSize);
+            if (!filled) {
+                continue; // the kernels' args may still say
+            }
+            ranks = std::move(*filled);
+        }
+        w.pgConfig[name] = GroupInfo { desc, std::move(ranks) };
+    }
+}
 
 void readDistributedInfo(ond::value v, Walk& w)
 {
@@ -210,6 +271,8 @@ void readDistributedInfo(ond::value v, Walk& w)
         } else if (k == "world_size") {
             w.worldSize = static_cast<std::uint32_t>(
                 std::clamp<std::int64_t>(integer(iv), 0, std::numeric_limits<std::uint32_t>::max()));
+        } else if (k == "pg_config") {
+            readPgConfig(iv, w);
         }
     });
 }
@@ -300,6 +363,29 @@ bool timesAreRelative(const std::vector<Event>& events)
         }
     }
     return latest >= 0 && latest < 1e15;
+}
+
+// The members of the group an event names: distributedInfo.pg_config's whole list when it has the group, else the
+// event's own "Process Group Ranks" — filled in when PyTorch cut it past 30 members, left to the ranks that ran
+// the group when it cannot be (noted in w.cutLists, said once per group).
+void addGroup(const Event& e, Walk& w, std::map<std::string, GroupInfo>& groups)
+{
+    const auto pg = e.pg.empty() ? std::string("0") : e.pg;
+    if (groups.count(pg)) {
+        return;
+    }
+    if (const auto it = w.pgConfig.find(pg); it != w.pgConfig.end()) {
+        groups[pg] = it->second;
+        return;
+    }
+    if (e.pgRanks.empty()) {
+        return;
+    }
+    if (auto ranks = parseGroupRanks(e.pgRanks, e.groupSize, JobInfo::kMaxWorldSize)) {
+        groups[pg] = GroupInfo { e.pgDesc, std::move(*ranks) };
+    } else if (std::find(w.cutLists.begin(), w.cutLists.end(), pg) == w.cutLists.end()) {
+        w.cutLists.push_back(pg);
+    }
 }
 
 std::string count(std::size_t n, const char* one, const char* many)
@@ -403,9 +489,13 @@ Result<KinetoTrace> parseKinetoTrace(const std::string& file, const std::string&
                 enqueue.emplace(e.externalId, *t);
             }
         }
-        if (!e.pgRanks.empty() && !out.collectives.groups.count(e.pg.empty() ? "0" : e.pg)) {
-            out.collectives.groups[e.pg.empty() ? "0" : e.pg] = GroupInfo { e.pgDesc, parseRanks(e.pgRanks) };
-        }
+        addGroup(e, w, out.collectives.groups);
+    }
+    for (const auto& pg : w.cutLists) {
+        out.collectives.warnings.push_back({ file, 0, -1,
+            "process group \"" + pg
+                + "\": the profiler lists only some of its members (PyTorch keeps 30), and "
+                  "they do not step evenly to the last: its members are the ranks that ran it" });
     }
     std::size_t withoutSeq = 0;
     WarningCap cap(out.collectives.warnings);
