@@ -5,6 +5,7 @@
 #include "core/document_file.h"
 #include "core/path_relation.h"
 #include "core/scratch_file.h"
+#include "import/common/file_bytes.h"
 #include "import/common/text_encoding.h"
 #include "import/open_job.h"
 #include "test_support.h"
@@ -15,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fstream>
 #include <functional>
 
 using namespace stallscope;
@@ -428,4 +430,80 @@ TEST_CASE("a copy of /sys that kept sysfs' links says how to copy the files", "[
     }
     CHECK_THAT(sysfs, Catch::Contains("leads to no file") && Catch::Contains("cp -r --parents /sys/class/infiniband"));
     CHECK_THAT(other, Catch::Contains("leads to no file") && !Catch::Contains("/sys"));
+}
+
+namespace {
+
+// `bytes` written at `offset` of a new file: everything before is a hole (never written), as a writer that does not
+// append leaves it after logrotate's copytruncate. False when the filesystem keeps no holes (the test then skips).
+bool writeAfterHole(const fs::path& p, std::uint64_t offset, const std::string& bytes)
+{
+    {
+        std::ofstream out(p, std::ios::binary);
+        out.seekp(static_cast<std::streamoff>(offset));
+        out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    }
+    return leadingHoleBytes(p) > 0;
+}
+
+} // namespace
+
+TEST_CASE(
+    "a log that begins with a hole of gigabytes is read from its first line, the hole never read", "[core][hostile]")
+{
+    // 5 GiB of hole, then the log: judged by its head, it was binary (4 MiB of zeros) and left unread, or read
+    // whole — 5 GiB of zeros — had it been smaller.
+    TempDir tmp;
+    const auto log = tmp.path() / "rank2.log";
+    if (!writeAfterHole(log, 5ull << 30, testData("logs/rank2.log"))) {
+        WARN("this filesystem keeps no holes (SEEK_DATA): skipped");
+        return;
+    }
+    writeFile(tmp.path() / "nccl_trace_rank_1", testData("flight_recorder/pickle/nccl_trace_rank_1"));
+    auto r = openJob(tmp.str());
+    INFO((r ? "" : r.error().format()));
+    REQUIRE(r.ok());
+    std::string said, recognised;
+    for (const auto& w : r->warnings) {
+        said += w.format() + "\n";
+    }
+    for (const auto& line : r->recognised) {
+        recognised += line + "\n";
+    }
+    INFO(said);
+    CHECK_THAT(recognised, Catch::Contains("rank2.log: rank log"));
+    CHECK_THAT(said, Catch::Contains("rank2.log: begins with 5,368,709,120 zero bytes") && !Catch::Contains("binary"));
+}
+
+TEST_CASE("a scrape read in pieces skips a hole at its start and zeros at its end, and names both", "[core][hostile]")
+{
+    TempDir tmp;
+    std::string prom = "# TYPE node_infiniband_link_downed_total counter\n";
+    const long long ms = 1'748'779'200'000LL;
+    for (int i = 0; i < 200; ++i) {
+        prom += "node_infiniband_link_downed_total{device=\"mlx5_0\",port=\"1\",instance=\"hostA:9100\"} "
+            + std::to_string(i) + " " + std::to_string(ms + 1000LL * i) + "\n";
+    }
+    const auto file = tmp.path() / "hostA.prom";
+    if (!writeAfterHole(file, 1u << 20, prom + std::string(65536, '\0'))) {
+        WARN("this filesystem keeps no holes (SEEK_DATA): skipped");
+        return;
+    }
+    ScratchPolicy pieces;
+    pieces.streamFromBytes = 1;
+    pieces.pieceBytes = 4096;
+    NullProgress progress;
+    auto job = openJob(tmp.str(), progress, pieces);
+    INFO((job ? "" : job.error().format()));
+    REQUIRE(job.ok());
+    std::string said;
+    for (const auto& w : job->warnings) {
+        said += w.format() + "\n";
+    }
+    INFO(said);
+    CHECK_THAT(said, Catch::Contains("hostA.prom: begins with 1,048,576 zero bytes"));
+    CHECK_THAT(said, Catch::Contains("hostA.prom: ends in 65,536 zero bytes"));
+    CHECK_THAT(said, !Catch::Contains("longer than") && !Catch::Contains("line skipped"));
+    REQUIRE(job->snapshot->counters.size() == 1);
+    CHECK(job->snapshot->counters.front().size() == 200);
 }

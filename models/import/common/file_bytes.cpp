@@ -7,7 +7,11 @@
 #include <simdjson.h>
 #include <zlib.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 
 namespace stallscope {
@@ -32,7 +36,60 @@ ZeroRuns dropZeroRuns(std::string& bytes)
     return z;
 }
 
+// Where the first data of the open file lies past a hole at its start; 0 when it begins with data or the
+// filesystem does not tell (SEEK_DATA unsupported: EINVAL). A file that is all hole has no data: its size.
+std::uint64_t holeAtStart(int fd, std::uint64_t size)
+{
+    errno = 0;
+    const auto data = ::lseek(fd, 0, SEEK_DATA);
+    if (data < 0) {
+        return errno == ENXIO ? size : 0;
+    }
+    return std::min<std::uint64_t>(static_cast<std::uint64_t>(data), size);
+}
+
 } // namespace
+
+std::uint64_t leadingHoleBytes(const fs::path& p)
+{
+    std::error_code ec;
+    const auto size = fs::file_size(p, ec);
+    const int fd = ec ? -1 : ::open(p.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) {
+        return 0;
+    }
+    const auto hole = holeAtStart(fd, size);
+    ::close(fd);
+    return hole;
+}
+
+std::uint64_t trailingZeroBytes(const fs::path& p)
+{
+    std::error_code ec;
+    const auto size = fs::file_size(p, ec);
+    const int fd = ec ? -1 : ::open(p.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) {
+        return 0;
+    }
+    std::uint64_t zeros = 0;
+    char block[64 << 10];
+    while (zeros < size) {
+        const auto n = std::min<std::uint64_t>(sizeof block, size - zeros);
+        const auto got = ::pread(fd, block, n, static_cast<off_t>(size - zeros - n));
+        if (got != static_cast<ssize_t>(n)) {
+            break; // shrank or failed: what was counted stands
+        }
+        const std::string_view b(block, n);
+        const auto last = b.find_last_not_of('\0');
+        if (last != std::string_view::npos) {
+            zeros += n - last - 1;
+            break;
+        }
+        zeros += n;
+    }
+    ::close(fd);
+    return zeros;
+}
 
 Result<std::string> readFileBytes(const fs::path& p, const GzipLimits& limits, ZeroRuns* zeros)
 {
@@ -42,13 +99,19 @@ Result<std::string> readFileBytes(const fs::path& p, const GzipLimits& limits, Z
     if (ec) {
         return LoadIssue { p.string(), 0, -1, "cannot read the file: " + ec.message() };
     }
-    bytes.reserve(size + jsonPadding()); // simdjson reads up to its padding past the end
-    bytes.resize(size);
     std::FILE* f = std::fopen(p.c_str(), "rb");
     if (!f) {
         return LoadIssue { p.string(), 0, -1, "cannot open the file: " + lastOsError() };
     }
-    bytes.resize(std::fread(bytes.data(), 1, size, f));
+    const auto hole = holeAtStart(fileno(f), size); // never read: zeros the filesystem would make up
+    if (hole > 0 && std::fseek(f, static_cast<long>(hole), SEEK_SET) != 0) {
+        const auto why = lastOsError();
+        std::fclose(f);
+        return LoadIssue { p.string(), 0, static_cast<std::int64_t>(hole), "cannot read the file: " + why };
+    }
+    bytes.reserve(size - hole + jsonPadding()); // simdjson reads up to its padding past the end
+    bytes.resize(size - hole);
+    bytes.resize(std::fread(bytes.data(), 1, size - hole, f));
     // A file that shrank while read (a log being rotated) ends early and is read as far as it went; a read
     // error (a failing disk, a vanished network mount) is not a short file and must not pass for one.
     const bool failed = std::ferror(f) != 0;
@@ -60,7 +123,8 @@ Result<std::string> readFileBytes(const fs::path& p, const GzipLimits& limits, Z
     if (bytes.size() < 2 || static_cast<unsigned char>(bytes[0]) != 0x1f
         || static_cast<unsigned char>(bytes[1]) != 0x8b) {
         asUtf8Text(bytes, jsonPadding()); // first: UTF-16LE text ends in a zero byte of its own
-        const auto z = dropZeroRuns(bytes);
+        auto z = dropZeroRuns(bytes);
+        (bytes.empty() ? z.tail : z.head) += hole; // all hole: "nothing but zeros", as when they were read
         if (zeros) {
             *zeros = z;
         }

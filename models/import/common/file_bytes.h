@@ -40,6 +40,14 @@ struct ZeroRuns
 };
 Result<std::string> readFileBytes(
     const std::filesystem::path& p, const GzipLimits& limits = {}, ZeroRuns* zeros = nullptr);
+// How many bytes at the start of the file are a hole (never written, read as zeros): what a writer that does not
+// append leaves after logrotate's copytruncate, gigabytes when the log was large. Found with lseek's SEEK_DATA
+// without reading them; 0 when there is none or the filesystem does not say. readFileBytes skips them the same way
+// (counted in ZeroRuns::head), so a 5 GB hole before a few lines of log costs nothing to read.
+std::uint64_t leadingHoleBytes(const std::filesystem::path& p);
+// How many zero bytes end the file (blocks allocated but never written), read back from the end a block at a time:
+// for files read in pieces, which readFileBytes does not read.
+std::uint64_t trailingZeroBytes(const std::filesystem::path& p);
 Result<std::string> inflateGzip(const std::string& file, const std::string& bytes, const GzipLimits& limits = {});
 // The first `maxBytes` that the gzip stream beginning `compressed` inflates to (the first member, as far as its
 // bytes go): enough to recognise a large file without inflating it whole. Whatever inflated before a cut or damage.

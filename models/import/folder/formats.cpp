@@ -5,6 +5,7 @@
 
 #include "core/mapped_file.h"
 #include "core/parse_number.h"
+#include "import/common/file_bytes.h"
 #include "import/infiniband/ibnetdiscover.h"
 #include "import/kineto/kineto_trace.h"
 
@@ -370,9 +371,11 @@ void sinkExposition(const DatedFile& dated, ExpositionFile& ef, Gathered& g, Bac
 // Calls fn(piece) (false: stop) for pieces of about `pieceBytes` (64 MiB) of whole lines, front to back, each piece's
 // pages released after it: the file never sits in memory whole. A file cut short on disk as it is read (a collector
 // rewriting it) ends at its last whole line before the cut: the zeros past it are never parsed.
-template <typename Fn> void forEachPiece(const MappedFile& map, std::string_view text, std::size_t pieceBytes, Fn&& fn)
+// `from`: where the file's first data lies (past a hole at its start: import/common/file_bytes.h).
+template <typename Fn>
+void forEachPiece(const MappedFile& map, std::string_view text, std::size_t from, std::size_t pieceBytes, Fn&& fn)
 {
-    for (std::size_t pos = 0; pos < text.size();) {
+    for (std::size_t pos = from; pos < text.size();) {
         auto end = std::min(text.size(), pos + std::max<std::size_t>(pieceBytes, 1));
         if (const auto nl = text.find('\n', end); end < text.size()) {
             end = nl == std::string_view::npos ? text.size() : nl + 1;
@@ -401,7 +404,11 @@ std::optional<LoadIssue> addLargeExposition(FileInput& in, Gathered& g)
     if (!map) {
         return LoadIssue { file, 0, -1, "cannot be mapped: " + error };
     }
-    const std::string_view text(reinterpret_cast<const char*>(map->bytes().data()), map->size());
+    // Without the zeros at either end, which readAndParse has named: a hole before the first line (a writer that
+    // does not append, after copytruncate) and blocks allocated but never written after the last.
+    std::string_view text(reinterpret_cast<const char*>(map->bytes().data()), map->size());
+    const auto from = std::min<std::size_t>(leadingHoleBytes(in.path), text.size());
+    text = text.substr(0, std::max(from, text.size() - std::min<std::size_t>(trailingZeroBytes(in.path), text.size())));
     ExpositionScanCursor cursor; // node_uname_info may come anywhere (last one wins): found before the readings
     std::uint64_t done = 0; // bytes of both passes, for progress
     const auto stage = "Reading " + in.path.filename().string() + " in pieces";
@@ -413,7 +420,7 @@ std::optional<LoadIssue> addLargeExposition(FileInput& in, Gathered& g)
         g.progress->report(stage, done, 2 * std::uint64_t(text.size()));
         return g.progress->cancelled();
     };
-    forEachPiece(*map, text, g.scratch.pieceBytes, [&](std::string_view piece) {
+    forEachPiece(*map, text, from, g.scratch.pieceBytes, [&](std::string_view piece) {
         if (stop(piece)) {
             return false;
         }
@@ -425,7 +432,7 @@ std::optional<LoadIssue> addLargeExposition(FileInput& in, Gathered& g)
     DatedFile dated { file, modifiedNs(in.path) };
     ExpositionFile kept; // states, counts and dates; the readings are in g.counters
     BackwardsCheck backwards(file);
-    forEachPiece(*map, text, g.scratch.pieceBytes, [&](std::string_view piece) {
+    forEachPiece(*map, text, from, g.scratch.pieceBytes, [&](std::string_view piece) {
         if (stop(piece)) {
             return false;
         }

@@ -290,13 +290,15 @@ struct HeadVerdict
     std::uint64_t leaveUnread = 0;
 };
 
-HeadVerdict judgeByHead(const fs::path& p, std::uint64_t size, std::uint64_t streamFromBytes)
+HeadVerdict judgeByHead(const fs::path& p, std::uint64_t size, std::uint64_t hole, std::uint64_t streamFromBytes)
 {
+    size -= hole; // judged by what was written: a hole at the start is skipped, never read
     if (size < std::min(streamFromBytes, kUnreadFromBytes)) {
         return {};
     }
     const bool mayLeaveUnread = size >= kUnreadFromBytes; // else only a streamed format's 64 KiB are looked at
     std::ifstream in(p, std::ios::binary);
+    in.seekg(static_cast<std::streamoff>(hole));
     std::string head(std::min<std::uint64_t>(size, mayLeaveUnread ? kBinaryHeadBytes : kHeadBytes), '\0');
     in.read(head.data(), static_cast<std::streamsize>(head.size()));
     head.resize(static_cast<std::size_t>(in.gcount()));
@@ -325,19 +327,22 @@ Parsed readAndParse(
     r.input.path = p;
     std::error_code ec;
     const auto size = fs::file_size(p, ec); // 0 when unknown: readFileBytes then says why
-    const auto verdict = judgeByHead(p, ec ? 0 : size, streamFromBytes);
+    const auto hole = ec ? 0 : leadingHoleBytes(p); // logrotate's copytruncate under a writer that does not append
+    const auto verdict = judgeByHead(p, ec ? 0 : size, hole, streamFromBytes);
     if (verdict.streamed) {
-        r.format = verdict.streamed; // `add` reads it in pieces
+        r.format = verdict.streamed; // `add` reads it in pieces, without the zeros at either end
+        r.zeros.head = hole;
+        r.zeros.tail = trailingZeroBytes(p);
         return r;
     }
     if ((r.leftUnread = verdict.leaveUnread) > 0) {
         return r;
     }
-    if (!ec && size > gate.bytes()) {
-        r.unreadable = tooLargeToRead(p, size, gate.bytes());
+    if (!ec && size - hole > gate.bytes()) {
+        r.unreadable = tooLargeToRead(p, size - hole, gate.bytes());
         return r;
     }
-    WholeFileGate::Hold held(gate, ec ? 0 : wholeFileBytes(p, size)); // until parsed, or its text kept or let go
+    WholeFileGate::Hold held(gate, ec ? 0 : wholeFileBytes(p, size - hole)); // until parsed, or its text let go
     GzipLimits limits;
     limits.ceilingBytes = gate.bytes();
     auto bytes = readFileBytes(p, limits, &r.zeros);
