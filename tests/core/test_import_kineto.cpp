@@ -265,3 +265,30 @@ TEST_CASE("distributedInfo.pg_config gives whole member lists", "[core][import][
     CHECK(g.at("0").ranks.size() == 64); // a cut string in pg_config is filled in the same way
     CHECK(warningsOf(r.value()).find("process group") == std::string::npos);
 }
+
+TEST_CASE("cut member lists fill in no more than a bounded number of members", "[core][import][kineto][hostile]")
+{
+    // Twenty bytes, "[0, 1, ..., 999999]", stand for 4 MB of ranks: forty such groups would be 160 MB from a trace
+    // of a few kilobytes. The fill-in stops at 16,777,216 members; the groups past it are left to who ran them.
+    std::string events;
+    for (int g = 0; g < 40; ++g) {
+        events += std::string(events.empty() ? "" : ",")
+            + "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"ncclDevKernel_AllReduce_Sum_f32_RING_LL\", "
+              "\"ts\": "
+            + std::to_string(1000 + g) + ", \"dur\": 1, \"args\": {\"Collective name\": \"allreduce\", "
+            + "\"Process Group Name\": \"" + std::to_string(g) + "\", \"Group size\": 1000000, "
+            + "\"Process Group Ranks\": \"[0, 1, ..., 999999]\", \"Seq\": 1}}";
+    }
+    const auto text = "{\"distributedInfo\": {\"rank\": 0}, \"baseTimeNanoseconds\": 1762160000000000000, "
+                      "\"traceEvents\": ["
+        + events + "]}";
+    auto r = parseKinetoTrace("t.json", padded(text));
+    REQUIRE(r.ok());
+    std::uint64_t members = 0;
+    for (const auto& [pg, g] : r->collectives.groups) {
+        members += g.ranks.size();
+    }
+    CHECK(members <= (1u << 24));
+    CHECK(r->collectives.groups.size() == 16);
+    CHECK_THAT(warningsOf(r.value()), Catch::Contains("process group \"39\""));
+}

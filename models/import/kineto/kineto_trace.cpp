@@ -196,6 +196,9 @@ struct Walk
     std::uint32_t worldSize = 0;
     std::map<std::string, GroupInfo> pgConfig; // distributedInfo.pg_config: whole member lists, by pg_name
     std::vector<std::string> cutLists; // groups whose member list PyTorch cut and that could not be filled in
+    // Members filled in from cut lists so far: a list of 20 bytes may stand for a million members, so the file's
+    // size bounds nothing here (kMaxFilledMembers does).
+    std::uint64_t filledMembers = 0;
     bool opened = false; // the top object could be walked at all
     bool endedEarly = false; // the document stops where JSON cannot (cut off while written?)
     std::string why; // simdjson's words when it did
@@ -204,6 +207,21 @@ struct Walk
 // One group of distributedInfo.pg_config: {"pg_name", "pg_desc", "pg_size", "ranks"}, ranks a JSON array (what
 // torch.distributed's _get_pg_config gives the profiler) or a string (Kineto's own on-demand metadata, cut past 30
 // members like the kernels' args).
+// A whole job's groups, each rank in a few of them: 16,384 ranks in four dimensions fill in 65,536 members.
+constexpr std::uint64_t kMaxFilledMembers = 1u << 24; // 64 MiB of ranks
+
+// A cut member list filled in within what is left of the trace's budget; nullopt when it cannot be.
+std::optional<std::vector<std::uint32_t>> fillIn(std::string_view listed, std::uint32_t size, Walk& w)
+{
+    const auto left = kMaxFilledMembers - std::min(w.filledMembers, kMaxFilledMembers);
+    auto ranks = parseGroupRanks(
+        listed, size, static_cast<std::uint32_t>(std::min<std::uint64_t>(left, JobInfo::kMaxWorldSize)));
+    if (ranks) {
+        w.filledMembers += ranks->size();
+    }
+    return ranks;
+}
+
 void readPgConfig(ond::value v, Walk& w)
 {
     ond::array groups;
@@ -246,7 +264,7 @@ void readPgConfig(ond::value v, Walk& w)
             continue;
         }
         if (!array) {
-            auto filled = parseGroupRanks(listed, size, JobInfo::kMaxWorldSize);
+            auto filled = fillIn(listed, size, w);
             if (!filled) {
                 continue; // the kernels' args may still say
             }
@@ -381,7 +399,7 @@ void addGroup(const Event& e, Walk& w, std::map<std::string, GroupInfo>& groups)
     if (e.pgRanks.empty()) {
         return;
     }
-    if (auto ranks = parseGroupRanks(e.pgRanks, e.groupSize, JobInfo::kMaxWorldSize)) {
+    if (auto ranks = fillIn(e.pgRanks, e.groupSize, w)) {
         groups[pg] = GroupInfo { e.pgDesc, std::move(*ranks) };
     } else if (std::find(w.cutLists.begin(), w.cutLists.end(), pg) == w.cutLists.end()) {
         w.cutLists.push_back(pg);
