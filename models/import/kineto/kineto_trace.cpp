@@ -513,7 +513,8 @@ Result<KinetoTrace> parseKinetoTrace(const std::string& file, const std::string&
         out.collectives.warnings.push_back({ file, 0, -1,
             "process group \"" + pg
                 + "\": the profiler lists only some of its members (PyTorch keeps 30), and "
-                  "they do not step evenly to the last: its members are the ranks that ran it" });
+                  "they cannot be filled in (they do not step evenly to the last, or this trace's groups already "
+                  "hold more members than a job has): its members are the ranks that ran it" });
     }
     std::size_t withoutSeq = 0;
     WarningCap cap(out.collectives.warnings);
