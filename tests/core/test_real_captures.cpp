@@ -28,8 +28,8 @@ namespace {
 
 const std::filesystem::path kReal = STALLSCOPE_REAL_CAPTURES_DIR;
 
-// The trace at `rel` under the captures, or nullopt (with a message) when the captures are absent.
-std::optional<KinetoTrace> realTrace(const std::string& rel)
+// The bytes of the capture at `rel` (inflated), or nullopt (with a message) when the captures are absent.
+std::optional<std::string> realBytes(const std::string& rel)
 {
     const auto path = kReal / rel;
     if (!std::filesystem::exists(path)) {
@@ -38,11 +38,22 @@ std::optional<KinetoTrace> realTrace(const std::string& rel)
     }
     auto bytes = readFileBytes(path);
     REQUIRE(bytes.ok());
-    auto t = parseKinetoTrace(path.string(), bytes.value());
+    return std::move(bytes.value());
+}
+
+// The trace at `rel` under the captures, or nullopt (with a message) when the captures are absent.
+std::optional<KinetoTrace> realTrace(const std::string& rel)
+{
+    auto bytes = realBytes(rel);
+    if (!bytes) {
+        return std::nullopt;
+    }
+    const auto path = (kReal / rel).string();
+    auto t = parseKinetoTrace(path, *bytes);
     INFO((t ? "" : t.error().format()));
     REQUIRE(t.ok());
     if (!t->rank) {
-        t->rank = rankFromTraceFileName(path.string());
+        t->rank = rankFromTraceFileName(path);
     }
     return std::move(t.value());
 }
@@ -113,16 +124,12 @@ namespace {
 // The real trace at `rel`, inflated, cut to its first `fraction` of bytes; nullopt when the captures are absent.
 std::optional<std::string> realTraceCut(const std::string& rel, double fraction)
 {
-    const auto path = kReal / rel;
-    if (!std::filesystem::exists(path)) {
-        WARN("real capture " << path << " is absent: skipped");
+    auto bytes = realBytes(rel);
+    if (!bytes) {
         return std::nullopt;
     }
-    auto bytes = readFileBytes(path);
-    REQUIRE(bytes.ok());
-    auto cut = bytes.value().substr(0, static_cast<std::size_t>(static_cast<double>(bytes.value().size()) * fraction));
-    cut.reserve(cut.size() + jsonPadding());
-    return cut;
+    bytes->resize(static_cast<std::size_t>(static_cast<double>(bytes->size()) * fraction)); // capacity (padding) kept
+    return bytes;
 }
 
 } // namespace

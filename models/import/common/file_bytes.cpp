@@ -48,29 +48,43 @@ std::uint64_t holeAtStart(int fd, std::uint64_t size)
     return std::min<std::uint64_t>(static_cast<std::uint64_t>(data), size);
 }
 
+// A file opened to read without waiting (a named pipe would), with its size; fd -1 when it cannot be. Closed with it.
+struct OpenFile
+{
+    explicit OpenFile(const fs::path& p)
+    {
+        std::error_code ec;
+        size = fs::file_size(p, ec);
+        fd = ec ? -1 : ::open(p.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    }
+    ~OpenFile()
+    {
+        if (fd >= 0) {
+            ::close(fd);
+        }
+    }
+    OpenFile(const OpenFile&) = delete;
+    OpenFile& operator=(const OpenFile&) = delete;
+    int fd = -1;
+    std::uint64_t size = 0;
+};
+
 } // namespace
 
 std::uint64_t leadingHoleBytes(const fs::path& p)
 {
-    std::error_code ec;
-    const auto size = fs::file_size(p, ec);
-    const int fd = ec ? -1 : ::open(p.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) {
-        return 0;
-    }
-    const auto hole = holeAtStart(fd, size);
-    ::close(fd);
-    return hole;
+    const OpenFile f(p);
+    return f.fd < 0 ? 0 : holeAtStart(f.fd, f.size);
 }
 
 std::uint64_t trailingZeroBytes(const fs::path& p)
 {
-    std::error_code ec;
-    const auto size = fs::file_size(p, ec);
-    const int fd = ec ? -1 : ::open(p.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) {
+    const OpenFile f(p);
+    if (f.fd < 0) {
         return 0;
     }
+    const int fd = f.fd;
+    const auto size = f.size;
     std::uint64_t zeros = 0;
     char block[64 << 10];
     while (zeros < size) {
@@ -87,7 +101,6 @@ std::uint64_t trailingZeroBytes(const fs::path& p)
         }
         zeros += n;
     }
-    ::close(fd);
     return zeros;
 }
 
