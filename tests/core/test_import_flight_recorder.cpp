@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
+#include "import/common/file_bytes.h"
 #include "import/flight_recorder/flight_recorder.h"
 #include "test_support.h"
 
 #include <catch2/catch.hpp>
 
 #include <random>
+#include <set>
 
 using namespace stallscope;
 using namespace stallscope::test;
@@ -76,7 +78,7 @@ TEST_CASE("Flight Recorder JSON: truncation, wrong types and random damage give 
 {
     const std::string path = std::string(STALLSCOPE_TEST_DATA_DIR) + "/flight_recorder/nccl_trace_rank_3";
     const auto good = readFile(path);
-    auto cut = parseFlightRecorderJson("rank_3", good.substr(0, good.size() / 2));
+    auto cut = parseFlightRecorderJson("rank_3", good.substr(0, 12)); // before its first entry: nothing to read
     REQUIRE_FALSE(cut.ok());
     CHECK_THAT(cut.error().format(), Catch::Contains("rank_3"));
     auto notList = parseFlightRecorderJson("rank_3", "{\"version\": \"2.10\", \"entries\": {}}");
@@ -128,4 +130,57 @@ TEST_CASE("Flight Recorder JSON lines of one line are one entry, not a dump with
     REQUIRE(dump.ok());
     CHECK(dump->version == "2.4");
     CHECK(dump->entries.size() == 1);
+}
+
+namespace {
+
+std::string warningsOf(const RankRecords& d)
+{
+    std::string all;
+    for (const auto& w : d.warnings) {
+        all += w.format() + "\n";
+    }
+    return all;
+}
+
+} // namespace
+
+TEST_CASE("a Flight Recorder JSON dump cut off while written keeps its whole entries, in either key order",
+    "[core][import][hostile]")
+{
+    // Python's json.dump keeps the dict's order (version, pg_config, pg_status, entries); PyTorch's own dump_json
+    // goes through nlohmann, whose objects sort their keys: entries come before pg_config, pg_status and version.
+    for (const std::string name : { "nccl_trace_rank_3", "json_sorted/nccl_trace_rank_3" }) {
+        const auto good = readFile(std::string(STALLSCOPE_TEST_DATA_DIR) + "/flight_recorder/" + name);
+        const auto whole = parseFlightRecorderJson("nccl_trace_rank_3", good);
+        REQUIRE(whole.ok());
+        REQUIRE(whole->entries.size() == 3);
+        std::set<std::size_t> counts;
+        for (std::size_t at = 0; at < good.rfind('}'); ++at) {
+            auto text = good.substr(0, at);
+            text.reserve(text.size() + jsonPadding());
+            const auto r = parseFlightRecorderJson("nccl_trace_rank_3", text);
+            if (!r) {
+                continue;
+            }
+            CAPTURE(name, at);
+            CHECK_THAT(warningsOf(r.value()), Catch::Contains("the dump ends") && !Catch::Contains("not an object"));
+            REQUIRE(r->entries.size() <= whole->entries.size());
+            for (std::size_t i = 0; i < r->entries.size(); ++i) {
+                CHECK(r->entries[i].seq == whole->entries[i].seq);
+                CHECK(r->entries[i].startNs == whole->entries[i].startNs);
+                CHECK(r->entries[i].state == whole->entries[i].state);
+            }
+            counts.insert(r->entries.size());
+            if (name == "nccl_trace_rank_3") { // written before the entries: kept by any cut that keeps an entry
+                CHECK(r->version == whole->version);
+                CHECK(r->pgStatus.size() == whole->pgStatus.size());
+            } else if (r->version == "unknown") {
+                CHECK_THAT(warningsOf(r.value()), Catch::Contains("sort their keys"));
+            }
+        }
+        CAPTURE(name);
+        CHECK(counts.count(1));
+        CHECK(counts.count(whole->entries.size()));
+    }
 }

@@ -401,9 +401,9 @@ Result<RankRecords> fr_detail::parseFlightRecorderPickleTree(const std::string& 
                                             : "inside its \"" + std::string(cut->key) + "\"";
         d.warnings.push_back({ file, 0, static_cast<std::int64_t>(cut->at),
             "the dump ends " + where
-                + " (cut off while written: the process killed as it dumped, or the disk full?): read what came "
-                  "before the cut, "
-                + std::to_string(d.entries.size()) + " entries" });
+                + " (cut off while written: the process killed as it dumped, or the disk full?): read the "
+                + std::to_string(d.entries.size()) + (d.entries.size() == 1 ? " collective" : " collectives")
+                + " before the cut" });
     }
     return d;
 }

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 // The JSON form of Flight Recorder dumps through simdjson On-Demand (a few hundred MB/s per core where a DOM
 // parser manages tens; bench/RESULTS.md), one parser per thread reused across files.
+#include "import/common/json_cut.h"
 #include "import/flight_recorder/entry_semantics.h"
 
 #include "core/parse_number.h"
 #include "core/warning_cap.h"
 
 #include <algorithm>
+
 #include <simdjson.h>
 
 namespace stallscope {
@@ -214,6 +216,132 @@ LoadIssue invalid(const std::string& file, const std::string& text, ond::documen
 
 } // namespace
 
+namespace {
+
+// One walk over a dump's JSON, whole or up to where it was cut.
+struct DumpWalk
+{
+    RankRecords d;
+    std::size_t index = 0; // entries seen, for messages
+    std::size_t wholeEntries = SIZE_MAX; // walking up to a cut: the entries before it (what follows is no entry)
+    bool versionSeen = false;
+    std::optional<LoadIssue> failed; // JSON that is wrong, not merely cut (or content no dump holds)
+    bool endedEarly = false; // the JSON stops where it cannot (cut off while written?)
+};
+
+void readEntries(const std::string& file, ond::array entries, DumpWalk& w)
+{
+    WarningCap cap(w.d.warnings);
+    for (auto item : entries) {
+        if (w.index == w.wholeEntries) {
+            break; // simdjson yields one more value where the walked bytes stop
+        }
+        cap.trim();
+        ond::object e;
+        if (auto err = item.get_object().get(e)) {
+            if (err == simdjson::INCORRECT_TYPE) {
+                w.d.warnings.push_back(
+                    { file, 0, -1, "entry " + std::to_string(w.index++) + " is not an object: skipped" });
+                continue;
+            }
+            throw simdjson::simdjson_error(err);
+        }
+        const auto raw = readEntry(e); // may throw BadEntry naming `index`
+        fr_detail::finishEntry(raw, w.index++, file, w.d);
+    }
+    cap.finish(file);
+}
+
+void walkDump(const std::string& file, const std::string& text, simdjson::padded_string_view view, DumpWalk& w)
+{
+    thread_local ond::parser parser;
+    ond::document doc;
+    if (auto err = parser.iterate(view).get(doc)) {
+        w.failed = LoadIssue { file, 0, -1, std::string("invalid JSON: ") + simdjson::error_message(err) };
+        w.endedEarly = true;
+        return;
+    }
+    try {
+        ond::object top;
+        if (auto err = doc.get_object().get(top)) {
+            throw simdjson::simdjson_error(err);
+        }
+        for (auto field : top) {
+            std::string_view key;
+            ond::value v;
+            if (auto err = field.unescaped_key().get(key)) {
+                throw simdjson::simdjson_error(err);
+            }
+            if (auto err = field.value().get(v)) {
+                throw simdjson::simdjson_error(err);
+            }
+            if (key == "version") {
+                w.versionSeen = true;
+                w.d.version = stringOf(v);
+            } else if (key == "pg_config") {
+                ond::object cfg;
+                if (!v.get_object().get(cfg)) {
+                    readGroups(cfg, w.d);
+                }
+            } else if (key == "pg_status") {
+                ond::object status;
+                if (!v.get_object().get(status)) {
+                    readPgStatus(status, w.d);
+                }
+            } else if (key == "entries") {
+                ond::array entries;
+                if (v.get_array().get(entries)) {
+                    w.failed = LoadIssue { file, 0, -1, "\"entries\" is not a list" };
+                    return;
+                }
+                readEntries(file, entries, w);
+            }
+        }
+        if (!doc.is_alive()) { // stopped right after a nested '}': no error, but the document did not close
+            w.failed = LoadIssue { file, 0, static_cast<std::int64_t>(text.size()), "invalid JSON: it stops early" };
+            w.endedEarly = true;
+        }
+    } catch (const BadEntry& e) {
+        w.failed = LoadIssue { file, 0, -1,
+            "entry " + std::to_string(w.index) + ": unexpected content in a Flight Recorder dump: " + e.what() };
+    } catch (const simdjson::simdjson_error& e) {
+        w.failed = invalid(file, text, doc, e.error());
+        w.endedEarly = true;
+    }
+}
+
+// A dump whose JSON ended early, walked again up to its last whole entry: the records, with a warning saying where
+// it stops; or the error it was when it was not cut inside its entries.
+Result<RankRecords> readUpToCut(const std::string& file, const std::string& text, DumpWalk& w)
+{
+    const auto cut = findJsonArrayCut(text, "entries");
+    if (cut.topClosed || !cut.found || cut.wholeRecords == 0) {
+        return *w.failed; // not cut, or cut before its first whole entry
+    }
+    w = DumpWalk {};
+    w.d.rank = rankFromFileName(file);
+    w.wholeEntries = cut.wholeRecords;
+    walkDump(file, text, simdjson::padded_string_view(text.data(), cut.readableEnd, text.capacity()), w);
+    if (w.failed && !w.endedEarly) {
+        return *w.failed;
+    }
+    std::string said = "the dump ends " + std::string(cut.closed ? "after" : "inside") + " its \"entries\" at byte "
+        + std::to_string(cut.readableEnd) + " of " + std::to_string(text.size())
+        + " (cut off while written: the process killed as it dumped, or the disk full?): read the "
+        + std::to_string(w.d.entries.size()) + (w.d.entries.size() == 1 ? " collective" : " collectives")
+        + " before the cut";
+    if (!w.versionSeen) {
+        w.versionSeen = true;
+        w.d.version = "unknown";
+        said += "; its version, groups and status were to come after them (PyTorch's JSON dumps sort their keys), "
+                "so each group's members are the ranks that ran it";
+    }
+    w.d.warnings.push_back({ file, 0, static_cast<std::int64_t>(cut.readableEnd), said });
+    return std::move(w.d);
+}
+
+} // namespace
+
 Result<RankRecords> parseFlightRecorderJson(const std::string& file, const std::string& input)
 {
     // One entry per line, and a file of one line is one entry (a rank that ran a single collective), not a dump
@@ -225,84 +353,23 @@ Result<RankRecords> parseFlightRecorderJson(const std::string& file, const std::
         return parseFlightRecorderJsonLines(file, input);
     }
     // simdjson reads up to its padding past the end: callers that read files leave room; copy otherwise.
-    std::optional<simdjson::padded_string> copy;
-    const std::string& text = input;
-    simdjson::padded_string_view view;
-    if (input.capacity() >= input.size() + simdjson::SIMDJSON_PADDING) {
-        view = simdjson::padded_string_view(input.data(), input.size(), input.capacity());
-    } else {
-        copy.emplace(input);
-        view = simdjson::padded_string_view(*copy);
+    std::string copy;
+    const bool padded = input.capacity() >= input.size() + simdjson::SIMDJSON_PADDING;
+    if (!padded) {
+        copy.reserve(input.size() + simdjson::SIMDJSON_PADDING);
+        copy = input;
     }
-    RankRecords d;
-    d.rank = rankFromFileName(file);
-    thread_local ond::parser parser;
-    std::size_t index = 0;
-    bool versionSeen = false;
-    ond::document doc;
-    if (auto err = parser.iterate(view).get(doc)) {
-        return LoadIssue { file, 0, -1, std::string("invalid JSON: ") + simdjson::error_message(err) };
+    const std::string& text = padded ? input : copy;
+    DumpWalk w;
+    w.d.rank = rankFromFileName(file);
+    walkDump(file, text, simdjson::padded_string_view(text.data(), text.size(), text.capacity()), w);
+    if (w.failed) {
+        return w.endedEarly ? readUpToCut(file, text, w) : Result<RankRecords>(*w.failed);
     }
-    try {
-        ond::object top;
-        if (auto err = doc.get_object().get(top)) {
-            return invalid(file, text, doc, err);
-        }
-        for (auto field : top) {
-            std::string_view key;
-            ond::value v;
-            if (auto err = field.unescaped_key().get(key)) {
-                return invalid(file, text, doc, err);
-            }
-            if (auto err = field.value().get(v)) {
-                return invalid(file, text, doc, err);
-            }
-            if (key == "version") {
-                versionSeen = true;
-                d.version = stringOf(v);
-            } else if (key == "pg_config") {
-                ond::object cfg;
-                if (!v.get_object().get(cfg)) {
-                    readGroups(cfg, d);
-                }
-            } else if (key == "pg_status") {
-                ond::object status;
-                if (!v.get_object().get(status)) {
-                    readPgStatus(status, d);
-                }
-            } else if (key == "entries") {
-                ond::array entries;
-                if (v.get_array().get(entries)) {
-                    return LoadIssue { file, 0, -1, "\"entries\" is not a list" };
-                }
-                WarningCap cap(d.warnings);
-                for (auto item : entries) {
-                    cap.trim();
-                    ond::object e;
-                    if (auto err = item.get_object().get(e)) {
-                        if (err == simdjson::INCORRECT_TYPE) {
-                            d.warnings.push_back(
-                                { file, 0, -1, "entry " + std::to_string(index++) + " is not an object: skipped" });
-                            continue;
-                        }
-                        return invalid(file, text, doc, err);
-                    }
-                    const auto raw = readEntry(e); // may throw BadEntry naming `index`
-                    fr_detail::finishEntry(raw, index++, file, d);
-                }
-                cap.finish(file);
-            }
-        }
-    } catch (const BadEntry& e) {
-        return LoadIssue { file, 0, -1,
-            "entry " + std::to_string(index) + ": unexpected content in a Flight Recorder dump: " + e.what() };
-    } catch (const simdjson::simdjson_error& e) {
-        return invalid(file, text, doc, e.error());
-    }
-    if (!versionSeen) {
+    if (!w.versionSeen) {
         return LoadIssue { file, 0, -1, "expected a Flight Recorder dump: an object with \"version\"" };
     }
-    return d;
+    return std::move(w.d);
 }
 
 } // namespace stallscope

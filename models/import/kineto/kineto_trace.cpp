@@ -6,8 +6,8 @@
 #include "core/parse_number.h"
 #include "core/warning_cap.h"
 
+#include "import/common/json_cut.h"
 #include "import/common/json_fields.h"
-#include "import/kineto/trace_cut.h"
 
 #include <simdjson.h>
 
@@ -423,19 +423,19 @@ std::string cutCause(const std::string& file)
 // saying where the file stops; or why nothing can be read from it; nullopt when the file was not cut after all.
 std::optional<Result<std::string>> readUpToCut(const std::string& file, const std::string& text, Walk& w)
 {
-    const auto cut = findTraceCut(text);
+    const auto cut = findJsonArrayCut(text, "traceEvents");
     if (cut.topClosed) {
         return std::nullopt; // not cut: what the walk read stands (an error inside it is not a cut's)
     }
-    if (!cut.eventsFound) {
+    if (!cut.found) {
         return LoadIssue { file, 0, static_cast<std::int64_t>(text.size()),
             "the trace ends before its \"traceEvents\" begin (" + w.why + "; " + cutCause(file)
                 + "): nothing to read" };
     }
-    if (cut.wholeEvents == 0) {
+    if (cut.wholeRecords == 0) {
         return LoadIssue { file, 0, static_cast<std::int64_t>(text.size()),
-            std::string(cut.eventsClosed ? "the trace holds no events and ends early ("
-                                         : "the trace ends before its first event is whole (")
+            std::string(cut.closed ? "the trace holds no events and ends early ("
+                                   : "the trace ends before its first event is whole (")
                 + cutCause(file) + "): nothing to read" };
     }
     w = Walk {};
@@ -457,12 +457,12 @@ std::optional<Result<std::string>> readUpToCut(const std::string& file, const st
     const bool gz = file.size() > 3 && file.compare(file.size() - 3, 3, ".gz") == 0;
     const auto at = "at byte " + std::to_string(cut.readableEnd) + " of " + std::to_string(text.size())
         + (gz ? " it inflates to (" : " (") + cutCause(file) + ")";
-    if (!cut.eventsClosed) {
+    if (!cut.closed) {
         return "the trace ends inside its events " + at + ": read the "
-            + count(cut.wholeEvents, "whole event", "whole events") + " before the cut";
+            + count(cut.wholeRecords, "whole event", "whole events") + " before the cut";
     }
     return "the trace ends after its events, in what PyTorch writes behind them, " + at + ": read all "
-        + count(cut.wholeEvents, "event", "events");
+        + count(cut.wholeRecords, "event", "events");
 }
 
 } // namespace

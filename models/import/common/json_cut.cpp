@@ -1,20 +1,14 @@
 // SPDX-License-Identifier: MIT
-#include "import/kineto/trace_cut.h"
+#include "import/common/json_cut.h"
 
 namespace stallscope {
 
-namespace {
-
-constexpr std::string_view kEventsKey = "traceEvents";
-
-} // namespace
-
-TraceCut findTraceCut(std::string_view text)
+JsonArrayCut findJsonArrayCut(std::string_view text, std::string_view key)
 {
-    TraceCut cut;
+    JsonArrayCut cut;
     std::size_t depth = 0; // 1 inside the top object, 2 inside one of its arrays or objects
-    bool inEvents = false;
-    bool keyIsEvents = false; // the last string at depth 1 was "traceEvents" (and nothing but ':' since)
+    bool inArray = false;
+    bool keyIsOurs = false; // the last string at depth 1 was `key` (and nothing but ':' since)
     for (std::size_t i = 0; i < text.size(); ++i) {
         const char c = text[i];
         if (c == '"') {
@@ -26,13 +20,13 @@ TraceCut findTraceCut(std::string_view text)
             if (i >= text.size()) {
                 break; // the cut is inside this string
             }
-            keyIsEvents = depth == 1 && text.substr(start, i - start) == kEventsKey;
+            keyIsOurs = depth == 1 && text.substr(start, i - start) == key;
             continue;
         }
         if (c == '{' || c == '[') {
-            if (depth == 1 && c == '[' && keyIsEvents && !cut.eventsFound) {
-                inEvents = true;
-                cut.eventsFound = true;
+            if (depth == 1 && c == '[' && keyIsOurs && !cut.found) {
+                inArray = true;
+                cut.found = true;
                 cut.readableEnd = i + 1;
             }
             ++depth;
@@ -45,16 +39,16 @@ TraceCut findTraceCut(std::string_view text)
                 cut.topClosed = true;
                 break;
             }
-            if (inEvents && depth == 2) {
-                ++cut.wholeEvents; // an event object (or any nested value) of the array ended here
+            if (inArray && depth == 2) {
+                ++cut.wholeRecords; // an event object (or any nested value) of the array ended here
                 cut.readableEnd = i + 1;
-            } else if (inEvents && depth == 1) {
-                inEvents = false; // readableEnd stays at the last event: a walk over a prefix needs it to end in '}'
-                cut.eventsClosed = true;
+            } else if (inArray && depth == 1) {
+                inArray = false; // readableEnd stays at the last event: a walk over a prefix needs it to end in '}'
+                cut.closed = true;
             }
         }
         if (c != ' ' && c != '\t' && c != '\r' && c != '\n' && c != ':') {
-            keyIsEvents = false; // a key is followed by its ':' and then its value, nothing else
+            keyIsOurs = false; // a key is followed by its ':' and then its value, nothing else
         }
     }
     return cut;
