@@ -507,3 +507,21 @@ TEST_CASE("a scrape read in pieces skips a hole at its start and zeros at its en
     REQUIRE(job->snapshot->counters.size() == 1);
     CHECK(job->snapshot->counters.front().size() == 200);
 }
+
+TEST_CASE("files of one name in two subfolders are told apart in the list of what was read", "[core][hostile]")
+{
+    // Two attempts of an elastic job leave nccl_trace_rank_1 twice: "nccl_trace_rank_1: …" twice said neither which.
+    TempDir tmp;
+    for (const char* attempt : { "attempt_0", "attempt_1" }) {
+        fs::create_directories(tmp.path() / attempt);
+        writeFile(tmp.path() / attempt / "nccl_trace_rank_1", testData("flight_recorder/pickle/nccl_trace_rank_1"));
+    }
+    auto r = openJob(tmp.str() + "/"); // a trailing slash, as a shell completes it
+    REQUIRE(r.ok());
+    std::string recognised;
+    for (const auto& line : r->recognised) {
+        recognised += line + "\n";
+    }
+    CHECK_THAT(recognised, Catch::Contains("attempt_0/nccl_trace_rank_1: Flight"));
+    CHECK_THAT(recognised, Catch::Contains("attempt_1/nccl_trace_rank_1: Flight"));
+}

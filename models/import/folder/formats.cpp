@@ -673,7 +673,7 @@ std::optional<LoadIssue> addRankLog(FileInput& in, Gathered& g)
         saidMore += addRankFacts(in.path, std::move(r.ranks[i]), r.parts, g, i < kNamedEach) && i >= kNamedEach;
     }
     if (r.ranks.size() > kNamedEach) {
-        g.recognised.push_back(in.path.filename().string() + ": rank log, and "
+        g.recognised.push_back(g.shown(in.path) + ": rank log, and "
             + std::to_string(r.ranks.size() - kNamedEach) + " more of the " + std::to_string(r.parts)
             + " ranks in this file, read like those above"
             + (saidMore > 0 ? " (" + std::to_string(saidMore) + " of them said how they went: see the incidents)"

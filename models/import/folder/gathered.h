@@ -80,9 +80,18 @@ struct Gathered
     std::vector<std::string> recognised;
     std::map<std::string, int> counts;
 
+    std::filesystem::path root; // the folder opened: files are named from it ("attempt_1/nccl_trace_rank_3")
+
+    // A file as the recognised list names it: its path inside the folder (two attempts of a job hold files of one
+    // name), or its name alone.
+    std::string shown(const std::filesystem::path& p) const
+    {
+        const auto rel = root.empty() ? std::filesystem::path() : p.lexically_relative(root);
+        return rel.empty() || *rel.begin() == ".." ? p.filename().string() : rel.string();
+    }
     void note(const std::filesystem::path& p, const std::string& what, const std::string& detail)
     {
-        recognised.push_back(p.filename().string() + ": " + what + (detail.empty() ? "" : ", " + detail));
+        recognised.push_back(shown(p) + ": " + what + (detail.empty() ? "" : ", " + detail));
         ++counts[what];
     }
     template <typename W> void warn(const W& ws) { warnings.insert(warnings.end(), ws.begin(), ws.end()); }

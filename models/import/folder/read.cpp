@@ -541,6 +541,7 @@ std::optional<LoadIssue> readFolder(const std::string& dir, Gathered& g, Progres
     if (!listing) {
         return listing.error();
     }
+    g.root = dir;
     bytes += listing->bytes;
     const auto& files = listing->files;
     for (const auto& root : listing->sysfsRoots) {
