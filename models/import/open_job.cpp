@@ -2,8 +2,12 @@
 #include "import/open_job.h"
 
 #include "bundle/reader.h"
+#include "import/common/file_bytes.h"
+#include "import/common/packed.h"
 #include "import/folder/raw_folder.h"
 
+#include <filesystem>
+#include <fstream>
 #include <new>
 
 namespace stallscope {
@@ -25,11 +29,36 @@ void noteNamesCut(Result<LoadedJob>& job, const std::string& path)
               "write them — a damaged or made-up file?" });
 }
 
+// A file given where a folder is expected: most often the archive the folder travelled in (`logs.tgz`), or one of
+// the folder's files. Says which, and what to open instead. Reads the first 64 KiB (a gzip's, inflated to 4 KiB).
+LoadIssue notAFolder(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::string head(64u << 10, '\0');
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<std::size_t>(in.gcount()));
+    if (head.size() >= 2 && head[0] == '\x1f' && head[1] == '\x8b') {
+        head = inflateGzipHead(head, 4096);
+    }
+    if (const auto packing = packingOf(head)) {
+        auto message = packedMessage(*packing);
+        message.resize(message.size() - std::string_view(": skipped").size());
+        return { path, 0, -1, "not a folder: " + message };
+    }
+    return { path, 0, -1,
+        "not a folder: Stallscope opens the folder a job left (its logs, dumps, traces, fabric files) or a bundle; "
+        "open the folder that holds this file" };
+}
+
 } // namespace
 
 Result<LoadedJob> openJob(const std::string& path, Progress& progress, const ScratchPolicy& scratch)
 {
     try {
+        std::error_code ec;
+        if (std::filesystem::is_regular_file(path, ec)) {
+            return notAFolder(path);
+        }
         auto job = isRawFolder(path) ? loadRawFolder(path, progress, {}, scratch) // raw files, recognised by content
                                      : loadBundle(path, progress);
         noteNamesCut(job, path);

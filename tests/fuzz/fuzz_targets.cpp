@@ -8,6 +8,7 @@
 
 #include "core/string_pool.h"
 #include "import/common/file_bytes.h"
+#include "import/common/packed.h"
 #include "import/common/sample_stamp.h"
 #include "import/flight_recorder/flight_recorder.h"
 #include "import/folder/mapping.h"
@@ -132,7 +133,8 @@ void gzip(std::string_view in)
     limits.maxRatio = 8;
     const std::string bytes(in);
     inflateGzip("f.gz", bytes, limits);
-    inflateGzipHead(bytes, 4096); // how a large file's head is judged (folder reading)
+    packingOf(inflateGzipHead(bytes, 4096)); // how a large file's head is judged (folder reading, a file opened)
+    packingOf(in);
 }
 
 // A scratch folder per process on tmpfs when there is one: the folder and bundle targets write files.

@@ -3,6 +3,7 @@
 // folder::Gathered; dumps, traces and scrape files parsed on up to four threads, then (the clock known) logs.
 #include "core/time_format.h"
 #include "import/common/file_bytes.h"
+#include "import/common/packed.h"
 #include "import/common/text_encoding.h"
 #include "import/folder/formats.h"
 
@@ -165,6 +166,7 @@ struct Parsed
     FileInput input;
     std::optional<LoadIssue> unreadable; // the bytes could not be had (I/O error, gzip over its limits)
     std::uint64_t leftUnread = 0; // > 0: a large binary file no format recognised, not read (its size)
+    std::optional<Packing> packed; // an archive or another tool's compression (packed.h): named, not read
     bool readAgain = false; // its text was let go (over the memory budget): read again when its turn comes
     ZeroRuns zeros; // zero bytes dropped from its start and end (readFileBytes)
 };
@@ -281,13 +283,15 @@ constexpr std::size_t kHeadBytes = 64u << 10;
 constexpr std::uint64_t kUnreadFromBytes = 64ull << 20;
 constexpr std::size_t kBinaryHeadBytes = 4u << 20;
 
-// What a large file's head says before the file is read whole: a streamed format takes it unread, or it is binary
-// (a NUL byte in its first 4 MiB, inflated when gzip: a tarball of checkpoints) and no format's, so it is left unread
-// (its size). Neither for small files. One read of the head answers both.
+// What a large file's head says before the file is read whole: another tool packed it (an archive, xz, zstd: named,
+// never read — a 40 GB tarball of a job's folder is not inflated to learn it), a streamed format takes it unread, or
+// it is binary (a NUL byte in its first 4 MiB, inflated when gzip) and no format's, so it is left unread (its size).
+// None of these for small files, which are judged once read. One read of the head answers all three.
 struct HeadVerdict
 {
     const Format* streamed = nullptr;
     std::uint64_t leaveUnread = 0;
+    std::optional<Packing> packed;
 };
 
 HeadVerdict judgeByHead(const fs::path& p, std::uint64_t size, std::uint64_t hole, std::uint64_t streamFromBytes)
@@ -302,22 +306,27 @@ HeadVerdict judgeByHead(const fs::path& p, std::uint64_t size, std::uint64_t hol
     std::string head(std::min<std::uint64_t>(size, mayLeaveUnread ? kBinaryHeadBytes : kHeadBytes), '\0');
     in.read(head.data(), static_cast<std::streamsize>(head.size()));
     head.resize(static_cast<std::size_t>(in.gcount()));
-    if (head.size() >= 2 && head[0] == '\x1f' && head[1] == '\x8b') {
+    const bool gzip = head.size() >= 2 && head[0] == '\x1f' && head[1] == '\x8b';
+    if (gzip) {
         if (!mayLeaveUnread) {
             return {}; // gzip is never streamed: it is inflated whole
         }
         head = inflateGzipHead(head, kBinaryHeadBytes);
-    } else if (size >= streamFromBytes) {
+    }
+    if (const auto packing = packingOf(head)) { // before any format: a tar of logs reads as a log
+        return { nullptr, 0, packing };
+    }
+    if (!gzip && size >= streamFromBytes) {
         auto lines = head.substr(0, kHeadBytes);
         lines.resize(std::min(lines.size(), lines.rfind('\n') + 1)); // whole lines only
         if (const auto* f = recognise(lines); f && f->streamed) {
-            return { f, 0 };
+            return { f, 0, std::nullopt };
         }
     }
     if (!mayLeaveUnread || head.find('\0') == std::string::npos || recognise(head)) {
         return {};
     }
-    return { nullptr, size };
+    return { nullptr, size, std::nullopt };
 }
 
 Parsed readAndParse(
@@ -335,7 +344,9 @@ Parsed readAndParse(
         r.zeros.tail = trailingZeroBytes(p);
         return r;
     }
-    if ((r.leftUnread = verdict.leaveUnread) > 0) {
+    r.leftUnread = verdict.leaveUnread;
+    r.packed = verdict.packed;
+    if (r.leftUnread > 0 || r.packed) {
         return r;
     }
     if (!ec && size - hole > gate.bytes()) {
@@ -351,6 +362,10 @@ Parsed readAndParse(
         return r;
     }
     r.input.text = std::move(bytes.value());
+    if ((r.packed = packingOf(r.input.text))) { // a small archive, or a gzip'd tar read whole
+        std::string().swap(r.input.text);
+        return r;
+    }
     r.format = recognise(r.input.text);
     if (r.format && r.format->parse) {
         r.input.parsed = r.format->parse(p.string(), r.input.text, hold);
@@ -377,6 +392,10 @@ std::optional<LoadIssue> readOne(Parsed& parsed, Gathered& g, const WarningHold&
         return std::nullopt;
     }
     const auto path = parsed.input.path.string();
+    if (parsed.packed) {
+        g.warnings.push_back({ path, 0, -1, packedMessage(*parsed.packed) });
+        return std::nullopt;
+    }
     const auto& z = parsed.zeros;
     if (!parsed.format) {
         g.warnings.push_back({ path, 0, -1,
