@@ -7,7 +7,7 @@
 
 #include <catch2/catch.hpp>
 
-#include <fstream>
+#include <algorithm>
 
 using namespace stallscope;
 using namespace stallscope::test;
@@ -55,6 +55,8 @@ TEST_CASE("what packed a file is told by its first bytes, and only by whole sign
         { "packed/rank2.log.bz2", Packing::Bzip2 },
         { "packed/rank2.log.lz4", Packing::Lz4 },
     };
+    // Called on bytes gzip was taken off: gzip there was gzip'd twice.
+    CHECK(packingOf(testData("packed/rank2.log.gz.gz")) == Packing::GzipTwice);
     for (const auto& [file, packing] : golden) {
         INFO(file);
         const auto bytes = testData(file);
@@ -91,7 +93,7 @@ TEST_CASE("archives and other compressors in a job's folder are named with how t
     TempDir tmp;
     writeDump(tmp.path());
     for (const char* name : { "job-gnu.tar", "job-pax.tar", "job.tgz", "job.zip", "checkpoint.pt", "rank2.log.xz",
-             "rank2.log.zst", "rank2.log.bz2", "rank2.log.lz4" }) {
+             "rank2.log.zst", "rank2.log.bz2", "rank2.log.lz4", "rank2.log.gz.gz" }) {
         writeFile(tmp.path() / name, testData(std::string("packed/") + name));
     }
     auto job = openJob(tmp.str());
@@ -109,6 +111,7 @@ TEST_CASE("archives and other compressors in a job's folder are named with how t
     CHECK_THAT(said, Catch::Contains("rank2.log.zst: compressed with zstd") && Catch::Contains("`zstd -d`"));
     CHECK_THAT(said, Catch::Contains("rank2.log.bz2: compressed with bzip2") && Catch::Contains("`bzip2 -dk`"));
     CHECK_THAT(said, Catch::Contains("rank2.log.lz4: compressed with lz4") && Catch::Contains("`lz4 -d`"));
+    CHECK_THAT(said, Catch::Contains("rank2.log.gz.gz: compressed with gzip twice"));
     CHECK_THAT(said, !Catch::Contains("not a recognised format") && !Catch::Contains("zero bytes"));
     const auto recognised = recognisedOf(job.value());
     INFO(recognised);
@@ -153,4 +156,32 @@ TEST_CASE("an archive or a file opened in place of a folder says what to open in
     REQUIRE_FALSE(log.ok());
     CHECK_THAT(log.error().format(), Catch::Contains("rank2.log: not a folder:"));
     CHECK_THAT(log.error().format(), Catch::Contains("open the folder that holds this file"));
+}
+
+TEST_CASE("a folder with nothing readable says what its files were", "[core][hostile]")
+{
+    // "nothing readable was found" alone hid that the folder's one file was an archive to extract.
+    TempDir tmp;
+    writeFile(tmp.path() / "job.tgz", testData("packed/job.tgz"));
+    writeFile(tmp.path() / "notes.bin", std::string("\x01\x02not anything", 15));
+    auto job = openJob(tmp.str());
+    REQUIRE_FALSE(job.ok());
+    auto said = job.error().format();
+    INFO(said);
+    CHECK_THAT(said, Catch::Contains("nothing readable was found"));
+    CHECK_THAT(said, Catch::Contains("What it holds:\n  "));
+    CHECK_THAT(said, Catch::Contains("job.tgz: a tar archive") && Catch::Contains("`tar -xf`"));
+    CHECK_THAT(said, Catch::Contains("notes.bin: not a recognised format"));
+    // Eleven kinds of file: the first eight are listed, the rest counted.
+    for (const char* name : { "job.zip", "checkpoint.pt", "rank2.log.xz", "rank2.log.zst", "rank2.log.bz2",
+             "rank2.log.lz4", "rank2.log.gz.gz" }) {
+        writeFile(tmp.path() / name, testData(std::string("packed/") + name));
+    }
+    writeFile(tmp.path() / "a.7z", std::string("7z\xBC\xAF\x27\x1C\x00\x04", 8));
+    job = openJob(tmp.str());
+    REQUIRE_FALSE(job.ok());
+    said = job.error().format();
+    INFO(said);
+    CHECK(std::count(said.begin(), said.end(), '\n') == 9);
+    CHECK_THAT(said, Catch::EndsWith("\n  (and 2 more kinds of warning)"));
 }

@@ -114,6 +114,9 @@ std::optional<Packing> packingOf(std::string_view head)
     if (startsWith(head, "\x04\x22\x4D\x18"sv)) {
         return Packing::Lz4;
     }
+    if (startsWith(head, "\x1F\x8B\x08"sv)) { // called on inflated bytes: gzip is inflated once, where read
+        return Packing::GzipTwice;
+    }
     return std::nullopt;
 }
 
@@ -147,6 +150,9 @@ std::string packedMessage(Packing p)
         return compressed("bzip2", "bzip2 -dk");
     case Packing::Lz4:
         return compressed("lz4", "lz4 -d");
+    case Packing::GzipTwice:
+        return "compressed with gzip twice (a .gz of a .gz): Stallscope inflates gzip once — `gunzip -c` of it, "
+               "saved, gives a .gz it reads: skipped";
     }
     return {};
 }

@@ -12,7 +12,7 @@
 // 4/5
 // ("Rar!" 1A 07), xz file format 1.0.4 (FD 37 7A 58 5A 00), RFC 8878 zstd frames (28 B5 2F FD), bzip2's stream
 // header ("BZh" '1'..'9' then a block's 31 41 59 26 53 59 or the end-of-stream 17 72 45 38 50 90), lz4 frame
-// format (04 22 4D 18).
+// format (04 22 4D 18); RFC 1952 gzip (1F 8B 08) met in bytes gzip was already taken off.
 
 #include <optional>
 #include <string>
@@ -30,6 +30,7 @@ enum class Packing {
     Zstd,
     Bzip2,
     Lz4,
+    GzipTwice, // gzip bytes after gzip was inflated: a .gz of a .gz
 };
 
 // What packed the bytes that begin with `head` (a tar needs its first 512 bytes), or nothing. Pure; reads at most

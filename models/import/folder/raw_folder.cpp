@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "import/folder/raw_folder.h"
 
+#include "core/issue_groups.h"
 #include "import/folder/gathered.h"
 
 #include <algorithm>
@@ -19,6 +20,26 @@ bool isRawFolder(const std::string& dir)
 }
 
 namespace {
+
+// What the files of a folder with nothing readable were, as the warnings of a folder that opens would say — the
+// first thing to know: "nothing readable was found" alone hid that the folder's one file was `logs.tgz`, a tar
+// archive to extract. The first eight groups (issue_groups.h), one to a line.
+std::string whatTheFolderHeld(const std::vector<LoadIssue>& warnings)
+{
+    const auto groups = groupIssues(warnings);
+    if (groups.empty()) {
+        return {};
+    }
+    constexpr std::size_t kShown = 8;
+    std::string s = ". What it holds:";
+    for (std::size_t i = 0; i < std::min(groups.size(), kShown); ++i) {
+        s += "\n  " + groups[i].format();
+    }
+    if (groups.size() > kShown) {
+        s += "\n  (and " + std::to_string(groups.size() - kShown) + " more kinds of warning)";
+    }
+    return s;
+}
 
 FolderHint hintOf(const Gathered& g)
 {
@@ -130,7 +151,8 @@ Result<LoadedJob> loadRawFolder(
             && snap->notes.empty()) {
             return LoadIssue { dir, 0, -1,
                 "manifest.json is missing and nothing readable was found: no Flight Recorder dump, profiler trace, "
-                "fabric topology, port counters or subnet manager log" };
+                "fabric topology, port counters or subnet manager log"
+                    + whatTheFolderHeld(g.warnings) };
         }
         out.warnings.push_back(
             { dir, 0, -1, "no Flight Recorder dump or profiler trace: opened as fabric data only (no job, no ranks)" });
