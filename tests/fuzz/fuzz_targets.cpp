@@ -194,18 +194,25 @@ void folder(std::string_view in)
 {
     const auto dir = scratch() / "folder";
     writeParts(dir, in, { "nccl_trace_rank_0", "nccl_trace_rank_1", "rank0.log", "topo.txt", "counters.prom", "f" });
+    NullProgress none;
+    // One reading thread for seven inputs in eight, the machine's for the eighth: under ASan two threads started
+    // and ended per folder were the larger part of an input's time, and what they add (files read at once, the
+    // memory gates contended) does not change what a file's bytes reach.
+    const unsigned threads = (in.size() / 2) % 8 == 0 ? 0 : 1;
     if (in.size() % 2 == 0) {
-        openJob(dir.string());
+        ScratchPolicy usual;
+        usual.readerThreads = threads;
+        openJob(dir.string(), none, usual);
         return;
     }
     // Odd inputs: read as a folder larger than memory is — files from 64 bytes in pieces of 1–64 bytes (scrapes,
     // collector rows), counter samples spilled past 1 KiB (issue #13).
     ScratchPolicy tight;
+    tight.readerThreads = threads;
     tight.memoryBytes = 1024;
     tight.dir = scratch().string();
     tight.streamFromBytes = 64;
     tight.pieceBytes = 1 + static_cast<unsigned char>(in.empty() ? 0 : in.back()) % 64;
-    NullProgress none;
     openJob(dir.string(), none, tight);
 }
 

@@ -466,10 +466,10 @@ void dropAmbiguousNames(Gathered& g)
     }
 }
 
-// Runs `work(i)` for i in [0, n) on up to four threads, the calling one among them (it alone reports progress,
-// as `done` of `n`, and is where a cancel is seen). False when cancelled.
+// Runs `work(i)` for i in [0, n) on `wanted` threads (0: one per core, at most four), the calling one among them
+// (it alone reports progress, as `done` of `n`, and is where a cancel is seen). False when cancelled.
 template <typename Work>
-bool onWorkers(std::size_t n, Progress& progress, std::size_t doneBefore, std::size_t total, Work work)
+bool onWorkers(std::size_t n, unsigned wanted, Progress& progress, std::size_t doneBefore, std::size_t total, Work work)
 {
     std::atomic<std::size_t> next { 0 }, done { 0 };
     std::atomic<bool> stop { false };
@@ -485,7 +485,7 @@ bool onWorkers(std::size_t n, Progress& progress, std::size_t doneBefore, std::s
             }
         }
     };
-    const unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, 4u);
+    const unsigned threads = wanted > 0 ? wanted : std::clamp(std::thread::hardware_concurrency(), 1u, 4u);
     std::vector<std::thread> pool;
     for (unsigned k = 1; k < threads && k < n; ++k) {
         pool.emplace_back(run, false);
@@ -506,7 +506,7 @@ std::vector<Parsed> readEverything(const std::vector<fs::path>& files, const Scr
     std::vector<Parsed> out(files.size());
     TextBudget budget { scratch.memoryBytes };
     WholeFileGate gate(scratch.wholeFileBytes);
-    cancelled = !onWorkers(files.size(), progress, 0, files.size() * 2,
+    cancelled = !onWorkers(files.size(), scratch.readerThreads, progress, 0, files.size() * 2,
         [&](std::size_t i) { out[i] = readAndParse(files[i], scratch.streamFromBytes, hold, budget, gate); });
     return out;
 }
@@ -518,7 +518,7 @@ bool parseLogs(std::vector<Parsed>& parsed, const std::vector<std::size_t>& late
     const ScratchPolicy& scratch, Progress& progress, std::size_t files)
 {
     WholeFileGate gate(scratch.wholeFileBytes);
-    return onWorkers(later.size(), progress, files, files * 2, [&](std::size_t k) {
+    return onWorkers(later.size(), scratch.readerThreads, progress, files, files * 2, [&](std::size_t k) {
         auto& p = parsed[later[k]];
         if (!p.format->parseWithClock || p.unreadable) {
             return;
