@@ -49,7 +49,7 @@ private:
 // The folder scratch files go in when none is named: $TMPDIR, else /tmp.
 std::string defaultScratchDir();
 // An eighth of the memory this process may use — the machine's, or its cgroup's limit when lower (a container, a
-// Slurm step) — and at least 64 MiB: what a reader holds before spilling (ScratchPolicy).
+// Slurm step) — and at least 64 MiB: what a reader holds before spilling (ScratchPolicy). Judged once per process.
 std::uint64_t defaultMemoryBudget();
 
 // How much a reader may hold in memory before it spills to scratch files, and where they go. Opening a folder
