@@ -18,6 +18,7 @@
 #include "load_job.h"
 #include "postmortem_render.h"
 #include "postmortem_report.h"
+#include "refusal.h"
 #include "summary_view.h"
 #include "topology_widget.h"
 #include "training_controller.h"
@@ -715,12 +716,13 @@ void MainWindow::onLoaded()
     }
     if (!opened->error.empty()) {
         const auto msg = QString::fromStdString(opened->error);
-        statusBar()->showMessage(tr("Could not open: %1").arg(msg));
+        // One line that fits: the box below holds the whole refusal (a long one was cut at the window's edge).
+        statusBar()->showMessage(refusalStatus(msg, statusBar()->fontMetrics(), width() - 24)); // spans the window
         if (opened->snapshot) {
             closeBundle(); // stage 1 had shown part of it: leave no half state behind
         }
         if (opened->error != "cancelled" && isVisible()) {
-            warnPlain(this, tr("Could not open the bundle"), msg);
+            warnPlain(this, refusalTitle(opened->path), msg);
         }
         emit loadFinished(false);
         return;

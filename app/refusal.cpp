@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: MIT
+#include "refusal.h"
+
+#include <QCoreApplication>
+#include <QFontMetrics>
+
+#include <filesystem>
+
+namespace stallscope {
+
+namespace {
+
+QString tr(const char* text)
+{
+    return QCoreApplication::translate("Refusal", text);
+}
+
+} // namespace
+
+QString refusalTitle(const std::string& path)
+{
+    namespace fs = std::filesystem;
+    if (path.rfind("http://", 0) == 0 || path.rfind("https://", 0) == 0) {
+        return tr("Could not open the Prometheus server");
+    }
+    std::error_code ec;
+    if (fs::is_directory(path, ec)) {
+        // As openJob tells them apart (isRawFolder): a bundle is the folder with a manifest.
+        return fs::exists(fs::path(path) / "manifest.json", ec) ? tr("Could not open the bundle")
+                                                                 : tr("Could not open the folder");
+    }
+    const auto name = fs::path(path).filename().string();
+    return name.empty() ? tr("Could not open the folder") : tr("Could not open %1").arg(QString::fromStdString(name));
+}
+
+QString refusalStatus(const QString& message, const QFontMetrics& metrics, int width)
+{
+    auto line = tr("Could not open: %1").arg(message).simplified(); // newlines and runs of spaces become one space
+    return metrics.elidedText(line, Qt::ElideRight, std::max(width, 0));
+}
+
+} // namespace stallscope
