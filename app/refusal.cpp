@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "refusal.h"
 
+#include "import/folder/raw_folder.h"
+
 #include <QCoreApplication>
 #include <QFontMetrics>
 
@@ -25,9 +27,7 @@ QString refusalTitle(const std::string& path)
     }
     std::error_code ec;
     if (fs::is_directory(path, ec)) {
-        // As openJob tells them apart (isRawFolder): a bundle is the folder with a manifest.
-        return fs::exists(fs::path(path) / "manifest.json", ec) ? tr("Could not open the bundle")
-                                                                 : tr("Could not open the folder");
+        return isRawFolder(path) ? tr("Could not open the folder") : tr("Could not open the bundle"); // as openJob
     }
     const auto name = fs::path(path).filename().string();
     return name.empty() ? tr("Could not open the folder") : tr("Could not open %1").arg(QString::fromStdString(name));

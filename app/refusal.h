@@ -14,7 +14,7 @@ class QFontMetrics;
 namespace stallscope {
 
 // "Could not open the bundle" / "… the folder" / "… the Prometheus server" / "Could not open NAME" (a file, or a
-// path that is not there). Looks at the path on disk: call it on the GUI thread only for a refusal (one stat).
+// path that is not there). Looks at the path on disk (a stat or two): for a refusal, not on every open.
 QString refusalTitle(const std::string& path);
 
 // "Could not open: MESSAGE" cut with "…" to `width` pixels in `metrics`, on one line (a refusal may list the
