@@ -226,7 +226,11 @@ void CounterPlotWidget::rebuild()
                         continue;
                     }
                     auto* g = m_plot->addGraph(x, y);
-                    g->setPen(QPen(end == 0 ? endA : endB, 1.2, *kind == track.kind ? Qt::SolidLine : Qt::DashLine));
+                    // End A is drawn first and wider: where both ends report the same rates (two switch ports
+                    // sampled together, symmetric all-reduce traffic) it stays as an edge around end B's line
+                    // instead of disappearing under it.
+                    g->setPen(QPen(end == 0 ? endA : endB, end == 0 ? 3.0 : 1.2,
+                        *kind == track.kind ? Qt::SolidLine : Qt::DashLine));
                     g->setName(end == 0 ? nodeName(*m_snap, link.a) : nodeName(*m_snap, link.b));
                     g->setProperty("link", li);
                     g->setProperty("end", end);

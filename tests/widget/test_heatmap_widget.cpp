@@ -795,3 +795,38 @@ TEST_CASE("a time range names the end's day only when it is another day", "[widg
     CHECK(utcRange(start, std::numeric_limits<TimeNs>::max())
         == "2026-11-01 00:00:00.000 .. 2262-04-11 23:47:16.854 UTC");
 }
+
+TEST_CASE("both ends of a link stay visible where their counters are the same", "[widget]")
+{
+    // Two switch ports are sampled together and an all-reduce's traffic is symmetric, so a leaf-spine link's two
+    // ends often report the same rates: the end drawn second hid the first (a core link at 16,384 ranks showed one
+    // line for two ends in the legend).
+    auto config = tinyConfig();
+    config.faults = { parseFaultSpec("flap:leaf-spine:leaf=1:spine=2:at=60s:for=2s:ar=off").value() };
+    const auto sim = simulateOrFail(config);
+    const auto analysis = analyze(*sim.snapshot);
+    REQUIRE(!analysis.incidents.empty());
+    const auto& inc = analysis.incidents.at(0);
+    REQUIRE(inc.culprit.has_value());
+    ViewState state;
+    state.setSpan(sim.snapshot->job.span);
+    CounterPlotWidget plot(&state);
+    plot.setSnapshot(sim.snapshot);
+    state.selectLink(inc.culprit->link);
+    state.setWindow({ inc.startNs - 10 * kNsPerSec, inc.endNs + 10 * kNsPerSec });
+    const QImage img = plot.renderImage(QSize(900, 360));
+    // Pixels of each end's colour (Okabe–Ito blue for end A, orange for end B) below the title line.
+    const auto near = [](QRgb c, int r, int g, int b) {
+        return std::abs(qRed(c) - r) < 30 && std::abs(qGreen(c) - g) < 30 && std::abs(qBlue(c) - b) < 30;
+    };
+    int a = 0, b = 0;
+    for (int y = 30; y < img.height(); ++y) {
+        for (int x = 0; x < img.width(); ++x) {
+            a += near(img.pixel(x, y), 0x00, 0x72, 0xb2);
+            b += near(img.pixel(x, y), 0xe6, 0x9f, 0x00);
+        }
+    }
+    INFO("end A pixels " << a << ", end B pixels " << b);
+    CHECK(b > 300);
+    CHECK(a > b / 2);
+}
