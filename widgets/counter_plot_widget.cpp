@@ -161,7 +161,9 @@ void CounterPlotWidget::rebuild()
     m_hint->setVisible(m_links.empty());
     const QPalette pal = palette();
     const QColor text = pal.color(QPalette::WindowText);
-    const QColor endA(0x00, 0x72, 0xb2), endB(0xe6, 0x9f, 0x00); // Okabe–Ito blue and orange
+    // Okabe–Ito blue and orange; on a dark base the sky blue, since the deep blue edge under end B's line was faint.
+    const bool dark = pal.color(QPalette::Base).lightness() < 128;
+    const QColor endA = dark ? QColor(0x56, 0xb4, 0xe9) : QColor(0x00, 0x72, 0xb2), endB(0xe6, 0x9f, 0x00);
     int row = 0;
     auto ticker = QSharedPointer<WallClockTicker>::create(m_snap ? dayStart(*m_snap) : 0);
     for (const auto li : m_links) {

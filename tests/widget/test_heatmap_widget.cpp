@@ -829,4 +829,19 @@ TEST_CASE("both ends of a link stay visible where their counters are the same", 
     INFO("end A pixels " << a << ", end B pixels " << b);
     CHECK(b > 300);
     CHECK(a > b / 2);
+    // On a dark base end A is the lighter sky blue: the deep blue edge was faint there.
+    plot.setPalette(themePalette(true));
+    plot.setSnapshot(sim.snapshot); // the plot is laid out again in the new palette
+    state.selectLink(inc.culprit->link);
+    const QImage dark = plot.renderImage(QSize(900, 360));
+    int sky = 0, deep = 0;
+    for (int y = 30; y < dark.height(); ++y) {
+        for (int x = 0; x < dark.width(); ++x) {
+            sky += near(dark.pixel(x, y), 0x56, 0xb4, 0xe9);
+            deep += near(dark.pixel(x, y), 0x00, 0x72, 0xb2);
+        }
+    }
+    INFO("dark: sky blue pixels " << sky << ", deep blue " << deep);
+    CHECK(sky > b / 2);
+    CHECK(deep < sky / 10);
 }
