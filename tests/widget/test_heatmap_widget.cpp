@@ -815,17 +815,20 @@ TEST_CASE("both ends of a link stay visible where their counters are the same", 
     state.selectLink(inc.culprit->link);
     state.setWindow({ inc.startNs - 10 * kNsPerSec, inc.endNs + 10 * kNsPerSec });
     const QImage img = plot.renderImage(QSize(900, 360));
-    // Pixels of each end's colour (Okabe–Ito blue for end A, orange for end B) below the title line.
-    const auto near = [](QRgb c, int r, int g, int b) {
-        return std::abs(qRed(c) - r) < 30 && std::abs(qGreen(c) - g) < 30 && std::abs(qBlue(c) - b) < 30;
-    };
-    int a = 0, b = 0;
-    for (int y = 30; y < img.height(); ++y) {
-        for (int x = 0; x < img.width(); ++x) {
-            a += near(img.pixel(x, y), 0x00, 0x72, 0xb2);
-            b += near(img.pixel(x, y), 0xe6, 0x9f, 0x00);
+    // Pixels of a colour below the title line (whose legend squares are drawn in each end's colour too).
+    const auto count = [](const QImage& image, QRgb want) {
+        int n = 0;
+        for (int y = 30; y < image.height(); ++y) {
+            for (int x = 0; x < image.width(); ++x) {
+                const QRgb c = image.pixel(x, y);
+                n += std::abs(qRed(c) - qRed(want)) < 30 && std::abs(qGreen(c) - qGreen(want)) < 30
+                    && std::abs(qBlue(c) - qBlue(want)) < 30;
+            }
         }
-    }
+        return n;
+    };
+    const QRgb deepBlue = qRgb(0x00, 0x72, 0xb2), orange = qRgb(0xe6, 0x9f, 0x00), skyBlue = qRgb(0x56, 0xb4, 0xe9);
+    const int a = count(img, deepBlue), b = count(img, orange); // Okabe–Ito: end A blue, end B orange
     INFO("end A pixels " << a << ", end B pixels " << b);
     CHECK(b > 300);
     CHECK(a > b / 2);
@@ -834,13 +837,7 @@ TEST_CASE("both ends of a link stay visible where their counters are the same", 
     plot.setSnapshot(sim.snapshot); // the plot is laid out again in the new palette
     state.selectLink(inc.culprit->link);
     const QImage dark = plot.renderImage(QSize(900, 360));
-    int sky = 0, deep = 0;
-    for (int y = 30; y < dark.height(); ++y) {
-        for (int x = 0; x < dark.width(); ++x) {
-            sky += near(dark.pixel(x, y), 0x56, 0xb4, 0xe9);
-            deep += near(dark.pixel(x, y), 0x00, 0x72, 0xb2);
-        }
-    }
+    const int sky = count(dark, skyBlue), deep = count(dark, deepBlue);
     INFO("dark: sky blue pixels " << sky << ", deep blue " << deep);
     CHECK(sky > b / 2);
     CHECK(deep < sky / 10);
