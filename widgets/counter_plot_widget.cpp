@@ -5,6 +5,7 @@
 
 #include "counter_plot_widget.h"
 
+#include "theme.h"
 #include "time_ticks.h"
 
 #include "core/job_snapshot.h"
@@ -162,8 +163,7 @@ void CounterPlotWidget::rebuild()
     const QPalette pal = palette();
     const QColor text = pal.color(QPalette::WindowText);
     // Okabe–Ito blue and orange; on a dark base the sky blue, since the deep blue edge under end B's line was faint.
-    const bool dark = pal.color(QPalette::Base).lightness() < 128;
-    const QColor endA = dark ? QColor(0x56, 0xb4, 0xe9) : QColor(0x00, 0x72, 0xb2), endB(0xe6, 0x9f, 0x00);
+    const QColor endA = isDarkPalette(pal) ? QColor(0x56, 0xb4, 0xe9) : QColor(0x00, 0x72, 0xb2), endB(0xe6, 0x9f, 0x00);
     int row = 0;
     auto ticker = QSharedPointer<WallClockTicker>::create(m_snap ? dayStart(*m_snap) : 0);
     for (const auto li : m_links) {

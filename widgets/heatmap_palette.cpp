@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "heatmap_palette.h"
 
+#include "theme.h"
+
 #include <algorithm>
 
 namespace stallscope {
@@ -16,7 +18,7 @@ QRgb mix(QColor a, QColor b, int weight255)
 
 HeatmapPalette HeatmapPalette::fromPalette(const QPalette& p)
 {
-    const bool dark = p.color(QPalette::Window).lightness() < 128;
+    const bool dark = isDarkPalette(p);
     HeatmapPalette h;
     h.background = p.color(QPalette::Window);
     h.computing = dark ? QColor(0x30, 0x33, 0x3a) : QColor(0xee, 0xef, 0xf1);

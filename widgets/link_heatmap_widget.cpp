@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "link_heatmap_widget.h"
 
+#include "theme.h"
 #include "time_navigation.h"
 #include "time_ticks.h"
 #include "view_menu.h"
@@ -27,11 +28,6 @@ constexpr int kLegendHeight = 22;
 constexpr int kGutter = 200; // group and link names
 constexpr double kTroubleRowPx = 4;
 
-bool isDark(const QPalette& pal)
-{
-    return pal.color(QPalette::Window).lightness() < 128;
-}
-
 } // namespace
 
 // Trouble must stand out over a week of healthy links: normal traffic is a quiet tint, idle quieter still;
@@ -39,7 +35,7 @@ bool isDark(const QPalette& pal)
 // reddish purple).
 QColor LinkHeatmapWidget::cellColor(LinkCell cell, const QPalette& pal)
 {
-    const bool dark = isDark(pal);
+    const bool dark = isDarkPalette(pal);
     switch (cell) {
     case LinkCell::Down:
         return QColor(0xd5, 0x5e, 0x00);
@@ -335,7 +331,7 @@ void LinkHeatmapWidget::drawOverlays(QPainter& p, const QRect& plot, const TimeA
 {
     p.save();
     p.setClipRect(plot);
-    const QColor cursor = isDark(palette()) ? QColor(0xf0, 0xe4, 0x42) : QColor(0x00, 0x00, 0x00);
+    const QColor cursor = isDarkPalette(palette()) ? QColor(0xf0, 0xe4, 0x42) : QColor(0x00, 0x00, 0x00);
     // Selected links: a bar in the gutter beside their rows (an outline would hide the row's own cells).
     const auto selected = m_state->selectedLinks();
     p.setClipping(false);

@@ -6,6 +6,11 @@
 
 namespace stallscope {
 
+bool isDarkPalette(const QPalette& pal)
+{
+    return pal.color(QPalette::Window).lightness() < 128;
+}
+
 QPalette themePalette(bool dark)
 {
     if (!dark) {

@@ -10,6 +10,8 @@
 namespace stallscope {
 
 QPalette themePalette(bool dark);
+// Whether a palette is dark (its window colour's lightness under half): every view picks its dark colours by it.
+bool isDarkPalette(const QPalette& pal);
 // Applies "light" or "dark" to the application; returns false for an unknown name.
 bool applyTheme(const QString& name);
 

@@ -4,6 +4,7 @@
 // Shared by the topology widget's files (topology_widget.cpp: data, layout, input; topology_paint.cpp: drawing;
 // topology_groups.cpp: pods, bundles, captions). GUI thread only.
 
+#include "theme.h"
 #include "view/link_state.h"
 
 #include <QColor>
@@ -13,7 +14,7 @@ namespace stallscope::topology {
 
 inline QColor healthColor(LinkHealth h, const QPalette& pal)
 {
-    const bool dark = pal.color(QPalette::Window).lightness() < 128;
+    const bool dark = isDarkPalette(pal);
     switch (h) {
     case LinkHealth::Down:
         return QColor(0xd5, 0x5e, 0x00); // vermillion, as the heatmap's stall
