@@ -13,6 +13,7 @@
 #include "training_panel.h"
 
 #include <QApplication>
+#include <QSettings>
 #include <QCoreApplication>
 #include <QTimer>
 
@@ -109,6 +110,8 @@ int runGui(int argc, char** argv, const std::vector<std::string>& args)
             std::cerr << "stallscope: --theme: expected light or dark\n";
             return kExitUsage;
         }
+    } else if (const auto saved = QSettings().value(QStringLiteral("theme")).toString(); !saved.isEmpty()) {
+        stallscope::applyTheme(saved); // View › Theme's last choice
     }
     stallscope::MainWindow window;
     window.show();

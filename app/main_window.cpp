@@ -16,10 +16,12 @@
 #include "link_heatmap_widget.h"
 #include "link_list_panel.h"
 #include "load_job.h"
+#include "open_dialog.h"
 #include "postmortem_render.h"
 #include "postmortem_report.h"
 #include "refusal.h"
 #include "summary_view.h"
+#include "theme.h"
 #include "topology_widget.h"
 #include "training_controller.h"
 #include "training_panel.h"
@@ -43,6 +45,7 @@
 #include <QDateTimeEdit>
 #include <QDialog>
 #include <QDialogButtonBox>
+#include <QDesktopServices>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QFileDialog>
@@ -65,7 +68,9 @@
 #include <QStackedWidget>
 #include <QStandardPaths>
 #include <QStatusBar>
+#include <QTextBrowser>
 #include <QTimer>
+#include <QUrl>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -131,6 +136,7 @@ MainWindow::MainWindow(QWidget* parent)
         }
     });
     connect(m_state, &ViewState::cursorChanged, this, &MainWindow::updateStatus);
+    connect(m_state, &ViewState::annotationsChanged, this, &MainWindow::updateTitle);
     connect(m_heatmap, &HeatmapWidget::exportRequested, this, &MainWindow::exportView);
     connect(m_linkHeatmap, &LinkHeatmapWidget::exportRequested, this, &MainWindow::exportView);
     connect(m_counters, &CounterPlotWidget::exportRequested, this, &MainWindow::exportView);
@@ -175,10 +181,8 @@ MainWindow::MainWindow(QWidget* parent)
         }
     });
     connect(m_welcome, &WelcomePanel::openFolderRequested, this, [this] {
-        const auto dir = QFileDialog::getExistingDirectory(
-            this, tr("Open a bundle, or a folder of raw files (dumps, logs, counters, topology)"));
-        if (!dir.isEmpty()) {
-            openBundle(dir);
+        if (const auto path = chooseOpenPath(this); !path.isEmpty()) {
+            openBundle(path);
         }
     });
     connect(m_welcome, &WelcomePanel::openPrometheusRequested, this, &MainWindow::askPrometheus);
@@ -232,6 +236,7 @@ void MainWindow::createDocks()
     fabricLayout->setContentsMargins(0, 0, 0, 0);
     fabricLayout->setSpacing(2);
     auto* find = new QLineEdit(fabricBox);
+    m_fabricFind = find;
     find->setObjectName(QStringLiteral("fabricFind"));
     find->setPlaceholderText(tr("Find a switch or host (wheel zooms, drag pans)"));
     find->setClearButtonEnabled(true);
@@ -261,11 +266,9 @@ void MainWindow::createDocks()
 void MainWindow::createMenus()
 {
     auto* file = menuBar()->addMenu(tr("&File"));
-    file->addAction(tr("&Open bundle or folder…"), QKeySequence::Open, this, [this] {
-        const auto dir = QFileDialog::getExistingDirectory(
-            this, tr("Open a bundle, or a folder of raw files (dumps, logs, counters, topology)"));
-        if (!dir.isEmpty()) {
-            openBundle(dir);
+    file->addAction(tr("&Open bundle, folder or session…"), QKeySequence::Open, this, [this] {
+        if (const auto path = chooseOpenPath(this); !path.isEmpty()) {
+            openBundle(path);
         }
     });
     file->addAction(tr("Open from &Prometheus…"), this, &MainWindow::askPrometheus);
@@ -273,6 +276,10 @@ void MainWindow::createMenus()
     m_liveAction->setCheckable(true);
     m_liveAction->setEnabled(false);
     m_recentMenu = file->addMenu(tr("Open &Recent"));
+    file->addSeparator();
+    file->addAction(tr("&Save session"), QKeySequence::Save, this, [this] { saveSession(false); });
+    file->addAction(tr("Save session &as…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), this,
+        [this] { saveSession(true); });
     file->addAction(tr("&Close"), QKeySequence::Close, this, &MainWindow::closeBundle);
     file->addSeparator();
     file->addAction(
@@ -285,10 +292,8 @@ void MainWindow::createMenus()
     edit->addAction(tr("&Copy image"), QKeySequence::Copy, this, &MainWindow::copyImage);
     edit->addAction(tr("Add &note at cursor…"), QKeySequence(Qt::CTRL | Qt::Key_M), this, &MainWindow::addNote);
     auto* view = menuBar()->addMenu(tr("&View"));
-    view->addAction(tr("Zoom &In"), QKeySequence(Qt::CTRL | Qt::Key_Equal), this,
-        [this] { m_state->zoomAround(m_state->window().start + m_state->window().delta() / 2, 0.5); });
-    view->addAction(tr("Zoom &Out"), QKeySequence(Qt::CTRL | Qt::Key_Minus), this,
-        [this] { m_state->zoomAround(m_state->window().start + m_state->window().delta() / 2, 2.0); });
+    view->addAction(tr("Zoom &In"), QKeySequence(Qt::CTRL | Qt::Key_Equal), this, [this] { zoomAtCursor(0.5); });
+    view->addAction(tr("Zoom &Out"), QKeySequence(Qt::CTRL | Qt::Key_Minus), this, [this] { zoomAtCursor(2.0); });
     view->addAction(tr("Zoom to &All"), QKeySequence(Qt::CTRL | Qt::Key_0), m_state, &ViewState::resetZoom);
     auto* back = view->addAction(tr("&Back"), QKeySequence::Back, m_state, &ViewState::back);
     auto* forward = view->addAction(tr("&Forward"), QKeySequence::Forward, m_state, &ViewState::forward);
@@ -297,19 +302,23 @@ void MainWindow::createMenus()
         forward->setEnabled(m_state->canGoForward());
     });
     view->addSeparator();
+    view->addAction(tr("&Next incident"), QKeySequence(Qt::Key_BracketRight), this, [this] { stepIncident(+1); });
+    view->addAction(tr("&Previous incident"), QKeySequence(Qt::Key_BracketLeft), this, [this] { stepIncident(-1); });
+    view->addSeparator();
     auto* order = view->addMenu(tr("&Row order"));
-    auto* group = new QActionGroup(this);
+    auto* group = m_rowOrderGroup = new QActionGroup(this);
     const std::pair<QString, RowOrder> orders[]
         = { { tr("By &rank"), RowOrder::Rank }, { tr("By &host"), RowOrder::Host },
               { tr("By rail / &leaf"), RowOrder::Rail }, { tr("By &first stuck"), RowOrder::FirstStuck } };
     for (const auto& [label, o] : orders) {
         auto* a = order->addAction(label, this, [this, o = o] { m_heatmap->setRowOrder(o); });
+        a->setData(int(o));
         a->setCheckable(true);
         a->setChecked(o == RowOrder::Rank);
         group->addAction(a);
     }
     auto* colour = view->addMenu(tr("&Colour by"));
-    auto* colourGroup = new QActionGroup(this);
+    auto* colourGroup = m_metricGroup = new QActionGroup(this);
     const std::pair<QString, HeatmapMetric> metrics[] = { { tr("&State (stalls stand out)"), HeatmapMetric::State },
         { tr("&Time in collectives"), HeatmapMetric::TimeInCollectives },
         { tr("&Lateness against the mean arrival"), HeatmapMetric::Lateness } };
@@ -320,16 +329,18 @@ void MainWindow::createMenus()
                 ensureLateness();
             }
         });
+        a->setData(int(m));
         a->setCheckable(true);
         a->setChecked(m == HeatmapMetric::State);
         colourGroup->addAction(a);
     }
     auto* linkOrder = view->addMenu(tr("&Link rows"));
-    auto* linkGroup = new QActionGroup(this);
+    auto* linkGroup = m_linkOrderGroup = new QActionGroup(this);
     const std::pair<QString, LinkRowOrder> linkOrders[]
         = { { tr("By &tier and switch"), LinkRowOrder::Tier }, { tr("&Trouble first"), LinkRowOrder::TroubleFirst } };
     for (const auto& [label, o] : linkOrders) {
         auto* a = linkOrder->addAction(label, this, [this, o = o] { m_linkHeatmap->setRowOrder(o); });
+        a->setData(int(o));
         a->setCheckable(true);
         a->setChecked(o == LinkRowOrder::Tier);
         linkGroup->addAction(a);
@@ -341,6 +352,23 @@ void MainWindow::createMenus()
     showLinks->setCheckable(true);
     showLinks->setChecked(true);
     view->addSeparator();
+    // Every dock, so one closed with its × comes back (the menu bar's context menu lists them too, unseen).
+    auto* panels = view->addMenu(tr("&Panels"));
+    for (auto* d : findChildren<QDockWidget*>()) {
+        panels->addAction(d->toggleViewAction());
+    }
+    auto* theme = view->addMenu(tr("T&heme"));
+    auto* themeGroup = new QActionGroup(this);
+    for (const auto& [label, name] : { std::pair { tr("&Light"), QStringLiteral("light") },
+             std::pair { tr("&Dark"), QStringLiteral("dark") } }) {
+        auto* a = theme->addAction(label, this, [name = name] {
+            applyTheme(name);
+            QSettings().setValue(QStringLiteral("theme"), name);
+        });
+        a->setCheckable(true);
+        a->setChecked(isDarkPalette(QApplication::palette()) == (name == QStringLiteral("dark")));
+        themeGroup->addAction(a);
+    }
     auto* full = view->addAction(tr("&Full Screen"), QKeySequence::FullScreen, this,
         [this] { isFullScreen() ? showNormal() : showFullScreen(); });
     full->setShortcut(QKeySequence(Qt::Key_F11));
@@ -354,6 +382,10 @@ void MainWindow::createMenus()
         tr("&Check answer"), QKeySequence(Qt::CTRL | Qt::Key_Return), m_training, &TrainingController::check);
 
     auto* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&Keyboard shortcuts"), QKeySequence(Qt::Key_Question), this, &MainWindow::showShortcuts);
+    help->addAction(tr("&Documentation"), this, [] {
+        QDesktopServices::openUrl(QUrl(QStringLiteral("https://github.com/stallscope/stallscope/tree/main/docs")));
+    });
     help->addAction(tr("&About Stallscope"), this, [this] {
         QMessageBox::about(this, tr("About Stallscope"),
             tr("<h3>Stallscope %1</h3><p>Incident review for large GPU training jobs: every rank's collectives, "
@@ -364,6 +396,9 @@ void MainWindow::createMenus()
 
 void MainWindow::openBundle(const QString& path)
 {
+    if (!(m_training && m_training->opening()) && !confirmLeavingJob()) {
+        return;
+    }
     if (path.endsWith(QStringLiteral(".stallscope"))) {
         openSession(path);
         return;
@@ -382,6 +417,13 @@ void MainWindow::openBundle(const QString& path)
     startLoading(path, [p](Progress& progress) { return openJob(p, progress); });
 }
 
+void MainWindow::cancelLoading()
+{
+    if (m_progress) {
+        m_progress->cancel();
+    }
+}
+
 void MainWindow::settleViews()
 {
     m_heatmap->waitForRaster();
@@ -389,6 +431,9 @@ void MainWindow::settleViews()
 
 void MainWindow::openPrometheus(const PrometheusQuery& query)
 {
+    if (!confirmLeavingJob()) {
+        return;
+    }
     auto q = query;
     applyPrometheusEnvironment(q); // credentials from the environment only: never stored
     setLive(false);
@@ -408,6 +453,9 @@ void MainWindow::openPrometheus(const PrometheusQuery& query)
 
 void MainWindow::openFolderWithPrometheus(const QString& path, const PrometheusQuery& query)
 {
+    if (!confirmLeavingJob()) {
+        return;
+    }
     auto q = query;
     applyPrometheusEnvironment(q); // credentials from the environment only: never stored
     setLive(false);
@@ -433,6 +481,9 @@ void MainWindow::startLoading(const QString& name, Loader load, bool quiet)
         return;
     }
     m_reloading = quiet;
+    if (!quiet) { // another job: what this one shows comes back if that one fails to open
+        m_previous = PreviousJob { m_opened, captureJobViews(jobViews()), m_sessionPath };
+    }
     m_progress = std::make_shared<SharedProgress>();
     if (!quiet) {
         m_progressDialog = new QProgressDialog(tr("Opening %1").arg(name), tr("Cancel"), 0, 1000, this);
@@ -664,8 +715,8 @@ void MainWindow::showSnapshot(const OpenedBundle& opened)
         auto* item = new QListWidgetItem(QString::fromStdString(g.format()), m_warnings);
         item->setToolTip(plainTip(QString::fromStdString(g.first.format())));
     }
-    setWindowTitle(tr("%1 — Stallscope").arg(QString::fromStdString(opened.snapshot->job.name)));
     m_shown = opened.snapshot;
+    updateTitle();
     applyHeatmapVisibility();
 }
 
@@ -683,11 +734,21 @@ void MainWindow::applyHeatmapVisibility()
 void MainWindow::onStage(std::shared_ptr<OpenedBundle> partial)
 {
     if (!partial->heatmap) {
+        if (!m_reloading) {
+            // Another job: nothing of the previous one stays (its notes, selection, find text, incidents), and
+            // nothing acts on it (a note, an export) while this one loads; m_previous keeps it for a failure.
+            m_opened.reset();
+            resetJobViews(jobViews(), partial->snapshot->job.span);
+            syncViewMenus();
+            m_incidents->setAnalysis(nullptr, nullptr);
+            m_flaps->setReview(nullptr, nullptr);
+        }
         showSnapshot(*partial); // stage 1: metadata, topology, counters
         m_heatmap->setModel(nullptr, nullptr);
         m_linkHeatmap->setModel(nullptr);
         statusBar()->showMessage(
             tr("Loaded %1; building the heatmap and analysing…").arg(QString::fromStdString(partial->path)));
+        emit stageShown();
         return;
     }
     // Stage 2, once or twice: the main view's levels, then the other view's; stalls not yet marked.
@@ -718,9 +779,12 @@ void MainWindow::onLoaded()
         const auto msg = QString::fromStdString(opened->error);
         // One line that fits: the box below holds the whole refusal (a long one was cut at the window's edge).
         statusBar()->showMessage(refusalStatus(msg, statusBar()->fontMetrics(), width() - 24)); // spans the window
-        if (opened->snapshot) {
-            closeBundle(); // stage 1 had shown part of it: leave no half state behind
+        m_pendingSession.reset();
+        const auto previousSnapshot = m_previous && m_previous->opened ? m_previous->opened->snapshot : nullptr;
+        if (m_shown != previousSnapshot) { // stage 1 had shown part of it: leave no half state behind
+            m_previous && m_previous->opened ? restorePreviousJob() : closeJob();
         }
+        m_previous.reset();
         if (opened->error != "cancelled" && isVisible()) {
             warnPlain(this, refusalTitle(opened->path), msg);
         }
@@ -729,11 +793,15 @@ void MainWindow::onLoaded()
     }
     // Stage 1 (queued before this) already showed the snapshot: add what the analysis knows.
     m_opened = opened;
+    m_previous.reset();
     if (m_liveQuery) {
         noteNewFlaps(*opened);
     }
     const bool refresh = m_reloading;
     m_reloading = false;
+    if (!refresh) {
+        m_sessionPath.clear(); // a job opened on its own has no session yet; a pending one sets it below
+    }
     m_linkHeatmap->setModel(opened->linkHeatmap);
     applyAnalysis();
     applyHeatmapVisibility();
@@ -759,6 +827,7 @@ void MainWindow::onLoaded()
         addRecent(QString::fromStdString(opened->path));
     }
     applyPendingSession();
+    updateTitle();
     emit loadFinished(true);
 }
 
@@ -865,7 +934,17 @@ void MainWindow::selectIncident(int number)
 
 void MainWindow::closeBundle()
 {
+    if (confirmLeavingJob()) {
+        closeJob();
+    }
+}
+
+void MainWindow::closeJob()
+{
     m_opened.reset();
+    m_sessionPath.clear();
+    resetJobViews(jobViews(), { 0, 1 });
+    syncViewMenus();
     m_shown.reset();
     setLive(false);
     m_liveQuery.reset();
@@ -885,7 +964,8 @@ void MainWindow::closeBundle()
     m_summary->setMessage(tr("No bundle open."));
     showViews(false);
     m_warnings->clear();
-    setWindowTitle(tr("Stallscope"));
+    m_shown.reset();
+    updateTitle();
 }
 
 void MainWindow::updateStatus()
@@ -1023,16 +1103,6 @@ void MainWindow::saveReport()
                 : (void)warnPlain(this, tr("Report failed"), QString::fromStdString(err));
 }
 
-namespace {
-const char* kOrders[] = { "rank", "host", "rail", "first-stuck" };
-
-LinkRefByPorts linkRef(const JobSnapshot& s, LinkId id)
-{
-    const auto& l = s.topology.link(id);
-    return { s.topology.node(l.a.node).guid, l.a.port, s.topology.node(l.b.node).guid, l.b.port };
-}
-} // namespace
-
 void MainWindow::openSession(const QString& path)
 {
     auto session = loadSession(path.toStdString());
@@ -1041,8 +1111,8 @@ void MainWindow::openSession(const QString& path)
         emit loadFinished(false);
         return;
     }
-    m_sessionPath = path;
     m_pendingSession = std::make_unique<ReviewSession>(session.value());
+    m_pendingSessionPath = path;
     openBundle(QString::fromStdString(resolveBundlePath(path.toStdString(), session.value())));
 }
 
@@ -1053,60 +1123,183 @@ void MainWindow::applyPendingSession()
     }
     const auto s = std::move(*m_pendingSession);
     m_pendingSession.reset();
-    for (int i = 0; i < 4; ++i) {
-        if (s.rowOrder == kOrders[i]) {
-            m_heatmap->setRowOrder(static_cast<RowOrder>(i));
-        }
-    }
-    m_state->clearLinks();
-    if (s.selectedIncident > 0) {
-        m_state->selectIncident(s.selectedIncident); // zooms to it and plots its culprit; the window follows below
-    }
-    const auto& snap = *m_opened->snapshot;
-    for (const auto& ref : s.plottedLinks) {
-        for (std::uint32_t i = 0; i < snap.topology.links().size(); ++i) {
-            if (linkRef(snap, static_cast<LinkId>(i)) == ref) {
-                m_state->selectLink(static_cast<LinkId>(i));
-            }
-        }
-    }
-    if (!s.window.isEmpty()) {
-        m_state->setWindow(s.window);
-    }
-    m_state->setAnnotations(s.annotations);
+    m_sessionPath = m_pendingSessionPath;
+    applyJobViews(jobViews(), fromSession(s, *m_opened->snapshot));
+    syncViewMenus();
     if (!s.layout.empty()) {
         restoreState(QByteArray::fromBase64(QByteArray::fromStdString(s.layout)));
     }
-    statusBar()->showMessage(tr("Session %1: %2 note(s)").arg(m_sessionPath).arg(s.annotations.size()));
+    addRecent(m_sessionPath);
+    statusBar()->showMessage(tr("Session %1: %n note(s)", "", int(s.annotations.size())).arg(m_sessionPath));
 }
 
-void MainWindow::saveSession()
+bool MainWindow::saveSession(bool saveAs)
 {
     if (!m_opened) {
-        return;
+        return false;
     }
-    const auto path = QFileDialog::getSaveFileName(this, tr("Save review session"),
-        m_sessionPath.isEmpty() ? QStringLiteral("review.stallscope") : m_sessionPath,
-        tr("Review sessions (*.stallscope)"));
-    if (path.isEmpty() || !outsideOpened(path, tr("session"))) {
-        return;
+    QString path = m_sessionPath;
+    if (saveAs || path.isEmpty()) {
+        path = QFileDialog::getSaveFileName(this, tr("Save review session"),
+            path.isEmpty() ? QStringLiteral("review.stallscope") : path, tr("Review sessions (*.stallscope)"));
+        if (path.isEmpty()) {
+            return false;
+        }
+        if (!path.endsWith(QStringLiteral(".stallscope"))) {
+            path += QStringLiteral(".stallscope"); // what File › Open and a double-click recognise
+        }
+    }
+    if (!outsideOpened(path, tr("session"))) {
+        return false;
     }
     ReviewSession s;
     s.bundlePath = std::filesystem::absolute(m_opened->path).string();
-    s.window = m_state->window();
-    s.rowOrder = kOrders[static_cast<int>(m_heatmap->rowOrder())];
-    s.selectedIncident = m_state->selectedIncident();
-    for (const auto l : m_state->selectedLinks()) {
-        s.plottedLinks.push_back(linkRef(*m_opened->snapshot, l));
-    }
+    toSession(captureJobViews(jobViews()), *m_opened->snapshot, s);
     s.layout = saveState().toBase64().toStdString();
-    s.annotations = m_state->annotations();
     if (const auto err = stallscope::saveSession(path.toStdString(), s); !err.empty()) {
         warnPlain(this, tr("Could not save the session"), QString::fromStdString(err)); // the old file is intact
-        return;
+        return false;
     }
     m_sessionPath = path;
+    m_state->markNotesSaved();
+    addRecent(path);
+    updateTitle();
     statusBar()->showMessage(tr("Session saved: %1").arg(path));
+    return true;
+}
+
+bool MainWindow::confirmLeavingJob()
+{
+    if (!m_opened || !m_state->notesModified()) {
+        return true;
+    }
+    const int notes = int(m_state->annotations().size());
+    QMessageBox box(QMessageBox::Warning, tr("Unsaved notes"),
+        tr("%n note(s) on %1 are not saved in a review session.", "", notes)
+            .arg(QString::fromStdString(m_opened->snapshot->job.name)),
+        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, this);
+    box.setObjectName(QStringLiteral("unsavedNotes"));
+    box.setInformativeText(tr("Save them before leaving this job? Discarded notes cannot be brought back."));
+    box.setDefaultButton(QMessageBox::Save);
+    switch (box.exec()) {
+    case QMessageBox::Save:
+        return saveSession(false);
+    case QMessageBox::Discard:
+        m_state->markNotesSaved();
+        return true;
+    default:
+        return false;
+    }
+}
+
+JobViews MainWindow::jobViews() const
+{
+    return { m_state, m_heatmap, m_linkHeatmap, m_linkList, m_fabricFind };
+}
+
+void MainWindow::restorePreviousJob()
+{
+    const auto previous = std::move(*m_previous);
+    m_previous.reset();
+    m_opened = previous.opened;
+    showSnapshot(*m_opened);
+    m_heatmap->setModel(m_opened->heatmap, shownAnalysis());
+    m_linkHeatmap->setModel(m_opened->linkHeatmap);
+    applyAnalysis();
+    applyHeatmapVisibility();
+    applyJobViews(jobViews(), previous.views);
+    syncViewMenus();
+    m_sessionPath = previous.sessionPath;
+    updateTitle();
+}
+
+void MainWindow::syncViewMenus()
+{
+    const std::pair<QActionGroup*, int> groups[] = { { m_rowOrderGroup, int(m_heatmap->rowOrder()) },
+        { m_metricGroup, int(m_heatmap->metric()) }, { m_linkOrderGroup, int(m_linkHeatmap->rowOrder()) } };
+    for (const auto& [group, value] : groups) {
+        for (auto* a : group ? group->actions() : QList<QAction*> {}) {
+            a->setChecked(a->data().toInt() == value);
+        }
+    }
+}
+
+// "job — session.stallscope — Stallscope", with Qt's modified mark while notes are unsaved.
+void MainWindow::updateTitle()
+{
+    if (!m_shown) {
+        setWindowTitle(tr("Stallscope"));
+        setWindowModified(false);
+        return;
+    }
+    QString title = QString::fromStdString(m_shown->job.name);
+    if (!m_sessionPath.isEmpty()) {
+        title += QStringLiteral(" — ") + QFileInfo(m_sessionPath).fileName();
+    }
+    setWindowTitle(tr("%1[*] — Stallscope").arg(title));
+    setWindowModified(m_opened && m_state->notesModified());
+}
+
+void MainWindow::stepIncident(int delta)
+{
+    const auto analysis = shownAnalysis();
+    const int n = analysis ? int(analysis->incidents.size()) : 0;
+    if (n == 0) {
+        statusBar()->showMessage(m_analysisHidden ? tr("Incidents are hidden until you check your answer")
+                                                  : tr("No incidents in this job"));
+        return;
+    }
+    const int current = m_state->selectedIncident();
+    const int next = current == 0 ? (delta > 0 ? 1 : n) : ((current - 1 + delta) % n + n) % n + 1;
+    m_state->selectIncident(next);
+    statusBar()->showMessage(tr("Incident %1 of %2").arg(next).arg(n));
+}
+
+void MainWindow::zoomAtCursor(double factor)
+{
+    const auto w = m_state->window();
+    const TimeNs c = m_state->cursor();
+    m_state->zoomAround(c != kNoTime && w.contains(c) ? c : w.start + w.delta() / 2, factor);
+}
+
+void MainWindow::showShortcuts()
+{
+    auto* sheet = new QDialog(this);
+    sheet->setObjectName(QStringLiteral("shortcutSheet"));
+    sheet->setAttribute(Qt::WA_DeleteOnClose);
+    sheet->setWindowTitle(tr("Keyboard shortcuts"));
+    auto* text = new QTextBrowser(sheet);
+    QString rows;
+    const std::pair<const char*, const char*> keys[] = {
+        { "Ctrl+O", "Open a bundle, a folder of raw files or a review session" },
+        { "Ctrl+S / Ctrl+Shift+S", "Save the review session / save it as" },
+        { "Ctrl+W", "Close the job (asks before unsaved notes are lost)" },
+        { "Ctrl+M", "Add a note at the pinned cursor" },
+        { "Click", "Pin the cursor (notes and exports use it); hover shows a crosshair in every view" },
+        { "] / [", "Next / previous incident" },
+        { "W / S", "Zoom in / out around the pointer (a view has focus)" },
+        { "A / D, ← / →", "Pan left / right" },
+        { "Ctrl+= / Ctrl+-", "Zoom in / out around the pinned cursor" },
+        { "Ctrl+0", "Zoom to the whole job" },
+        { "Alt+← / Alt+→", "Back / forward through zooms" },
+        { "Wheel / drag / Shift+drag", "Zoom / pan / zoom to a span, in every time view" },
+        { "Ctrl+wheel", "Zoom the rank rows" },
+        { "Ctrl+E / Ctrl+C", "Export the view / copy it as an image" },
+        { "Ctrl+H / Ctrl+Enter", "Training: a hint / check the answer" },
+        { "F11", "Full screen" },
+        { "?", "This sheet" },
+    };
+    for (const auto& [k, what] : keys) {
+        rows += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>").arg(tr(k).toHtmlEscaped(), tr(what).toHtmlEscaped());
+    }
+    text->setHtml(QStringLiteral("<table cellspacing=6>%1</table>").arg(rows));
+    auto* layout = new QVBoxLayout(sheet);
+    layout->addWidget(text);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, sheet);
+    connect(buttons, &QDialogButtonBox::rejected, sheet, &QDialog::close);
+    layout->addWidget(buttons);
+    sheet->resize(560, 520);
+    sheet->show();
 }
 
 void MainWindow::addNote()
@@ -1129,6 +1322,10 @@ void MainWindow::addNote()
 
 void MainWindow::closeEvent(QCloseEvent* event)
 {
+    if (!confirmLeavingJob()) {
+        event->ignore();
+        return;
+    }
     QSettings settings;
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("window/state"), saveState());

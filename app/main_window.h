@@ -8,6 +8,7 @@
 #include <QFutureWatcher>
 #include <QMainWindow>
 
+#include "job_views.h"
 #include "load_job.h"
 #include "source/prometheus_source.h"
 
@@ -18,6 +19,7 @@
 class QAction;
 class QActionGroup;
 class QLabel;
+class QLineEdit;
 class QListWidget;
 class QMenu;
 class QProgressDialog;
@@ -51,7 +53,13 @@ class MainWindow : public QMainWindow
 public:
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
+    // Opens a bundle, a raw folder or a review session (.stallscope). Asks first when the open job has unsaved
+    // notes; the job stays open (and its notes with it) if the new one fails to open or is cancelled.
     void openBundle(const QString& path);
+    // File › Save session (saveAs: always ask where); false when nothing was saved.
+    bool saveSession(bool saveAs = false);
+    void closeBundle(); // File › Close: asks before unsaved notes are lost
+    QString sessionPath() const { return m_sessionPath; }
     void settleViews(); // rasters made off the GUI thread are in place: before a screenshot
     void openPrometheus(const PrometheusQuery& query); // a Prometheus-compatible server's InfiniBand series
     // A job's raw folder with its counters from the server (the job's span and hosts unless the query says).
@@ -66,6 +74,12 @@ public:
     TrainingController* training() const { return m_training; }
     TrainingPanel* trainingPanel() const { return m_trainingPanel; }
     IncidentsPanel* incidentsPanel() const { return m_incidents; }
+    HeatmapWidget* heatmap() const { return m_heatmap; }
+    LinkHeatmapWidget* linkHeatmap() const { return m_linkHeatmap; }
+    CounterPlotWidget* counters() const { return m_counters; }
+    LinkListPanel* linkList() const { return m_linkList; }
+    QLineEdit* fabricFind() const { return m_fabricFind; }
+    void cancelLoading(); // what the progress dialog's Cancel does
     void showExerciseDock();
     void openDemo(); // the demo scenario: simulated once into the cache folder, then opened
     bool showingViews() const; // false: the welcome page (nothing open) // under the Fabric view, so the trainee sees
@@ -73,6 +87,7 @@ public:
 
 signals:
     void loadFinished(bool ok);
+    void stageShown(); // a load's first stage is on screen (the job's data, before its heatmap and analysis)
 
 protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
@@ -92,13 +107,21 @@ private:
     void onLoaded();
     void onStage(std::shared_ptr<OpenedBundle> partial); // GUI thread
     void showSnapshot(const OpenedBundle& opened);
-    void closeBundle();
+    void closeJob(); // no question asked
+    // True when the open job's notes are saved, or the user chose to save or discard them; false: stay.
+    bool confirmLeavingJob();
+    JobViews jobViews() const;
+    void restorePreviousJob(); // a load that failed or was cancelled after its first stage was shown
+    void syncViewMenus(); // the View menu's checks follow the views (a job or session sets them too)
+    void updateTitle();
+    void stepIncident(int delta); // next (+1) or previous (-1) incident, wrapping
+    void zoomAtCursor(double factor); // around the pinned cursor when it is in view, else the window's centre
+    void showShortcuts();
     void updateStatus();
     void addRecent(const QString& path);
     void exportView();
     void copyImage();
     void saveReport();
-    void saveSession();
     void openSession(const QString& path);
     void addNote();
     void applyPendingSession();
@@ -147,7 +170,20 @@ private:
     QElapsedTimer m_stageTimer;
     int m_hoveredRank = -1;
     std::unique_ptr<ReviewSession> m_pendingSession; // applied once its bundle has loaded
-    QString m_sessionPath;
+    QString m_sessionPath; // the open job's session file, if it was saved or opened as one
+    QString m_pendingSessionPath;
+    // The job that was open when a load began, with what its views showed: put back if the load fails.
+    struct PreviousJob
+    {
+        std::shared_ptr<OpenedBundle> opened;
+        JobViewState views;
+        QString sessionPath;
+    };
+    std::optional<PreviousJob> m_previous;
+    QLineEdit* m_fabricFind = nullptr;
+    QActionGroup* m_rowOrderGroup = nullptr;
+    QActionGroup* m_metricGroup = nullptr;
+    QActionGroup* m_linkOrderGroup = nullptr;
     std::shared_ptr<OpenedBundle> m_opened;
     QFutureWatcher<std::shared_ptr<const HeatmapModel>>
         m_latenessJob; // the current bundle: immutable snapshot, analysis, heatmap

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # Smoke test: the real stallscope binary in a real X server (xvfb-run) opens a simulated bundle, zooms to
 # the first incident, saves a screenshot of its window and quits with 0. The screenshot must show the
-# stall: a large share of the heatmap in the stall colour (Okabe–Ito vermillion, #d55e00).
+# stall: a large share of the heatmap in the stall colour (Okabe–Ito vermillion, #d55e00): over 8 % of the
+# window, whose time views start after the shared ruler's 200 px gutter (widgets/time_ruler.h).
 set -euo pipefail
 BIN="$1"
 WORK="$2"
@@ -24,7 +25,7 @@ for theme in light dark; do
         -fuzz 8% -fill white -opaque "#d55e00" -fuzz 0 -fill black +opaque white \
         -colorspace gray -format "%[fx:mean]" info:)
     echo "window-$theme.png: stall colour covers ${share} of the window"
-    awk -v s="$share" 'BEGIN { exit !(s > 0.10) }' || { echo "the stall band is not visible" >&2; exit 1; }
+    awk -v s="$share" 'BEGIN { exit !(s > 0.08) }' || { echo "the stall band is not visible" >&2; exit 1; }
 done
 
 # A review session opens its bundle, restores the window and shows its notes.

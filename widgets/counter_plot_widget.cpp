@@ -6,6 +6,8 @@
 #include "counter_plot_widget.h"
 
 #include "theme.h"
+#include "time_navigation.h"
+#include "time_ruler.h"
 #include "time_ticks.h"
 
 #include "core/job_snapshot.h"
@@ -14,7 +16,11 @@
 
 #include <QContextMenuEvent>
 #include <QLabel>
+#include <QMouseEvent>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QVBoxLayout>
+#include <QWheelEvent>
 #include <tuple>
 
 #include <optional>
@@ -68,7 +74,9 @@ private:
     TimeNs m_step = kNsPerSec;
 };
 
-constexpr std::size_t kMaxLinks = 3; // plots stay readable; older selections drop off
+constexpr std::size_t kMaxLinks = 6; // older selections drop off; the strips scroll
+constexpr int kTrackPx = 64; // each track at least this tall, however many links are plotted
+constexpr int kGroupPx = 3 * (kTrackPx + 26) + 24 + 22; // a link's tracks with their margins, its title, tick labels
 
 struct Track
 {
@@ -105,22 +113,35 @@ CounterPlotWidget::CounterPlotWidget(ViewState* state, QWidget* parent)
     : QWidget(parent)
     , m_state(state)
     , m_plot(new QCustomPlot(this))
+    , m_scroll(new QScrollArea(this))
     , m_hint(new QLabel(this))
+    , m_nav(std::make_unique<TimeNavigation>(state))
 {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
     layout->addWidget(m_hint);
-    layout->addWidget(m_plot, 1);
+    layout->addWidget(m_scroll, 1);
+    m_scroll->setFrameShape(QFrame::NoFrame);
+    m_scroll->setWidgetResizable(true);
+    m_scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_scroll->setWidget(m_plot);
     m_hint->setText(tr("Select an incident or a link to plot its counters."));
     m_hint->setContentsMargins(6, 2, 6, 2);
     m_plot->setNoAntialiasingOnDrag(true);
+    m_plot->setMouseTracking(true);
+    m_plot->installEventFilter(this);
+    // The cursor, the hover line and its readout on a layer of their own: a mouse move replots only them.
+    m_plot->addLayer(QStringLiteral("marks"), nullptr, QCustomPlot::limAbove);
+    m_plot->layer(QStringLiteral("marks"))->setMode(QCPLayer::lmBuffered);
     connect(m_state, &ViewState::timeWindowChanged, this, &CounterPlotWidget::refresh);
     connect(m_state, &ViewState::selectionChanged, this, &CounterPlotWidget::rebuild);
     connect(m_state, &ViewState::annotationsChanged, this, [this] {
         m_links.clear(); // notes are items: rebuild them
         rebuild();
     });
-    connect(m_state, &ViewState::cursorChanged, this, [this] { m_plot->replot(QCustomPlot::rpQueuedReplot); });
+    connect(m_state, &ViewState::cursorChanged, this, &CounterPlotWidget::updateMarks);
+    connect(m_state, &ViewState::hoverChanged, this, &CounterPlotWidget::updateMarks);
     setMinimumHeight(160);
 }
 
@@ -191,28 +212,37 @@ void CounterPlotWidget::rebuild()
             e->setFont(f);
             title->addElement(0, col++, e);
         }
+        auto* remove = new QCPTextElement(m_plot, QStringLiteral("✕"));
+        remove->setTextColor(text);
+        remove->setFont(titleFont);
+        remove->setObjectName(QStringLiteral("removeLink%1").arg(li));
+        remove->setProperty("link", li);
+        // Queued: the rebuild this causes deletes the element that is still inside its own mouse handler.
+        connect(
+            remove, &QCPTextElement::clicked, this, [this, li] { m_state->deselectLink(static_cast<LinkId>(li)); },
+            Qt::QueuedConnection);
+        title->addElement(0, col++, remove);
         for (const auto& track : kTracks) {
             auto* rect = new QCPAxisRect(m_plot);
-            rect->setMinimumSize(QSize(100, 40));
-            rect->setMinimumMargins(QMargins(64, 4, 8, 4));
+            rect->setSizeConstraintRect(QCPLayoutElement::scrInnerRect); // the plotted area itself, not its margins
+            rect->setMinimumSize(QSize(100, kTrackPx));
+            rect->setAutoMargins(QCP::msTop | QCP::msBottom); // left and right: the shared ruler's (applyMargins)
             m_plot->plotLayout()->addElement(row++, 0, rect);
             auto* x = rect->axis(QCPAxis::atBottom);
             auto* y = rect->axis(QCPAxis::atLeft);
             x->setTicker(ticker);
             x->setTickLabels(&track == &kTracks[std::size(kTracks) - 1]);
-            // The track's name and unit inside its plot, top left: a rotated axis label does not fit a 40 px track.
+            // The track's name and unit in the ruler's gutter, level with its plot, as the heatmaps name their rows.
             auto* name = new QCPItemText(m_plot);
-            name->setClipAxisRect(rect);
+            name->setClipToAxisRect(false);
             name->position->setAxisRect(rect);
-            name->position->setType(QCPItemPosition::ptAxisRectRatio);
-            name->position->setCoords(0.005, 0.0);
-            name->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+            name->position->setTypeX(QCPItemPosition::ptAbsolute);
+            name->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+            name->position->setCoords(6, 0.5);
+            name->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
             name->setText(QString::fromLatin1(track.label));
             name->setColor(text);
             name->setFont(keyFont);
-            QColor plate = pal.color(QPalette::Base);
-            plate.setAlpha(200);
-            name->setBrush(QBrush(plate));
             for (auto* axis : { x, y }) {
                 axis->setBasePen(QPen(text));
                 axis->setTickPen(QPen(text));
@@ -275,7 +305,187 @@ void CounterPlotWidget::rebuild()
         }
     }
     m_plot->setBackground(pal.color(QPalette::Base));
+    m_plot->setMinimumHeight(int(m_links.size()) * kGroupPx);
+    createMarks();
+    applyMargins(width());
     refresh();
+}
+
+// The ruler's left gutter and right margin, less what the scroll bar beside the plot takes of the right one.
+void CounterPlotWidget::applyMargins(int viewWidth)
+{
+    const int right = std::max(0, kTimeRightPx - (viewWidth - m_plot->width()));
+    for (auto* rect : m_plot->axisRects()) {
+        rect->setMargins(QMargins(kTimeGutterPx, rect->margins().top(), right, rect->margins().bottom()));
+    }
+}
+
+// Per track: the pinned cursor, the hover line and, at the hover time, each line's value.
+void CounterPlotWidget::createMarks()
+{
+    m_marks.clear();
+    auto* layer = m_plot->layer(QStringLiteral("marks"));
+    const QColor text = palette().color(QPalette::WindowText);
+    for (auto* rect : m_plot->axisRects()) {
+        Marks m;
+        m.rect = rect;
+        for (auto** line : { &m.cursor, &m.hover }) {
+            *line = new QCPItemStraightLine(m_plot);
+            (*line)->setLayer(layer);
+            (*line)->setClipAxisRect(rect);
+            for (auto* pos : { (*line)->point1, (*line)->point2 }) {
+                pos->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+                pos->setAxisRect(rect);
+                pos->setTypeY(QCPItemPosition::ptAxisRectRatio);
+            }
+        }
+        QColor hover = text;
+        hover.setAlpha(150);
+        m.cursor->setPen(QPen(isDarkPalette(palette()) ? QColor(0xf0, 0xe4, 0x42) : QColor(Qt::black), 1));
+        m.hover->setPen(QPen(hover, 1, Qt::DotLine));
+        m.readout = new QCPItemText(m_plot);
+        m.readout->setLayer(layer);
+        m.readout->setClipAxisRect(rect);
+        m.readout->position->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+        m.readout->position->setAxisRect(rect);
+        m.readout->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+        m.readout->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+        m.readout->setColor(text);
+        QColor plate = palette().color(QPalette::Base);
+        plate.setAlpha(220);
+        m.readout->setBrush(QBrush(plate));
+        m.readout->setPadding(QMargins(3, 1, 3, 1));
+        m_marks.push_back(m);
+    }
+    updateMarks();
+}
+
+void CounterPlotWidget::updateMarks()
+{
+    if (!m_snap || m_marks.empty()) {
+        return;
+    }
+    const double origin = double(dayStart(*m_snap));
+    const auto key = [&](TimeNs t) { return (double(t) - origin) / 1e9; };
+    const TimeNs cursor = m_state->cursor(), hover = m_state->hover();
+    for (auto& m : m_marks) {
+        m.cursor->setVisible(cursor != kNoTime);
+        m.hover->setVisible(hover != kNoTime);
+        m.readout->setVisible(hover != kNoTime);
+        if (cursor != kNoTime) {
+            m.cursor->point1->setCoords(key(cursor), 0);
+            m.cursor->point2->setCoords(key(cursor), 1);
+        }
+        if (hover == kNoTime) {
+            continue;
+        }
+        m.hover->point1->setCoords(key(hover), 0);
+        m.hover->point2->setCoords(key(hover), 1);
+        m.readout->setText(readoutAt(m.rect, key(hover)));
+        // Beside the line, on the side with room.
+        const auto* x = m.rect->axis(QCPAxis::atBottom);
+        const bool left = x->coordToPixel(key(hover)) > m.rect->left() + m.rect->width() * 0.6;
+        m.readout->setPositionAlignment((left ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
+        const double fourPx = 4.0 * x->range().size() / std::max(1, m.rect->width());
+        m.readout->position->setCoords(key(hover) + (left ? -fourPx : fourPx), 0);
+    }
+    m_plot->layer(QStringLiteral("marks"))->replot();
+}
+
+// Each line of one track at plot key `key`: its end's name and the value of the step that covers the key.
+QString CounterPlotWidget::readoutAt(QCPAxisRect* rect, double key) const
+{
+    QStringList parts;
+    for (auto* g : rect->graphs()) {
+        if (g->data()->isEmpty()) {
+            continue;
+        }
+        auto it = g->data()->findBegin(key, false); // the last point at or before key
+        if (it == g->data()->constEnd() || it->key > key) {
+            continue;
+        }
+        const bool dashed = g->pen().style() != Qt::SolidLine;
+        parts << QStringLiteral("%1%2 %3").arg(g->name(), dashed ? tr(" (dashed)") : QString(),
+            QString::number(it->value, 'g', 3));
+    }
+    return parts.join(QLatin1Char('\n'));
+}
+
+bool CounterPlotWidget::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched != m_plot || m_marks.empty()) {
+        if (watched == m_plot && event->type() == QEvent::Resize) {
+            applyMargins(width());
+        }
+        return QWidget::eventFilter(watched, event);
+    }
+    // The ruler's columns, over the plot's whole height: every track shares them.
+    const QRect r = m_marks.front().rect->rect();
+    const QRect plot(r.left(), 0, r.width(), m_plot->height());
+    switch (event->type()) {
+    case QEvent::Resize:
+        applyMargins(width());
+        break;
+    case QEvent::MouseMove:
+        m_nav->move(static_cast<QMouseEvent*>(event), plot);
+        break;
+    case QEvent::MouseButtonPress:
+        m_nav->press(static_cast<QMouseEvent*>(event));
+        break;
+    case QEvent::MouseButtonRelease:
+        m_nav->release(static_cast<QMouseEvent*>(event), plot);
+        break;
+    case QEvent::Leave:
+        m_nav->leave();
+        break;
+    case QEvent::Wheel:
+        if (!(static_cast<QWheelEvent*>(event)->modifiers() & Qt::ShiftModifier)) { // Shift+wheel scrolls the strips
+            m_nav->wheel(static_cast<QWheelEvent*>(event), plot);
+            return true;
+        }
+        break;
+    default:
+        break;
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
+QWidget* CounterPlotWidget::surface() const
+{
+    return m_plot;
+}
+
+double CounterPlotWidget::xOf(TimeNs t) const
+{
+    if (!m_snap || m_plot->axisRectCount() == 0) {
+        return -1;
+    }
+    return m_plot->axisRect(0)->axis(QCPAxis::atBottom)->coordToPixel((double(t) - double(dayStart(*m_snap))) / 1e9);
+}
+
+std::vector<int> CounterPlotWidget::trackHeights() const
+{
+    std::vector<int> out;
+    for (auto* rect : m_plot->axisRects()) {
+        out.push_back(rect->height());
+    }
+    return out;
+}
+
+QPoint CounterPlotWidget::removeButtonCentre(LinkId link) const
+{
+    for (auto* e : m_plot->findChildren<QCPTextElement*>()) {
+        if (e->property("link").isValid() && e->property("link").toUInt() == index(link)) {
+            return e->outerRect().center();
+        }
+    }
+    return { -1, -1 };
+}
+
+void CounterPlotWidget::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    applyMargins(width());
 }
 
 void CounterPlotWidget::refresh()
@@ -331,7 +541,9 @@ void CounterPlotWidget::paintInto(QPainter& p, QSize size)
 {
     resize(size);
     m_plot->resize(size);
+    applyMargins(size.width());
     refresh();
+    updateMarks();
     p.drawPixmap(0, 0, m_plot->toPixmap(size.width(), size.height()));
 }
 

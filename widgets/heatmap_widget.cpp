@@ -3,6 +3,7 @@
 
 #include "plain_text.h"
 #include "time_navigation.h"
+#include "time_ruler.h"
 #include "time_ticks.h"
 #include "view_menu.h"
 
@@ -27,7 +28,6 @@ namespace {
 
 constexpr int kAxisHeight = 34; // time labels and incident markers above the rows
 constexpr int kLegendHeight = 22;
-constexpr int kGutter = 56; // rank labels on the left
 
 } // namespace
 
@@ -41,6 +41,7 @@ HeatmapWidget::HeatmapWidget(ViewState* state, QWidget* parent)
     setMinimumSize(320, 200);
     connect(m_state, &ViewState::timeWindowChanged, this, qOverload<>(&QWidget::update));
     connect(m_state, &ViewState::cursorChanged, this, qOverload<>(&QWidget::update));
+    connect(m_state, &ViewState::hoverChanged, this, qOverload<>(&QWidget::update));
     connect(m_state, &ViewState::selectionChanged, this, qOverload<>(&QWidget::update));
     connect(m_state, &ViewState::annotationsChanged, this, qOverload<>(&QWidget::update));
 }
@@ -83,8 +84,7 @@ void HeatmapWidget::setVisibleRows(std::size_t first, std::size_t count)
 
 QRect HeatmapWidget::plotRect() const
 {
-    return QRect(
-        kGutter, kAxisHeight, std::max(1, width() - kGutter - 8), std::max(1, height() - kAxisHeight - kLegendHeight));
+    return QRect(timeAxisLeft(), kAxisHeight, timeAxisWidth(width()), std::max(1, height() - kAxisHeight - kLegendHeight));
 }
 
 TimeAxisMapping HeatmapWidget::mapping() const
@@ -372,11 +372,23 @@ void HeatmapWidget::drawAxis(QPainter& p, const QRect& plot, const TimeAxisMappi
             .arg(QString::fromStdString(utcRange(map.visible.start, map.visible.end)))
             .arg(QString::fromStdString(formatDuration(map.visible.delta())))
             .arg(QString::fromStdString(formatSince(map.visible.start, snap.job.clockOriginNs))));
-    // Rank labels in the gutter.
+    // Rank labels in the gutter, each with its host (the ruler's gutter has room for both): the rank in the text
+    // colour, the host quieter before it.
     const int rows = static_cast<int>(m_shown.size());
+    const QColor quiet = palette().color(QPalette::Disabled, QPalette::Text);
     for (const auto& [i, rank] : rankLabels()) {
         const double y = plot.top() + (i + 0.5) * plot.height() / double(rows);
-        p.drawText(QRectF(0, y - 7, kGutter - 6, 14), Qt::AlignRight | Qt::AlignVCenter, QString::number(rank));
+        const QString number = QString::number(rank);
+        const int numberW = p.fontMetrics().horizontalAdvance(number);
+        p.setPen(m_palette.text);
+        p.drawText(QRectF(0, y - 7, kTimeGutterPx - 8, 14), Qt::AlignRight | Qt::AlignVCenter, number);
+        if (rank < snap.ranks.size()) {
+            const int room = kTimeGutterPx - 8 - numberW - 8;
+            p.setPen(quiet);
+            p.drawText(QRectF(0, y - 7, room, 14), Qt::AlignRight | Qt::AlignVCenter,
+                p.fontMetrics().elidedText(QString::fromStdString(std::string(snap.str(snap.ranks[rank].host))),
+                    Qt::ElideLeft, room));
+        }
     }
 }
 
@@ -474,38 +486,51 @@ void HeatmapWidget::drawOverlays(QPainter& p, const QRect& plot, const TimeAxisM
             }
         }
     }
-    // Selected rank.
-    // Selected ranks: one outline per run of adjacent rows.
-    if (!m_state->selectedRanks().empty() && !m_shown.empty()) {
-        const auto& sel = m_state->selectedRanks();
-        const double h = plot.height() / double(m_shown.size());
-        p.setPen(QPen(m_palette.cursor, 1));
-        p.setBrush(Qt::NoBrush);
-        std::size_t i = 0;
-        while (i < m_shown.size()) {
-            if (!std::binary_search(sel.begin(), sel.end(), m_shown[i])) {
-                ++i;
-                continue;
-            }
-            std::size_t j = i;
-            while (j < m_shown.size() && std::binary_search(sel.begin(), sel.end(), m_shown[j])) {
-                ++j;
-            }
-            p.drawRect(
-                QRectF(plot.left(), plot.top() + double(i) * h, plot.width() - 1, std::max(double(j - i) * h, 2.0)));
-            i = j;
-        }
-    }
-    // Cursor.
-    if (m_state->cursor() != kNoTime) {
-        const double x = plot.left() + map.x(m_state->cursor());
-        if (x >= plot.left() && x <= plot.right()) {
-            p.setPen(QPen(m_palette.cursor, 1));
-            p.drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom()));
-        }
-    }
+    drawSelectedRanks(p, plot);
+    drawTimeMarks(p, plot, map, *m_state, m_palette.cursor);
     m_nav.paintSelection(p, plot, m_palette.cursor); // Shift-drag selection
     p.restore();
+}
+
+// Selected ranks: a bar in the gutter beside each selected row, and an outline around each run of adjacent
+// selected rows while there are few runs. A selection that the row order scatters (a pod's 2,048 ranks in first-stuck
+// order at 16,384 ranks) makes thousands of runs, whose outlines would cover every row: then only the bars.
+void HeatmapWidget::drawSelectedRanks(QPainter& p, const QRect& plot) const
+{
+    const auto& sel = m_state->selectedRanks();
+    if (sel.empty() || m_shown.empty()) {
+        return;
+    }
+    constexpr std::size_t kMaxOutlinedRuns = 16;
+    const double h = plot.height() / double(m_shown.size());
+    std::vector<std::pair<std::size_t, std::size_t>> runs; // [first, last) rows
+    for (std::size_t i = 0; i < m_shown.size();) {
+        if (!std::binary_search(sel.begin(), sel.end(), m_shown[i])) {
+            ++i;
+            continue;
+        }
+        std::size_t j = i;
+        while (j < m_shown.size() && std::binary_search(sel.begin(), sel.end(), m_shown[j])) {
+            ++j;
+        }
+        runs.emplace_back(i, j);
+        i = j;
+    }
+    p.save();
+    p.setClipping(false);
+    for (const auto& [i, j] : runs) {
+        p.fillRect(QRectF(plot.left() - 5, plot.top() + double(i) * h, 4, std::max(double(j - i) * h, 1.0)),
+            m_palette.cursor);
+    }
+    p.restore();
+    if (runs.size() > kMaxOutlinedRuns) {
+        return;
+    }
+    p.setPen(QPen(m_palette.cursor, 1));
+    p.setBrush(Qt::NoBrush);
+    for (const auto& [i, j] : runs) {
+        p.drawRect(QRectF(plot.left(), plot.top() + double(i) * h, plot.width() - 1, std::max(double(j - i) * h, 2.0)));
+    }
 }
 
 void HeatmapWidget::drawLegend(QPainter& p, const QRect& area) const
@@ -604,6 +629,7 @@ void HeatmapWidget::keyPressEvent(QKeyEvent* event)
 
 void HeatmapWidget::leaveEvent(QEvent*)
 {
+    m_nav.leave();
     update();
 }
 

@@ -89,6 +89,7 @@ public:
     QString foldNote(int plotHeightPx) const; // ", 16 ranks per pixel row (worst shown)" or ""
 private:
     void drawOverlays(QPainter& p, const QRect& plot, const TimeAxisMapping& map) const;
+    void drawSelectedRanks(QPainter& p, const QRect& plot) const;
     static QRectF incidentTagRect(const QFontMetrics& fm, const QRect& plot, double x0, double x1, const QString& tag);
     void drawLegend(QPainter& p, const QRect& area) const;
 

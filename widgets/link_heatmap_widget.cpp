@@ -3,6 +3,7 @@
 
 #include "theme.h"
 #include "time_navigation.h"
+#include "time_ruler.h"
 #include "time_ticks.h"
 #include "view_menu.h"
 
@@ -25,7 +26,6 @@ namespace {
 
 constexpr int kAxisHeight = 34;
 constexpr int kLegendHeight = 22;
-constexpr int kGutter = 200; // group and link names
 constexpr double kTroubleRowPx = 4;
 
 } // namespace
@@ -62,6 +62,7 @@ LinkHeatmapWidget::LinkHeatmapWidget(ViewState* state, QWidget* parent)
     setMinimumSize(320, 160);
     connect(m_state, &ViewState::timeWindowChanged, this, qOverload<>(&QWidget::update));
     connect(m_state, &ViewState::cursorChanged, this, qOverload<>(&QWidget::update));
+    connect(m_state, &ViewState::hoverChanged, this, qOverload<>(&QWidget::update));
     connect(m_state, &ViewState::selectionChanged, this, qOverload<>(&QWidget::update));
 }
 
@@ -116,7 +117,7 @@ void LinkHeatmapWidget::setRowOrder(LinkRowOrder order)
 QRect LinkHeatmapWidget::plotRect() const
 {
     return QRect(
-        kGutter, kAxisHeight, std::max(1, width() - kGutter - 8), std::max(1, height() - kAxisHeight - kLegendHeight));
+        timeAxisLeft(), kAxisHeight, timeAxisWidth(width()), std::max(1, height() - kAxisHeight - kLegendHeight));
 }
 
 TimeAxisMapping LinkHeatmapWidget::mapping() const
@@ -300,8 +301,8 @@ void LinkHeatmapWidget::drawGutter(QPainter& p, const QRect& plot) const
             continue;
         }
         p.setPen(down);
-        p.drawText(QRectF(2, y - 7, kGutter - 10, 14), Qt::AlignRight | Qt::AlignVCenter,
-            fm.elidedText(QString::fromStdString(rows[m_rows[i]].name), Qt::ElideLeft, kGutter - 12));
+        p.drawText(QRectF(2, y - 7, kTimeGutterPx - 10, 14), Qt::AlignRight | Qt::AlignVCenter,
+            fm.elidedText(QString::fromStdString(rows[m_rows[i]].name), Qt::ElideLeft, kTimeGutterPx - 12));
         taken.push_back({ y - 7, y + 7 });
     }
     const bool groupsContiguous = m_order == LinkRowOrder::Tier;
@@ -321,8 +322,8 @@ void LinkHeatmapWidget::drawGutter(QPainter& p, const QRect& plot) const
             continue;
         }
         p.setPen(text);
-        p.drawText(QRectF(2, y, kGutter - 10, 14), Qt::AlignRight | Qt::AlignVCenter,
-            fm.elidedText(QString::fromStdString(g), Qt::ElideLeft, kGutter - 12));
+        p.drawText(QRectF(2, y, kTimeGutterPx - 10, 14), Qt::AlignRight | Qt::AlignVCenter,
+            fm.elidedText(QString::fromStdString(g), Qt::ElideLeft, kTimeGutterPx - 12));
         lastLabel = y;
     }
 }
@@ -345,11 +346,7 @@ void LinkHeatmapWidget::drawOverlays(QPainter& p, const QRect& plot, const TimeA
         }
     }
     p.setClipRect(plot);
-    p.setPen(QPen(cursor, 1));
-    if (m_state->cursor() != kNoTime) {
-        const double x = plot.left() + map.x(m_state->cursor());
-        p.drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom()));
-    }
+    drawTimeMarks(p, plot, map, *m_state, cursor);
     m_nav.paintSelection(p, plot, cursor);
     p.restore();
 }
@@ -400,6 +397,11 @@ void LinkHeatmapWidget::mouseReleaseEvent(QMouseEvent* event)
         }
     }
     update();
+}
+
+void LinkHeatmapWidget::leaveEvent(QEvent*)
+{
+    m_nav.leave();
 }
 
 void LinkHeatmapWidget::keyPressEvent(QKeyEvent* event)

@@ -95,6 +95,17 @@ void LinkListPanel::setFilter(const QString& text)
     }
 }
 
+QString LinkListPanel::filterText() const
+{
+    return m_filter->text();
+}
+
+void LinkListPanel::setFilterText(const QString& text)
+{
+    m_filter->setText(text); // textChanged applies it
+    setFilter(text);
+}
+
 int LinkListPanel::visibleCount() const
 {
     int n = 0;

@@ -24,7 +24,9 @@ class LinkListPanel : public QWidget
 public:
     LinkListPanel(ViewState* state, QWidget* parent = nullptr);
     void setSnapshot(std::shared_ptr<const JobSnapshot> snap, std::shared_ptr<const AnalysisResult> analysis = {});
-    void setFilter(const QString& text);
+    void setFilter(const QString& text); // hides what does not match (the find box's text is left as it is)
+    QString filterText() const;
+    void setFilterText(const QString& text); // the find box's text, and the filter with it
     int visibleCount() const;
     int degradedCount() const { return m_degraded; }
 

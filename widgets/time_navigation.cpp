@@ -39,9 +39,7 @@ void TimeNavigation::press(QMouseEvent* event)
 
 bool TimeNavigation::move(QMouseEvent* event, const QRect& plot)
 {
-    if (plot.contains(event->pos())) {
-        m_state->setCursor(mapping(plot).t(event->pos().x() - plot.left() + 0.5));
-    }
+    m_state->setHover(plot.contains(event->pos()) ? mapping(plot).t(event->pos().x() - plot.left() + 0.5) : kNoTime);
     if (!(event->buttons() & Qt::LeftButton)) {
         return false;
     }
@@ -72,16 +70,37 @@ bool TimeNavigation::release(QMouseEvent* event, const QRect& plot)
     }
     const bool click = !m_dragging && event->button() == Qt::LeftButton;
     m_dragging = false;
+    if (click && plot.contains(event->pos())) {
+        m_state->setCursor(mapping(plot).t(event->pos().x() - plot.left() + 0.5)); // a click pins the cursor
+    }
     return click;
+}
+
+void TimeNavigation::leave()
+{
+    m_state->setHover(kNoTime);
 }
 
 bool TimeNavigation::key(QKeyEvent* event)
 {
     const TimeNs w = m_state->window().delta();
+    // W / S zoom around the pointer as Perfetto's do (the window's centre when the pointer is elsewhere).
+    const TimeNs around = m_state->hover() != kNoTime ? m_state->hover() : m_state->window().start + w / 2;
+    if (event->modifiers() & (Qt::ControlModifier | Qt::AltModifier | Qt::MetaModifier)) {
+        return false; // menu shortcuts
+    }
     switch (event->key()) {
+    case Qt::Key_W:
+        m_state->zoomAround(around, 0.8);
+        return true;
+    case Qt::Key_S:
+        m_state->zoomAround(around, 1.25);
+        return true;
+    case Qt::Key_A:
     case Qt::Key_Left:
         m_state->pan(-w / 10);
         return true;
+    case Qt::Key_D:
     case Qt::Key_Right:
         m_state->pan(w / 10);
         return true;

@@ -54,8 +54,23 @@ std::string sessionToJson(const ReviewSession& s)
     j["version"] = ReviewSession::kVersion;
     j["bundle"] = s.bundlePath;
     j["window"] = { { "start_ns", s.window.start }, { "end_ns", s.window.end } };
+    j["cursor_ns"] = s.cursorNs == kNoTime ? ordered_json(nullptr) : ordered_json(s.cursorNs);
+    const auto ranges = [](const std::vector<TimeRange>& rs) {
+        ordered_json a = ordered_json::array();
+        for (const auto& r : rs) {
+            a.push_back({ { "start_ns", r.start }, { "end_ns", r.end } });
+        }
+        return a;
+    };
+    j["zoom_back"] = ranges(s.back);
+    j["zoom_forward"] = ranges(s.forward);
     j["row_order"] = s.rowOrder;
+    j["metric"] = s.metric;
+    j["link_row_order"] = s.linkRowOrder;
     j["selected_incident"] = s.selectedIncident;
+    j["selected_ranks"] = s.selectedRanks;
+    j["fabric_find"] = s.fabricFind;
+    j["link_filter"] = s.linkFilter;
     ordered_json links = ordered_json::array();
     for (const auto& l : s.plottedLinks) {
         links.push_back(linkJson(l));
@@ -89,6 +104,25 @@ Result<ReviewSession> parseSession(const std::string& file, const std::string& t
         s.window
             = { jsonNumber<TimeNs>(j.at("window").at("start_ns")), jsonNumber<TimeNs>(j.at("window").at("end_ns")) };
         s.rowOrder = j.value("row_order", std::string("rank"));
+        s.metric = j.value("metric", std::string("state"));
+        s.linkRowOrder = j.value("link_row_order", std::string("tier"));
+        if (j.contains("cursor_ns") && !j["cursor_ns"].is_null()) {
+            s.cursorNs = jsonNumber<TimeNs>(j["cursor_ns"]);
+        }
+        const auto ranges = [&](const char* key) {
+            std::vector<TimeRange> out;
+            for (const auto& r : j.value(key, nlohmann::json::array())) {
+                out.push_back({ jsonNumber<TimeNs>(r.at("start_ns")), jsonNumber<TimeNs>(r.at("end_ns")) });
+            }
+            return out;
+        };
+        s.back = ranges("zoom_back");
+        s.forward = ranges("zoom_forward");
+        for (const auto& r : j.value("selected_ranks", nlohmann::json::array())) {
+            s.selectedRanks.push_back(jsonNumber<std::uint32_t>(r));
+        }
+        s.fabricFind = j.value("fabric_find", std::string());
+        s.linkFilter = j.value("link_filter", std::string());
         s.selectedIncident = jsonNumber<int>(j.value("selected_incident", nlohmann::json(0)));
         for (const auto& l : j.value("plotted_links", nlohmann::json::array())) {
             s.plottedLinks.push_back(parseLink(l));

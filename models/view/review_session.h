@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// A review session (`.stallscope`, JSON, versioned): which bundle, what was shown (window, rank order,
-// selected incident, plotted links, dock layout) and the reviewer's annotations. What a trainer hands to a
-// new on-call engineer. Saved atomically.
+// A review session (`.stallscope`, JSON, versioned): which bundle, what was shown (window and zoom history, pinned
+// cursor, row orders, colouring, selected incident and ranks, plotted links, find and filter text, dock layout) and
+// the reviewer's annotations. What a trainer hands to a new on-call engineer. Saved atomically. Fields added after
+// version 1 are optional when read, so every version-1 file still opens.
 
 #include "core/result.h"
 #include "core/types.h"
@@ -40,9 +41,16 @@ struct ReviewSession
     static constexpr int kVersion = 1;
     std::string bundlePath; // absolute, or relative to the session file's folder
     TimeRange window;
+    TimeNs cursorNs = kNoTime; // the pinned cursor
+    std::vector<TimeRange> back, forward; // zoom history, oldest first
     std::string rowOrder = "rank"; // rank | host | rail | first-stuck
+    std::string metric = "state"; // state | time-in-collectives | lateness
+    std::string linkRowOrder = "tier"; // tier | trouble-first
     int selectedIncident = 0;
+    std::vector<std::uint32_t> selectedRanks;
     std::vector<LinkRefByPorts> plottedLinks;
+    std::string fabricFind; // the Fabric dock's find text
+    std::string linkFilter; // the Links dock's filter text
     std::string layout; // opaque GUI state (base64)
     std::vector<Annotation> annotations;
     friend bool operator==(const ReviewSession&, const ReviewSession&) = default;

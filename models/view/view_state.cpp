@@ -93,6 +93,14 @@ void ViewState::setCursor(TimeNs t)
     }
 }
 
+void ViewState::setHover(TimeNs t)
+{
+    if (t != m_hover) {
+        m_hover = t;
+        emit hoverChanged(t);
+    }
+}
+
 void ViewState::selectRank(std::optional<std::uint32_t> rank)
 {
     selectRanks(rank ? std::vector<std::uint32_t> { *rank } : std::vector<std::uint32_t> {});
@@ -123,6 +131,15 @@ void ViewState::selectLink(LinkId link)
     }
 }
 
+void ViewState::deselectLink(LinkId link)
+{
+    const auto it = std::find(m_links.begin(), m_links.end(), link);
+    if (it != m_links.end()) {
+        m_links.erase(it);
+        emit selectionChanged();
+    }
+}
+
 void ViewState::clearLinks()
 {
     if (!m_links.empty()) {
@@ -134,12 +151,69 @@ void ViewState::clearLinks()
 void ViewState::setAnnotations(std::vector<Annotation> annotations)
 {
     m_annotations = std::move(annotations);
+    m_notesModified = false;
     emit annotationsChanged();
 }
 
 void ViewState::addAnnotation(Annotation annotation)
 {
     m_annotations.push_back(std::move(annotation));
+    m_notesModified = true;
+    emit annotationsChanged();
+}
+
+void ViewState::removeAnnotation(std::size_t index)
+{
+    if (index < m_annotations.size()) {
+        m_annotations.erase(m_annotations.begin() + static_cast<std::ptrdiff_t>(index));
+        m_notesModified = true;
+        emit annotationsChanged();
+    }
+}
+
+void ViewState::markNotesSaved()
+{
+    m_notesModified = false;
+}
+
+ViewState::Saved ViewState::save() const
+{
+    return { m_span, m_window, m_cursor, m_back, m_forward, m_ranks, m_incident, m_links, m_annotations,
+        m_notesModified };
+}
+
+void ViewState::restore(const Saved& s)
+{
+    m_span = s.span;
+    m_window = s.window;
+    m_cursor = s.cursor;
+    m_hover = kNoTime;
+    m_back = s.back;
+    m_forward = s.forward;
+    m_ranks = s.ranks;
+    m_incident = s.incident;
+    m_links = s.links;
+    m_annotations = s.annotations;
+    m_notesModified = s.notesModified;
+    emitAll();
+}
+
+void ViewState::resetForJob(TimeRange span)
+{
+    Saved fresh;
+    fresh.span = span.isEmpty() ? TimeRange { span.start, span.start + kMinWindowNs } : span;
+    fresh.window = fresh.span;
+    restore(fresh);
+}
+
+// Every view repaints from the whole state (incidentSelected is not emitted: it zooms, and the window is set).
+void ViewState::emitAll()
+{
+    emit historyChanged();
+    emit timeWindowChanged(m_window);
+    emit cursorChanged(m_cursor);
+    emit hoverChanged(m_hover);
+    emit selectionChanged();
     emit annotationsChanged();
 }
 

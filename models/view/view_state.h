@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The one view state every view subscribes to: time window, cursor, zoom history and selection. No view
-// keeps its own zoom. Lives on the GUI thread; Qt Core only, so the core library stays widget-free.
+// The one view state every view subscribes to: time window, the pinned cursor and the hover time, zoom history,
+// selection and the reviewer's notes. No view keeps its own zoom. All of it belongs to the open job: a new job
+// starts from resetForJob, and save/restore carry it across a load that fails. Lives on the GUI thread; Qt Core
+// only, so the core library stays widget-free.
 
 #include "core/types.h"
 #include "view/review_session.h"
@@ -38,7 +40,12 @@ public:
     void back();
     void forward();
 
+    // The pinned cursor: set by a click, an evidence link, an incident or a key; notes and exports use it.
     void setCursor(TimeNs t);
+    // Where the pointer is over any time view (kNoTime when over none): every view draws it as a crosshair,
+    // and the plots read their values there. Never moves the pinned cursor.
+    TimeNs hover() const { return m_hover; }
+    void setHover(TimeNs t);
 
     // The selected ranks (one rank from the heatmap, all ranks of a host from the topology), sorted.
     const std::vector<std::uint32_t>& selectedRanks() const { return m_ranks; }
@@ -52,11 +59,33 @@ public:
     void selectIncident(int number);
     std::vector<LinkId> selectedLinks() const { return m_links; }
     void selectLink(LinkId link); // adds it (a counter plot appears for it)
+    void deselectLink(LinkId link); // its counter plot goes
     void clearLinks();
 
     const std::vector<Annotation>& annotations() const { return m_annotations; }
     void setAnnotations(std::vector<Annotation> annotations);
     void addAnnotation(Annotation annotation);
+    void removeAnnotation(std::size_t index);
+    // True once a note was added or removed since the notes were last set (opened) or marked saved.
+    bool notesModified() const { return m_notesModified; }
+    void markNotesSaved();
+
+    // Everything above that belongs to one job, for carrying it across a load that fails or is cancelled.
+    struct Saved
+    {
+        TimeRange span, window;
+        TimeNs cursor = kNoTime;
+        std::vector<TimeRange> back, forward;
+        std::vector<std::uint32_t> ranks;
+        int incident = 0;
+        std::vector<LinkId> links;
+        std::vector<Annotation> annotations;
+        bool notesModified = false;
+    };
+    Saved save() const;
+    void restore(const Saved& saved);
+    // A job was opened: its span, and nothing of the previous job (cursor, hover, history, selection, notes).
+    void resetForJob(TimeRange span);
 
     static constexpr TimeNs kMinWindowNs = 1000; // 1 µs
 
@@ -67,13 +96,17 @@ signals:
     void incidentSelected(int number);
     void historyChanged();
     void annotationsChanged();
+    void hoverChanged(stallscope::TimeNs t);
 
 private:
     TimeRange clamp(TimeRange w) const;
+    void emitAll();
 
     TimeRange m_span { 0, 1 };
     TimeRange m_window { 0, 1 };
     TimeNs m_cursor = kNoTime;
+    TimeNs m_hover = kNoTime;
+    bool m_notesModified = false;
     std::vector<TimeRange> m_back, m_forward;
     std::vector<std::uint32_t> m_ranks;
     int m_incident = 0;

@@ -85,7 +85,7 @@ TEST_CASE("wheel zoom keeps the time under the pointer", "[widget]")
     CHECK(std::llabs(w.mapping().t(300) - atBefore) <= TimeNs(w.mapping().nsPerPx()));
 }
 
-TEST_CASE("the cursor is shared by every view", "[widget]")
+TEST_CASE("the hover time is shared by every view, and only a click pins the cursor", "[widget]")
 {
     Fixture f;
     HeatmapWidget a(&f.state), b(&f.state);
@@ -96,13 +96,20 @@ TEST_CASE("the cursor is shared by every view", "[widget]")
     QMouseEvent move(QEvent::MouseMove, QPointF(a.plotRect().left() + 200, 100), QPointF(), Qt::NoButton, Qt::NoButton,
         Qt::NoModifier);
     QApplication::sendEvent(&a, &move);
-    const TimeNs t = f.state.cursor();
+    CHECK(f.state.cursor() == kNoTime); // hovering pins nothing
+    const TimeNs t = f.state.hover();
     REQUIRE(t != kNoTime);
     CHECK(std::llabs(t - a.mapping().t(200.5)) <= 1);
     // View b draws the same cursor at the same relative position of its own (narrower) axis.
     const double relA = a.mapping().x(t) / double(a.plotRect().width());
     const double relB = b.mapping().x(t) / double(b.plotRect().width());
     CHECK(relB == Approx(relA).margin(0.002));
+    const QPointF at(a.plotRect().left() + 300, 100);
+    QMouseEvent press(QEvent::MouseButtonPress, at, QPointF(), Qt::LeftButton, Qt::LeftButton, Qt::NoModifier);
+    QMouseEvent release(QEvent::MouseButtonRelease, at, QPointF(), Qt::LeftButton, Qt::NoButton, Qt::NoModifier);
+    QApplication::sendEvent(&a, &press);
+    QApplication::sendEvent(&a, &release);
+    CHECK(std::llabs(f.state.cursor() - a.mapping().t(300.5)) <= 1);
 }
 
 TEST_CASE("the tooltip names rank, host, time and collective", "[widget]")

@@ -4,6 +4,7 @@
 // walk-through moves the cursor and the selection in every view.
 #include "bundle/writer.h"
 #include "incidents_panel.h"
+#include "isolated_settings.h"
 #include "main_window.h"
 #include "sim/raw_writer.h"
 #include "test_support.h"
@@ -43,26 +44,6 @@ QPushButton* button(QWidget* in, const QString& text)
     return nullptr;
 }
 
-// Each test process its own settings file (ctest runs test cases as parallel processes: a shared file let one
-// case's exercise attempts show up in another's count); removed when the case ends.
-struct IsolatedSettings
-{
-    IsolatedSettings()
-    {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setApplicationName(
-            QStringLiteral("stallscope-window-test-%1").arg(QCoreApplication::applicationPid()));
-        QSettings().clear();
-    }
-    ~IsolatedSettings()
-    {
-        QSettings s;
-        s.clear();
-        s.sync();
-        QFile::remove(s.fileName());
-    }
-};
-
 bool dockVisible(MainWindow& w, const char* name)
 {
     auto* d = w.findChild<QDockWidget*>(QString::fromLatin1(name));
@@ -73,7 +54,7 @@ bool dockVisible(MainWindow& w, const char* name)
 
 TEST_CASE("an exercise in the window: the answer is invisible until Check, then walked through", "[window]")
 {
-    IsolatedSettings settingsFile; // progress goes to a test settings file of this process
+    test::IsolatedSettings settingsFile; // progress goes to a test settings file of this process
     MainWindow w;
     w.show();
     QSignalSpy ready(w.training(), &TrainingController::ready);
@@ -141,7 +122,7 @@ TEST_CASE("an exercise in the window: the answer is invisible until Check, then 
 
 TEST_CASE("opening something else ends the exercise and shows analyses again", "[window]")
 {
-    IsolatedSettings settingsFile;
+    test::IsolatedSettings settingsFile;
     MainWindow w;
     QSignalSpy ready(w.training(), &TrainingController::ready);
     REQUIRE(w.training()->start("dead-rank"));
@@ -161,7 +142,7 @@ TEST_CASE("opening something else ends the exercise and shows analyses again", "
 
 TEST_CASE("with nothing open the window offers the ways in, the demo opens from the cache", "[window]")
 {
-    IsolatedSettings settingsFile;
+    test::IsolatedSettings settingsFile;
     MainWindow w;
     CHECK_FALSE(w.showingViews()); // the welcome page
     // A cached demo scenario (a small one stands in for the 1,024-rank job) opens without simulating again.
@@ -180,7 +161,7 @@ TEST_CASE("with nothing open the window offers the ways in, the demo opens from 
 
 TEST_CASE("a handed-out exercise folder opens as an exercise, its analysis hidden", "[window]")
 {
-    IsolatedSettings settingsFile;
+    test::IsolatedSettings settingsFile;
     const auto& lib = training::builtinExercises();
     test::TempDir tmp;
     NullProgress progress;

@@ -1,0 +1,433 @@
+// SPDX-License-Identifier: MIT
+// Whole tasks in the real window (offscreen), as an on-call engineer does them: open a job, annotate, open
+// another, save a session, reopen it, cancel an open; and the views read on one time axis. Each case drives
+// MainWindow through its menus' code paths and answers its dialogs as a person would.
+#include "bundle/writer.h"
+#include "counter_plot_widget.h"
+#include "heatmap_palette.h"
+#include "heatmap_widget.h"
+#include "import/open_job.h"
+#include "link_heatmap_widget.h"
+#include "link_list_panel.h"
+#include "isolated_settings.h"
+#include "main_window.h"
+#include "open_dialog.h"
+#include "test_support.h"
+#include "view/review_session.h"
+#include "view/view_state.h"
+
+#include <catch2/catch.hpp>
+
+#include <QApplication>
+#include <QFileDialog>
+#include <QInputDialog>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTest>
+#include <QTimer>
+
+#include <fstream>
+#include <functional>
+#include <memory>
+
+using namespace stallscope;
+
+namespace {
+
+// Two small jobs of different shapes, written as bundles once per process.
+struct Jobs
+{
+    test::TempDir dir;
+    std::string a, b;
+    Jobs()
+    {
+        auto ca = test::tinyConfig();
+        auto cb = test::tinyConfig();
+        cb.seed = 7;
+        cb.hosts = 6; // 48 ranks: the preset's flap names rank 37
+        a = dir.str("job-a");
+        b = dir.str("job-b");
+        REQUIRE(writeBundle(*test::simulateOrFail(ca).snapshot, a).empty());
+        REQUIRE(writeBundle(*test::simulateOrFail(cb).snapshot, b).empty());
+    }
+};
+
+const Jobs& jobs()
+{
+    static Jobs j;
+    return j;
+}
+
+// The window at a person's size, shown, with `path` open.
+struct Opened
+{
+    test::IsolatedSettings settings;
+    MainWindow w;
+    explicit Opened(const std::string& path, QSize size = { 1200, 800 });
+};
+
+bool open(MainWindow& w, const std::string& path)
+{
+    QSignalSpy loaded(&w, &MainWindow::loadFinished);
+    w.openBundle(QString::fromStdString(path));
+    if (loaded.isEmpty() && !loaded.wait(120000)) {
+        return false;
+    }
+    return loaded.first().first().toBool();
+}
+
+// Runs `act` on the next modal dialog of type T once it is up (inside its exec loop), as a person answering it.
+template <typename T>
+void whenDialog(std::function<void(T*)> act, int triesLeft = 500)
+{
+    QTimer::singleShot(10, [act, triesLeft] {
+        if (auto* d = qobject_cast<T*>(QApplication::activeModalWidget())) {
+            act(d);
+        } else if (triesLeft > 0) {
+            whenDialog<T>(act, triesLeft - 1);
+        }
+    });
+}
+
+// Answers the next message boxes in turn, each with its button; the first box's text goes to `text`.
+void answerBoxes(std::vector<QMessageBox::StandardButton> buttons, QString* text = nullptr)
+{
+    if (buttons.empty()) {
+        return;
+    }
+    whenDialog<QMessageBox>([buttons, text](QMessageBox* box) {
+        if (text) {
+            *text = box->text();
+        }
+        auto rest = std::vector<QMessageBox::StandardButton>(buttons.begin() + 1, buttons.end());
+        answerBoxes(rest, nullptr); // polls again once this box is gone
+        box->button(buttons.front())->click();
+    });
+}
+
+void answerUnsavedNotes(QMessageBox::StandardButton button, QString* text = nullptr)
+{
+    answerBoxes({ button }, text);
+}
+
+void answerSaveAs(const QString& path)
+{
+    whenDialog<QFileDialog>([path](QFileDialog* d) {
+        d->selectFile(path);
+        QMetaObject::invokeMethod(d, "accept"); // the Save button's slot
+    });
+}
+
+Opened::Opened(const std::string& path, QSize size)
+{
+    w.resize(size);
+    w.show();
+    REQUIRE(open(w, path));
+}
+
+Annotation note(TimeNs t, const char* text)
+{
+    Annotation a;
+    a.startNs = a.endNs = t;
+    a.text = text;
+    return a;
+}
+
+// Where instant t falls, in the window's pixels, in each of the three time views.
+struct RulerXs
+{
+    double ranks, links, counters;
+};
+
+RulerXs rulerXs(MainWindow& w, TimeNs t)
+{
+    const auto* hm = w.heatmap();
+    const auto* lh = w.linkHeatmap();
+    const auto* counters = w.counters();
+    const auto win = w.viewState()->window();
+    const auto rankPlot = hm->plotRect();
+    const auto linkPlot = lh->plotRect();
+    const double xr = rankPlot.left() + TimeAxisMapping { win, rankPlot.width() }.x(t);
+    const double xl = linkPlot.left() + TimeAxisMapping { win, linkPlot.width() }.x(t);
+    const double xc = counters->xOf(t);
+    return { hm->mapTo(&w, QPointF(xr, 0)).x(), lh->mapTo(&w, QPointF(xl, 0)).x(),
+        counters->surface()->mapTo(&w, QPointF(xc, 0)).x() };
+}
+
+} // namespace
+
+TEST_CASE("a note belongs to its job: the next job opens without it, and asks before it is lost", "[window]")
+{
+    Opened opened(jobs().a);
+    auto& w = opened.w;
+    auto* state = w.viewState();
+    const auto spanA = state->span();
+    state->setCursor(spanA.start + spanA.delta() / 3);
+    state->addAnnotation(note(state->cursor(), "flap seen on leaf-r0"));
+    state->selectRanks({ 1, 2, 3 });
+    w.heatmap()->setRowOrder(RowOrder::FirstStuck);
+    w.fabricFind()->setText(QStringLiteral("leaf"));
+    w.linkList()->setFilterText(QStringLiteral("gpu-a000"));
+    CHECK(w.isWindowModified()); // the title shows the unsaved note
+
+    // Cancel: nothing happens, job A stays with its note.
+    QString asked;
+    answerUnsavedNotes(QMessageBox::Cancel, &asked);
+    w.openBundle(QString::fromStdString(jobs().b));
+    CHECK(asked.contains(QStringLiteral("1 note")));
+    CHECK(w.opened()->path == jobs().a);
+    CHECK(state->annotations().size() == 1);
+
+    // Discard: job B opens with nothing of A's.
+    answerUnsavedNotes(QMessageBox::Discard);
+    REQUIRE(open(w, jobs().b));
+    CHECK(w.opened()->path == jobs().b);
+    CHECK(state->annotations().empty());
+    CHECK(state->selectedRanks().empty());
+    CHECK(state->cursor() == kNoTime);
+    CHECK_FALSE(state->canGoBack());
+    CHECK(w.heatmap()->rowOrder() == RowOrder::Rank);
+    CHECK(w.fabricFind()->text().isEmpty());
+    CHECK(w.linkList()->filterText().isEmpty());
+    CHECK(w.linkList()->visibleCount() > 0); // A's filter would have left B's list empty
+    CHECK(state->span() == w.opened()->snapshot->job.span);
+    CHECK_FALSE(w.isWindowModified());
+}
+
+TEST_CASE("a review session saved from the window reopens with its notes, selection, order and find text", "[window]")
+{
+    test::IsolatedSettings settings;
+    test::TempDir out;
+    const auto sessionFile = QString::fromStdString(out.str("incident-review.stallscope"));
+    TimeRange window;
+    std::vector<Annotation> notes;
+    {
+        MainWindow w;
+        w.resize(1200, 800);
+        w.show();
+        REQUIRE(open(w, jobs().a));
+        auto* state = w.viewState();
+        const auto span = state->span();
+        state->zoomIn({ span.start + span.delta() / 4, span.start + span.delta() / 2 });
+        state->setCursor(span.start + span.delta() / 3);
+        state->addAnnotation(note(state->cursor(), "stall starts here"));
+        state->selectRanks({ 5, 6 });
+        w.heatmap()->setRowOrder(RowOrder::Host);
+        w.fabricFind()->setText(QStringLiteral("spine"));
+        window = state->window();
+        notes = state->annotations();
+
+        answerSaveAs(sessionFile); // Ctrl+S on a job without a session asks where
+        REQUIRE(w.saveSession(false));
+        CHECK(w.sessionPath() == sessionFile);
+        CHECK_FALSE(w.isWindowModified());
+        CHECK(w.windowTitle().contains(QStringLiteral("incident-review.stallscope")));
+        // A second note, then Ctrl+S again: saved to the same file without a dialog.
+        state->addAnnotation(note(span.start + span.delta() / 2, "recovered"));
+        notes = state->annotations();
+        REQUIRE(w.saveSession(false));
+        w.closeBundle(); // saved: no question
+        CHECK_FALSE(w.opened());
+        CHECK(state->annotations().empty());
+    }
+    MainWindow w;
+    w.resize(1200, 800);
+    w.show();
+    REQUIRE(open(w, sessionFile.toStdString()));
+    auto* state = w.viewState();
+    CHECK(w.opened()->path == jobs().a);
+    CHECK(state->annotations() == notes);
+    CHECK(state->window() == window);
+    CHECK(state->canGoBack()); // the zoom history came back too
+    CHECK(state->selectedRanks() == std::vector<std::uint32_t> { 5, 6 });
+    CHECK(w.heatmap()->rowOrder() == RowOrder::Host);
+    CHECK(w.fabricFind()->text() == QStringLiteral("spine"));
+    CHECK(w.sessionPath() == sessionFile);
+    CHECK_FALSE(w.isWindowModified());
+    // The session is offered again on the welcome page and in Open Recent.
+    CHECK(QSettings().value(QStringLiteral("recent")).toStringList().contains(sessionFile));
+}
+
+TEST_CASE("a failed or cancelled open leaves the open job and its notes as they were", "[window]")
+{
+    test::IsolatedSettings settings;
+    test::TempDir empty;
+    MainWindow w;
+    w.resize(1200, 800);
+    w.show();
+    REQUIRE(open(w, jobs().a));
+    auto* state = w.viewState();
+    state->setCursor(state->span().start + 5 * kNsPerSec);
+    state->addAnnotation(note(state->cursor(), "keep me"));
+    const auto before = state->save();
+
+    SECTION("refused before anything is shown")
+    {
+        answerBoxes({ QMessageBox::Discard, QMessageBox::Ok }); // leave; then the refusal's box
+        CHECK_FALSE(open(w, empty.str()));
+    }
+    SECTION("cancelled after its first stage was shown")
+    {
+        // A job big enough that its analysis is still running when the first stage is on screen.
+        auto big = *presetConfig("small");
+        big.hosts = 64;
+        big.durationNs = 300 * kNsPerSec;
+        test::TempDir bigDir;
+        REQUIRE(writeBundle(*test::simulateOrFail(big).snapshot, bigDir.str("big")).empty());
+        QObject::connect(&w, &MainWindow::stageShown, &w, [&w] { w.cancelLoading(); });
+        answerUnsavedNotes(QMessageBox::Discard);
+        QSignalSpy shown(&w, &MainWindow::stageShown);
+        CHECK_FALSE(open(w, bigDir.str("big")));
+        REQUIRE(shown.count() >= 1); // the new job was on screen before the cancel
+    }
+    CHECK(w.opened());
+    CHECK(w.opened()->path == jobs().a);
+    CHECK(w.showingViews());
+    CHECK(state->annotations() == before.annotations);
+    CHECK(state->cursor() == before.cursor);
+    CHECK(state->span() == before.span);
+    CHECK(w.heatmap()->model());
+    CHECK(&w.heatmap()->model()->snapshot() == w.opened()->snapshot.get());
+    CHECK(w.windowTitle().contains(QString::fromStdString(w.opened()->snapshot->job.name)));
+}
+
+TEST_CASE("the three time views put one instant at one x, at every zoom and width", "[window]")
+{
+    test::IsolatedSettings settings;
+    MainWindow w;
+    w.show();
+    REQUIRE(open(w, jobs().a));
+    w.settleViews();
+    auto* state = w.viewState();
+    REQUIRE(w.opened()->analysis->incidents.size() >= 1);
+    state->selectIncident(1); // plots its culprit link's counters
+    REQUIRE(w.counters()->plottedLinks() == 1);
+    const auto span = state->span();
+    for (const int width : { 1000, 1400, 1900 }) {
+        w.resize(width, 900);
+        QApplication::processEvents();
+        for (const TimeRange zoom : { span, TimeRange { span.start + span.delta() / 3, span.start + span.delta() / 2 },
+                 TimeRange { span.start + 60 * kNsPerSec, span.start + 62 * kNsPerSec } }) {
+            state->setWindow(zoom);
+            QApplication::processEvents();
+            for (const double f : { 0.1, 0.5, 0.9 }) {
+                const TimeNs t = zoom.start + static_cast<TimeNs>(double(zoom.delta()) * f);
+                const auto xs = rulerXs(w, t);
+                INFO("width " << width << ", window " << zoom.delta() << " ns, at " << f);
+                CHECK(std::abs(xs.ranks - xs.links) <= 1.0);
+                CHECK(std::abs(xs.ranks - xs.counters) <= 1.0);
+            }
+        }
+    }
+}
+
+TEST_CASE("hover draws a crosshair and leaves the pinned cursor where a click put it", "[window]")
+{
+    Opened opened(jobs().a);
+    auto& w = opened.w;
+    w.settleViews();
+    auto* hm = w.heatmap();
+    auto* state = w.viewState();
+    const auto plot = hm->plotRect();
+    const QPoint clickAt(plot.left() + plot.width() / 4, plot.top() + plot.height() / 2);
+    QTest::mouseClick(hm, Qt::LeftButton, {}, clickAt);
+    const TimeNs pinned = state->cursor();
+    REQUIRE(pinned != kNoTime);
+    QTest::mouseMove(hm, QPoint(plot.left() + plot.width() * 3 / 4, plot.top() + 10));
+    CHECK(state->cursor() == pinned); // hover never moves it
+    CHECK(state->hover() != kNoTime);
+    CHECK(state->hover() > pinned);
+    // A note goes where the cursor is pinned, not where the mouse last crossed.
+    const auto spanBefore = state->annotations().size();
+    whenDialog<QInputDialog>([](QInputDialog* d) {
+        d->setTextValue(QStringLiteral("pinned here"));
+        d->accept();
+    });
+    for (auto* a : w.findChildren<QAction*>()) {
+        if (a->shortcut() == QKeySequence(Qt::CTRL | Qt::Key_M)) {
+            a->trigger();
+        }
+    }
+    REQUIRE(state->annotations().size() == spanBefore + 1);
+    CHECK(state->annotations().back().startNs == pinned);
+}
+
+TEST_CASE("a plotted link's strip group is removed with its ×, and each strip keeps its height", "[window]")
+{
+    Opened opened(jobs().a);
+    auto& w = opened.w;
+    auto* state = w.viewState();
+    const auto& links = w.opened()->snapshot->topology.links();
+    REQUIRE(links.size() >= 2);
+    state->clearLinks();
+    state->selectLink(LinkId(0));
+    state->selectLink(LinkId(1));
+    QApplication::processEvents();
+    REQUIRE(w.counters()->plottedLinks() == 2);
+    QApplication::processEvents();
+    INFO("surface " << w.counters()->surface()->height() << " px high in a view of " << w.counters()->height());
+    const auto heights = w.counters()->trackHeights();
+    REQUIRE(heights.size() == 6);
+    for (const int h : heights) {
+        CHECK(h >= 60); // two links: the strips scroll instead of halving
+    }
+    const QPoint at = w.counters()->removeButtonCentre(LinkId(0));
+    REQUIRE(at.x() >= 0);
+    QTest::mouseClick(w.counters()->surface(), Qt::LeftButton, {}, at);
+    QApplication::processEvents(); // the removal is queued
+    CHECK(state->selectedLinks() == std::vector<LinkId> { LinkId(1) });
+    CHECK(w.counters()->plottedLinks() == 1);
+}
+
+TEST_CASE("first-stuck order with a scattered selection of thousands of ranks still shows the heatmap", "[window]")
+{
+    test::IsolatedSettings settings;
+    // 16,384 ranks in three tiers, selected as a pod's block is by a click in the Fabric dock.
+    auto config = *presetConfig("three-tier");
+    config.durationNs = 30 * kNsPerSec;
+    for (auto& f : config.faults) {
+        f.atNs = 10 * kNsPerSec;
+    }
+    test::TempDir dir;
+    REQUIRE(writeBundle(*test::simulateOrFail(config).snapshot, dir.str("big")).empty());
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    REQUIRE(open(w, dir.str("big")));
+    w.settleViews();
+    std::vector<std::uint32_t> pod;
+    for (std::uint32_t r = 0; r < 2048; ++r) {
+        pod.push_back(r);
+    }
+    w.viewState()->selectRanks(pod);
+    w.heatmap()->setRowOrder(RowOrder::FirstStuck);
+    w.settleViews();
+    const QImage img = w.heatmap()->grab().toImage();
+    const auto plot = w.heatmap()->plotRect();
+    // The share of the plot drawn in the selection's outline colour: a few rows' edges, not the whole view.
+    const QColor outline = HeatmapPalette::fromPalette(w.heatmap()->palette()).cursor;
+    std::size_t same = 0, all = 0;
+    for (int y = plot.top() + 2; y < plot.bottom() - 2; y += 3) {
+        for (int x = plot.left() + 2; x < plot.right() - 2; x += 3) {
+            ++all;
+            same += img.pixelColor(x, y) == outline;
+        }
+    }
+    INFO(same << " of " << all << " sampled pixels are the outline's colour");
+    CHECK(same * 10 < all);
+}
+
+TEST_CASE("File › Open takes folders and review sessions", "[window]")
+{
+    test::TempDir tmp;
+    std::ofstream(tmp.path() / "a.stallscope") << "{}";
+    std::ofstream(tmp.path() / "notes.txt") << "x";
+    CHECK(openablePath(QString::fromStdString(tmp.str())));
+    CHECK(openablePath(QString::fromStdString(tmp.str("a.stallscope"))));
+    CHECK_FALSE(openablePath(QString::fromStdString(tmp.str("notes.txt"))));
+    CHECK_FALSE(openablePath(QString::fromStdString(tmp.str("gone"))));
+}
