@@ -304,6 +304,8 @@ void MainWindow::createMenus()
     view->addSeparator();
     view->addAction(tr("&Next incident"), QKeySequence(Qt::Key_BracketRight), this, [this] { stepIncident(+1); });
     view->addAction(tr("&Previous incident"), QKeySequence(Qt::Key_BracketLeft), this, [this] { stepIncident(-1); });
+    view->addAction(tr("Next f&lap"), QKeySequence(Qt::Key_Period), this, [this] { stepFlap(+1); });
+    view->addAction(tr("Previous fla&p"), QKeySequence(Qt::Key_Comma), this, [this] { stepFlap(-1); });
     view->addSeparator();
     auto* order = view->addMenu(tr("&Row order"));
     auto* group = m_rowOrderGroup = new QActionGroup(this);
@@ -803,6 +805,9 @@ void MainWindow::onLoaded()
         m_sessionPath.clear(); // a job opened on its own has no session yet; a pending one sets it below
     }
     m_linkHeatmap->setModel(opened->linkHeatmap);
+    if (!refresh) {
+        showJobDeath(*opened);
+    }
     applyAnalysis();
     applyHeatmapVisibility();
     if (opened->snapshot->job.worldSize == 0) {
@@ -829,6 +834,26 @@ void MainWindow::onLoaded()
     applyPendingSession();
     updateTitle();
     emit loadFinished(true);
+}
+
+// A crash's "job died" moment can lie past the data's end (the collective timeout runs on after the last record):
+// the views' span reaches it, so the death is on the time axis rather than off its edge.
+void MainWindow::showJobDeath(const OpenedBundle& opened)
+{
+    if (!opened.analysis || m_analysisHidden) { // in training the death is part of the answer
+        return;
+    }
+    TimeNs died = kNoTime;
+    for (const auto& inc : opened.analysis->incidents) {
+        if (inc.jobCrashed && inc.jobDiedNs != kNoTime && (died == kNoTime || inc.jobDiedNs > died)) {
+            died = inc.jobDiedNs;
+        }
+    }
+    const auto span = m_state->span();
+    if (died != kNoTime && died >= span.end) {
+        const TimeNs margin = std::max<TimeNs>((died - span.start) / 50, kNsPerSec);
+        m_state->setSpan({ span.start, died + margin });
+    }
 }
 
 std::shared_ptr<const AnalysisResult> MainWindow::shownAnalysis() const
@@ -1255,6 +1280,13 @@ void MainWindow::stepIncident(int delta)
     statusBar()->showMessage(tr("Incident %1 of %2").arg(next).arg(n));
 }
 
+void MainWindow::stepFlap(int delta)
+{
+    if (!m_flaps->stepFlap(delta)) {
+        statusBar()->showMessage(delta > 0 ? tr("No flap after the cursor") : tr("No flap before the cursor"));
+    }
+}
+
 void MainWindow::zoomAtCursor(double factor)
 {
     const auto w = m_state->window();
@@ -1277,6 +1309,7 @@ void MainWindow::showShortcuts()
         { "Ctrl+M", "Add a note at the pinned cursor" },
         { "Click", "Pin the cursor (notes and exports use it); hover shows a crosshair in every view" },
         { "] / [", "Next / previous incident" },
+        { ". / ,", "Next / previous flap (of the link selected in the Flaps panel, else of every link)" },
         { "W / S", "Zoom in / out around the pointer (a view has focus)" },
         { "A / D, ← / →", "Pan left / right" },
         { "Ctrl+= / Ctrl+-", "Zoom in / out around the pinned cursor" },

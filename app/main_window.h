@@ -75,6 +75,7 @@ public:
     TrainingPanel* trainingPanel() const { return m_trainingPanel; }
     IncidentsPanel* incidentsPanel() const { return m_incidents; }
     HeatmapWidget* heatmap() const { return m_heatmap; }
+    FlapsPanel* flapsPanel() const { return m_flaps; }
     LinkHeatmapWidget* linkHeatmap() const { return m_linkHeatmap; }
     CounterPlotWidget* counters() const { return m_counters; }
     LinkListPanel* linkList() const { return m_linkList; }
@@ -107,6 +108,7 @@ private:
     void onLoaded();
     void onStage(std::shared_ptr<OpenedBundle> partial); // GUI thread
     void showSnapshot(const OpenedBundle& opened);
+    void showJobDeath(const OpenedBundle& opened);
     void closeJob(); // no question asked
     // True when the open job's notes are saved, or the user chose to save or discard them; false: stay.
     bool confirmLeavingJob();
@@ -115,6 +117,7 @@ private:
     void syncViewMenus(); // the View menu's checks follow the views (a job or session sets them too)
     void updateTitle();
     void stepIncident(int delta); // next (+1) or previous (-1) incident, wrapping
+    void stepFlap(int delta); // next (+1) or previous (-1) flap from the pinned cursor
     void zoomAtCursor(double factor); // around the pinned cursor when it is in view, else the window's centre
     void showShortcuts();
     void updateStatus();

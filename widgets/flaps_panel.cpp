@@ -7,11 +7,16 @@
 #include "view/view_state.h"
 
 #include <QHeaderView>
+#include <QKeyEvent>
 #include <QLabel>
+#include <QListWidget>
+#include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
 #include <cstdio>
+#include <optional>
+#include <tuple>
 
 namespace stallscope {
 
@@ -42,11 +47,21 @@ FlapsPanel::FlapsPanel(ViewState* state, QWidget* parent)
     , m_state(state)
     , m_header(new QLabel(this))
     , m_table(new QTableWidget(this))
+    , m_flapList(new QListWidget(this))
 {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
     layout->addWidget(m_header);
-    layout->addWidget(m_table, 1);
+    auto* split = new QSplitter(Qt::Horizontal, this);
+    split->addWidget(m_table);
+    split->addWidget(m_flapList);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 1);
+    layout->addWidget(split, 1);
+    m_flapList->setObjectName(QStringLiteral("flapList"));
+    m_flapList->setToolTip(tr("Each flap of the selected link: Enter or double-click zooms every view to it"));
+    connect(m_flapList, &QListWidget::itemActivated, this,
+        [this](QListWidgetItem* it) { zoomToFlap(m_flapList->row(it)); });
     m_header->setWordWrap(true);
     m_table->setColumnCount(kColumns);
     m_table->setHorizontalHeaderLabels(
@@ -70,6 +85,8 @@ void FlapsPanel::setReview(std::shared_ptr<const JobSnapshot> snap, std::shared_
 {
     m_review = std::move(review);
     m_table->setRowCount(0);
+    m_flapList->clear();
+    m_listed = -1;
     if (!snap || !m_review) {
         m_header->setText(tr("No fabric data open."));
         return;
@@ -89,10 +106,7 @@ void FlapsPanel::setReview(std::shared_ptr<const JobSnapshot> snap, std::shared_
         m_table->setItem(row, kLink, item(name));
         m_table->setItem(row, kTier, item(QString::fromStdString(l.tier)));
         m_table->setItem(row, kFlaps, item(QString::number(l.flaps.size()), {}, double(l.flaps.size()), true));
-        const QString rec = l.recurrence ? QString::fromStdString(describeRecurrence(*l.recurrence))
-            : l.flaps.size() == 1
-            ? tr("once, %1").arg(QString::fromStdString(formatUtc(l.flaps[0].timeNs()).substr(0, 16)))
-            : tr("irregular");
+        const QString rec = QString::fromStdString(describeSightings(l.recurrence, flapTimes(l)));
         m_table->setItem(row, kRecurrence, item(rec));
         m_table->setItem(row, kNext,
             item(l.recurrence ? QString::fromStdString(formatUtc(l.recurrence->nextNs).substr(0, 16)) : QString()));
@@ -158,7 +172,84 @@ void FlapsPanel::selectRow(int row)
     }
     if (flapping) {
         m_state->setCursor(l.flaps.back().timeNs()); // the latest flap: where the counters tell the story
+        listFlaps(n);
+    } else {
+        m_flapList->clear();
+        m_listed = -1;
     }
+}
+
+void FlapsPanel::listFlaps(std::size_t link)
+{
+    m_flapList->clear();
+    m_listed = static_cast<int>(link);
+    for (const auto& f : m_review->flapping[link].flaps) {
+        QString text = QString::fromStdString(formatUtc(f.timeNs()).substr(0, 23));
+        text += f.downForNs != kNoTime ? tr(" · down %1").arg(QString::fromStdString(formatDuration(f.downForNs)))
+                                       : tr(" · length unknown");
+        if (f.symbolErrorsBefore > 0) {
+            text += tr(" · %1 symbol errors before").arg(QString::fromStdString(formatCount(f.symbolErrorsBefore)));
+        }
+        m_flapList->addItem(text);
+    }
+}
+
+int FlapsPanel::flapListCount() const
+{
+    return m_flapList->count();
+}
+
+void FlapsPanel::zoomToFlap(int index)
+{
+    if (!m_review || m_listed < 0 || index < 0) {
+        return;
+    }
+    const auto& l = m_review->flapping[std::size_t(m_listed)];
+    if (std::size_t(index) >= l.flaps.size()) {
+        return;
+    }
+    const auto& f = l.flaps[std::size_t(index)];
+    const TimeNs down = f.downForNs != kNoTime ? f.downForNs : f.latestNs - f.earliestNs;
+    // The outage with room either side to see the traffic stop and come back.
+    const TimeNs pad = std::max<TimeNs>(down * 3, 20 * kNsPerSec);
+    m_state->zoomIn({ f.earliestNs - pad, std::max(f.latestNs, f.earliestNs + down) + pad });
+    m_state->setCursor(f.timeNs());
+    if (m_flapList->currentRow() != index) {
+        m_flapList->setCurrentRow(index);
+    }
+}
+
+bool FlapsPanel::stepFlap(int delta)
+{
+    if (!m_review || m_review->flapping.empty()) {
+        return false;
+    }
+    const TimeNs from = m_state->cursor() != kNoTime ? m_state->cursor() : (delta > 0 ? m_state->span().start - 1
+                                                                                      : m_state->span().end + 1);
+    // Candidates: (time, link, index) of the listed link's flaps, or of every link's.
+    std::optional<std::tuple<TimeNs, std::size_t, std::size_t>> best;
+    for (std::size_t li = 0; li < m_review->flapping.size(); ++li) {
+        if (m_listed >= 0 && li != std::size_t(m_listed)) {
+            continue;
+        }
+        const auto& flaps = m_review->flapping[li].flaps;
+        for (std::size_t i = 0; i < flaps.size(); ++i) {
+            const TimeNs t = flaps[i].timeNs();
+            const bool ahead = delta > 0 ? t > from : t < from;
+            if (ahead && (!best || (delta > 0 ? t < std::get<0>(*best) : t > std::get<0>(*best)))) {
+                best = std::tuple { t, li, i };
+            }
+        }
+    }
+    if (!best) {
+        return false;
+    }
+    const auto [t, li, i] = *best;
+    if (m_listed != static_cast<int>(li)) {
+        selectRow(static_cast<int>(li)); // lists its flaps (and moves the cursor: zoomToFlap sets it again)
+    }
+    zoomToFlap(static_cast<int>(i));
+    return true;
 }
 
 } // namespace stallscope

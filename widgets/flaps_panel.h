@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The Flaps panel (issue #13): the fabric review as a table — every link that went down, costliest per day
-// first, with its flap count, period and jitter, the next expected flap, its down time and its price; then
-// the links that only erred. Selecting a row selects the link (its counters plot, its row is outlined in the
-// link heatmap) and puts the cursor on its last flap. GUI thread only.
+// The Flaps panel: the fabric review as a table — every link that went down, costliest per day first, with its
+// flap count, period and jitter, the next expected flap, its down time and its price; then the links that only
+// erred. Selecting a row selects the link (its counters plot, its row is outlined in the link heatmap), puts the
+// cursor on its last flap and lists each of its flaps beside the table; Enter or a double-click on one zooms every
+// view to it, and stepFlap walks them (View › Next flap). GUI thread only.
 
 #include <QWidget>
 
 #include <memory>
 
 class QLabel;
+class QListWidget;
 class QTableWidget;
 
 namespace stallscope {
@@ -28,11 +30,20 @@ public:
     int rowCount() const;
     QString cellText(int row, int column) const;
     void selectRow(int row);
+    int flapListCount() const; // the selected link's flaps listed
+    void zoomToFlap(int index); // of the selected link's flaps, in time order
+    // The next (+1) or previous (-1) flap from the pinned cursor: of the selected link, or of every link that went
+    // down when none is selected; zooms to it and selects its link. False when there is none that way.
+    bool stepFlap(int delta);
 
 private:
+    void listFlaps(std::size_t link); // index in the review's flapping list
+
     ViewState* m_state;
     QLabel* m_header;
     QTableWidget* m_table;
+    QListWidget* m_flapList;
+    int m_listed = -1; // the flapping link whose flaps are listed
     std::shared_ptr<const FabricReview> m_review;
 };
 

@@ -456,6 +456,7 @@ void HeatmapWidget::drawOverlays(QPainter& p, const QRect& plot, const TimeAxisM
             }
         }
     }
+    drawCrashMarks(p, plot, map);
     // Annotations: a band for a time range, a dashed line for a point, the note's text on top.
     for (const auto& a : m_state->annotations()) {
         const double x0 = plot.left() + map.x(a.startNs);
@@ -489,6 +490,53 @@ void HeatmapWidget::drawOverlays(QPainter& p, const QRect& plot, const TimeAxisM
     drawSelectedRanks(p, plot);
     drawTimeMarks(p, plot, map, *m_state, m_palette.cursor);
     m_nav.paintSelection(p, plot, m_palette.cursor); // Shift-drag selection
+    p.restore();
+}
+
+// A crash: the moment the job died as a line in the failed colour ("job died", or an arrow at the right edge when
+// it is past the window), and the ranks that failed first marked in the gutter, since they point at the culprit
+// while the many timeouts after them do not.
+void HeatmapWidget::drawCrashMarks(QPainter& p, const QRect& plot, const TimeAxisMapping& map) const
+{
+    if (!m_analysis || m_shown.empty()) {
+        return;
+    }
+    p.save();
+    const double h = plot.height() / double(m_shown.size());
+    for (const auto& inc : m_analysis->incidents) {
+        if (!inc.jobCrashed || inc.jobDiedNs == kNoTime) {
+            continue;
+        }
+        const double x = plot.left() + map.x(inc.jobDiedNs);
+        p.setClipping(false);
+        p.setPen(QPen(m_palette.failed, 2));
+        const QString label = tr("job died");
+        const int lw = p.fontMetrics().horizontalAdvance(label) + 8;
+        if (x >= plot.left() && x <= plot.right()) {
+            p.drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom()));
+            const QRectF box(std::min(x + 3, double(plot.right() - lw)), plot.bottom() - 18, lw, 16);
+            p.fillRect(box, m_palette.background);
+            p.drawText(box, Qt::AlignCenter, label);
+        } else if (x > plot.right() && map.x(inc.startNs) <= plot.width()) {
+            const QString later = tr("job died %1 later →")
+                                      .arg(QString::fromStdString(formatDuration(inc.jobDiedNs - map.visible.end)));
+            const int w = p.fontMetrics().horizontalAdvance(later) + 8;
+            const QRectF box(plot.right() - w, plot.bottom() - 18, w, 16);
+            p.fillRect(box, m_palette.background);
+            p.drawText(box, Qt::AlignCenter, later);
+        }
+        p.setBrush(m_palette.failed);
+        p.setPen(Qt::NoPen);
+        for (const auto r : inc.firstFailedRanks) {
+            const auto it = std::find(m_shown.begin(), m_shown.end(), r);
+            if (it == m_shown.end()) {
+                continue;
+            }
+            const double y = plot.top() + (double(it - m_shown.begin()) + 0.5) * h;
+            const QPointF tri[] = { { plot.left() - 13.0, y - 5 }, { plot.left() - 6.0, y }, { plot.left() - 13.0, y + 5 } };
+            p.drawPolygon(tri, 3);
+        }
+    }
     p.restore();
 }
 

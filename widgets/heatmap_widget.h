@@ -90,6 +90,7 @@ public:
 private:
     void drawOverlays(QPainter& p, const QRect& plot, const TimeAxisMapping& map) const;
     void drawSelectedRanks(QPainter& p, const QRect& plot) const;
+    void drawCrashMarks(QPainter& p, const QRect& plot, const TimeAxisMapping& map) const;
     static QRectF incidentTagRect(const QFontMetrics& fm, const QRect& plot, double x0, double x1, const QString& tag);
     void drawLegend(QPainter& p, const QRect& area) const;
 

@@ -113,7 +113,7 @@ QString incidentHtml(const JobSnapshot& snap, const Incident& inc)
     QString h
         = QObject::tr("<h3>Incident %1 — %2, %3, %4 ranks</h3><p><b>%5</b></p>")
               .arg(inc.number)
-              .arg(QString::fromStdString(std::string(toString(inc.kind))).replace(QLatin1Char('_'), QLatin1Char(' ')),
+              .arg(esc(incidentLabel(inc)),
                   QString::fromStdString(formatDuration(inc.endNs - inc.startNs)))
               .arg(inc.ranksAffected)
               .arg(verdictSentence(inc));
@@ -123,9 +123,9 @@ QString incidentHtml(const JobSnapshot& snap, const Incident& inc)
         cost += QObject::tr(" + %1 GPU-s of lost work and restart")
                     .arg(QString::fromStdString(formatCount(std::uint64_t(p.crashGpuSeconds + 0.5))));
     }
-    cost += QObject::tr(" = <b>%1 GPU-h</b>; if it recurs hourly: %2 GPU-h per day")
+    cost += QObject::tr(" = <b>%1 GPU-h</b>; %2")
                 .arg(QString::fromStdString(formatFixed(p.totalGpuSeconds / 3600, 2)),
-                    QString::fromStdString(formatFixed(p.costPerDayIfHourlyGpuHours, 1)));
+                    esc(costPerDayText(p)));
     h += QStringLiteral("<table cellspacing=0 cellpadding=2>");
     h += row(QObject::tr("When"),
         timeLink(inc.startNs) + QStringLiteral(" UTC (")

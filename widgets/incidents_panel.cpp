@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "incidents_panel.h"
 
+#include "heatmap_palette.h"
+
 #include "analysis/analysis.h"
 #include "core/time_format.h"
 #include "view/view_state.h"
@@ -84,15 +86,26 @@ void IncidentsPanel::setAnalysis(
         } else {
             culprit = tr("no link implicated");
         }
+        // A crash lasts until the job died, not until the stalled collective's timeout: said so, in its own colour.
+        const bool died = inc.jobCrashed && inc.jobDiedNs != kNoTime;
+        const QString duration = died
+            ? tr("%1 until the job died").arg(QString::fromStdString(formatDuration(inc.jobDiedNs - inc.startNs)))
+            : QString::fromStdString(formatDuration(inc.endNs - inc.startNs));
         const QStringList cells
-            = { QString::number(inc.number), QString::fromStdString(formatUtc(inc.startNs).substr(0, 23)),
-                  QString::fromStdString(formatDuration(inc.endNs - inc.startNs)), QString::number(inc.ranksAffected),
-                  QString::fromStdString(std::string(toString(inc.kind))), culprit,
+            = { QString::number(inc.number), QString::fromStdString(formatUtc(inc.startNs).substr(0, 23)), duration,
+                  QString::number(inc.ranksAffected), QString::fromStdString(incidentLabel(inc)), culprit,
                   QString::fromStdString(formatCount(std::uint64_t(inc.policy.totalGpuSeconds + 0.5))) };
+        const QColor crash = HeatmapPalette::fromPalette(palette()).failed;
         for (int c = 0; c < cells.size(); ++c) {
             auto* item = new QTableWidgetItem(cells[c]);
             if (c == 0 || c == 3 || c == 6) {
                 item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+            }
+            if (inc.jobCrashed && (c == 2 || c == 4)) {
+                item->setForeground(crash);
+                QFont f = item->font();
+                f.setBold(true);
+                item->setFont(f);
             }
             m_table->setItem(row, c, item);
         }
@@ -108,6 +121,12 @@ void IncidentsPanel::setAnalysis(
 int IncidentsPanel::rowCount() const
 {
     return m_table->rowCount();
+}
+
+QString IncidentsPanel::cellText(int row, int column) const
+{
+    const auto* it = m_table->item(row, column);
+    return it ? it->text() : QString();
 }
 
 QString IncidentsPanel::detailText() const

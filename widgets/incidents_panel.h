@@ -26,6 +26,7 @@ public:
     IncidentsPanel(ViewState* state, QWidget* parent = nullptr);
     void setAnalysis(std::shared_ptr<const JobSnapshot> snap, std::shared_ptr<const AnalysisResult> analysis);
     int rowCount() const;
+    QString cellText(int row, int column) const;
     QString detailText() const;
 
 private:

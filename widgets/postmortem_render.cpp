@@ -83,9 +83,9 @@ QStringList captionLines(const RenderInputs& in, const Incident* inc)
                                        : QStringLiteral("over budget, the job crashed"));
     }
     lines << policy
-            + QStringLiteral("Cost %1 GPU-h; if it recurs hourly %2 GPU-h per day.")
+            + QStringLiteral("Cost %1 GPU-h; %2.")
                   .arg(p.totalGpuSeconds / 3600, 0, 'f', 2)
-                  .arg(p.costPerDayIfHourlyGpuHours, 0, 'f', 1);
+                  .arg(q(costPerDayText(p)));
     return lines;
 }
 

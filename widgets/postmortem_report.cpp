@@ -70,15 +70,17 @@ void summary(Doc& d, const JobSnapshot& snap, const AnalysisResult& r)
         << html(formatDuration(snap.policy.retryBudgetNs())) << "), collective timeout "
         << html(formatDuration(snap.policy.collectiveTimeoutNs)) << ".</p>\n";
     d.md
-        << "| # | start (UTC) | duration | ranks | kind | culprit link / suspect | GPU-s lost | GPU-h/day if hourly |\n"
+        << "| # | start (UTC) | duration | ranks | kind | culprit link / suspect | GPU-s lost | GPU-h/day at the rate seen |\n"
         << "|---|---|---|---|---|---|---|---|\n";
     d.h << "<table><tr><th>#</th><th>start (UTC)</th><th>duration</th><th>ranks</th><th>kind</th>"
-        << "<th>culprit link / suspect</th><th>GPU-s lost</th><th>GPU-h/day if hourly</th></tr>\n";
+        << "<th>culprit link / suspect</th><th>GPU-s lost</th><th>GPU-h/day at the rate seen</th></tr>\n";
     for (const auto& inc : r.incidents) {
         const std::string cells[] = { std::to_string(inc.number), formatUtc(inc.startNs),
-            formatDuration(inc.endNs - inc.startNs), std::to_string(inc.ranksAffected), std::string(toString(inc.kind)),
+            formatDuration(inc.endNs - inc.startNs), std::to_string(inc.ranksAffected), incidentLabel(inc),
             culprit(inc), formatCount(std::uint64_t(inc.policy.totalGpuSeconds + 0.5)),
-            formatFixed(inc.policy.costPerDayIfHourlyGpuHours, 1) };
+            formatFixed(inc.policy.recurrence.empty() ? inc.policy.costPerDayIfHourlyGpuHours
+                                                      : inc.policy.costPerDayGpuHours,
+                1) };
         d.md << "|";
         d.h << "<tr>";
         for (const auto& c : cells) {

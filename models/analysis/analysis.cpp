@@ -11,6 +11,31 @@ namespace stallscope {
 
 using namespace analysis;
 
+std::string incidentLabel(const Incident& inc)
+{
+    switch (inc.kind) {
+    case IncidentKind::LinkFlap:
+        return inc.jobCrashed ? "crash: link down past the retry budget" : "link flap";
+    case IncidentKind::DeadRank:
+        return inc.jobCrashed ? "crash: a rank died" : "dead rank";
+    case IncidentKind::Straggler:
+        return "straggler";
+    case IncidentKind::Hang:
+        return inc.jobCrashed ? "hang, then the job died" : "hang";
+    case IncidentKind::Unknown:
+        break;
+    }
+    return inc.jobCrashed ? "crash, cause unknown" : "stall, cause unknown";
+}
+
+std::string costPerDayText(const PolicyVerdict& p)
+{
+    if (!p.recurrence.empty()) {
+        return p.recurrence + ": \u2248 " + formatFixed(p.costPerDayGpuHours, 1) + " GPU-h per day at that rate";
+    }
+    return "if it recurs hourly: " + formatFixed(p.costPerDayIfHourlyGpuHours, 1) + " GPU-h per day";
+}
+
 std::string_view toString(IncidentKind k)
 {
     switch (k) {
@@ -124,6 +149,7 @@ AnalysisResult analyze(const JobSnapshot& snap, const AnalysisOptions& options, 
         classify(snap, inc);
         priceIncident(snap, inc);
     }
+    priceRecurrence(snap, out.incidents);
     out.whyPassed = whyItPassed(snap, out.incidents, options);
     out.degradedLinks = findDegradedLinks(snap, fabric, out.collectives);
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

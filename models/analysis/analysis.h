@@ -117,6 +117,11 @@ struct PolicyVerdict
     double crashGpuSeconds = 0; // work lost since the last checkpoint + restart, × world size (0 if no crash)
     double totalGpuSeconds = 0;
     double costPerDayIfHourlyGpuHours = 0;
+    // The culprit link's stalls in this job as sightings, worded and rated as the fabric review words and rates a
+    // link's flaps (flaps.h describeSightings, flapsPerDay): "too few to call a period: 2 sightings, 1h00m apart".
+    std::string recurrence;
+    double flapsPerDay = 0;
+    double costPerDayGpuHours = 0; // totalGpuSeconds at flapsPerDay
     std::vector<WhatIfRow> whatIf;
 };
 
@@ -157,6 +162,13 @@ struct Incident
 };
 
 inline constexpr std::size_t kMaxHostEvidence = 12;
+
+// What an incident is, for people: "link flap", "crash: link down past the retry budget", "dead rank", "straggler",
+// "hang". Tables and titles use it; toString's code names are for JSON and the CLI's machine-readable columns.
+std::string incidentLabel(const Incident& inc);
+// The day's price at the rate the culprit's stalls recur ("too few to call a period: 2 sightings, 1h00m00s apart:
+// ≈ 2.4 GPU-h per day at that rate"), or, with no culprit link, if it recurred hourly.
+std::string costPerDayText(const PolicyVerdict& p);
 
 struct WhyPassed
 {

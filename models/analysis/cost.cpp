@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 // What each incident cost against the timeout policy, the what-if table, and why nothing caught it.
+#include "analysis/flaps.h"
 #include "analysis/internal.h"
 #include "core/stats.h"
 
 #include <algorithm>
+#include <map>
 #include <cmath>
 
 namespace stallscope::analysis {
@@ -105,6 +107,30 @@ void priceIncident(const JobSnapshot& snap, Incident& inc)
                 continue; // the measured outage has its own column
             }
             p.whatIf.push_back(predict(what, o, recovery, p.rerouteNs, snap.job.worldSize));
+        }
+    }
+}
+
+void priceRecurrence(const JobSnapshot& snap, std::vector<Incident>& incidents)
+{
+    std::map<LinkId, std::vector<Incident*>> byLink;
+    for (auto& inc : incidents) {
+        if (inc.kind == IncidentKind::LinkFlap && inc.culprit) {
+            byLink[inc.culprit->link].push_back(&inc);
+        }
+    }
+    for (auto& [link, stalls] : byLink) {
+        std::vector<TimeNs> times;
+        for (const auto* inc : stalls) {
+            times.push_back(inc->startNs); // incidents are in time order
+        }
+        const auto recurrence = fitRecurrence(times, std::vector<TimeNs>(times.size(), 0), snap.job.span.end);
+        const double perDay = flapsPerDay(recurrence, times.size(), snap.job.span);
+        const auto words = describeSightings(recurrence, times);
+        for (auto* inc : stalls) {
+            inc->policy.recurrence = words;
+            inc->policy.flapsPerDay = perDay;
+            inc->policy.costPerDayGpuHours = inc->policy.totalGpuSeconds / 3600 * perDay;
         }
     }
 }

@@ -275,10 +275,7 @@ public:
         r.crashes = row.crash;
         r.stallPerFlapNs = row.crash ? 0 : row.stallNs;
         r.gpuHoursPerFlap = row.gpuSeconds / 3600.0;
-        const double days = double(std::max<TimeNs>(span.end - span.start, 1)) / kDayNs;
-        // Less than a day of data does not extrapolate: a single flap in a minute is not 1,440 a day.
-        r.flapsPerDay
-            = r.recurrence ? kDayNs / double(r.recurrence->periodNs) : double(r.flaps.size()) / std::max(days, 1.0);
+        r.flapsPerDay = flapsPerDay(r.recurrence, r.flaps.size(), span);
         r.gpuHoursPerDay = r.gpuHoursPerFlap * r.flapsPerDay;
     }
 

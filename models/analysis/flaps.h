@@ -107,5 +107,14 @@ std::string fabricReviewJson(const JobSnapshot& snap, const FabricReview& review
 
 // "every 1h00m02s ± 3s, 23 times since Mon 2026-11-02 09:17"
 std::string describeRecurrence(const Recurrence& r);
+std::vector<TimeNs> flapTimes(const ReviewedLink& l); // each flap's time, in order
+
+// Flaps a day at the rate seen: one a period when they recur, else the sightings over the span, a day at least (a
+// single flap in a minute is not 1,440 a day). The one rate the fabric review and a job's incidents are priced by.
+double flapsPerDay(const std::optional<Recurrence>& recurrence, std::size_t sightings, TimeRange span);
+// How sightings (sorted times) recur, in words: the fitted period, "once, Sun 11-01 00:05", "too few to call a
+// period: 2 sightings, 1h00m00s apart" or "irregular: 5 sightings, Sun 11-01 00:05 .. Sun 11-01 09:40". The one
+// wording of the Flaps panel, the incidents, the CLI and the report.
+std::string describeSightings(const std::optional<Recurrence>& recurrence, const std::vector<TimeNs>& timesNs);
 
 } // namespace stallscope

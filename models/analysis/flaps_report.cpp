@@ -68,14 +68,10 @@ std::string priceLine(const FabricReview& rv, const ReviewedLink& l)
 void flappingText(std::ostream& o, const FabricReview& rv, const ReviewedLink& l, std::size_t rank)
 {
     o << ' ' << rank << ". " << linkTitle(l) << '\n';
-    o << "    " << l.flaps.size() << (l.flaps.size() == 1 ? " flap" : " flaps");
+    o << "    " << l.flaps.size() << (l.flaps.size() == 1 ? " flap" : " flaps") << ", "
+      << describeSightings(l.recurrence, flapTimes(l));
     if (l.recurrence) {
-        o << ", " << describeRecurrence(*l.recurrence) << "; next expected " << dayAndMinute(l.recurrence->nextNs);
-    } else if (l.flaps.size() == 1) {
-        o << ", once, " << dayAndMinute(l.flaps.front().timeNs());
-    } else {
-        o << ", irregular, first " << dayAndMinute(l.flaps.front().timeNs()) << ", last "
-          << dayAndMinute(l.flaps.back().timeNs());
+        o << "; next expected " << dayAndMinute(l.recurrence->nextNs);
     }
     if (l.saturated) {
         o << " (link_downed saturated: later flaps are invisible to the counter)";
@@ -99,6 +95,43 @@ void flappingText(std::ostream& o, const FabricReview& rv, const ReviewedLink& l
 }
 
 } // namespace
+
+std::vector<TimeNs> flapTimes(const ReviewedLink& l)
+{
+    std::vector<TimeNs> out;
+    for (const auto& f : l.flaps) {
+        out.push_back(f.timeNs());
+    }
+    return out;
+}
+
+double flapsPerDay(const std::optional<Recurrence>& recurrence, std::size_t sightings, TimeRange span)
+{
+    constexpr double kDayNs = 86400e9;
+    if (recurrence && recurrence->periodNs > 0) {
+        return kDayNs / double(recurrence->periodNs);
+    }
+    const double days = double(std::max<TimeNs>(span.end - span.start, 1)) / kDayNs;
+    return double(sightings) / std::max(days, 1.0);
+}
+
+std::string describeSightings(const std::optional<Recurrence>& recurrence, const std::vector<TimeNs>& timesNs)
+{
+    if (recurrence) {
+        return describeRecurrence(*recurrence);
+    }
+    if (timesNs.empty()) {
+        return "not seen";
+    }
+    if (timesNs.size() == 1) {
+        return "once, " + dayAndMinute(timesNs.front());
+    }
+    if (timesNs.size() == 2) { // one gap: any period fits it
+        return "too few to call a period: 2 sightings, " + roundSeconds(timesNs[1] - timesNs[0]) + " apart";
+    }
+    return "irregular: " + std::to_string(timesNs.size()) + " sightings, " + dayAndMinute(timesNs.front()) + " .. "
+        + dayAndMinute(timesNs.back());
+}
 
 std::string describeRecurrence(const Recurrence& r)
 {

@@ -64,6 +64,8 @@ std::vector<DegradedLink> findDegradedLinks(
     const JobSnapshot& snap, const FabricIndex& fabric, const std::vector<CollectiveMatch>& matches);
 
 void priceIncident(const JobSnapshot& snap, Incident& incident);
+// Each culprit link's stalls as one set of sightings: how they recur and what that costs a day (PolicyVerdict).
+void priceRecurrence(const JobSnapshot& snap, std::vector<Incident>& incidents);
 
 // host_notes.cpp: the notes (Slurm, kernel, the ranks' last words) about the incident's suspects, and Slurm's
 // dead-rank story; then one clause for the summary ("Slurm: rank 21 (gpu-b005) was killed (signal 9) ...").

@@ -163,7 +163,7 @@ void incidentDetail(std::ostream& o, const JobSnapshot& snap, const Incident& in
         o << " + " << formatCount(std::uint64_t(p.crashGpuSeconds + 0.5)) << " GPU-s of lost work and restart";
     }
     o << " = " << formatFixed(p.totalGpuSeconds / 3600, 2)
-      << " GPU-h; if it recurs hourly: " << formatFixed(p.costPerDayIfHourlyGpuHours, 1) << " GPU-h per day\n";
+      << " GPU-h; " << costPerDayText(p) << '\n';
     if (!p.whatIf.empty()) {
         whatIfTable(o, p);
     }
@@ -327,7 +327,9 @@ std::string analysisJson(const JobSnapshot& snap, const AnalysisResult& r)
         i["under_budget"] = p.underBudget;
         i["cost"] = { { "stall_gpu_seconds", p.stallGpuSeconds }, { "crash_gpu_seconds", p.crashGpuSeconds },
             { "total_gpu_seconds", p.totalGpuSeconds },
-            { "per_day_if_hourly_gpu_hours", p.costPerDayIfHourlyGpuHours } };
+            { "per_day_if_hourly_gpu_hours", p.costPerDayIfHourlyGpuHours },
+            { "recurrence", p.recurrence.empty() ? ordered_json(nullptr) : ordered_json(p.recurrence) },
+            { "flaps_per_day", p.flapsPerDay }, { "per_day_gpu_hours", p.costPerDayGpuHours } };
         ordered_json whatIf = ordered_json::array();
         for (const auto& row : p.whatIf) {
             whatIf.push_back({ { "adaptive_retransmission", row.adaptive },

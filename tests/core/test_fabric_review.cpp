@@ -420,3 +420,20 @@ TEST_CASE("fabric review: a link_downed that claims billions of flaps in one int
     REQUIRE(review.flapping.size() == 1);
     CHECK(review.flapping[0].flaps.size() == 255);
 }
+
+TEST_CASE("sightings are worded by one rule: once, too few to call a period, irregular, or the period", "[fabric]")
+{
+    const TimeNs t0 = 1'793'491'200 * kNsPerSec;
+    const TimeNs hour = 3600 * kNsPerSec;
+    CHECK(describeSightings(std::nullopt, { t0 }).rfind("once, ", 0) == 0);
+    CHECK(describeSightings(std::nullopt, { t0, t0 + hour }) == "too few to call a period: 2 sightings, 1h00m00s apart");
+    CHECK(describeSightings(std::nullopt, { t0, t0 + hour, t0 + 5 * hour }).rfind("irregular: 3 sightings, ", 0) == 0);
+    const std::vector<TimeNs> hourly = { t0, t0 + hour, t0 + 2 * hour, t0 + 3 * hour };
+    const auto fit = fitRecurrence(hourly, std::vector<TimeNs>(hourly.size(), 0), t0 + 4 * hour);
+    REQUIRE(fit);
+    CHECK(describeSightings(fit, hourly).rfind("every 1h00m", 0) == 0);
+    // A day's rate: one a period when they recur; else what was seen, over a day at least.
+    CHECK(flapsPerDay(fit, hourly.size(), { t0, t0 + 4 * hour }) == Approx(24.0));
+    CHECK(flapsPerDay(std::nullopt, 2, { t0, t0 + hour }) == Approx(2.0));
+    CHECK(flapsPerDay(std::nullopt, 6, { t0, t0 + 3 * 24 * hour }) == Approx(2.0));
+}

@@ -2,9 +2,12 @@
 // Whole tasks in the real window (offscreen), as an on-call engineer does them: open a job, annotate, open
 // another, save a session, reopen it, cancel an open; and the views read on one time axis. Each case drives
 // MainWindow through its menus' code paths and answers its dialogs as a person would.
+#include "analysis/flaps.h"
 #include "bundle/writer.h"
 #include "counter_plot_widget.h"
+#include "flaps_panel.h"
 #include "heatmap_palette.h"
+#include "incidents_panel.h"
 #include "heatmap_widget.h"
 #include "import/open_job.h"
 #include "link_heatmap_widget.h"
@@ -430,4 +433,62 @@ TEST_CASE("File › Open takes folders and review sessions", "[window]")
     CHECK(openablePath(QString::fromStdString(tmp.str("a.stallscope"))));
     CHECK_FALSE(openablePath(QString::fromStdString(tmp.str("notes.txt"))));
     CHECK_FALSE(openablePath(QString::fromStdString(tmp.str("gone"))));
+}
+
+TEST_CASE("a crash reads as a crash: its own kind, until the job died, the death on the time axis", "[window]")
+{
+    auto config = *presetConfig("small");
+    config.faults[0].atNs = 120 * kNsPerSec;
+    config.faults[0].durationNs = 45 * kNsPerSec; // past the 30 s retry budget: the job dies
+    test::TempDir dir;
+    REQUIRE(writeBundle(*test::simulateOrFail(config).snapshot, dir.str("crash")).empty());
+    Opened opened(dir.str("crash"));
+    auto& w = opened.w;
+    REQUIRE(w.opened()->analysis->incidents.size() == 1);
+    const auto& inc = w.opened()->analysis->incidents[0];
+    REQUIRE(inc.jobCrashed);
+    REQUIRE(inc.jobDiedNs > w.opened()->snapshot->job.span.end); // the collective timeout outlasts the records
+    auto* table = w.incidentsPanel();
+    CHECK(table->cellText(0, 4) == QStringLiteral("crash: link down past the retry budget"));
+    CHECK(table->cellText(0, 2).endsWith(QStringLiteral("until the job died")));
+    CHECK(w.viewState()->span().end > inc.jobDiedNs); // the death is on the axis, not past its edge
+    CHECK_FALSE(inc.firstFailedRanks.empty());
+}
+
+TEST_CASE("flaps can be stepped through: a list of each flap, Enter zooms to one, next and previous", "[window]")
+{
+    auto config = *presetConfig("small");
+    auto second = config.faults[0];
+    config.faults[0].atNs = 120 * kNsPerSec;
+    second.atNs = 420 * kNsPerSec;
+    config.faults.push_back(second);
+    test::TempDir dir;
+    REQUIRE(writeBundle(*test::simulateOrFail(config).snapshot, dir.str("two-flaps")).empty());
+    Opened opened(dir.str("two-flaps"));
+    auto& w = opened.w;
+    auto* flaps = w.flapsPanel();
+    REQUIRE(flaps->rowCount() >= 1);
+    flaps->selectRow(0);
+    REQUIRE(flaps->flapListCount() == 2);
+    // The recurrence of two sightings is not called a period, and the incidents say the same as the Flaps panel.
+    const auto recurrence = flaps->cellText(0, 3);
+    CHECK(recurrence.startsWith(QStringLiteral("too few to call a period: 2 sightings")));
+    const auto& incidents = w.opened()->analysis->incidents;
+    REQUIRE(incidents.size() == 2);
+    CHECK(QString::fromStdString(incidents[0].policy.recurrence) == recurrence);
+    CHECK(incidents[0].policy.flapsPerDay == Approx(w.opened()->fabricReview->flapping[0].flapsPerDay));
+    CHECK(w.incidentsPanel()->cellText(0, 4) == QStringLiteral("link flap"));
+
+    auto* state = w.viewState();
+    flaps->zoomToFlap(0);
+    const TimeNs first = state->cursor();
+    CHECK(state->window().contains(first));
+    CHECK(state->window().delta() < 5 * 60 * kNsPerSec); // zoomed in on it, not the whole job
+    REQUIRE(flaps->stepFlap(+1));
+    const TimeNs next = state->cursor();
+    CHECK(next - first > 200 * kNsPerSec); // the second flap, 5 minutes later
+    CHECK(state->window().contains(next));
+    CHECK_FALSE(flaps->stepFlap(+1)); // no third
+    REQUIRE(flaps->stepFlap(-1));
+    CHECK(state->cursor() == first);
 }
