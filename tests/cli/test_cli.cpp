@@ -312,6 +312,10 @@ TEST_CASE("report: HTML and Markdown that reference only files in the folder", "
     CHECK(images == 2); // the incident, and the fabric review of the job's span (its host link went down)
     CHECK(htmlText.find("<h2 id=\"fabric\">Fabric review</h2>") != std::string::npos);
     CHECK(runBinary({ "report", bundle }).code == 2);
+    // --session is in the usage line and read below; the option list accepts it (a missing file is bad input).
+    r = runBinary({ "report", bundle, "--out", tmp.str("r2"), "--session", tmp.str("none.stallscope") });
+    CHECK(r.code == 1);
+    CHECK_THAT(r.err, Catch::Contains("none.stallscope"));
 }
 
 TEST_CASE("fabric data alone: simulate --fabric-only, analyze reviews the fabric, render and report its mode",
