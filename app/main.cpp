@@ -7,6 +7,7 @@
 #include "core/time_format.h"
 #include "main_window.h"
 #include "open_input.h"
+#include "stallscope_version.h"
 #include "theme.h"
 #include "training/answer.h"
 #include "training_controller.h"
@@ -173,6 +174,10 @@ int runGui(int argc, char** argv, const std::vector<std::string>& args)
 int main(int argc, char** argv)
 {
     std::vector<std::string> args(argv + 1, argv + argc);
+    if (args.size() == 1 && args[0] == "--version") {
+        std::cout << "stallscope " STALLSCOPE_VERSION_BUILD "\n";
+        return stallscope::cli::kExitOk;
+    }
     const auto* command = args.empty() ? nullptr : stallscope::cli::findSubcommand(args[0]);
     if (command && command->needs == stallscope::cli::Subcommand::Needs::Painting) {
         // Painting without a display: the offscreen platform, unless the caller chose one.
