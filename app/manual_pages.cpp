@@ -131,13 +131,13 @@ std::string bashScript(const std::string& program, const std::vector<CommandHelp
     return s;
 }
 
-// Text inside a zsh _arguments "[...]" or a _describe item: the first line, with brackets, colons and single
-// quotes escaped.
-std::string zshText(const std::string& help)
+// Text for a zsh _arguments "[...]" explanation (brackets escaped) or a _describe item: the first line, single
+// quotes closed and reopened around an escaped one.
+std::string zshText(const std::string& help, bool inBrackets)
 {
     std::string s;
     for (const char c : help.substr(0, help.find('\n'))) {
-        if (c == '[' || c == ']' || c == ':' || c == '\\') {
+        if (inBrackets && (c == '[' || c == ']' || c == '\\')) {
             s += '\\';
         }
         s += c == '\'' ? std::string("'\\''") : std::string(1, c);
@@ -149,7 +149,7 @@ std::string zshArguments(const std::vector<HelpOption>& options, const std::stri
 {
     std::string s = "_arguments -s";
     for (const auto& o : options) {
-        s += " \\\n            '*--" + o.name + (o.takesValue ? "=" : "") + "[" + zshText(o.help) + "]";
+        s += " \\\n            '*--" + o.name + (o.takesValue ? "=" : "") + "[" + zshText(o.help, true) + "]";
         if (o.takesValue) {
             const auto values = valuesOf(o.name);
             s += ":" + o.name + ":" + (values.empty() ? "_files" : "(" + joined(values) + ")");
@@ -176,7 +176,7 @@ std::string zshScript(const std::string& program, const std::vector<CommandHelp>
     }
     s += "local -a commands\ncommands=(\n";
     for (const auto& c : subcommandTable()) {
-        s += "    '" + std::string(c.name) + ":" + zshText(c.summary) + "'\n";
+        s += "    '" + std::string(c.name) + ":" + zshText(c.summary, false) + "'\n";
     }
     s += ")\n"
          "if (( CURRENT == 2 )) && [[ $words[2] != -* ]]; then\n"
