@@ -105,6 +105,8 @@ int runGui(int argc, char** argv, const std::vector<std::string>& args)
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("Stallscope"));
     QApplication::setOrganizationName(QStringLiteral("Stallscope"));
+    // The installed desktop entry's name (packaging/): Wayland compositors match the window to its icon by it.
+    QGuiApplication::setDesktopFileName(QStringLiteral("io.github.stallscope.Stallscope"));
     if (auto theme = parsed.options.find("theme"); theme != parsed.options.end()) {
         if (!stallscope::applyTheme(QString::fromStdString(theme->second.back()))) {
             std::cerr << "stallscope: --theme: expected light or dark\n";
