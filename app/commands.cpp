@@ -2,6 +2,7 @@
 #include "commands.h"
 
 #include "cli_options.h"
+#include "manual.h"
 
 #include <ostream>
 
@@ -9,8 +10,23 @@ namespace stallscope::cli {
 
 namespace {
 
-int runHelp(const std::vector<std::string>&, std::ostream& out, std::ostream&)
+// `help --man` and `help --completion bash|zsh [PROGRAM]` are for the build (they write the installed man page
+// and completions), so the usage text does not list them.
+int runHelp(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
 {
+    if (args.size() == 1 && args[0] == "--man") {
+        out << manPage();
+        return kExitOk;
+    }
+    if ((args.size() == 2 || args.size() == 3) && args[0] == "--completion") {
+        const auto script = completionScript(args[1], args.size() == 3 ? args[2] : "stallscope");
+        if (script.empty()) {
+            err << "stallscope help: --completion: expected bash or zsh\n";
+            return kExitUsage;
+        }
+        out << script;
+        return kExitOk;
+    }
     out << mainUsage();
     return kExitOk;
 }

@@ -7,6 +7,7 @@
 #include "core/time_format.h"
 #include "main_window.h"
 #include "open_input.h"
+#include "stallscope_version.h"
 #include "theme.h"
 #include "training/answer.h"
 #include "training_controller.h"
@@ -105,6 +106,8 @@ int runGui(int argc, char** argv, const std::vector<std::string>& args)
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("Stallscope"));
     QApplication::setOrganizationName(QStringLiteral("Stallscope"));
+    // The installed desktop entry's name (packaging/): Wayland compositors match the window to its icon by it.
+    QGuiApplication::setDesktopFileName(QStringLiteral("io.github.stallscope.Stallscope"));
     if (auto theme = parsed.options.find("theme"); theme != parsed.options.end()) {
         if (!stallscope::applyTheme(QString::fromStdString(theme->second.back()))) {
             std::cerr << "stallscope: --theme: expected light or dark\n";
@@ -176,6 +179,10 @@ int runGui(int argc, char** argv, const std::vector<std::string>& args)
 int main(int argc, char** argv)
 {
     std::vector<std::string> args(argv + 1, argv + argc);
+    if (args.size() == 1 && args[0] == "--version") {
+        std::cout << "stallscope " STALLSCOPE_VERSION_BUILD "\n";
+        return stallscope::cli::kExitOk;
+    }
     const auto* command = args.empty() ? nullptr : stallscope::cli::findSubcommand(args[0]);
     if (command && command->needs == stallscope::cli::Subcommand::Needs::Painting) {
         // Painting without a display: the offscreen platform, unless the caller chose one.

@@ -32,6 +32,7 @@
 #include "bundle/writer.h"
 #include "core/atomic_file.h"
 #include "sim/simulator.h"
+#include "stallscope_version.h"
 
 #include <chrono>
 #include <filesystem>
@@ -392,7 +393,7 @@ void MainWindow::createMenus()
         QMessageBox::about(this, tr("About Stallscope"),
             tr("<h3>Stallscope %1</h3><p>Incident review for large GPU training jobs: every rank's collectives, "
                "the fabric's counters and topology, on one time axis.</p><p>Qt %2 (built with %3)</p>")
-                .arg(QStringLiteral("0.1.0"), QString::fromLatin1(qVersion()), QStringLiteral(QT_VERSION_STR)));
+                .arg(QStringLiteral(STALLSCOPE_VERSION_BUILD), QString::fromLatin1(qVersion()), QStringLiteral(QT_VERSION_STR)));
     });
 }
 

@@ -143,15 +143,16 @@ int runRender(const std::vector<std::string>& args, std::ostream& out, std::ostr
 
 int runReport(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
 {
-    const std::vector<OptionSpec> specs
-        = { { "out", true, "output folder (required)" }, { "theme", true, "light (default) or dark images" } };
+    const std::vector<OptionSpec> specs = { { "out", true, "output folder (required)" },
+        { "theme", true, "light (default) or dark images" },
+        { "session", true, "a .stallscope review session whose notes to draw" } };
     const auto a = parseArgs(args, specs);
     const std::string use
         = "Usage: stallscope report BUNDLE --out DIR [--theme light|dark] [--session FILE.stallscope]\n"
           "Writes report.html and report.md with one rendered image per incident into DIR: summary\n"
           "table, evidence, timeout policy, what-if table and why nothing caught it. The report\n"
-          "references only files in DIR and needs no network.\n"
-          "Exit codes: 0 ok, 1 bad input or write failure, 2 usage error.\n";
+          "references only files in DIR and needs no network.\n\nOptions:\n"
+        + formatOptions(specs) + "\nExit codes: 0 ok, 1 bad input or write failure, 2 usage error.\n";
     if (a.help) {
         out << use;
         return kExitOk;

@@ -14,9 +14,15 @@ STALLSCOPE_PACKAGES=(
     clang libclang-rt-14-dev
 )
 
-stallscope_install_deps() {
+# What scripts/package needs besides the build: the .deb tools, the validators, and rsvg-convert for the icons.
+STALLSCOPE_PACKAGING_PACKAGES=(
+    dpkg-dev fakeroot file lintian desktop-file-utils appstream librsvg2-bin groff-base man-db
+)
+
+# Installs those of the given Debian packages that are missing.
+stallscope_install_packages() {
     local missing=()
-    for p in "${STALLSCOPE_PACKAGES[@]}"; do
+    for p in "$@"; do
         if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
             missing+=("$p")
         fi
@@ -30,6 +36,10 @@ stallscope_install_deps() {
     export DEBIAN_FRONTEND=noninteractive
     $sudo apt-get update -qq
     $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+stallscope_install_deps() {
+    stallscope_install_packages "${STALLSCOPE_PACKAGES[@]}"
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then

@@ -5,6 +5,7 @@
 #include "core/json_text.h"
 
 #include "bundle/format.h"
+#include "stallscope_version.h"
 
 #include <nlohmann/json.hpp>
 
@@ -115,6 +116,7 @@ std::string manifestToJson(const JobSnapshot& snap, const ManifestFiles& files)
     json m;
     m["format"] = kFormatName;
     m["version"] = kFormatVersion;
+    m["written_by"] = "stallscope " STALLSCOPE_VERSION;
     m["job"] = { { "name", snap.job.name }, { "world_size", snap.job.worldSize },
         { "clock_origin_ns", snap.job.clockOriginNs }, { "start_ns", snap.job.span.start },
         { "end_ns", snap.job.span.end } };

@@ -6,6 +6,7 @@
 #include "core/issue_groups.h"
 
 #include "core/time_format.h"
+#include "stallscope_version.h"
 
 #include <nlohmann/json.hpp>
 
@@ -113,13 +114,14 @@ std::string summaryText(const SnapshotSummary& s)
 
 std::string summaryJson(const SnapshotSummary& s)
 {
-    nlohmann::ordered_json j = { { "path", s.path }, { "job", s.jobName }, { "ranks", s.ranks }, { "hosts", s.hosts },
-        { "switches", s.switches }, { "hcas", s.hcas }, { "links", s.links }, { "process_groups", s.processGroups },
-        { "shapes", s.shapes }, { "collectives", s.collectives }, { "counter_ports", s.counterPorts },
-        { "counter_series", s.counterSeries }, { "counter_samples", s.counterSamples }, { "link_events", s.linkEvents },
-        { "start_ns", s.startNs }, { "end_ns", s.endNs }, { "collective_bytes", s.collectiveBytes },
-        { "counter_bytes", s.counterBytes }, { "bytes_per_collective", s.bytesPerCollective },
-        { "bytes_on_disk", s.bytesOnDisk }, { "resident_bytes", s.residentBytes }, { "load_seconds", s.loadSeconds },
+    nlohmann::ordered_json j = { { "version", STALLSCOPE_VERSION }, { "path", s.path }, { "job", s.jobName },
+        { "ranks", s.ranks }, { "hosts", s.hosts }, { "switches", s.switches }, { "hcas", s.hcas },
+        { "links", s.links }, { "process_groups", s.processGroups }, { "shapes", s.shapes },
+        { "collectives", s.collectives }, { "counter_ports", s.counterPorts }, { "counter_series", s.counterSeries },
+        { "counter_samples", s.counterSamples }, { "link_events", s.linkEvents }, { "start_ns", s.startNs },
+        { "end_ns", s.endNs }, { "collective_bytes", s.collectiveBytes }, { "counter_bytes", s.counterBytes },
+        { "bytes_per_collective", s.bytesPerCollective }, { "bytes_on_disk", s.bytesOnDisk },
+        { "resident_bytes", s.residentBytes }, { "load_seconds", s.loadSeconds },
         { "timeout_policy",
             { { "nccl_ib_timeout", s.policy.ncclIbTimeout }, { "nccl_ib_retry_cnt", s.policy.ncclIbRetryCnt },
                 { "retry_budget_ns", s.policy.retryBudgetNs() },

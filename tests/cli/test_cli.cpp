@@ -2,6 +2,7 @@
 // CLI end to end: the real `stallscope` binary (STALLSCOPE_BINARY) and the commands as functions.
 #include "cli_options.h"
 #include "commands.h"
+#include "stallscope_version.h"
 #include "test_support.h"
 
 #include <catch2/catch.hpp>
@@ -92,6 +93,9 @@ TEST_CASE("simulate and info work end to end through the real binary", "[cli]")
     r = runBinary({ "info", out, "--json" });
     REQUIRE(r.code == 0);
     const auto info = nlohmann::json::parse(r.out);
+    CHECK(info["version"] == STALLSCOPE_VERSION);
+    CHECK(nlohmann::json::parse(readFile(tmp.path() / "b" / "manifest.json"))["written_by"]
+        == "stallscope " STALLSCOPE_VERSION);
     CHECK(info["ranks"] == 64);
     CHECK(info["hosts"] == 8);
     CHECK(info["links"] == 64 + 8 * 4);
@@ -311,7 +315,20 @@ TEST_CASE("report: HTML and Markdown that reference only files in the folder", "
     }
     CHECK(images == 2); // the incident, and the fabric review of the job's span (its host link went down)
     CHECK(htmlText.find("<h2 id=\"fabric\">Fabric review</h2>") != std::string::npos);
+    CHECK(md.find("`stallscope report` " STALLSCOPE_VERSION) != std::string::npos);
     CHECK(runBinary({ "report", bundle }).code == 2);
+    // --session is in the usage line and read below; the option list accepts it (a missing file is bad input).
+    r = runBinary({ "report", bundle, "--out", tmp.str("r2"), "--session", tmp.str("none.stallscope") });
+    CHECK(r.code == 1);
+    CHECK_THAT(r.err, Catch::Contains("none.stallscope"));
+}
+
+TEST_CASE("stallscope --version prints the project's version and build, and nothing else", "[cli]")
+{
+    const auto r = runBinary({ "--version" });
+    CHECK(r.code == 0);
+    CHECK(r.out == "stallscope " STALLSCOPE_VERSION_BUILD "\n");
+    CHECK(r.err.empty());
 }
 
 TEST_CASE("fabric data alone: simulate --fabric-only, analyze reviews the fabric, render and report its mode",
