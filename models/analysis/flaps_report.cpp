@@ -171,7 +171,8 @@ std::string fabricReviewText(const JobSnapshot& snap, const FabricReview& rv)
     if (notQuiet == 0) {
         o << "\nQuiet: " << formatCount(quiet) << " watched links never went down, retrained or erred.\n";
     } else {
-        o << "\nNot quiet: " << notQuiet << " ports or links above are down, degraded or went down; the other "
+        o << "\nNot quiet: " << notQuiet << " finding" << (notQuiet == 1 ? "" : "s")
+          << " above (a port or link down, degraded or gone down); the other "
           << formatCount(quiet) << " watched links never went down, retrained or erred.\n";
     }
     return o.str();

@@ -2,6 +2,8 @@
 // Node findings (node_findings.h): rules over one host's ports at a time.
 #include "analysis/node_findings.h"
 
+#include "core/time_format.h"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -178,11 +180,59 @@ void missingFindings(const std::string& host, const std::vector<const HostPort*>
     }
 }
 
+// The kernel's own account of a host's ports (dmesg, journalctl): link downs and module events, one finding per
+// host and kind with the count and the last line — only for hosts some node tool or sysfs copy describes.
+void kernelFindings(const JobSnapshot& snap, const std::set<std::string>& hosts, std::vector<NodeFinding>& out)
+{
+    struct Seen
+    {
+        int count = 0;
+        const HostNote* last = nullptr;
+    };
+    std::map<std::pair<std::string, std::string>, Seen> byHost;
+    for (const auto& n : snap.notes) {
+        const auto kind = snap.str(n.kind);
+        if (snap.str(n.source) != "kernel" || (kind != "link down" && kind != "port module event")
+            || !hosts.count(snap.str(n.host))) {
+            continue;
+        }
+        auto& seen = byHost[{ snap.str(n.host), kind }];
+        ++seen.count;
+        if (!seen.last || (n.timeNs != kNoTime && (seen.last->timeNs == kNoTime || n.timeNs >= seen.last->timeNs))) {
+            seen.last = &n;
+        }
+    }
+    for (const auto& [key, seen] : byHost) {
+        const auto when = seen.last->timeNs == kNoTime ? std::string() : " at " + formatUtc(seen.last->timeNs);
+        out.push_back({ key.first, "", "kernel " + key.second,
+            "the kernel logged " + std::to_string(seen.count) + " " + key.second + (seen.count > 1 ? "s" : "")
+                + ", the last" + when + ": " + snap.str(seen.last->text),
+            "kernel log: " + snap.str(seen.last->text), false });
+    }
+}
+
+// One finding per host, port and kind: what two sources show alike (ibstat and sysfs both see the port Down) is one
+// finding with both evidence lines.
+void mergeAlike(std::vector<NodeFinding>& out)
+{
+    std::vector<NodeFinding> merged;
+    for (auto& f : out) {
+        const auto same = std::find_if(merged.begin(), merged.end(),
+            [&](const NodeFinding& m) { return m.host == f.host && m.port == f.port && m.kind == f.kind; });
+        if (same == merged.end()) {
+            merged.push_back(std::move(f));
+        } else if (same->evidence.size() < 1000) {
+            same->evidence += "; also " + f.evidence;
+        }
+    }
+    out = std::move(merged);
+}
+
 int severity(const NodeFinding& f)
 {
     static const std::vector<std::string> kOrder = { "HCA vanished", "port down", "port disabled",
         "no subnet manager", "port not activated", "link_downed", "port flapping", "HCA missing from a source",
-        "below its tier", "mixed rates", "mixed link layers" };
+        "kernel link down", "kernel port module event", "below its tier", "mixed rates", "mixed link layers" };
     const auto it = std::find(kOrder.begin(), kOrder.end(), f.kind);
     return static_cast<int>(it - kOrder.begin());
 }
@@ -214,11 +264,18 @@ std::vector<NodeFinding> findNodeProblems(const JobSnapshot& snap)
                 + ": the device is gone from the host (fallen off the PCIe bus, driver unloaded or reset)",
             g.file + ":" + std::to_string(g.line) + ": " + g.evidence, true });
     }
+    std::set<std::string> described;
     for (const auto& [host, ports] : byHost) {
         railFindings(host, ports, out);
         flapFindings(host, ports, out);
         missingFindings(host, ports, out);
+        described.insert(host);
     }
+    for (const auto& g : snap.goneHcas) {
+        described.insert(g.host);
+    }
+    kernelFindings(snap, described, out);
+    mergeAlike(out);
     std::stable_sort(out.begin(), out.end(), [](const NodeFinding& a, const NodeFinding& b) {
         return std::tuple(a.host, severity(a), a.port) < std::tuple(b.host, severity(b), b.port);
     });

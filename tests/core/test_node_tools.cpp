@@ -3,15 +3,18 @@
 // ibstatus, ibv_devinfo -v and rdma link print, wrapped as people paste them (prompts, pdsh prefixes, tabs as
 // spaces, indentation stripped); the node findings over them; a node folder with no job that `analyze` must not
 // call quiet; the fabric review's degraded links; perfquery without a topology.
+#include "analysis/analysis.h"
 #include "analysis/flaps.h"
 #include "analysis/node_findings.h"
 #include "import/node_tools/node_tools.h"
 #include "import/open_job.h"
+#include "sim/raw_writer.h"
 #include "test_support.h"
 
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <set>
 
 using namespace stallscope;
 using namespace stallscope::test;
@@ -216,6 +219,10 @@ TEST_CASE("the recogniser wants a tool's structure, not one of its words", "[nod
     CHECK_FALSE(looksLikeNodeTools("the CA 'mlx5_0' was replaced\n"));
     CHECK_FALSE(looksLikeNodeTools("link mlx5_0/1 was flapping\n"));
     CHECK(looksLikeNodeTools("link mlx5_0/1 state DOWN physical_state POLLING\n"));
+    CHECK(hostOfNodeFile("/c/gpu-b005.ibstat.txt") == "gpu-b005");
+    CHECK(hostOfNodeFile("/c/node-07.rdma-link.txt") == "node-07");
+    CHECK(hostOfNodeFile("/c/node017/ibstat.txt") == "node017");
+    CHECK(hostOfNodeFile("/captures/node/ibstat_out.txt").empty());
     const auto none = parseNodeTools("x.txt", "hca_id:\tmlx5_0\n", "");
     REQUIRE_FALSE(none.ok());
     CHECK_THAT(none.error().format(), Catch::Contains("x.txt") && Catch::Contains("no HCA port found"));
@@ -236,6 +243,13 @@ TEST_CASE("a node folder with no job opens and its review is not quiet over a Do
     const auto* down = finding(all, "port down", "mlx5_1/1");
     REQUIRE(down);
     CHECK(down->host == "gpu-e020");
+    CHECK(std::count_if(all.begin(), all.end(), [](const NodeFinding& f) { return f.kind == "port down"; }) == 1);
+    CHECK_THAT(down->evidence, Catch::Contains("ibstat.txt:26") && Catch::Contains("; also ")
+            && Catch::Contains("phys_state 2: Polling")); // ibstat and sysfs say it alike: one finding, two lines
+    const auto* kernel = finding(all, "kernel link down", "");
+    REQUIRE(kernel);
+    CHECK_THAT(kernel->text, Catch::Contains("2026-11-03 04:05:06.123"));
+    REQUIRE(finding(all, "kernel port module event", ""));
     const auto* downed = finding(all, "link_downed", "mlx5_1/1");
     REQUIRE(downed);
     CHECK_THAT(downed->text, Catch::Contains("255") && Catch::Contains("saturated"));
@@ -284,4 +298,35 @@ TEST_CASE("perfquery without a topology keeps its ports as LID + port and the fo
         named = named || job->snapshot->str(n.description).rfind("LID ", 0) == 0;
     }
     CHECK(named);
+}
+
+TEST_CASE("a job's suspect host's Down port is in its incident's evidence and the analysis text", "[node_tools]")
+{
+    TempDir tmp;
+    const auto sim = simulateOrFail(tinyConfig());
+    REQUIRE(writeRawFolder(*sim.snapshot, tmp.str("raw")).empty());
+    std::set<std::string> hosts;
+    for (const auto& r : sim.snapshot->ranks) {
+        hosts.insert(sim.snapshot->str(r.host));
+    }
+    for (const auto& h : hosts) { // every host pasted its ibstat: mlx5_9 down, not a rail the job uses
+        writeFile(tmp.path() / "raw" / (h + ".ibstat.txt"),
+            "CA 'mlx5_9'\n\tNumber of ports: 1\n\tPort 1:\n\t\tState: Down\n\t\tPhysical state: Polling\n");
+    }
+    auto job = openJob(tmp.str("raw"));
+    INFO((job ? "" : job.error().format()));
+    REQUIRE(job);
+    const auto& snap = *job->snapshot;
+    REQUIRE(snap.hostPorts.size() == hosts.size());
+    const auto result = analyze(snap);
+    CHECK_THAT(analysisText(snap, result), Catch::Contains("Node findings") && Catch::Contains("mlx5_9 port 1 is Down"));
+    bool shown = false;
+    for (const auto& inc : result.incidents) {
+        for (const auto& e : inc.hostEvidence) {
+            shown = shown || e.what.find("port down: mlx5_9 port 1 is Down") != std::string::npos;
+        }
+    }
+    CHECK(shown == std::any_of(result.incidents.begin(), result.incidents.end(),
+                       [](const Incident& i) { return !i.suspectRanks.empty() || !i.missingRanks.empty()
+                                                   || !i.firstFailedRanks.empty(); }));
 }

@@ -39,7 +39,8 @@ bool looksLikeNodeTools(const std::string& text);
 Result<NodeToolsFile> parseNodeTools(const std::string& file, const std::string& text, const std::string& fileHost);
 
 // The host a node file's path names: "gpu-b005.ibstat.txt" → "gpu-b005", "gpu-b005/ibstat.txt" → "gpu-b005";
-// "" when neither the file's first name part nor its folder looks like a host.
+// "" when neither the file's first name part nor its folder looks like a host (a name with a digit and no
+// tool's word in it: "node", "ibstat_out" and "captures" do not).
 std::string hostOfNodeFile(const std::string& path);
 
 } // namespace stallscope
