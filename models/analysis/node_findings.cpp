@@ -129,14 +129,17 @@ void flapFindings(const std::string& host, const std::vector<const HostPort*>& p
     for (const auto* p : ports) {
         readings[{ p->source, portName(*p) }].push_back(p);
     }
+    const auto both = [](const HostPort* p) {
+        return std::string(toString(p->state)) + "/" + std::string(toString(p->phys));
+    };
     for (const auto& [key, rs] : readings) {
         int changes = 0;
-        std::string story = std::string(toString(rs[0]->state));
+        std::string story = both(rs[0]);
         for (std::size_t i = 1; i < rs.size(); ++i) {
-            if (rs[i]->state != rs[i - 1]->state) {
+            if (rs[i]->state != rs[i - 1]->state || rs[i]->phys != rs[i - 1]->phys) {
                 ++changes;
                 if (story.size() < 200) {
-                    story += " → " + std::string(toString(rs[i]->state));
+                    story += " → " + both(rs[i]);
                 }
             }
         }

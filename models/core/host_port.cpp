@@ -69,7 +69,7 @@ std::optional<PortState> parsePortState(std::string_view text)
 std::optional<PhysState> parsePhysState(std::string_view text)
 {
     const auto s = spell(text);
-    static constexpr std::array<std::pair<std::string_view, PhysState>, 10> kNames = { {
+    static constexpr std::array<std::pair<std::string_view, PhysState>, 12> kNames = { {
         { "SLEEP", PhysState::Sleep },
         { "POLLING", PhysState::Polling },
         { "DISABLED", PhysState::Disabled },
@@ -77,9 +77,11 @@ std::optional<PhysState> parsePhysState(std::string_view text)
         { "PORTCONFIGURATIONTRAINNING", PhysState::Training }, // ibv_devinfo's spelling
         { "LINKUP", PhysState::LinkUp },
         { "LINKERRORRECOVERY", PhysState::ErrorRecovery },
+        { "LINKERRORRECOVER", PhysState::ErrorRecovery }, // rdma link's spelling
         { "PHYTEST", PhysState::PhyTest },
         { "NOSTATECHANGE", PhysState::Unknown },
         { "NOP", PhysState::Unknown },
+        { "ARMED", PhysState::Training }, // rdma link prints physical state 4 so (iproute2 rdma/link.c, sic)
     } };
     for (const auto& [name, state] : kNames) {
         if (s.name == name) {

@@ -78,6 +78,7 @@ TEST_CASE("one enum for every tool's spelling of a port state", "[node_tools]")
     CHECK(parsePhysState("POLLING") == PhysState::Polling);
     CHECK(parsePhysState("3: Disabled") == PhysState::Disabled);
     CHECK(parsePhysState("PORT_CONFIGURATION TRAINNING (4)") == PhysState::Training);
+    CHECK(parsePhysState("LINK_ERROR_RECOVER") == PhysState::ErrorRecovery); // rdma link's spelling
     const auto rate = parsePortRate("200 Gb/sec (4X HDR)");
     REQUIRE(rate);
     CHECK(rate->gbps == 200);
@@ -192,7 +193,7 @@ TEST_CASE("rdma link under pdsh: hosts from the prefixes, readings in a loop sho
     const auto* flap = finding(all, "port flapping", "mlx5_1/1");
     REQUIRE(flap);
     CHECK(flap->host == "gpu-c002");
-    CHECK_THAT(flap->text, Catch::Contains("Active → Down → Active"));
+    CHECK_THAT(flap->text, Catch::Contains("Active/LinkUp → Down/Polling → Active/LinkUp"));
     CHECK(std::none_of(all.begin(), all.end(), [](const NodeFinding& x) { return x.host == "gpu-c001"; }));
 }
 
@@ -329,4 +330,36 @@ TEST_CASE("a job's suspect host's Down port is in its incident's evidence and th
     CHECK(shown == std::any_of(result.incidents.begin(), result.incidents.end(),
                        [](const Incident& i) { return !i.suspectRanks.empty() || !i.missingRanks.empty()
                                                    || !i.firstFailedRanks.empty(); }));
+}
+
+TEST_CASE("rdma link read in a loop while the port comes up, rdma link -d caps, old ibv_devinfo codes", "[node_tools]")
+{
+    // The sequence of ROCm/rccl#1423 (our own host and LID): Down/Polling, Down/LinkUp, Active/LinkUp.
+    const std::string text = "link mlx5_7/1 subnet_prefix fe80:0000:0000:0000 lid 3403 sm_lid 1 lmc 0 state DOWN "
+                             "physical_state POLLING \n"
+                             "    caps: <CM, CAP_MASK2>\n"
+                             "link mlx5_7/1 subnet_prefix fe80:0000:0000:0000 lid 3403 sm_lid 1 lmc 0 state DOWN "
+                             "physical_state LINK_UP \n"
+                             "link mlx5_7/1 subnet_prefix fe80:0000:0000:0000 lid 3403 sm_lid 1 lmc 0 state ACTIVE "
+                             "physical_state LINK_UP \n";
+    REQUIRE(looksLikeNodeTools(text));
+    auto f = parseNodeTools("gpu-f001.rdma.txt", text, "gpu-f001");
+    REQUIRE(f.ok());
+    CHECK(f->unknownLines == 0);
+    REQUIRE(f->ports.size() == 3);
+    const auto all = findingsOf(f.value());
+    const auto* flap = finding(all, "port flapping", "mlx5_7/1");
+    REQUIRE(flap);
+    CHECK_THAT(flap->text, Catch::Contains("changed state 2 times across 3 readings"));
+
+    auto old = parseNodeTools("d.txt",
+        "hca_id:\tmlx5_0\n\t\tport:\t1\n\t\t\tstate:\t\t\tPORT_ACTIVE (4)\n\t\t\tlink_layer:\t\tIB\n"
+        "\t\t\tactive_width:\t\tinvalid widthX (16)\n\t\t\tactive_speed:\t\tinvalid speed (64)\n",
+        "");
+    REQUIRE(old.ok());
+    REQUIRE(old->ports.size() == 1);
+    CHECK(old->ports[0].linkLayer == "InfiniBand");
+    CHECK(old->ports[0].rate.width == 2);
+    CHECK(old->ports[0].rate.speed == "HDR");
+    CHECK(old->ports[0].rate.gbps == 100);
 }

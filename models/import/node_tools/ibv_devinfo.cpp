@@ -44,6 +44,50 @@ void completeRate(HostPort& p, int width, double laneGbps)
     }
 }
 
+// The code in parentheses: "(2)" → 2; -1 when absent.
+int codeOf(std::string_view value)
+{
+    const auto open = value.rfind('(');
+    const auto close = value.rfind(')');
+    if (open == std::string_view::npos || close == std::string_view::npos || close < open) {
+        return -1;
+    }
+    return parseNumber<int>(value.substr(open + 1, close - open - 1)).value_or(-1);
+}
+
+// "4X (2)" → 4; "invalid widthX (16)" (rdma-core before v22 for 2X) → 2 by the verbs code.
+int widthOf(std::string_view value)
+{
+    switch (codeOf(value)) {
+    case 1:
+        return 1;
+    case 2:
+        return 4;
+    case 4:
+        return 8;
+    case 8:
+        return 12;
+    case 16:
+        return 2;
+    default:
+        return parseNumber<int>(value.substr(0, value.find('X'))).value_or(0);
+    }
+}
+
+// "50.0 Gbps (64)" → 50; "invalid speed (64)" (HDR before rdma-core v22, NDR before v39) → 50 by the code.
+double laneSpeedOf(std::string_view value)
+{
+    static constexpr std::pair<int, double> kCodes[] = { { 1, 2.5 }, { 2, 5 }, { 4, 10 }, { 8, 10 }, { 16, 14 },
+        { 32, 25 }, { 64, 50 }, { 128, 100 }, { 256, 200 } };
+    const int code = codeOf(value);
+    for (const auto& [c, gbps] : kCodes) {
+        if (c == code) {
+            return gbps;
+        }
+    }
+    return parseDouble(value.substr(0, value.find(' '))).value_or(0);
+}
+
 } // namespace
 
 double laneDataOf(std::string_view speed)
@@ -104,11 +148,11 @@ bool devinfoField(std::string_view key, std::string_view value, Cursor& c, Sink&
     } else if (key == "port_lid") {
         p->lid = parseLidText(value);
     } else if (key == "link_layer") {
-        p->linkLayer = std::string(value);
+        p->linkLayer = value == "IB" ? "InfiniBand" : std::string(value); // libibverbs 1.1 said "IB"
     } else if (key == "active_width") {
-        completeRate(*p, parseNumber<int>(value.substr(0, value.find('X'))).value_or(0), 0);
+        completeRate(*p, widthOf(value), 0);
     } else if (key == "active_speed") {
-        completeRate(*p, 0, parseDouble(value.substr(0, value.find(' '))).value_or(0));
+        completeRate(*p, 0, laneSpeedOf(value));
     } else {
         return isDevinfoKey(key);
     }

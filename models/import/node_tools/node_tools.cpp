@@ -307,7 +307,7 @@ private:
         if (c.tool == "ibv_devinfo") {
             return devinfoField(key, value, c, m_sink, lineNo);
         }
-        return false;
+        return c.tool == "rdma link" && key == "caps"; // rdma link -d's capability line under each port
     }
 
     void noteHost(const std::string& host)
