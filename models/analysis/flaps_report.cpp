@@ -166,7 +166,7 @@ std::string fabricReviewText(const JobSnapshot& snap, const FabricReview& rv)
     // Never "Quiet" over a port found down or a link found degraded: say what is left once those are set aside.
     const auto notQuiet = rv.degraded.size()
         + std::count_if(rv.nodeFindings.begin(), rv.nodeFindings.end(), [](const NodeFinding& f) {
-              return f.portDown || f.kind == "link_downed" || f.kind == "port flapping";
+              return f.portDown || f.kind == "link_downed" || f.kind == "port flapping" || f.kind == "error counters";
           });
     if (notQuiet == 0) {
         o << "\nQuiet: " << formatCount(quiet) << " watched links never went down, retrained or erred.\n";

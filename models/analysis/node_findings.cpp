@@ -76,6 +76,28 @@ std::optional<NodeFinding> stateFinding(const HostPort& p)
     return std::nullopt;
 }
 
+// ibqueryerrors' ports above their thresholds, one finding each (the "port ALL" sums repeat them). An HCA's node
+// description "gpu042 mlx5_0" names the host and device; a switch is its own "host".
+void errorFindings(const JobSnapshot& snap, std::vector<NodeFinding>& out)
+{
+    for (const auto& r : snap.portErrors) {
+        if (!r.port) {
+            continue;
+        }
+        std::string said;
+        for (const auto& [name, value] : r.counters) {
+            const bool atMax = value == 255 || value == 65535 || value == 4294967295ULL;
+            said += (said.empty() ? "" : ", ") + name + " " + std::to_string(value) + (atMax ? " (at its maximum)" : "");
+        }
+        const auto space = r.node.rfind(' ');
+        const bool hca = !r.switchNode && space != std::string::npos;
+        const auto host = hca ? r.node.substr(0, space) : r.node;
+        const auto port = (hca ? r.node.substr(space + 1) + "/" : std::string("port ")) + std::to_string(*r.port);
+        out.push_back({ host, port, "error counters", port + " is above ibqueryerrors' thresholds: " + said,
+            r.file + ":" + std::to_string(r.line) + ": " + r.evidence, false });
+    }
+}
+
 // Rails of one host: the Active ports' rates and link layers compared.
 void railFindings(const std::string& host, const std::vector<const HostPort*>& ports, std::vector<NodeFinding>& out)
 {
@@ -234,7 +256,7 @@ void mergeAlike(std::vector<NodeFinding>& out)
 int severity(const NodeFinding& f)
 {
     static const std::vector<std::string> kOrder = { "HCA vanished", "port down", "port disabled",
-        "no subnet manager", "port not activated", "link_downed", "port flapping", "HCA missing from a source",
+        "no subnet manager", "port not activated", "link_downed", "port flapping", "error counters", "HCA missing from a source",
         "kernel link down", "kernel port module event", "below its tier", "mixed rates", "mixed link layers" };
     const auto it = std::find(kOrder.begin(), kOrder.end(), f.kind);
     return static_cast<int>(it - kOrder.begin());
@@ -278,6 +300,7 @@ std::vector<NodeFinding> findNodeProblems(const JobSnapshot& snap)
         described.insert(g.host);
     }
     kernelFindings(snap, described, out);
+    errorFindings(snap, out);
     mergeAlike(out);
     std::stable_sort(out.begin(), out.end(), [](const NodeFinding& a, const NodeFinding& b) {
         return std::tuple(a.host, severity(a), a.port) < std::tuple(b.host, severity(b), b.port);

@@ -12,6 +12,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace stallscope {
 
@@ -82,6 +84,21 @@ struct GoneHca
     std::string file;
     std::int64_t line = 0;
     std::string evidence;
+};
+
+// A port ibqueryerrors reported above its thresholds: "GUID 0x2c903006e29b0 port 5: [SymbolErrorCounter == 65535]
+// [LinkDownedCounter == 2]" under "Errors for 0x2c903006e29b0 "leaf-r3"" (a switch) or "Errors for "gpu042
+// mlx5_0"" (an HCA).
+struct PortErrorReport
+{
+    std::string node; // the node description: "leaf-r3", "gpu042 mlx5_0"
+    std::uint64_t guid = 0;
+    std::optional<std::uint16_t> port; // nullopt: "port ALL", the switch's sum over its ports
+    bool switchNode = false; // "Errors for 0x<guid> ..." names a switch; an HCA is named by description alone
+    std::vector<std::pair<std::string, std::uint64_t>> counters; // as named: "SymbolErrorCounter", 65535
+    std::string file;
+    std::int64_t line = 0;
+    std::string evidence; // the line as read
 };
 
 } // namespace stallscope

@@ -83,6 +83,7 @@ struct JobSnapshot
     // the node findings read them (analysis/node_findings.h). Not yet kept in bundles.
     std::vector<HostPort> hostPorts;
     std::vector<GoneHca> goneHcas;
+    std::vector<PortErrorReport> portErrors; // ibqueryerrors' ports above their thresholds
     StringPool strings;
     std::vector<std::shared_ptr<const void>> storage; // owns what the spans above point into
 

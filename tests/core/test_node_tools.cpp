@@ -363,3 +363,32 @@ TEST_CASE("rdma link read in a loop while the port comes up, rdma link -d caps, 
     CHECK(old->ports[0].rate.speed == "HDR");
     CHECK(old->ports[0].rate.gbps == 100);
 }
+
+TEST_CASE("ibqueryerrors: each port above its thresholds, an HCA's host from its description", "[node_tools]")
+{
+    const auto f = read("node/ibqueryerrors.txt");
+    CHECK(f.tools == std::vector<std::string> { "ibqueryerrors" });
+    CHECK(f.unknownLines == 0);
+    REQUIRE(f.errors.size() == 4);
+    CHECK(f.errors[0].node == "gpu-g031 mlx5_2");
+    CHECK_FALSE(f.errors[0].switchNode);
+    CHECK(f.errors[0].port == std::uint16_t(1));
+    REQUIRE(f.errors[0].counters.size() == 2);
+    CHECK(f.errors[0].counters[1] == std::pair<std::string, std::uint64_t> { "LinkDownedCounter", 3 });
+    CHECK(f.errors[1].guid == 0x9c0591030071a2b0ULL);
+    CHECK_FALSE(f.errors[1].port); // port ALL
+    CHECK(f.errors[3].port == std::uint16_t(17));
+    JobSnapshot snap;
+    snap.portErrors = f.errors;
+    const auto all = findNodeProblems(snap);
+    const auto* hca = finding(all, "error counters", "mlx5_2/1");
+    REQUIRE(hca);
+    CHECK(hca->host == "gpu-g031");
+    CHECK_THAT(hca->text, Catch::Contains("LinkDownedCounter 3"));
+    const auto* sw = finding(all, "error counters", "port 17");
+    REQUIRE(sw);
+    CHECK(sw->host == "leaf-r7");
+    CHECK_THAT(sw->text, Catch::Contains("PortXmitWait 4294967295 (at its maximum)"));
+    CHECK_THAT(sw->evidence, Catch::Contains("ibqueryerrors.txt:6:"));
+    CHECK(std::count_if(all.begin(), all.end(), [](const NodeFinding& x) { return x.kind == "error counters"; }) == 3);
+}

@@ -47,6 +47,9 @@ std::string summary(const NodeToolsFile& f)
     for (const auto& g : f.gone) {
         s += "; " + g.device + " vanished (line " + std::to_string(g.line) + ")";
     }
+    if (!f.errors.empty()) {
+        s += "; " + std::to_string(f.errors.size()) + " ports above ibqueryerrors' thresholds";
+    }
     if (f.unknownLines > 0) {
         s += "; " + std::to_string(f.unknownLines) + " other lines kept unread (first: line "
             + std::to_string(f.unknown.front().first) + " \"" + f.unknown.front().second.substr(0, 60) + "\")";
@@ -82,6 +85,7 @@ void addHostPorts(JobSnapshot& snap, const Gathered& g)
     for (const auto& f : g.nodeTools) {
         snap.hostPorts.insert(snap.hostPorts.end(), f.ports.begin(), f.ports.end());
         snap.goneHcas.insert(snap.goneHcas.end(), f.gone.begin(), f.gone.end());
+        snap.portErrors.insert(snap.portErrors.end(), f.errors.begin(), f.errors.end());
     }
     for (const auto& tree : g.sysfs) {
         for (const auto& r : tree.ports) {

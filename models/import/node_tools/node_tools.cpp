@@ -147,6 +147,11 @@ std::optional<Prompt> promptOf(std::string_view line)
         if (before.find(' ') != std::string_view::npos && !(before.starts_with("[") && before.ends_with("]"))) {
             return std::nullopt;
         }
+        // "$ …", "[root@h ~]# …", "user@h:~$ …": nothing before the sign, or a user@host, or a bracketed prompt
+        // (not ibqueryerrors' "## Summary: …").
+        if (!before.empty() && before.find('@') == std::string_view::npos && !before.ends_with("]")) {
+            return std::nullopt;
+        }
         auto cmd = trim(line.substr(i + 2));
         if (cmd.starts_with("sudo ")) {
             cmd = trim(cmd.substr(5));
@@ -281,7 +286,7 @@ private:
             return true;
         }
         if (ibstatHeader(line, c, m_sink, lineNo) || ibstatusHeader(line, c, m_sink, lineNo)
-            || rdmaLinkLine(line, c, m_sink, lineNo)) {
+            || rdmaLinkLine(line, c, m_sink, lineNo) || queryErrorsLine(line, c, m_sink, lineNo)) {
             return true;
         }
         const auto colon = line.find(':');
@@ -363,6 +368,13 @@ bool looksLikeNodeTools(const std::string& text)
         && (text.find("ibpanic: ") != std::string::npos || text.find("ibwarn: ") != std::string::npos)) {
         return true;
     }
+    if (const auto at = text.find("Errors for "); at != std::string::npos) {
+        const auto window = std::string_view(text).substr(at, 2000);
+        if (window.find("GUID 0x") != std::string_view::npos && window.find(" port ") != std::string_view::npos
+            && window.find(" == ") != std::string_view::npos) {
+            return true;
+        }
+    }
     // rdma link: a "link <dev>/<port> ... state" line among the first lines.
     std::size_t pos = 0;
     for (int n = 0; n < 200 && pos < text.size(); ++n) {
@@ -384,9 +396,10 @@ Result<NodeToolsFile> parseNodeTools(const std::string& file, const std::string&
     NodeToolsFile out;
     Reader reader(file, fileHost, out);
     readLines(text, file, out.warnings, [&](const std::string& line, std::int64_t lineNo) { reader.line(line, lineNo); });
-    if (out.ports.empty() && out.gone.empty()) {
+    if (out.ports.empty() && out.gone.empty() && out.errors.empty()) {
         return LoadIssue { file, 0, -1,
-            "no HCA port found: no ibstat, ibstatus, ibv_devinfo or rdma link port block, no ibpanic line" };
+            "no HCA port found: no ibstat, ibstatus, ibv_devinfo or rdma link port block, no ibpanic line, no "
+            "ibqueryerrors port" };
     }
     return out;
 }

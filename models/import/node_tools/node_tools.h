@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The node InfiniBand tools people paste first: `ibstat`, `ibstatus`, `ibv_devinfo [-v]` and `rdma link [show]`
+// The node InfiniBand tools people paste first: `ibstat`, `ibstatus`, `ibv_devinfo [-v]`, `rdma link [show]`, and
+// `ibqueryerrors` (ports above their error thresholds)
 // (docs/formats.md §5f). Recognised by their structure, whatever the file is called; one file may hold several
 // tools' outputs one after another, behind shell prompts ("[root@gpu-b005 ~]# ibstat"), pdsh prefixes
 // ("gpu-b005: State: Active") or dshbak headers, with tabs turned into spaces or indentation stripped. Each port
@@ -21,6 +22,7 @@ struct NodeToolsFile
 {
     std::vector<HostPort> ports; // in file order; a port seen twice (two readings) is two entries
     std::vector<GoneHca> gone;
+    std::vector<PortErrorReport> errors; // ibqueryerrors
     std::vector<std::string> tools; // the tools found, in order of first appearance: "ibstat", "rdma link", ...
     std::vector<std::string> hosts; // the hosts named (prompts, pdsh prefixes, the file's name)
     std::size_t unknownLines = 0; // non-blank lines no tool explains (another command's output, a comment)
@@ -35,7 +37,7 @@ struct NodeToolsFile
 bool looksLikeNodeTools(const std::string& text);
 
 // Reads every block. `fileHost`: the host the file's path names ("" when none); prompts and pdsh prefixes
-// override it for the lines they cover. An error when no port and no vanished device was found.
+// override it for the lines they cover. An error when no port, no vanished device and no error report was found.
 Result<NodeToolsFile> parseNodeTools(const std::string& file, const std::string& text, const std::string& fileHost);
 
 // The host a node file's path names: "gpu-b005.ibstat.txt" → "gpu-b005", "gpu-b005/ibstat.txt" → "gpu-b005";

@@ -57,6 +57,8 @@ bool ibstatusField(std::string_view key, std::string_view value, Cursor& c, Sink
 bool devinfoHeader(std::string_view key, std::string_view value, Cursor& c, Sink& s, std::int64_t lineNo);
 bool devinfoField(std::string_view key, std::string_view value, Cursor& c, Sink& s, std::int64_t lineNo);
 bool rdmaLinkLine(std::string_view line, Cursor& c, Sink& s, std::int64_t lineNo);
+// ibqueryerrors: "Errors for ..." opens a node, "GUID 0x... port N: [Name == value] ..." reports one port.
+bool queryErrorsLine(std::string_view line, Cursor& c, Sink& s, std::int64_t lineNo);
 // The header alone (for the recogniser): "link mlx5_0/1 " or "1/1: mlx5_0/1: " followed by a state.
 bool isRdmaLinkLine(std::string_view line);
 
