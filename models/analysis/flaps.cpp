@@ -451,6 +451,8 @@ FabricReview reviewFabric(const JobSnapshot& snap, const FabricReviewOptions& op
             sortInto(out, reviewer, reviewer.reviewPort(p));
         }
     }
+    out.degraded = degradedLinks(snap);
+    out.nodeFindings = findNodeProblems(snap);
     std::stable_sort(out.flapping.begin(), out.flapping.end(), [](const ReviewedLink& x, const ReviewedLink& y) {
         return x.gpuHoursPerDay != y.gpuHoursPerDay ? x.gpuHoursPerDay > y.gpuHoursPerDay
                                                     : x.flaps.size() > y.flaps.size();

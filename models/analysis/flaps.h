@@ -6,6 +6,8 @@
 // what its flaps would cost a job whose traffic crosses it (docs/analysis-format.md, "Fabric review").
 // Pure functions of a snapshot; safe on any thread.
 
+#include "analysis/analysis.h"
+#include "analysis/node_findings.h"
 #include "core/job_snapshot.h"
 #include "core/progress.h"
 
@@ -96,6 +98,9 @@ struct FabricReview
     TimeoutPolicy policy;
     std::vector<ReviewedLink> flapping; // went down at least once; costliest per day first
     std::vector<ReviewedLink> erroring; // never down, but retrained or erred; most retrains first
+    // Links trained below their tier: the job analysis' rule (degradedLinks), one home for both.
+    std::vector<DegradedLink> degraded;
+    std::vector<NodeFinding> nodeFindings; // from node tools and sysfs copies (node_findings.h)
     double seconds = 0;
 };
 

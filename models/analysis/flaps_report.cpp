@@ -42,6 +42,12 @@ std::string dayAndMinute(TimeNs t)
     return std::string(kDays[((day % 7) + 7) % 7]) + " " + utc.substr(0, 16) + " UTC";
 }
 
+// "leaf-r3 p37": a link end as the review names it.
+std::string nodeName(const JobSnapshot& /*snap*/, const LinkEndpoint& e)
+{
+    return e.node + " p" + std::to_string(e.port);
+}
+
 std::string linkTitle(const ReviewedLink& l)
 {
     return l.a + " <-> " + l.b + "  (" + l.tier + ")";
@@ -178,9 +184,30 @@ std::string fabricReviewText(const JobSnapshot& snap, const FabricReview& rv)
               << (l.errorBursts == 1 ? "" : "s") << ", " << formatCount(l.symbolErrors) << " symbol errors\n";
         }
     }
+    if (!rv.degraded.empty()) {
+        o << "\nLinks trained below their tier (" << rv.degraded.size() << "):\n";
+        for (const auto& d : rv.degraded) {
+            o << "    " << nodeName(snap, d.a) << " <-> " << nodeName(snap, d.b) << "  (" << d.tier << "): " << d.rate
+              << ", " << d.why << "; usual " << d.usual << '\n';
+        }
+    }
+    if (!rv.nodeFindings.empty()) {
+        o << '\n' << nodeFindingsText(rv.nodeFindings);
+    }
     const auto quiet
         = rv.linksWatched - std::min<std::size_t>(rv.linksWatched, rv.flapping.size() + rv.erroring.size());
-    o << "\nQuiet: " << formatCount(quiet) << " watched links never went down, retrained or erred.\n";
+    // Never "Quiet" over a port found down or a link found degraded: say what is left once those are set aside.
+    const auto notQuiet = rv.degraded.size()
+        + std::count_if(rv.nodeFindings.begin(), rv.nodeFindings.end(), [](const NodeFinding& f) {
+              return f.portDown || f.kind == "link_downed" || f.kind == "port flapping" || f.kind == "error counters";
+          });
+    if (notQuiet == 0) {
+        o << "\nQuiet: " << formatCount(quiet) << " watched links never went down, retrained or erred.\n";
+    } else {
+        o << "\nNot quiet: " << notQuiet << " finding" << (notQuiet == 1 ? "" : "s")
+          << " above (a port or link down, degraded or gone down); the other "
+          << formatCount(quiet) << " watched links never went down, retrained or erred.\n";
+    }
     return o.str();
 }
 
@@ -232,6 +259,16 @@ std::string fabricReviewJson(const JobSnapshot& snap, const FabricReview& rv)
     j["erroring"] = ordered_json::array();
     for (const auto& l : rv.erroring) {
         j["erroring"].push_back(link(l));
+    }
+    j["degraded"] = ordered_json::array();
+    for (const auto& d : rv.degraded) {
+        j["degraded"].push_back({ { "a", nodeName(snap, d.a) }, { "b", nodeName(snap, d.b) }, { "tier", d.tier },
+            { "rate", d.rate }, { "gbps", d.gbps }, { "usual_gbps", d.usualGbps }, { "why", d.why } });
+    }
+    j["node_findings"] = ordered_json::array();
+    for (const auto& f : rv.nodeFindings) {
+        j["node_findings"].push_back({ { "host", f.host }, { "port", f.port }, { "kind", f.kind }, { "text", f.text },
+            { "evidence", f.evidence }, { "port_down", f.portDown } });
     }
     j["seconds"] = rv.seconds;
     return jsonText(j, 1) + "\n";

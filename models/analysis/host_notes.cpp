@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // An incident's host evidence and Slurm's dead-rank story, from the snapshot's notes (analysis.h Incident).
 #include "analysis/internal.h"
+#include "analysis/node_findings.h"
 
 #include "core/time_format.h"
 
@@ -87,6 +88,22 @@ void attachHostNotes(const JobSnapshot& snap, Incident& inc)
             who = "rank " + std::to_string(n.rank) + (who.empty() ? "" : " (" + who + ")");
         }
         inc.hostEvidence.push_back({ n.timeNs, who + ": " + snap.str(n.text) + " [" + snap.str(n.source) + "]", 1.0 });
+    }
+    // What the suspect hosts' node tools and sysfs copies show (a Down port, a vanished HCA): undated readings.
+    if (snap.hostPorts.empty() && snap.goneHcas.empty()) {
+        return;
+    }
+    std::set<std::string> hostNames;
+    for (const auto h : hosts) {
+        hostNames.insert(snap.str(h));
+    }
+    for (const auto& f : findNodeProblems(snap)) {
+        if (inc.hostEvidence.size() >= kMaxHostEvidence) {
+            break;
+        }
+        if (hostNames.count(f.host)) {
+            inc.hostEvidence.push_back({ kNoTime, f.host + ": " + f.kind + ": " + f.text + " [" + f.evidence + "]", 1.0 });
+        }
     }
 }
 

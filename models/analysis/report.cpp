@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Text and JSON forms of an analysis (the JSON schema is docs/analysis-format.md; keep them in sync).
 #include "analysis/analysis.h"
+#include "analysis/node_findings.h"
 #include "core/json_text.h"
 
 #include "core/time_format.h"
@@ -211,9 +212,11 @@ std::string analysisText(const JobSnapshot& snap, const AnalysisResult& r)
     o << '\n'
       << r.incidents.size() << " incident(s); analysed " << formatCount(r.recordsScanned) << " records in "
       << formatFixed(r.seconds, 2) << " s\n";
+    const auto nodes = nodeFindingsText(findNodeProblems(snap)); // what node tools and sysfs copies show
     if (r.incidents.empty()) {
         o << "No job-wide stall, hang or straggler found.\n";
         degradedText(o, r);
+        o << (nodes.empty() ? "" : "\n" + nodes);
         return o.str();
     }
     o << "\n  #  start (UTC)                 since job start  duration  kind       ranks  culprit link / suspect       "
@@ -230,6 +233,7 @@ std::string analysisText(const JobSnapshot& snap, const AnalysisResult& r)
     for (const auto& inc : r.incidents) {
         incidentDetail(o, snap, inc);
     }
+    o << (nodes.empty() ? "" : "\n" + nodes);
     const auto& w = r.whyPassed;
     if (w.applicable) {
         o << "\nWhy nothing caught it\n";

@@ -8,6 +8,7 @@
 
 #include "core/collectives.h"
 #include "core/counters.h"
+#include "core/host_port.h"
 #include "core/string_pool.h"
 #include "core/timeout_policy.h"
 #include "core/topology.h"
@@ -78,6 +79,11 @@ struct JobSnapshot
     std::vector<LinkEvent> linkEvents; // sorted by time
     std::vector<RouteUpdate> routeUpdates; // sorted by time
     std::vector<HostNote> notes; // sorted by time, those without one last
+    // HCA ports as node tools and sysfs copies showed them, and HCAs a tool could not reach (core/host_port.h):
+    // the node findings read them (analysis/node_findings.h). Not yet kept in bundles.
+    std::vector<HostPort> hostPorts;
+    std::vector<GoneHca> goneHcas;
+    std::vector<PortErrorReport> portErrors; // ibqueryerrors' ports above their thresholds
     StringPool strings;
     std::vector<std::shared_ptr<const void>> storage; // owns what the spans above point into
 

@@ -80,3 +80,34 @@ TEST_CASE("kernel lines from journalctl, dmesg -T and syslog: link events, modul
 
     CHECK_FALSE(parseHostLog("notes.txt", "nothing here\n", clock).ok());
 }
+
+TEST_CASE("dmesg --time-format iso, --decode prefixes and /dev/kmsg records: the host is the file's", "[core][import]")
+{
+    LogClock clock;
+    clock.year = 2026;
+    const std::string text
+        = "2024-01-08T10:11:12,123456+00:00 mlx5_core 0000:3b:00.0 ib0: Link down\n"
+          "kern  :info  : 2024-01-08T10:11:20,000001+01:00 mlx5_core 0000:3b:00.0 ib0: Link up\n"
+          "6,2211,98765432,-;mlx5_core 0000:5e:00.0 ib1: Link down\n"
+          " SUBSYSTEM=pci\n"
+          "2024-01-08T10:12:00.500000+0000 gpu-b009 kernel: mlx5_core 0000:3b:00.0 ib0: Link down\n"
+          "[ 4443.974372] mlx5_core 0000:53:00.0 mlx5_3: Port: 1 Link DOWN\n"
+          "[ 4443.974400] mlx5_core 0000:53:00.0 mlx5_3: Port: 1 Link INIT\n";
+    auto r = parseHostLog("gpu-b008.dmesg", text, clock, "gpu-b008");
+    INFO((r ? "" : r.error().format()));
+    REQUIRE(r.ok());
+    const auto& ev = r->events;
+    REQUIRE(ev.size() == 5);
+    CHECK(ev[0].kind == HostEventKind::LinkDown);
+    CHECK(ev[0].host == "gpu-b008"); // dmesg's ISO stamp is followed by the message, not a host
+    CHECK(formatUtc(ev[0].timeNs) == "2024-01-08 10:11:12.123 UTC");
+    CHECK(ev[1].kind == HostEventKind::LinkUp);
+    CHECK(formatUtc(ev[1].timeNs) == "2024-01-08 09:11:20.000 UTC"); // +01:00
+    CHECK(ev[1].host == "gpu-b008");
+    CHECK(ev[2].kind == HostEventKind::LinkDown);
+    CHECK(ev[2].timeNs == kNoTime); // /dev/kmsg counts µs since boot: no wall time
+    CHECK(ev[2].device == "0000:5e:00.0 ib1");
+    CHECK(ev[3].host == "gpu-b009"); // journalctl -o short-iso names its host
+    CHECK(ev[4].kind == HostEventKind::LinkDown); // IB/core's wording; INIT after it is no event
+    CHECK(ev[4].device == "0000:53:00.0 mlx5_3");
+}

@@ -18,6 +18,7 @@
 #include "import/infiniband/opensm_log.h"
 #include "import/kineto/kineto_trace.h"
 #include "import/logs/host_log.h"
+#include "import/node_tools/node_tools.h"
 #include "import/logs/rank_log.h"
 #include "import/nccl/inspector.h"
 #include "import/nccl/ras_status.h"
@@ -232,6 +233,12 @@ const std::vector<Target>& targets()
     static const std::vector<Target> table = {
         { "rank_log", rankLog },
         { "host_log", hostLog },
+        { "node_tools",
+            [](std::string_view in) {
+                const std::string text(in);
+                looksLikeNodeTools(text);
+                parseNodeTools("gpu-a001.ibstat.txt", text, "gpu-a001");
+            } },
         { "ibnetdiscover", fabricTopology },
         { "iblinkinfo", fabricLinkinfo },
         { "perfquery", perfquery },

@@ -555,14 +555,16 @@ void addCounters(Gathered& g, CounterSink& sink)
                         + std::string(semantics(s.kind).name) + (s.extended ? " (extended)" : ""),
                     s.timeNs, s.value, s.line, g.warnings);
             }
-            const auto guid = fabric.guidOfLid(s.lid);
+            // A LID no topology file names is kept as an unplaced port "LID 10" (perfquery run on a node, alone).
+            auto guid = fabric.guidOfLid(s.lid);
             if (!guid) {
                 if (unknownLids.insert(s.lid).second) {
                     g.warnings.push_back({ dated.file, 0, -1,
                         "LID " + std::to_string(s.lid)
-                            + " is in no topology file (ibnetdiscover or iblinkinfo): its counters are skipped" });
+                            + " is in no topology file (ibnetdiscover or iblinkinfo): its counters are kept as an "
+                              "unplaced port \"LID " + std::to_string(s.lid) + "\"" });
                 }
-                continue;
+                guid = fabric.placeHca("LID " + std::to_string(s.lid));
             }
             undated = undated || s.timeNs == kNoTime;
             const bool dataOrPackets = s.kind == CounterKind::PortXmitData || s.kind == CounterKind::PortRcvData

@@ -759,6 +759,7 @@ const std::vector<Format>& formats()
         { "ibnetdiscover topology", looksLikeIbnetdiscover, 0, nullptr, addIbnetdiscover },
         { "iblinkinfo", looksLikeIblinkinfo, 1, nullptr, addIblinkinfo },
         { "perfquery counters", looksLikePerfquery, 2, nullptr, addPerfquery },
+        { "node InfiniBand tools", looksLikeNodeTools, 3, nullptr, addNodeTools },
         { "NCCL RAS output", looksLikeRasText, 3, nullptr, addRasText },
         { "OpenSM log", looksLikeOpensmLog, 3, nullptr, addOpensmLog },
         { "rank log", looksLikeRankLog, 3, nullptr, addRankLog, false, readRankLog },

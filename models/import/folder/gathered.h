@@ -17,6 +17,7 @@
 #include "import/logs/host_log.h"
 #include "import/logs/rank_log.h"
 #include "import/nccl/inspector.h"
+#include "import/node_tools/node_tools.h"
 #include "import/nccl/ras_status.h"
 #include "import/prometheus/exposition.h"
 #include "import/prometheus/http_answers.h"
@@ -71,6 +72,7 @@ struct Gathered
     std::vector<std::pair<std::string, IblinkinfoSnapshot>> linkinfo;
     std::vector<std::string> csvs; // the collector's CSVs, read again one at a time as the counters are joined
     std::vector<SysfsTree> sysfs; // copies of /sys/class/infiniband
+    std::vector<NodeToolsFile> nodeTools; // ibstat, ibstatus, ibv_devinfo, rdma link outputs
     FabricBuilder fabric;
     LogClock clock; // rank logs: the year from the dumps, the zone from the mapping file
     FolderMapping mapping;
@@ -111,6 +113,8 @@ void addLinkEvents(JobSnapshot& snap, Gathered& g);
 // Scheduler fates, GPU faults, kernel link events and the ranks' own last words as the snapshot's notes.
 void addHostNotes(JobSnapshot& snap, const Gathered& g);
 void widenSpan(JobSnapshot& snap);
+// The node tools' ports and the sysfs copies' as the snapshot's host ports (import/folder/node_ports.cpp).
+void addHostPorts(JobSnapshot& snap, const Gathered& g);
 // NCCL Inspector's processes as ranks: their collectives join the traces (import/folder/nccl_reports.cpp).
 void joinInspector(Gathered& g);
 // What NCCL RAS said about ranks and processes as the snapshot's notes (source "nccl ras").

@@ -145,13 +145,15 @@ Result<LoadedJob> loadRawFolder(
     resolveJoins(*snap);
     folder::addLinkEvents(*snap, g); // after the counters are attached: traps are placed by them
     folder::addHostNotes(*snap, g); // after the ranks' hosts are known: Slurm tasks are placed by them
+    folder::addHostPorts(*snap, g);
     folder::widenSpan(*snap);
     if (fabricOnly) {
         if (snap->topology.nodes().empty() && snap->counters.empty() && snap->linkEvents.empty()
-            && snap->notes.empty()) {
+            && snap->notes.empty() && snap->hostPorts.empty() && snap->goneHcas.empty()
+            && snap->portErrors.empty()) {
             return LoadIssue { dir, 0, -1,
                 "manifest.json is missing and nothing readable was found: no Flight Recorder dump, profiler trace, "
-                "fabric topology, port counters or subnet manager log"
+                "fabric topology, port counters, node tool output or subnet manager log"
                     + whatTheFolderHeld(g.warnings) };
         }
         out.warnings.push_back(

@@ -87,6 +87,10 @@ Result<Listing> listFiles(const fs::path& dir, std::vector<LoadIssue>& warnings)
     if (ec) {
         return LoadIssue { dir.string(), 0, -1, "cannot list the folder: " + ec.message() };
     }
+    if (isSysfsInfinibandRoot(dir)) { // the copy of /sys/class/infiniband itself was opened
+        out.sysfsRoots.push_back(dir);
+        return out;
+    }
     std::vector<std::string> tooDeep;
     fs::path last;
     for (; it != end; it.increment(ec)) {
@@ -107,8 +111,7 @@ Result<Listing> listFiles(const fs::path& dir, std::vector<LoadIssue>& warnings)
             continue;
         }
         if (isDir) {
-            if (name == "infiniband" && e.path().parent_path().filename() == "class"
-                && isSysfsInfinibandRoot(e.path())) {
+            if (isSysfsInfinibandRoot(e.path())) { // by its structure, whatever the path above it
                 out.sysfsRoots.push_back(e.path()); // a copy of /sys/class/infiniband: a tree, not file by file
                 it.disable_recursion_pending();
             } else if (e.is_symlink(ec)) {
@@ -565,6 +568,7 @@ std::optional<LoadIssue> readFolder(const std::string& dir, Gathered& g, Progres
     const auto& files = listing->files;
     for (const auto& root : listing->sysfsRoots) {
         auto tree = readSysfsTree(root, g.warnings);
+        tree.host = hostOfSysfsCopy(root, dir);
         g.note(root, "sysfs InfiniBand tree", std::to_string(tree.ports.size()) + " ports of " + tree.host);
         g.sysfs.push_back(std::move(tree));
     }

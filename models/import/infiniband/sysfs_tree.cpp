@@ -113,19 +113,46 @@ void readCounters(const fs::path& dir, bool ext, SysfsPortReading& r, TimeNs& ne
 bool isSysfsInfinibandRoot(const fs::path& dir)
 {
     std::error_code ec;
-    for (const auto& dev : children(dir)) {
-        if (fs::is_directory(dev / "ports", ec)) {
-            return true;
+    std::size_t looked = 0, entries = 0;
+    // Called on every folder of a raw folder: a look at its first entries only (a host has a few HCAs).
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end && ++entries <= 256; it.increment(ec)) {
+        const auto dev = it->path();
+        std::error_code probe; // a missing file is an answer here, not an end to the listing
+        if (!fs::is_directory(dev / "ports", probe)) {
+            continue;
+        }
+        for (const auto& port : children(dev / "ports")) {
+            if (++looked > 64) {
+                return false; // not the few ports of a host's HCAs
+            }
+            for (const char* mark : { "state", "phys_state", "rate", "counters" }) {
+                if (fs::exists(port / mark, probe)) {
+                    return true;
+                }
+            }
         }
     }
     return false;
+}
+
+std::string hostOfSysfsCopy(const fs::path& root, const fs::path& top)
+{
+    auto p = root;
+    while (!p.empty() && p != top && p.has_filename()) {
+        const auto name = p.filename().string();
+        if (name != "infiniband" && name != "class" && name != "sys" && name != "sysfs" && name != "ib") {
+            return name;
+        }
+        p = p.parent_path();
+    }
+    return top.filename().string();
 }
 
 SysfsTree readSysfsTree(const fs::path& root, std::vector<LoadIssue>& warnings)
 {
     SysfsTree t;
     t.root = root.string();
-    // .../<host folder>/sys/class/infiniband
+    // .../<host folder>/sys/class/infiniband; the caller names the host when it knows where the folder opened
     const auto sys = root.parent_path().parent_path();
     t.host = sys.has_parent_path() ? sys.parent_path().filename().string() : std::string("host");
     for (const auto& dev : children(root)) {
@@ -136,6 +163,10 @@ SysfsTree readSysfsTree(const fs::path& root, std::vector<LoadIssue>& warnings)
             if (!guid) {
                 warnings.push_back({ (dev / "node_guid").string(), 1, 0, "expected a GUID like 0a7f:bc12:45ef:d23b" });
             }
+        }
+        std::string fw;
+        if (auto text = readSmall(dev / "fw_ver", newest)) {
+            fw = text->substr(0, 40);
         }
         for (const auto& portDir : children(dev / "ports")) {
             SysfsPortReading r;
@@ -149,7 +180,17 @@ SysfsTree readSysfsTree(const fs::path& root, std::vector<LoadIssue>& warnings)
             r.port = *n;
             if (auto state = readSmall(portDir / "state", newest)) {
                 r.active = state->find("ACTIVE") != std::string::npos;
+                r.state = parsePortState(*state).value_or(PortState::Unknown);
+                r.stateText = state->substr(0, 40);
             }
+            if (auto phys = readSmall(portDir / "phys_state", newest)) {
+                r.phys = parsePhysState(*phys).value_or(PhysState::Unknown);
+                r.physText = phys->substr(0, 40);
+            }
+            if (auto layer = readSmall(portDir / "link_layer", newest)) {
+                r.linkLayer = layer->substr(0, 40);
+            }
+            r.fw = fw;
             if (auto rate = readSmall(portDir / "rate", newest)) {
                 r.rate = *rate;
             }

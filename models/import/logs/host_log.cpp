@@ -80,7 +80,8 @@ std::optional<Head> isoHead(LineScan& s)
         return std::nullopt;
     }
     TimeNs frac = 0;
-    if (s.lit(".")) {
+    const bool dmesgIso = s.peek() == ','; // dmesg --time-format iso: "…T10:11:12,123456+00:00 " and no host
+    if (s.lit(".") || s.lit(",")) {
         auto digits = std::string(s.digits(9));
         digits.resize(9, '0');
         frac = toNumber<TimeNs>(digits);
@@ -106,8 +107,55 @@ std::optional<Head> isoHead(LineScan& s)
     const LogClock utc { *d[0], offset };
     h.when = logTimeNs(utc, *d[0], *d[1], *d[2], hms[0], hms[1], hms[2], frac);
     s.skipSpaces();
-    h.host = std::string(s.word());
+    if (!dmesgIso) {
+        h.host = std::string(s.word());
+    }
     return h;
+}
+
+// IB/core's port state change (kernels from 2025, recent MOFED): "Port: 1 Link DOWN", "Port: 1 Link ACTIVE";
+// INIT and ARMED are steps on the way up, not events of their own.
+std::optional<HostEventKind> ibPortState(std::string_view msg)
+{
+    LineScan s(msg);
+    if (!s.lit("Port: ") || s.digits(3).empty() || !s.lit(" Link ")) {
+        return std::nullopt;
+    }
+    const auto state = s.rest();
+    if (state.starts_with("DOWN")) {
+        return HostEventKind::LinkDown;
+    }
+    if (state.starts_with("ACTIVE")) {
+        return HostEventKind::LinkUp;
+    }
+    return std::nullopt;
+}
+
+// What may come before a kernel line's time: dmesg --decode's "kern  :warn  : " and a /dev/kmsg record's
+// "6,1234,5678901,-;" (priority, sequence, µs since boot, flags; the time is since boot, not wall time).
+void skipKernelPrefix(LineScan& s)
+{
+    const auto start = s.pos();
+    const auto facility = s.word();
+    if (!facility.empty() && facility.size() <= 8) {
+        s.skipSpaces();
+        if (s.lit(":")) {
+            s.word();
+            s.skipSpaces();
+            if (s.lit(": ")) {
+                return;
+            }
+        }
+    }
+    s.seek(start);
+    if (!s.digits(10).empty() && s.lit(",") && !s.digits(20).empty() && s.lit(",") && !s.digits(20).empty()
+        && s.lit(",")) {
+        s.until(";");
+        if (s.lit(";")) {
+            return;
+        }
+    }
+    s.seek(start);
 }
 
 // dmesg -T: "[Mon Nov  2 03:04:05 2026] " — local time.
@@ -185,9 +233,12 @@ public:
         HostEvent e;
         e.line = lineNo;
         e.host = m_fileHost;
+        skipKernelPrefix(s);
         if (auto h = isoHead(s)) {
             e.timeNs = h->when;
-            e.host = h->host;
+            if (!h->host.empty()) {
+                e.host = h->host;
+            }
         } else if (auto t = dmesgTHead(s, m_clock)) {
             e.timeNs = t->when;
         } else if (auto l = syslogHead(s, m_clock)) {
@@ -303,6 +354,9 @@ private:
         const auto msg = s.rest();
         if (msg.starts_with("Link down") || msg.starts_with("Link up")) {
             e.kind = msg.starts_with("Link down") ? HostEventKind::LinkDown : HostEventKind::LinkUp;
+        } else if (const auto state = ibPortState(msg)) {
+            e.kind = *state;
+            e.text = clipped(msg);
         } else if (const auto at = msg.find("Port module event"); at != std::string_view::npos) {
             e.kind = HostEventKind::PortModule;
             e.text = clipped(msg.substr(at));

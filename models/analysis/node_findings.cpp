@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: MIT
+// Node findings (node_findings.h): rules over one host's ports at a time.
+#include "analysis/node_findings.h"
+
+#include "core/time_format.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace stallscope {
+
+namespace {
+
+std::string portName(const HostPort& p)
+{
+    return p.device + "/" + std::to_string(p.port);
+}
+
+std::string where(const HostPort& p)
+{
+    return p.file + (p.line > 0 ? ":" + std::to_string(p.line) : std::string()) + ": " + p.evidence;
+}
+
+std::string rateText(const PortRate& r)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g Gb/s", r.gbps);
+    if (r.width == 0) {
+        return buf;
+    }
+    return std::string(buf) + " (" + std::to_string(r.width) + "X" + (r.speed.empty() ? "" : " " + r.speed) + ")";
+}
+
+// The state of one port: at most one finding.
+std::optional<NodeFinding> stateFinding(const HostPort& p)
+{
+    NodeFinding f { p.host, portName(p), {}, {}, where(p), true };
+    const auto head = p.device + " port " + std::to_string(p.port) + " is " + std::string(toString(p.state));
+    if (p.state == PortState::Down || (p.state == PortState::Unknown && p.phys != PhysState::Unknown
+                                          && p.phys != PhysState::LinkUp)) {
+        if (p.phys == PhysState::Disabled) {
+            f.kind = "port disabled";
+            f.text = head + ", physical state Disabled: turned off on purpose (ibportstate, the switch side, "
+                            "or the driver), not a cable fault";
+        } else if (p.phys == PhysState::Polling || p.phys == PhysState::Sleep || p.phys == PhysState::Training) {
+            f.kind = "port down";
+            f.text = head + ", physical state " + std::string(toString(p.phys))
+                + ": the link is not training — the cable, the transceiver or the peer port";
+        } else if (p.phys == PhysState::LinkUp) {
+            f.kind = "port down";
+            f.text = head + " while its physical link is up";
+        } else {
+            f.kind = "port down";
+            f.text = head + (p.phys == PhysState::Unknown ? std::string()
+                                                          : ", physical state " + std::string(toString(p.phys)));
+        }
+        return f;
+    }
+    if ((p.state == PortState::Init || p.state == PortState::Armed) && p.infiniband()) {
+        const bool noSm = !p.smLid || *p.smLid == 0;
+        f.kind = noSm ? "no subnet manager" : "port not activated";
+        f.text = head + " (physical " + std::string(toString(p.phys)) + ")"
+            + (noSm ? ", SM LID " + (p.smLid ? std::string("0") : std::string("not shown"))
+                    + ": no subnet manager has configured it — is opensm running on this subnet?"
+                    : ": trained, but the subnet manager (LID " + std::to_string(*p.smLid) + ") has not activated it");
+        return f;
+    }
+    if (p.state == PortState::Active && p.infiniband() && p.smLid && *p.smLid == 0 && !p.linkLayer.empty()) {
+        f.kind = "no subnet manager";
+        f.portDown = false;
+        f.text = p.device + " port " + std::to_string(p.port) + " is Active with SM LID 0: no subnet manager is known";
+        return f;
+    }
+    return std::nullopt;
+}
+
+// ibqueryerrors' ports above their thresholds, one finding each (the "port ALL" sums repeat them). An HCA's node
+// description "gpu042 mlx5_0" names the host and device; a switch is its own "host".
+void errorFindings(const JobSnapshot& snap, std::vector<NodeFinding>& out)
+{
+    for (const auto& r : snap.portErrors) {
+        if (!r.port) {
+            continue;
+        }
+        std::string said;
+        for (const auto& [name, value] : r.counters) {
+            const bool atMax = value == 255 || value == 65535 || value == 4294967295ULL;
+            said += (said.empty() ? "" : ", ") + name + " " + std::to_string(value) + (atMax ? " (at its maximum)" : "");
+        }
+        const auto space = r.node.rfind(' ');
+        const bool hca = !r.switchNode && space != std::string::npos;
+        const auto host = hca ? r.node.substr(0, space) : r.node;
+        const auto port = (hca ? r.node.substr(space + 1) + "/" : std::string("port ")) + std::to_string(*r.port);
+        out.push_back({ host, port, "error counters", port + " is above ibqueryerrors' thresholds: " + said,
+            r.file + ":" + std::to_string(r.line) + ": " + r.evidence, false });
+    }
+}
+
+// Rails of one host: the Active ports' rates and link layers compared.
+void railFindings(const std::string& host, const std::vector<const HostPort*>& ports, std::vector<NodeFinding>& out)
+{
+    std::map<std::string, std::vector<const HostPort*>> byLayer;
+    std::map<double, std::vector<const HostPort*>> byRate;
+    std::set<std::string> seen;
+    for (const auto* p : ports) {
+        if (p->state != PortState::Active || !seen.insert(portName(*p)).second) {
+            continue;
+        }
+        byLayer[p->linkLayer.empty() ? "InfiniBand" : p->linkLayer].push_back(p);
+        if (p->rate.gbps > 0 && p->infiniband()) {
+            byRate[p->rate.gbps].push_back(p);
+        }
+    }
+    if (byLayer.size() > 1) {
+        std::string said;
+        for (const auto& [layer, ps] : byLayer) {
+            said += (said.empty() ? "" : ", ") + std::to_string(ps.size()) + " " + layer + " (" + portName(*ps[0])
+                + (ps.size() > 1 ? ", …" : "") + ")";
+        }
+        out.push_back({ host, "", "mixed link layers", "active ports of mixed link layers: " + said,
+            where(*byLayer.begin()->second[0]), false });
+    }
+    if (byRate.size() > 1) {
+        // The usual rate is the most common one (ties: the faster); the rest trained below it or are another kind.
+        const auto usual = std::max_element(byRate.begin(), byRate.end(), [](const auto& a, const auto& b) {
+            return a.second.size() != b.second.size() ? a.second.size() < b.second.size() : a.first < b.first;
+        });
+        for (const auto& [gbps, ps] : byRate) {
+            if (gbps == usual->first) {
+                continue;
+            }
+            for (const auto* p : ps) {
+                const bool below = gbps < usual->first;
+                out.push_back({ host, portName(*p), below ? "below its tier" : "mixed rates",
+                    p->device + " port " + std::to_string(p->port) + " trained at " + rateText(p->rate) + " where "
+                        + std::to_string(usual->second.size()) + " of the host's rails run at "
+                        + rateText(usual->second[0]->rate)
+                        + (below ? ": lanes or speed lost (a cable, a transceiver, a port)" : ""),
+                    where(*p), false });
+            }
+        }
+    }
+}
+
+// A port read more than once in one source (a loop of `rdma link` or ibstat): each change of state.
+void flapFindings(const std::string& host, const std::vector<const HostPort*>& ports, std::vector<NodeFinding>& out)
+{
+    std::map<std::pair<std::string, std::string>, std::vector<const HostPort*>> readings;
+    for (const auto* p : ports) {
+        readings[{ p->source, portName(*p) }].push_back(p);
+    }
+    const auto both = [](const HostPort* p) {
+        return std::string(toString(p->state)) + "/" + std::string(toString(p->phys));
+    };
+    for (const auto& [key, rs] : readings) {
+        int changes = 0;
+        std::string story = both(rs[0]);
+        for (std::size_t i = 1; i < rs.size(); ++i) {
+            if (rs[i]->state != rs[i - 1]->state || rs[i]->phys != rs[i - 1]->phys) {
+                ++changes;
+                if (story.size() < 200) {
+                    story += " → " + both(rs[i]);
+                }
+            }
+        }
+        if (changes > 0) {
+            out.push_back({ host, key.second, "port flapping",
+                key.second + " changed state " + std::to_string(changes) + " times across " + std::to_string(rs.size())
+                    + " readings of " + key.first + ": " + story,
+                where(*rs[1]), false });
+        }
+    }
+}
+
+// Devices one source lists for a host and another source of the same host does not: vanished between them.
+void missingFindings(const std::string& host, const std::vector<const HostPort*>& ports, std::vector<NodeFinding>& out)
+{
+    std::map<std::string, std::set<std::string>> bySource; // source → devices
+    for (const auto* p : ports) {
+        bySource[p->source].insert(p->device);
+    }
+    if (bySource.size() < 2) {
+        return;
+    }
+    std::set<std::string> all;
+    for (const auto& [source, devs] : bySource) {
+        all.insert(devs.begin(), devs.end());
+    }
+    for (const auto& dev : all) {
+        std::string in, notIn;
+        for (const auto& [source, devs] : bySource) {
+            auto& list = devs.count(dev) ? in : notIn;
+            list += (list.empty() ? "" : ", ") + source;
+        }
+        if (notIn.empty()) {
+            continue;
+        }
+        const auto* seen = *std::find_if(ports.begin(), ports.end(), [&](const HostPort* p) { return p->device == dev; });
+        out.push_back({ host, dev, "HCA missing from a source",
+            dev + " is listed by " + in + " but not by " + notIn + ": it vanished between the two (or one ran on "
+                + "another host)",
+            where(*seen), true });
+    }
+}
+
+// The kernel's own account of a host's ports (dmesg, journalctl): link downs and module events, one finding per
+// host and kind with the count and the last line — only for hosts some node tool or sysfs copy describes.
+void kernelFindings(const JobSnapshot& snap, const std::set<std::string>& hosts, std::vector<NodeFinding>& out)
+{
+    struct Seen
+    {
+        int count = 0;
+        const HostNote* last = nullptr;
+    };
+    std::map<std::pair<std::string, std::string>, Seen> byHost;
+    for (const auto& n : snap.notes) {
+        const auto kind = snap.str(n.kind);
+        if (snap.str(n.source) != "kernel" || (kind != "link down" && kind != "port module event")
+            || !hosts.count(snap.str(n.host))) {
+            continue;
+        }
+        auto& seen = byHost[{ snap.str(n.host), kind }];
+        ++seen.count;
+        if (!seen.last || (n.timeNs != kNoTime && (seen.last->timeNs == kNoTime || n.timeNs >= seen.last->timeNs))) {
+            seen.last = &n;
+        }
+    }
+    for (const auto& [key, seen] : byHost) {
+        const auto when = seen.last->timeNs == kNoTime ? std::string() : " at " + formatUtc(seen.last->timeNs);
+        out.push_back({ key.first, "", "kernel " + key.second,
+            "the kernel logged " + std::to_string(seen.count) + " " + key.second + (seen.count > 1 ? "s" : "")
+                + ", the last" + when + ": " + snap.str(seen.last->text),
+            "kernel log: " + snap.str(seen.last->text), false });
+    }
+}
+
+// One finding per host, port and kind: what two sources show alike (ibstat and sysfs both see the port Down) is one
+// finding with both evidence lines.
+void mergeAlike(std::vector<NodeFinding>& out)
+{
+    std::vector<NodeFinding> merged;
+    for (auto& f : out) {
+        const auto same = std::find_if(merged.begin(), merged.end(),
+            [&](const NodeFinding& m) { return m.host == f.host && m.port == f.port && m.kind == f.kind; });
+        if (same == merged.end()) {
+            merged.push_back(std::move(f));
+        } else if (same->evidence.size() < 1000) {
+            same->evidence += "; also " + f.evidence;
+        }
+    }
+    out = std::move(merged);
+}
+
+int severity(const NodeFinding& f)
+{
+    static const std::vector<std::string> kOrder = { "HCA vanished", "port down", "port disabled",
+        "no subnet manager", "port not activated", "link_downed", "port flapping", "error counters", "HCA missing from a source",
+        "kernel link down", "kernel port module event", "below its tier", "mixed rates", "mixed link layers" };
+    const auto it = std::find(kOrder.begin(), kOrder.end(), f.kind);
+    return static_cast<int>(it - kOrder.begin());
+}
+
+} // namespace
+
+std::vector<NodeFinding> findNodeProblems(const JobSnapshot& snap)
+{
+    std::vector<NodeFinding> out;
+    std::map<std::string, std::vector<const HostPort*>> byHost;
+    for (const auto& p : snap.hostPorts) {
+        byHost[p.host].push_back(&p);
+        if (auto f = stateFinding(p)) {
+            out.push_back(std::move(*f));
+        }
+        if (p.linkDowned && *p.linkDowned > 0) {
+            const bool saturated = *p.linkDowned >= 255; // an 8-bit counter at its maximum
+            out.push_back({ p.host, portName(p), "link_downed",
+                p.device + " port " + std::to_string(p.port) + ": link_downed = " + std::to_string(*p.linkDowned)
+                    + (saturated ? " (saturated: the link went down at least that often since the counters were "
+                                   "cleared; later drops are not counted)"
+                                 : ": the link went down since the counters were cleared"),
+                p.file + "/counters/link_downed: " + std::to_string(*p.linkDowned), false });
+        }
+    }
+    for (const auto& g : snap.goneHcas) {
+        out.push_back({ g.host, g.device, "HCA vanished",
+            g.device + " could not be reached by " + g.source
+                + ": the device is gone from the host (fallen off the PCIe bus, driver unloaded or reset)",
+            g.file + ":" + std::to_string(g.line) + ": " + g.evidence, true });
+    }
+    std::set<std::string> described;
+    for (const auto& [host, ports] : byHost) {
+        railFindings(host, ports, out);
+        flapFindings(host, ports, out);
+        missingFindings(host, ports, out);
+        described.insert(host);
+    }
+    for (const auto& g : snap.goneHcas) {
+        described.insert(g.host);
+    }
+    kernelFindings(snap, described, out);
+    errorFindings(snap, out);
+    mergeAlike(out);
+    std::stable_sort(out.begin(), out.end(), [](const NodeFinding& a, const NodeFinding& b) {
+        return std::tuple(a.host, severity(a), a.port) < std::tuple(b.host, severity(b), b.port);
+    });
+    return out;
+}
+
+std::string nodeFindingsText(const std::vector<NodeFinding>& findings)
+{
+    if (findings.empty()) {
+        return {};
+    }
+    std::ostringstream o;
+    o << "Node findings (" << findings.size() << "):\n";
+    std::string host = "\x01";
+    for (const auto& f : findings) {
+        if (f.host != host) {
+            host = f.host;
+            o << "  " << (host.empty() ? "(host not named)" : host) << ":\n";
+        }
+        o << "    " << f.kind << ": " << f.text << "\n        evidence: " << f.evidence << '\n';
+    }
+    return o.str();
+}
+
+} // namespace stallscope

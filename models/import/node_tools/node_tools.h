@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The node InfiniBand tools people paste first: `ibstat`, `ibstatus`, `ibv_devinfo [-v]`, `rdma link [show]`, and
+// `ibqueryerrors` (ports above their error thresholds)
+// (docs/formats.md §5f). Recognised by their structure, whatever the file is called; one file may hold several
+// tools' outputs one after another, behind shell prompts ("[root@gpu-b005 ~]# ibstat"), pdsh prefixes
+// ("gpu-b005: State: Active") or dshbak headers, with tabs turned into spaces or indentation stripped. Each port
+// becomes a HostPort (core/host_port.h); a device a tool could not reach ("ibpanic: ... stat of IB device
+// 'mlx5_8' failed") a GoneHca. Lines no tool explains are counted and the first few kept, never an error.
+// Pure functions; safe on any thread.
+
+#include "core/host_port.h"
+#include "core/result.h"
+
+#include <string>
+#include <vector>
+
+namespace stallscope {
+
+struct NodeToolsFile
+{
+    std::vector<HostPort> ports; // in file order; a port seen twice (two readings) is two entries
+    std::vector<GoneHca> gone;
+    std::vector<PortErrorReport> errors; // ibqueryerrors
+    std::vector<std::string> tools; // the tools found, in order of first appearance: "ibstat", "rdma link", ...
+    std::vector<std::string> hosts; // the hosts named (prompts, pdsh prefixes, the file's name)
+    std::size_t unknownLines = 0; // non-blank lines no tool explains (another command's output, a comment)
+    std::vector<std::pair<std::int64_t, std::string>> unknown; // the first kKeptUnknown of them: line, text
+    std::vector<LoadIssue> warnings;
+    static constexpr std::size_t kKeptUnknown = 20;
+};
+
+// True when `text` holds the output of one of the tools: a "CA 'mlx5_0'" header with ibstat's fields under it,
+// an "Infiniband device 'mlx5_0' port 1 status:" block, an "hca_id:" block with ibv_devinfo's fields, a
+// "link mlx5_0/1 ... state ACTIVE" line, or ibstat's ibpanic line.
+bool looksLikeNodeTools(const std::string& text);
+
+// Reads every block. `fileHost`: the host the file's path names ("" when none); prompts and pdsh prefixes
+// override it for the lines they cover. An error when no port, no vanished device and no error report was found.
+Result<NodeToolsFile> parseNodeTools(const std::string& file, const std::string& text, const std::string& fileHost);
+
+// The host a node file's path names: "gpu-b005.ibstat.txt" → "gpu-b005", "gpu-b005/ibstat.txt" → "gpu-b005";
+// "" when neither the file's first name part nor its folder looks like a host (a name with a digit and no
+// tool's word in it: "node", "ibstat_out" and "captures" do not).
+std::string hostOfNodeFile(const std::string& path);
+
+} // namespace stallscope

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Internal to the node-tools reader (node_tools.cpp): where the reading of one host's output stands, and the
+// per-tool line readers (ibstat.cpp, ibstatus.cpp, ibv_devinfo.cpp, rdma_link.cpp). Lines reach them trimmed of
+// prefixes and indentation: no reader relies on tabs or on how deep a line is indented.
+
+#include "import/node_tools/node_tools.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace stallscope::node_tools {
+
+// One host's place in its output: the tool block and device being read, the port being filled.
+struct Cursor
+{
+    std::string tool; // "ibstat", ...; "" outside any block
+    std::string device;
+    std::string fw;
+    std::uint64_t nodeGuid = 0;
+    std::optional<std::size_t> port; // index into NodeToolsFile::ports
+};
+
+// What the readers add to: the file's results and the host the current line is about.
+struct Sink
+{
+    NodeToolsFile& out;
+    const std::string& file;
+    std::string host;
+
+    void sawTool(std::string_view tool);
+    // Starts a port of the cursor's device (its device fields copied) and makes it the cursor's port.
+    HostPort& openPort(Cursor& c, std::uint16_t port, std::int64_t line);
+    HostPort* current(const Cursor& c) { return c.port ? &out.ports[*c.port] : nullptr; }
+    // Opens a device block of `tool`: the cursor forgets the previous device.
+    void openDevice(Cursor& c, std::string_view tool, std::string_view device);
+};
+
+// "0x0c42a10300aa0001" (ibstat), "0c42:a103:00aa:0001" (ibv_devinfo, sysfs): nullopt when not 16 hex digits.
+std::optional<std::uint64_t> parseGuidText(std::string_view text);
+// "13247" or "0x33bf" (ibstatus prints sysfs' hex): nullopt when not a LID (over 0xffff).
+std::optional<std::uint32_t> parseLidText(std::string_view text);
+// The text up to the first '(' or the end, trimmed: "PORT_ACTIVE (4)" stays whole for parsePortState, but
+// "InfiniBand (0)" → "InfiniBand".
+std::string_view beforeParen(std::string_view text);
+
+// A lane's signalling rate by speed name, as ibstat's Rate counts it ("HDR" → 50); 0 when unknown.
+double laneDataOf(std::string_view speed);
+
+// Each returns true when the line is its tool's and was read.
+bool ibstatHeader(std::string_view line, Cursor& c, Sink& s, std::int64_t lineNo);
+bool ibstatField(std::string_view key, std::string_view value, Cursor& c, Sink& s, std::int64_t lineNo);
+bool ibstatusHeader(std::string_view line, Cursor& c, Sink& s, std::int64_t lineNo);
+bool ibstatusField(std::string_view key, std::string_view value, Cursor& c, Sink& s, std::int64_t lineNo);
+bool devinfoHeader(std::string_view key, std::string_view value, Cursor& c, Sink& s, std::int64_t lineNo);
+bool devinfoField(std::string_view key, std::string_view value, Cursor& c, Sink& s, std::int64_t lineNo);
+bool rdmaLinkLine(std::string_view line, Cursor& c, Sink& s, std::int64_t lineNo);
+// ibqueryerrors: "Errors for ..." opens a node, "GUID 0x... port N: [Name == value] ..." reports one port.
+bool queryErrorsLine(std::string_view line, Cursor& c, Sink& s, std::int64_t lineNo);
+// The header alone (for the recogniser): "link mlx5_0/1 " or "1/1: mlx5_0/1: " followed by a state.
+bool isRdmaLinkLine(std::string_view line);
+
+} // namespace stallscope::node_tools

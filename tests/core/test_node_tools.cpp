@@ -1,0 +1,394 @@
+// SPDX-License-Identifier: MIT
+// The node InfiniBand tools (issue #41; docs/formats.md §5f) from our own golden files in the shapes ibstat,
+// ibstatus, ibv_devinfo -v and rdma link print, wrapped as people paste them (prompts, pdsh prefixes, tabs as
+// spaces, indentation stripped); the node findings over them; a node folder with no job that `analyze` must not
+// call quiet; the fabric review's degraded links; perfquery without a topology.
+#include "analysis/analysis.h"
+#include "analysis/flaps.h"
+#include "analysis/node_findings.h"
+#include "import/node_tools/node_tools.h"
+#include "import/open_job.h"
+#include "sim/raw_writer.h"
+#include "test_support.h"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <set>
+
+using namespace stallscope;
+using namespace stallscope::test;
+
+namespace {
+
+NodeToolsFile read(const std::string& name)
+{
+    const auto path = testDataPath(name).string();
+    const auto text = testData(name);
+    REQUIRE(looksLikeNodeTools(text));
+    auto r = parseNodeTools(path, text, hostOfNodeFile(path));
+    INFO((r ? "" : r.error().format()));
+    REQUIRE(r.ok());
+    return std::move(r.value());
+}
+
+const HostPort& portOf(const NodeToolsFile& f, const std::string& device, std::size_t nth = 0)
+{
+    for (const auto& p : f.ports) {
+        if (p.device == device && nth-- == 0) {
+            return p;
+        }
+    }
+    FAIL("no port of " << device);
+    throw 0;
+}
+
+std::vector<NodeFinding> findingsOf(const NodeToolsFile& f)
+{
+    JobSnapshot snap;
+    snap.hostPorts = f.ports;
+    snap.goneHcas = f.gone;
+    return findNodeProblems(snap);
+}
+
+const NodeFinding* finding(const std::vector<NodeFinding>& all, const std::string& kind, const std::string& port)
+{
+    const auto it = std::find_if(
+        all.begin(), all.end(), [&](const NodeFinding& f) { return f.kind == kind && f.port == port; });
+    return it == all.end() ? nullptr : &*it;
+}
+
+} // namespace
+
+TEST_CASE("one enum for every tool's spelling of a port state", "[node_tools]")
+{
+    for (const char* active : { "4: ACTIVE", "PORT_ACTIVE (4)", "Active", "ACTIVE", "4" }) {
+        CHECK(parsePortState(active) == PortState::Active);
+    }
+    for (const char* init : { "2: INIT", "PORT_INIT (2)", "Initializing", "INIT" }) {
+        CHECK(parsePortState(init) == PortState::Init);
+    }
+    CHECK(parsePortState("1: DOWN") == PortState::Down);
+    CHECK(parsePortState("PORT_ARMED (3)") == PortState::Armed);
+    CHECK_FALSE(parsePortState("invalid state (0)"));
+    for (const char* up : { "5: LinkUp", "LINK_UP (5)", "LinkUp", "LINK_UP" }) {
+        CHECK(parsePhysState(up) == PhysState::LinkUp);
+    }
+    CHECK(parsePhysState("2: Polling") == PhysState::Polling);
+    CHECK(parsePhysState("POLLING") == PhysState::Polling);
+    CHECK(parsePhysState("3: Disabled") == PhysState::Disabled);
+    CHECK(parsePhysState("PORT_CONFIGURATION TRAINNING (4)") == PhysState::Training);
+    CHECK(parsePhysState("LINK_ERROR_RECOVER") == PhysState::ErrorRecovery); // rdma link's spelling
+    const auto rate = parsePortRate("200 Gb/sec (4X HDR)");
+    REQUIRE(rate);
+    CHECK(rate->gbps == 200);
+    CHECK(rate->width == 4);
+    CHECK(rate->speed == "HDR");
+    CHECK(parsePortRate("40 (FDR10)")->speed == "FDR10");
+}
+
+TEST_CASE("ibstat: each CA's ports and firmware, and the device ibpanic could not reach", "[node_tools]")
+{
+    const auto f = read("node/gpu-b005.ibstat.txt");
+    CHECK(f.tools == std::vector<std::string> { "ibstat" });
+    CHECK(f.hosts == std::vector<std::string> { "gpu-b005" });
+    REQUIRE(f.ports.size() == 6);
+    CHECK(f.unknownLines == 0);
+    const auto& up = portOf(f, "mlx5_0");
+    CHECK(up.state == PortState::Active);
+    CHECK(up.phys == PhysState::LinkUp);
+    CHECK(up.rate.gbps == 400);
+    CHECK(up.lid == 211u);
+    CHECK(up.smLid == 1u);
+    CHECK(up.fw == "28.39.1002");
+    CHECK(up.nodeGuid == 0xb83fd20300c4a100ULL);
+    CHECK(up.portGuid == 0xb83fd20300c4a100ULL);
+    CHECK(up.linkLayer == "InfiniBand");
+    CHECK(up.host == "gpu-b005");
+    const auto& down = portOf(f, "mlx5_1");
+    CHECK(down.state == PortState::Down);
+    CHECK(down.phys == PhysState::Polling);
+    CHECK(down.line == 26);
+    CHECK(down.evidence == "State: Down, Physical state: Polling");
+    CHECK(portOf(f, "mlx5_3").state == PortState::Init);
+    CHECK(portOf(f, "mlx5_3").smLid == 0u);
+    REQUIRE(f.gone.size() == 1);
+    CHECK(f.gone[0].device == "mlx5_6");
+    CHECK(f.gone[0].line == 103);
+    CHECK(f.gone[0].host == "gpu-b005");
+
+    const auto all = findingsOf(f);
+    REQUIRE(finding(all, "HCA vanished", "mlx5_6"));
+    REQUIRE(finding(all, "port down", "mlx5_1/1"));
+    CHECK_THAT(finding(all, "port down", "mlx5_1/1")->text, Catch::Contains("not training"));
+    CHECK_THAT(finding(all, "port down", "mlx5_1/1")->evidence, Catch::Contains("gpu-b005.ibstat.txt:26: State: Down"));
+    REQUIRE(finding(all, "port disabled", "mlx5_2/1"));
+    CHECK_FALSE(finding(all, "port down", "mlx5_2/1")); // Disabled is told apart from a cable fault
+    REQUIRE(finding(all, "no subnet manager", "mlx5_3/1"));
+    REQUIRE(finding(all, "below its tier", "mlx5_4/1"));
+    CHECK_THAT(finding(all, "below its tier", "mlx5_4/1")->text, Catch::Contains("200 Gb/s"));
+    CHECK_FALSE(finding(all, "below its tier", "mlx5_5/1"));
+    CHECK(all.front().kind == "HCA vanished"); // the worst first
+}
+
+TEST_CASE("ibstatus with tabs turned to spaces behind a root prompt: hex LIDs, numbered states, rates",
+    "[node_tools]")
+{
+    const auto f = read("node/ibstatus-prompt-spaces.txt");
+    CHECK(f.tools == std::vector<std::string> { "ibstatus" });
+    CHECK(f.hosts == std::vector<std::string> { "gpu-b006" }); // from "[root@gpu-b006 ~]#", not the file name
+    REQUIRE(f.ports.size() == 3);
+    const auto& a = portOf(f, "mlx5_0");
+    CHECK(a.lid == 0xd3u);
+    CHECK(a.smLid == 1u);
+    CHECK(a.state == PortState::Active);
+    CHECK(a.rate.gbps == 200);
+    CHECK(a.rate.width == 4);
+    CHECK(a.rate.speed == "HDR");
+    CHECK(a.host == "gpu-b006");
+    const auto& d = portOf(f, "mlx5_1");
+    CHECK(d.state == PortState::Down);
+    CHECK(d.phys == PhysState::Polling);
+    CHECK(d.lid == 0xffffu);
+    const auto all = findingsOf(f);
+    REQUIRE(finding(all, "port down", "mlx5_1/1"));
+    CHECK(finding(all, "port down", "mlx5_1/1")->host == "gpu-b006");
+}
+
+TEST_CASE("ibv_devinfo -v: capability lines read past, lanes and lane speed make the rate", "[node_tools]")
+{
+    const auto f = read("node/gpu-b007.ibv_devinfo-v.txt");
+    CHECK(f.tools == std::vector<std::string> { "ibv_devinfo" });
+    CHECK(f.unknownLines == 0);
+    REQUIRE(f.ports.size() == 4);
+    const auto& a = portOf(f, "mlx5_0");
+    CHECK(a.fw == "20.41.1000");
+    CHECK(a.nodeGuid == 0xb83fd20300c4c700ULL);
+    CHECK(a.state == PortState::Active);
+    CHECK(a.phys == PhysState::LinkUp);
+    CHECK(a.lid == 301u);
+    CHECK(a.rate.width == 4);
+    CHECK(a.rate.speed == "HDR");
+    CHECK(a.rate.gbps == 200);
+    CHECK(portOf(f, "mlx5_1").rate.width == 1);
+    CHECK(portOf(f, "mlx5_1").rate.gbps == 50);
+    CHECK(portOf(f, "mlx5_3").state == PortState::Init);
+    const auto all = findingsOf(f);
+    REQUIRE(finding(all, "below its tier", "mlx5_1/1"));
+    CHECK_THAT(finding(all, "below its tier", "mlx5_1/1")->text, Catch::Contains("1X HDR"));
+    REQUIRE(finding(all, "no subnet manager", "mlx5_3/1"));
+}
+
+TEST_CASE("rdma link under pdsh: hosts from the prefixes, readings in a loop show a port flapping", "[node_tools]")
+{
+    const auto f = read("node/pdsh-rdma-link.txt");
+    CHECK(f.tools == std::vector<std::string> { "rdma link" });
+    CHECK(f.hosts == std::vector<std::string> { "gpu-c001", "gpu-c002" });
+    REQUIRE(f.ports.size() == 18);
+    CHECK(f.ports[0].host == "gpu-c001");
+    CHECK(f.ports[0].lid == 401u);
+    CHECK(f.ports[2].netdev == "ens6f0np0");
+    CHECK(f.ports[3].host == "gpu-c002");
+    const auto all = findingsOf(f);
+    const auto* flap = finding(all, "port flapping", "mlx5_1/1");
+    REQUIRE(flap);
+    CHECK(flap->host == "gpu-c002");
+    CHECK_THAT(flap->text, Catch::Contains("Active/LinkUp → Down/Polling → Active/LinkUp"));
+    CHECK(std::none_of(all.begin(), all.end(), [](const NodeFinding& x) { return x.host == "gpu-c001"; }));
+}
+
+TEST_CASE("a paste of several commands: ibstat of one port flush left, rdma link's first form, dmesg kept",
+    "[node_tools]")
+{
+    const auto f = read("node/gpu-d010.paste.txt");
+    CHECK(f.tools == std::vector<std::string> { "ibstat", "rdma link" });
+    REQUIRE(f.ports.size() == 3);
+    const auto& one = portOf(f, "mlx5_1");
+    CHECK(one.host == "gpu-d010");
+    CHECK(one.state == PortState::Down);
+    CHECK(one.portGuid == 0xb83fd20300c4d101ULL);
+    const auto& old = portOf(f, "mlx5_1", 1);
+    CHECK(old.source == "rdma link");
+    CHECK(old.phys == PhysState::Polling);
+    CHECK(f.unknownLines == 2); // the dmesg lines: not this reader's, counted and kept
+    CHECK_THAT(f.unknown[0].second, Catch::Contains("Link down"));
+}
+
+TEST_CASE("the recogniser wants a tool's structure, not one of its words", "[node_tools]")
+{
+    CHECK_FALSE(looksLikeNodeTools("NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0\nState: Active\n"));
+    CHECK_FALSE(looksLikeNodeTools("the CA 'mlx5_0' was replaced\n"));
+    CHECK_FALSE(looksLikeNodeTools("link mlx5_0/1 was flapping\n"));
+    CHECK(looksLikeNodeTools("link mlx5_0/1 state DOWN physical_state POLLING\n"));
+    CHECK(hostOfNodeFile("/c/gpu-b005.ibstat.txt") == "gpu-b005");
+    CHECK(hostOfNodeFile("/c/node-07.rdma-link.txt") == "node-07");
+    CHECK(hostOfNodeFile("/c/node017/ibstat.txt") == "node017");
+    CHECK(hostOfNodeFile("/captures/node/ibstat_out.txt").empty());
+    const auto none = parseNodeTools("x.txt", "hca_id:\tmlx5_0\n", "");
+    REQUIRE_FALSE(none.ok());
+    CHECK_THAT(none.error().format(), Catch::Contains("x.txt") && Catch::Contains("no HCA port found"));
+}
+
+TEST_CASE("a node folder with no job opens and its review is not quiet over a Down port", "[node_tools]")
+{
+    // ibstat + dmesg (ISO stamps) + a sysfs copy under a folder not called sys/class/infiniband.
+    auto job = openJob(testDataPath("node-folder/gpu-e020").string());
+    INFO((job ? "" : job.error().format()));
+    REQUIRE(job);
+    const auto& snap = *job->snapshot;
+    CHECK(snap.job.worldSize == 0);
+    const auto sysfs = std::count_if(
+        snap.hostPorts.begin(), snap.hostPorts.end(), [](const HostPort& p) { return p.source == "sysfs"; });
+    CHECK(sysfs == 2);
+    const auto all = findNodeProblems(snap);
+    const auto* down = finding(all, "port down", "mlx5_1/1");
+    REQUIRE(down);
+    CHECK(down->host == "gpu-e020");
+    CHECK(std::count_if(all.begin(), all.end(), [](const NodeFinding& f) { return f.kind == "port down"; }) == 1);
+    CHECK_THAT(down->evidence, Catch::Contains("ibstat.txt:26") && Catch::Contains("; also ")
+            && Catch::Contains("phys_state 2: Polling")); // ibstat and sysfs say it alike: one finding, two lines
+    const auto* kernel = finding(all, "kernel link down", "");
+    REQUIRE(kernel);
+    CHECK_THAT(kernel->text, Catch::Contains("2026-11-03 04:05:06.123"));
+    REQUIRE(finding(all, "kernel port module event", ""));
+    const auto* downed = finding(all, "link_downed", "mlx5_1/1");
+    REQUIRE(downed);
+    CHECK_THAT(downed->text, Catch::Contains("255") && Catch::Contains("saturated"));
+    // The kernel's link-down line, dated by its ISO stamp.
+    const auto note = std::find_if(snap.notes.begin(), snap.notes.end(),
+        [&](const HostNote& n) { return snap.str(n.kind) == "link down"; });
+    REQUIRE(note != snap.notes.end());
+    CHECK(snap.str(note->host) == "gpu-e020");
+    const auto review = reviewFabric(snap);
+    const auto text = fabricReviewText(snap, review);
+    CHECK_THAT(text, Catch::Contains("Node findings") && Catch::Contains("mlx5_1 port 1 is Down"));
+    CHECK_THAT(text, !Catch::Contains("\nQuiet:"));
+    CHECK_THAT(text, Catch::Contains("Not quiet"));
+    CHECK_THAT(fabricReviewJson(snap, review), Catch::Contains("\"node_findings\"") && Catch::Contains("link_downed"));
+}
+
+TEST_CASE("the fabric review lists a link trained at 1x among 4x, by the job analysis' rule", "[node_tools]")
+{
+    TempDir dir;
+    writeFile(dir.path() / "topo.txt", testData("ibnetdiscover/degraded-1x.txt"));
+    auto job = openJob(dir.str());
+    INFO((job ? "" : job.error().format()));
+    REQUIRE(job);
+    const auto review = reviewFabric(*job->snapshot);
+    REQUIRE_FALSE(review.degraded.empty());
+    CHECK(review.degraded.size() == degradedLinks(*job->snapshot).size());
+    const auto text = fabricReviewText(*job->snapshot, review);
+    CHECK_THAT(text, Catch::Contains("Links trained below their tier") && Catch::Contains("lanes lost: 1x"));
+    CHECK_THAT(text, !Catch::Contains("\nQuiet:"));
+    CHECK_THAT(fabricReviewJson(*job->snapshot, review), Catch::Contains("\"degraded\""));
+}
+
+TEST_CASE("perfquery without a topology keeps its ports as LID + port and the folder opens", "[node_tools]")
+{
+    TempDir dir;
+    writeFile(dir.path() / "perfquery.txt", testData("ibsim/perfquery.txt"));
+    auto job = openJob(dir.str());
+    INFO((job ? "" : job.error().format()));
+    REQUIRE(job);
+    CHECK_FALSE(job->snapshot->counters.empty());
+    const bool kept = std::any_of(job->warnings.begin(), job->warnings.end(),
+        [](const LoadIssue& w) { return w.message.find("kept as an unplaced port \"LID") != std::string::npos; });
+    CHECK(kept);
+    bool named = false;
+    for (const auto& n : job->snapshot->topology.nodes()) {
+        named = named || job->snapshot->str(n.description).rfind("LID ", 0) == 0;
+    }
+    CHECK(named);
+}
+
+TEST_CASE("a job's suspect host's Down port is in its incident's evidence and the analysis text", "[node_tools]")
+{
+    TempDir tmp;
+    const auto sim = simulateOrFail(tinyConfig());
+    REQUIRE(writeRawFolder(*sim.snapshot, tmp.str("raw")).empty());
+    std::set<std::string> hosts;
+    for (const auto& r : sim.snapshot->ranks) {
+        hosts.insert(sim.snapshot->str(r.host));
+    }
+    for (const auto& h : hosts) { // every host pasted its ibstat: mlx5_9 down, not a rail the job uses
+        writeFile(tmp.path() / "raw" / (h + ".ibstat.txt"),
+            "CA 'mlx5_9'\n\tNumber of ports: 1\n\tPort 1:\n\t\tState: Down\n\t\tPhysical state: Polling\n");
+    }
+    auto job = openJob(tmp.str("raw"));
+    INFO((job ? "" : job.error().format()));
+    REQUIRE(job);
+    const auto& snap = *job->snapshot;
+    REQUIRE(snap.hostPorts.size() == hosts.size());
+    const auto result = analyze(snap);
+    CHECK_THAT(analysisText(snap, result), Catch::Contains("Node findings") && Catch::Contains("mlx5_9 port 1 is Down"));
+    bool shown = false;
+    for (const auto& inc : result.incidents) {
+        for (const auto& e : inc.hostEvidence) {
+            shown = shown || e.what.find("port down: mlx5_9 port 1 is Down") != std::string::npos;
+        }
+    }
+    CHECK(shown == std::any_of(result.incidents.begin(), result.incidents.end(),
+                       [](const Incident& i) { return !i.suspectRanks.empty() || !i.missingRanks.empty()
+                                                   || !i.firstFailedRanks.empty(); }));
+}
+
+TEST_CASE("rdma link read in a loop while the port comes up, rdma link -d caps, old ibv_devinfo codes", "[node_tools]")
+{
+    // The sequence of ROCm/rccl#1423 (our own host and LID): Down/Polling, Down/LinkUp, Active/LinkUp.
+    const std::string text = "link mlx5_7/1 subnet_prefix fe80:0000:0000:0000 lid 3403 sm_lid 1 lmc 0 state DOWN "
+                             "physical_state POLLING \n"
+                             "    caps: <CM, CAP_MASK2>\n"
+                             "link mlx5_7/1 subnet_prefix fe80:0000:0000:0000 lid 3403 sm_lid 1 lmc 0 state DOWN "
+                             "physical_state LINK_UP \n"
+                             "link mlx5_7/1 subnet_prefix fe80:0000:0000:0000 lid 3403 sm_lid 1 lmc 0 state ACTIVE "
+                             "physical_state LINK_UP \n";
+    REQUIRE(looksLikeNodeTools(text));
+    auto f = parseNodeTools("gpu-f001.rdma.txt", text, "gpu-f001");
+    REQUIRE(f.ok());
+    CHECK(f->unknownLines == 0);
+    REQUIRE(f->ports.size() == 3);
+    const auto all = findingsOf(f.value());
+    const auto* flap = finding(all, "port flapping", "mlx5_7/1");
+    REQUIRE(flap);
+    CHECK_THAT(flap->text, Catch::Contains("changed state 2 times across 3 readings"));
+
+    auto old = parseNodeTools("d.txt",
+        "hca_id:\tmlx5_0\n\t\tport:\t1\n\t\t\tstate:\t\t\tPORT_ACTIVE (4)\n\t\t\tlink_layer:\t\tIB\n"
+        "\t\t\tactive_width:\t\tinvalid widthX (16)\n\t\t\tactive_speed:\t\tinvalid speed (64)\n",
+        "");
+    REQUIRE(old.ok());
+    REQUIRE(old->ports.size() == 1);
+    CHECK(old->ports[0].linkLayer == "InfiniBand");
+    CHECK(old->ports[0].rate.width == 2);
+    CHECK(old->ports[0].rate.speed == "HDR");
+    CHECK(old->ports[0].rate.gbps == 100);
+}
+
+TEST_CASE("ibqueryerrors: each port above its thresholds, an HCA's host from its description", "[node_tools]")
+{
+    const auto f = read("node/ibqueryerrors.txt");
+    CHECK(f.tools == std::vector<std::string> { "ibqueryerrors" });
+    CHECK(f.unknownLines == 0);
+    REQUIRE(f.errors.size() == 4);
+    CHECK(f.errors[0].node == "gpu-g031 mlx5_2");
+    CHECK_FALSE(f.errors[0].switchNode);
+    CHECK(f.errors[0].port == std::uint16_t(1));
+    REQUIRE(f.errors[0].counters.size() == 2);
+    CHECK(f.errors[0].counters[1] == std::pair<std::string, std::uint64_t> { "LinkDownedCounter", 3 });
+    CHECK(f.errors[1].guid == 0x9c0591030071a2b0ULL);
+    CHECK_FALSE(f.errors[1].port); // port ALL
+    CHECK(f.errors[3].port == std::uint16_t(17));
+    JobSnapshot snap;
+    snap.portErrors = f.errors;
+    const auto all = findNodeProblems(snap);
+    const auto* hca = finding(all, "error counters", "mlx5_2/1");
+    REQUIRE(hca);
+    CHECK(hca->host == "gpu-g031");
+    CHECK_THAT(hca->text, Catch::Contains("LinkDownedCounter 3"));
+    const auto* sw = finding(all, "error counters", "port 17");
+    REQUIRE(sw);
+    CHECK(sw->host == "leaf-r7");
+    CHECK_THAT(sw->text, Catch::Contains("PortXmitWait 4294967295 (at its maximum)"));
+    CHECK_THAT(sw->evidence, Catch::Contains("ibqueryerrors.txt:6:"));
+    CHECK(std::count_if(all.begin(), all.end(), [](const NodeFinding& x) { return x.kind == "error counters"; }) == 3);
+}
