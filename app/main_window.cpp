@@ -1156,7 +1156,10 @@ void MainWindow::applyPendingSession()
         restoreState(QByteArray::fromBase64(QByteArray::fromStdString(s.layout)));
     }
     addRecent(m_sessionPath);
-    statusBar()->showMessage(tr("Session %1: %n note(s)", "", int(s.annotations.size())).arg(m_sessionPath));
+    statusBar()->showMessage(tr("Session %1: %2 %3")
+                                 .arg(m_sessionPath)
+                                 .arg(s.annotations.size())
+                                 .arg(s.annotations.size() == 1 ? tr("note") : tr("notes")));
 }
 
 bool MainWindow::saveSession(bool saveAs)
@@ -1201,7 +1204,8 @@ bool MainWindow::confirmLeavingJob()
     }
     const int notes = int(m_state->annotations().size());
     QMessageBox box(QMessageBox::Warning, tr("Unsaved notes"),
-        tr("%n note(s) on %1 are not saved in a review session.", "", notes)
+        (notes == 1 ? tr("1 note on %1 is not saved in a review session.")
+                    : tr("%1 notes on %2 are not saved in a review session.").arg(notes))
             .arg(QString::fromStdString(m_opened->snapshot->job.name)),
         QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, this);
     box.setObjectName(QStringLiteral("unsavedNotes"));

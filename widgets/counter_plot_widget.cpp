@@ -22,6 +22,7 @@
 #include <QVBoxLayout>
 #include <QWheelEvent>
 #include <tuple>
+#include <algorithm>
 
 #include <optional>
 
@@ -228,6 +229,7 @@ void CounterPlotWidget::rebuild()
             rect->setMinimumSize(QSize(100, kTrackPx));
             rect->setAutoMargins(QCP::msTop | QCP::msBottom); // left and right: the shared ruler's (applyMargins)
             m_plot->plotLayout()->addElement(row++, 0, rect);
+            rect->setProperty("label", QString::fromLatin1(track.label)); // the readout's unit
             auto* x = rect->axis(QCPAxis::atBottom);
             auto* y = rect->axis(QCPAxis::atLeft);
             x->setTicker(ticker);
@@ -400,13 +402,19 @@ QString CounterPlotWidget::readoutAt(QCPAxisRect* rect, double key) const
         if (g->data()->isEmpty()) {
             continue;
         }
-        auto it = g->data()->findBegin(key, false); // the last point at or before key
-        if (it == g->data()->constEnd() || it->key > key) {
+        // The last point at or before key: the step (lsStepRight) that covers it.
+        const auto after = std::upper_bound(g->data()->constBegin(), g->data()->constEnd(), key,
+            [](double k, const QCPGraphData& d) { return k < d.key; });
+        if (after == g->data()->constBegin()) {
             continue;
         }
+        const auto it = after - 1;
         const bool dashed = g->pen().style() != Qt::SolidLine;
-        parts << QStringLiteral("%1%2 %3").arg(g->name(), dashed ? tr(" (dashed)") : QString(),
+        parts << QStringLiteral("%1%2: %3").arg(g->name(), dashed ? tr(" (dashed)") : QString(),
             QString::number(it->value, 'g', 3));
+    }
+    if (!parts.isEmpty()) {
+        parts.prepend(rect->property("label").toString()); // "sent GB/s"
     }
     return parts.join(QLatin1Char('\n'));
 }
