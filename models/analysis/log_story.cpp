@@ -73,20 +73,12 @@ private:
     std::map<std::int64_t, std::set<std::string>> m_ofSeq;
 };
 
-void findHang(const JobSnapshot& snap, LogStory& story)
+// One watchdog timeout per rank, by the collective (group, SeqNum) it names.
+using Timeouts = std::map<Key, std::map<std::uint32_t, const LogFact*>>;
+
+// Desyncs: one SeqNum of one group, different operations or sizes on different ranks.
+void findDesyncs(const JobSnapshot& snap, const Timeouts& byCollective, LogStory& story)
 {
-    const GroupOfTimeout groupOf(snap);
-    std::map<Key, std::map<std::uint32_t, const LogFact*>> byCollective; // one timeout per rank
-    std::map<std::uint32_t, Key> rankTimeout; // each rank's first timeout
-    for (const auto& f : snap.logFacts) {
-        if (f.kind != LogEventKind::WatchdogTimeout || f.rank == kNoRank || f.seq < 0) {
-            continue;
-        }
-        const Key k { groupOf(snap.str(f.pg), f.rank, f.seq), f.seq };
-        byCollective[k].try_emplace(f.rank, &f);
-        rankTimeout.try_emplace(f.rank, k);
-    }
-    // Desyncs: one SeqNum of one group, different operations or sizes.
     for (const auto& [k, ranks] : byCollective) {
         LogDesync d { k.pg, k.seq, {} };
         for (const auto& [rank, f] : ranks) {
@@ -104,30 +96,39 @@ void findHang(const JobSnapshot& snap, LogStory& story)
             story.desyncs.push_back(std::move(d));
         }
     }
-    if (byCollective.empty()) {
-        return;
-    }
-    // The hang: the collective the most ranks timed out in (the lowest SeqNum on a tie).
-    const auto best = std::max_element(byCollective.begin(), byCollective.end(),
-        [](const auto& a, const auto& b) { return a.second.size() < b.second.size(); });
+}
+
+// The collective and who timed out in it, when.
+LogHang hangOf(const JobSnapshot& snap, const Timeouts::value_type& hung)
+{
     LogHang h;
-    h.pg = best->first.pg;
-    h.seq = best->first.seq;
-    const auto* first = best->second.begin()->second;
+    h.pg = hung.first.pg;
+    h.seq = hung.first.seq;
+    const auto* first = hung.second.begin()->second;
     h.op = snap.str(first->op);
     h.numelIn = first->numelIn;
     h.numelOut = first->numelOut;
     h.timeoutMs = first->timeoutMs;
-    for (const auto& [rank, f] : best->second) {
+    for (const auto& [rank, f] : hung.second) {
         h.timedOut.push_back(rank);
-        if (f->timeNs != kNoTime) {
-            if (h.firstTimeoutNs == kNoTime || f->timeNs < h.firstTimeoutNs) {
-                h.firstTimeoutNs = f->timeNs;
-                h.startedNs = f->ranForMs >= 0 ? f->timeNs - f->ranForMs * kNsPerMs : kNoTime;
-            }
-            h.lastTimeoutNs = std::max(h.lastTimeoutNs == kNoTime ? f->timeNs : h.lastTimeoutNs, f->timeNs);
+        if (f->timeNs == kNoTime) {
+            continue;
         }
+        if (h.firstTimeoutNs == kNoTime || f->timeNs < h.firstTimeoutNs) {
+            h.firstTimeoutNs = f->timeNs;
+            h.startedNs = f->ranForMs >= 0 ? f->timeNs - f->ranForMs * kNsPerMs : kNoTime;
+        }
+        h.lastTimeoutNs = std::max(h.lastTimeoutNs == kNoTime ? f->timeNs : h.lastTimeoutNs, f->timeNs);
     }
+    return h;
+}
+
+// The ranks with a log that did not time out in the hung collective: elsewhere, or never reached it — and of
+// those, the ones whose log stops before the first timeout, with no timeout of their own, died (or hung outside
+// NCCL).
+void placeTheOthers(
+    const JobSnapshot& snap, const std::map<std::uint32_t, Key>& rankTimeout, LogHang& h, LogStory& story)
+{
     std::set<std::uint32_t> withLog;
     for (const auto& f : snap.logFacts) {
         if (f.rank != kNoRank) {
@@ -139,23 +140,45 @@ void findHang(const JobSnapshot& snap, LogStory& story)
             withLog.insert(r);
         }
     }
+    const std::set<std::uint32_t> timedOut(h.timedOut.begin(), h.timedOut.end());
     for (const auto r : withLog) {
-        if (best->second.count(r)) {
+        if (timedOut.count(r)) {
             continue;
         }
         if (const auto it = rankTimeout.find(r); it != rankTimeout.end()) {
             h.elsewhere.emplace_back(r, it->second.seq);
-        } else {
-            h.neverReached.push_back(r);
+            continue;
         }
-    }
-    // A rank whose log stops before the first timeout, with no timeout of its own, died (or hung outside NCCL).
-    for (const auto r : h.neverReached) {
+        h.neverReached.push_back(r);
         const auto last = r < snap.ranks.size() ? snap.ranks[r].logLastNs : kNoTime;
         if (last != kNoTime && h.firstTimeoutNs != kNoTime && last < h.firstTimeoutNs) {
             story.deadRanks.push_back(r);
         }
     }
+}
+
+void findHang(const JobSnapshot& snap, LogStory& story)
+{
+    const GroupOfTimeout groupOf(snap);
+    Timeouts byCollective;
+    std::map<std::uint32_t, Key> rankTimeout; // each rank's first timeout
+    for (const auto& f : snap.logFacts) {
+        if (f.kind != LogEventKind::WatchdogTimeout || f.rank == kNoRank || f.seq < 0) {
+            continue;
+        }
+        const Key k { groupOf(snap.str(f.pg), f.rank, f.seq), f.seq };
+        byCollective[k].try_emplace(f.rank, &f);
+        rankTimeout.try_emplace(f.rank, k);
+    }
+    findDesyncs(snap, byCollective, story);
+    if (byCollective.empty()) {
+        return;
+    }
+    // The hang: the collective the most ranks timed out in (the lowest SeqNum on a tie).
+    const auto best = std::max_element(byCollective.begin(), byCollective.end(),
+        [](const auto& a, const auto& b) { return a.second.size() < b.second.size(); });
+    auto h = hangOf(snap, *best);
+    placeTheOthers(snap, rankTimeout, h, story);
     story.hang = std::move(h);
 }
 
