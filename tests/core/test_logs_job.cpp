@@ -147,7 +147,7 @@ TEST_CASE("logs alone: the heatmap draws what the logs know, no collective made 
     CHECK(at(0, snap.job.span.end - 1).failed > 0); // timed out at the watchdog
 }
 
-TEST_CASE("logs alone: a healthy job opens and says so; a fallback to sockets is flagged", "[logs_job]")
+TEST_CASE("logs alone: a healthy job opens and says so, and a fallback to sockets is flagged", "[logs_job]")
 {
     const auto job = open("healthy");
     const auto& snap = *job.snapshot;
