@@ -242,6 +242,7 @@ struct LogStory
     std::string timeLimit; // Slurm cancelled the job or step at its time limit: the line, else empty
     std::optional<std::uint32_t> crashedRank; // the one task killed by a signal other than SIGABRT
     std::string crash; // that task's fate as Slurm says it
+    std::size_t tasksEnded = 0; // Slurm tasks killed by a signal or exited with an error: never "healthy" then
     std::vector<std::string> transports; // "IB via mlx5_0, mlx5_1: ranks 0..7", "Socket: ranks 8..15"
     bool socketFallback = false; // a rank's NCCL found no IB device and used TCP sockets
     std::string summary; // one line

@@ -268,7 +268,9 @@ void readSlurm(const JobSnapshot& snap, LogStory& story)
             && snap.str(n.text).find("TIME LIMIT") != std::string::npos) {
             story.timeLimit = snap.str(n.text);
         }
-        if (snap.str(n.source) != "slurm" || n.rank == kNoRank) {
+        const bool fate = snap.str(n.source) == "slurm" && (kind == "killed by signal" || kind == "exited");
+        story.tasksEnded += fate; // a note per task placed on a rank, else one per srun line
+        if (!fate || n.rank == kNoRank) {
             continue;
         }
         if (kind == "killed by signal" && n.code != kSigAbrt) {
@@ -335,6 +337,9 @@ std::string storySummary(const JobSnapshot& snap, const LogStory& s)
     }
     if (s.socketFallback) {
         add("NCCL fell back to TCP sockets on some ranks");
+    }
+    if (out.empty() && s.tasksEnded > 0) {
+        add("Slurm: " + std::to_string(s.tasksEnded) + " task(s) killed or exited with an error");
     }
     return out.empty() ? "no error, timeout or abort in the logs: the job looks healthy" : out;
 }

@@ -155,6 +155,7 @@ nlohmann::ordered_json logStoryJson(const LogStory& s)
     j["dead_ranks"] = s.deadRanks;
     j["crashed_rank"] = s.crashedRank ? ordered_json(*s.crashedRank) : ordered_json(nullptr);
     j["crash"] = s.crash;
+    j["slurm_tasks_ended"] = s.tasksEnded;
     j["time_limit"] = s.timeLimit;
     j["transports"] = s.transports;
     j["socket_fallback"] = s.socketFallback;

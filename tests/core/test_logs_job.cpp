@@ -122,6 +122,7 @@ TEST_CASE("logs alone: a rank whose log stops is dead, Slurm's kill and time-lim
     REQUIRE(s.crashedRank);
     CHECK(*s.crashedRank == 3);
     CHECK_THAT(s.timeLimit, Catch::Contains("DUE TO TIME LIMIT"));
+    CHECK(s.tasksEnded == 4);
     REQUIRE(r.incidents.size() == 1);
     CHECK(r.incidents[0].kind == IncidentKind::DeadRank);
     CHECK(r.incidents[0].suspectRanks == std::vector<std::uint32_t> { 3 });
