@@ -161,6 +161,9 @@ int runAnalyze(const std::vector<std::string>& args, std::ostream& out, std::ost
     auto loaded = openInput(parsed);
     if (!loaded) {
         err << "stallscope analyze: " << loaded.error().format() << '\n';
+        if (parsed.has("json")) { // a script reading stdout gets an answer it can parse
+            out << loadErrorJson(loaded.error());
+        }
         return kExitBadInput;
     }
     for (const auto& g : groupIssues(loaded->warnings)) {

@@ -41,6 +41,9 @@ int runInfo(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     auto loaded = openInput(parsed);
     if (!loaded) {
         err << "stallscope info: " << loaded.error().format() << '\n';
+        if (parsed.has("json")) { // a script reading stdout gets an answer it can parse
+            out << loadErrorJson(loaded.error());
+        }
         return kExitBadInput;
     }
     const auto summary = summarize(path, loaded.value());

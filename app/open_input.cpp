@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include "open_input.h"
 
+#include "core/json_text.h"
 #include "core/parse_number.h"
 #include "core/time_format.h"
 #include "import/open_job.h"
 #include "source/prometheus_source.h"
+
+#include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <cstdio>
@@ -126,6 +129,13 @@ std::string checkInput(const ParsedArgs& a)
         }
     }
     return a.positional.size() == 1 ? std::string() : "expected exactly one PATH (a bundle or a folder)";
+}
+
+std::string loadErrorJson(const LoadIssue& issue)
+{
+    nlohmann::ordered_json j = { { "error", issue.message }, { "file", issue.file },
+        { "line", issue.line > 0 ? nlohmann::ordered_json(issue.line) : nlohmann::ordered_json(nullptr) } };
+    return jsonText(j, 1) + "\n";
 }
 
 std::string inputName(const ParsedArgs& a)

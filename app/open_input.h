@@ -37,6 +37,9 @@ TimeNs nowNs();
 // A folder's counter samples past `scratch.memoryBytes` go through scratch files in `scratch.dir`.
 Result<LoadedJob> openInput(const ParsedArgs& a, const ScratchPolicy& scratch = {});
 
+// A refusal as one JSON object for `--json` (stdout): {"error": MESSAGE, "file": ..., "line": ...}, newline-ended.
+std::string loadErrorJson(const LoadIssue& issue);
+
 // "1793491200", "1793491200.5", "2026-11-01T00:00:00Z" → epoch ns.
 std::optional<TimeNs> parseTimeArg(const std::string& text);
 

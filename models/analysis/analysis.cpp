@@ -129,6 +129,12 @@ AnalysisResult analyze(const JobSnapshot& snap, const AnalysisOptions& options, 
     progress.report("Finding stalls", 0, 1);
     out.incidents = findStalls(snap, out.collectives, options);
     auto stragglers = findStragglers(snap, out.collectives);
+    out.logStory = readLogStory(snap);
+    if (out.logStory && snap.collectiveCount() == 0) { // logs alone: their story is the incident, and the fabric's
+        if (auto inc = logIncident(snap, *out.logStory)) { // evidence (topology, counters) is weighed for it below
+            out.incidents.push_back(std::move(*inc));
+        }
+    }
     progress.report("Attributing to the fabric", 0, out.incidents.size());
     const FabricIndex fabric(snap);
     for (std::size_t i = 0; i < out.incidents.size(); ++i) {
@@ -140,6 +146,7 @@ AnalysisResult analyze(const JobSnapshot& snap, const AnalysisOptions& options, 
     }
     out.incidents.insert(
         out.incidents.end(), std::make_move_iterator(stragglers.begin()), std::make_move_iterator(stragglers.end()));
+
     std::stable_sort(out.incidents.begin(), out.incidents.end(),
         [](const Incident& a, const Incident& b) { return a.startNs < b.startNs; });
     for (std::size_t i = 0; i < out.incidents.size(); ++i) {

@@ -204,12 +204,69 @@ struct DegradedLink
     std::string impact; // what the crossing group's collectives reached, when measurable
 };
 
+// What the ranks' logs say, read from the snapshot's log facts alone (analysis/log_story.cpp): the story a person
+// reading the logs finds first, whether or not dumps give collectives too. Ranks are global ranks.
+struct LogHang
+{
+    std::string pg; // the process group the watchdog lines name ("" when they name none: the default group)
+    std::int64_t seq = -1; // SeqNum of the collective most ranks timed out in
+    std::string op; // OpType as PyTorch spells it
+    std::int64_t numelIn = -1, numelOut = -1, timeoutMs = -1;
+    TimeNs firstTimeoutNs = kNoTime, lastTimeoutNs = kNoTime;
+    TimeNs startedNs = kNoTime; // the first timeout minus its "ran for": when the collective began on that rank
+    std::vector<std::uint32_t> timedOut; // ranks whose watchdog fired at this SeqNum
+    std::vector<std::pair<std::uint32_t, std::int64_t>> elsewhere; // ranks that timed out at another SeqNum
+    std::vector<std::uint32_t> neverReached; // ranks with a log and no timeout: they never reached it
+};
+
+struct LogDesync // ranks report different collectives for one SeqNum of one group
+{
+    std::string pg;
+    std::int64_t seq = -1;
+    struct Variant
+    {
+        std::string op;
+        std::int64_t numelIn = -1, numelOut = -1;
+        std::vector<std::uint32_t> ranks;
+    };
+    std::vector<Variant> variants;
+};
+
+struct LogError // an NCCL or transport error as one rank's log gives it
+{
+    TimeNs timeNs = kNoTime;
+    std::uint32_t rank = kNoRank;
+    std::string host, hca, peer, kind, file;
+    int status = -1, vendorErr = -1;
+    std::int64_t line = 0;
+};
+
+struct LogStory
+{
+    std::size_t facts = 0;
+    std::vector<std::pair<std::string, std::size_t>> counts; // per kind of fact, in the order of LogEventKind
+    std::optional<LogHang> hang;
+    std::vector<LogDesync> desyncs;
+    std::optional<LogError> firstError; // the earliest in time, not the most numerous
+    std::string suspect; // "gpu-b003 mlx5_2 port 1", and "<-> leaf-07 port 12" with a topology
+    std::vector<LogError> consequences; // later errors on other hosts: the first of each host
+    std::vector<std::uint32_t> deadRanks; // their log stops before the others time out, with no timeout of its own
+    std::string timeLimit; // Slurm cancelled the job or step at its time limit: the line, else empty
+    std::optional<std::uint32_t> crashedRank; // the one task killed by a signal other than SIGABRT
+    std::string crash; // that task's fate as Slurm says it
+    std::size_t tasksEnded = 0; // Slurm tasks killed by a signal or exited with an error: never "healthy" then
+    std::vector<std::string> transports; // "IB via mlx5_0, mlx5_1: ranks 0..7", "Socket: ranks 8..15"
+    bool socketFallback = false; // a rank's NCCL found no IB device and used TCP sockets
+    std::string summary; // one line
+};
+
 struct AnalysisResult
 {
     std::vector<CollectiveMatch> collectives; // sorted by (group, seq)
     std::vector<Incident> incidents;
     std::vector<DegradedLink> degradedLinks; // links crossed by the job first, then the slowest
     WhyPassed whyPassed;
+    std::optional<LogStory> logStory; // when the snapshot holds log facts or Slurm's fates
     std::uint64_t recordsScanned = 0;
     double seconds = 0;
 };
@@ -224,6 +281,10 @@ AnalysisResult analyze(const JobSnapshot& snap, const AnalysisOptions& options, 
 // The windows of job-wide stalls (every incident but a straggler's): what the heatmap shades as stalled.
 std::vector<TimeRange> stallWindows(const AnalysisResult& result);
 AnalysisResult analyze(const JobSnapshot& snap, const AnalysisOptions& options = {});
+
+// The logs' story (analysis/log_story.cpp); nullopt when the snapshot holds no log fact and no Slurm fate.
+std::optional<LogStory> readLogStory(const JobSnapshot& snap);
+std::string logStoryText(const JobSnapshot& snap, const LogStory& story);
 
 // Degraded links from the topology alone (fabric data without a job: none is marked as crossed).
 std::vector<DegradedLink> degradedLinks(const JobSnapshot& snap);

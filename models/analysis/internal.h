@@ -5,8 +5,15 @@
 
 #include "analysis/analysis.h"
 
+#include <nlohmann/json.hpp>
+
 #include <array>
 #include <unordered_map>
+
+namespace stallscope {
+// The logs' story as the "logs" object of the analysis JSON (log_story_text.cpp).
+nlohmann::ordered_json logStoryJson(const LogStory& story);
+} // namespace stallscope
 
 namespace stallscope::analysis {
 
@@ -70,6 +77,9 @@ void priceRecurrence(const JobSnapshot& snap, std::vector<Incident>& incidents);
 // host_notes.cpp: the notes (Slurm, kernel, the ranks' last words) about the incident's suspects, and Slurm's
 // dead-rank story; then one clause for the summary ("Slurm: rank 21 (gpu-b005) was killed (signal 9) ...").
 void attachHostNotes(const JobSnapshot& snap, Incident& incident);
+// The incident a job of logs alone had (no collective record to find it from), from its logs' story; classified,
+// given host notes and priced like any other (log_story.cpp).
+std::optional<Incident> logIncident(const JobSnapshot& snap, const LogStory& story);
 std::string hostStory(const JobSnapshot& snap, const Incident& incident);
 // Cost of one outage under `policy` for a job of `worldSize` GPUs, the path restored by `recovery`.
 WhatIfRow predict(

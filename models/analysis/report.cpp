@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Text and JSON forms of an analysis (the JSON schema is docs/analysis-format.md; keep them in sync).
 #include "analysis/analysis.h"
+#include "analysis/internal.h"
 #include "analysis/node_findings.h"
 #include "core/json_text.h"
 
@@ -202,8 +203,10 @@ std::string incidentText(const JobSnapshot& snap, const Incident& inc)
 std::string analysisText(const JobSnapshot& snap, const AnalysisResult& r)
 {
     std::ostringstream o;
-    o << "Job " << snap.job.name << ": " << snap.job.worldSize << " ranks, " << formatUtc(snap.job.span.start) << " .. "
-      << formatUtc(snap.job.span.end) << "; "
+    const bool untimed = snap.job.span.start == 0 && snap.job.span.end == 0; // no line read carries a time
+    o << "Job " << snap.job.name << ": " << snap.job.worldSize << " ranks, "
+      << (untimed ? std::string("time unknown") : formatUtc(snap.job.span.start) + " .. " + formatUtc(snap.job.span.end))
+      << "; "
       << (snap.policy.adaptive.on ? snap.policy.timerText()
                                   : "NCCL_IB_TIMEOUT=" + std::to_string(snap.policy.ncclIbTimeout));
     if (!snap.policy.infiniteRetry()) {
@@ -213,8 +216,9 @@ std::string analysisText(const JobSnapshot& snap, const AnalysisResult& r)
       << r.incidents.size() << " incident(s); analysed " << formatCount(r.recordsScanned) << " records in "
       << formatFixed(r.seconds, 2) << " s\n";
     const auto nodes = nodeFindingsText(findNodeProblems(snap)); // what node tools and sysfs copies show
+    const auto logs = r.logStory ? logStoryText(snap, *r.logStory) : std::string();
     if (r.incidents.empty()) {
-        o << "No job-wide stall, hang or straggler found.\n";
+        o << "No job-wide stall, hang or straggler found.\n" << logs;
         degradedText(o, r);
         o << (nodes.empty() ? "" : "\n" + nodes);
         return o.str();
@@ -249,6 +253,7 @@ std::string analysisText(const JobSnapshot& snap, const AnalysisResult& r)
         o << "  dashboards    traffic averaged over 1 min dips " << pct(w.dip1MinPercent, 1) << ", over 5 min "
           << pct(w.dip5MinPercent, 1) << "; the raw counters show a " << pct(w.dipRawPercent, 0) << " drop\n";
     }
+    o << logs;
     degradedText(o, r);
     return o.str();
 }
@@ -354,6 +359,7 @@ std::string analysisJson(const JobSnapshot& snap, const AnalysisResult& r)
             { "impact", d.impact } });
     }
     j["degraded_links"] = std::move(degraded);
+    j["logs"] = r.logStory ? logStoryJson(*r.logStory) : ordered_json(nullptr);
     const auto& w = r.whyPassed;
     j["why_passed"] = w.applicable ? ordered_json { { "outage_ns", w.outageNs }, { "flap_period_ns", w.flapPeriodNs },
         { "health_check_ns", w.checkNs }, { "health_check_every_ns", w.checkEveryNs },

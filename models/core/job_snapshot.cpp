@@ -32,6 +32,7 @@ std::uint64_t JobSnapshot::memoryBytes() const
     bytes += collectives.capacity() * sizeof(RankCollectives) + counters.capacity() * sizeof(CounterSeries);
     bytes += ranks.capacity() * sizeof(RankInfo) + shapes.capacity() * sizeof(CollectiveShape);
     bytes += notes.capacity() * sizeof(HostNote);
+    bytes += logFacts.capacity() * sizeof(LogFact);
     bytes += linkEvents.capacity() * sizeof(LinkEvent) + counterPorts.capacity() * sizeof(CounterPort);
     for (const auto& g : groups) {
         bytes += sizeof(ProcessGroup) + g.ranks.capacity() * sizeof(std::uint32_t);

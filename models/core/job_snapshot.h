@@ -9,6 +9,7 @@
 #include "core/collectives.h"
 #include "core/counters.h"
 #include "core/host_port.h"
+#include "core/log_facts.h"
 #include "core/string_pool.h"
 #include "core/timeout_policy.h"
 #include "core/topology.h"
@@ -40,6 +41,10 @@ struct RankInfo
     StringId hca {}; // "mlx5_3"
     std::uint16_t hcaPort = 1;
     std::optional<NodeId> hcaNode; // resolved against the topology ("<host> <hca>")
+    // The first and last timed line of the rank's log (kNoTime without one): a rank known from its log alone was
+    // alive at least this long; one whose log stops early is the story of a dead rank.
+    TimeNs logFirstNs = kNoTime, logLastNs = kNoTime;
+    StringId transport {}; // what NCCL's network chose: "IB", "RoCE", "Socket" (after "NET/IB : No device found")
 };
 
 struct ProcessGroup
@@ -84,6 +89,7 @@ struct JobSnapshot
     std::vector<HostPort> hostPorts;
     std::vector<GoneHca> goneHcas;
     std::vector<PortErrorReport> portErrors; // ibqueryerrors' ports above their thresholds
+    std::vector<LogFact> logFacts; // what the ranks' logs said, line by line: sorted by time, those without one last
     StringPool strings;
     std::vector<std::shared_ptr<const void>> storage; // owns what the spans above point into
 

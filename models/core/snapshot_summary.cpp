@@ -28,6 +28,59 @@ std::uint64_t residentBytes()
     return 0;
 }
 
+namespace {
+
+constexpr std::size_t kFirstFacts = 3; // facts shown of each kind; the rest are counted
+
+std::string whoAndWhen(const JobSnapshot& snap, TimeNs t, std::uint32_t rank, StringId host)
+{
+    std::string s = t == kNoTime ? std::string("(no time)") : formatUtc(t);
+    s += rank == kNoRank ? std::string() : " rank " + std::to_string(rank);
+    return s + (snap.str(host).empty() ? std::string() : " " + snap.str(host));
+}
+
+SnapshotSummary::FactKind& kindOf(std::vector<SnapshotSummary::FactKind>& kinds, std::string source, std::string kind)
+{
+    for (auto& k : kinds) {
+        if (k.source == source && k.kind == kind) {
+            return k;
+        }
+    }
+    return kinds.emplace_back(SnapshotSummary::FactKind { std::move(source), std::move(kind), 0, {} });
+}
+
+void summarizeFacts(const JobSnapshot& snap, SnapshotSummary& s)
+{
+    auto see = [&](SnapshotSummary::FactKind& k, std::string line) {
+        if (k.count++ < kFirstFacts) {
+            k.first.push_back(std::move(line));
+        }
+        ++s.factCount;
+    };
+    for (const auto& f : snap.logFacts) {
+        const auto file = snap.str(f.file) + ":" + std::to_string(f.line);
+        see(kindOf(s.facts, "rank logs", std::string(toString(f.kind))),
+            whoAndWhen(snap, f.timeNs, f.rank, f.host) + ": " + describe(f, snap.strings) + " (" + file + ")");
+    }
+    for (const auto& n : snap.notes) {
+        if (snap.str(n.source) == "pytorch" || snap.str(n.source) == "nccl") {
+            continue; // a rank log's own last words: listed above as its log facts
+        }
+        see(kindOf(s.facts, snap.str(n.source), snap.str(n.kind)),
+            whoAndWhen(snap, n.timeNs, n.rank, n.host) + ": " + snap.str(n.text));
+    }
+    for (std::uint32_t r = 0; r < snap.ranks.size(); ++r) {
+        const auto& ri = snap.ranks[r];
+        if (!snap.str(ri.transport).empty()) {
+            s.transports.push_back("rank " + std::to_string(r) + (snap.str(ri.host).empty() ? "" : " (" + snap.str(ri.host) + ")")
+                + ": " + snap.str(ri.transport)
+                + (snap.str(ri.transport) != "Socket" && !snap.str(ri.hca).empty() ? " via " + snap.str(ri.hca) : ""));
+        }
+    }
+}
+
+} // namespace
+
 SnapshotSummary summarize(const std::string& path, const LoadedJob& loaded)
 {
     const auto& snap = *loaded.snapshot;
@@ -64,6 +117,7 @@ SnapshotSummary summarize(const std::string& path, const LoadedJob& loaded)
         s.warnings.push_back(g.format());
     }
     s.recognised = loaded.recognised;
+    summarizeFacts(snap, s);
     return s;
 }
 
@@ -73,8 +127,12 @@ std::string summaryText(const SnapshotSummary& s)
     char buf[256];
     o << "Bundle       " << printable(s.path) << '\n';
     o << "Job          " << printable(s.jobName) << " (" << s.ranks << " ranks on " << s.hosts << " hosts)\n";
-    o << "Time span    " << formatUtc(s.startNs) << " .. " << formatUtc(s.endNs) << " ("
-      << formatDuration(s.endNs - s.startNs) << ")\n";
+    if (s.startNs == 0 && s.endNs == 0) { // nothing read carries a time (a log of untimed lines)
+        o << "Time span    unknown: no line or record read carries a time\n";
+    } else {
+        o << "Time span    " << formatUtc(s.startNs) << " .. " << formatUtc(s.endNs) << " ("
+          << formatDuration(s.endNs - s.startNs) << ")\n";
+    }
     o << "Fabric       " << s.switches << " switches, " << s.hcas << " HCAs, " << s.links << " links\n";
     std::snprintf(buf, sizeof buf, "%.1f", s.bytesPerCollective);
     o << "Collectives  " << formatCount(s.collectives) << " records in " << s.processGroups << " process group(s), "
@@ -98,6 +156,25 @@ std::string summaryText(const SnapshotSummary& s)
         for (std::size_t i = 1; i < s.recognised.size(); ++i) {
             o << "  " << printable(s.recognised[i]) << '\n';
         }
+    }
+    if (s.factCount > 0) {
+        o << "Facts        " << s.factCount << " from the logs\n";
+        for (const auto& k : s.facts) {
+            o << "  " << printable(k.source) << ", " << printable(k.kind) << ": " << k.count << '\n';
+            for (const auto& line : k.first) {
+                o << "    " << printable(line, true) << '\n';
+            }
+            if (k.count > k.first.size()) {
+                o << "    (and " << (k.count - k.first.size()) << " more)\n";
+            }
+        }
+    }
+    constexpr std::size_t kTransportsShown = 8;
+    for (std::size_t i = 0; i < s.transports.size() && i < kTransportsShown; ++i) {
+        o << (i == 0 ? "Transport    " : "             ") << printable(s.transports[i]) << '\n';
+    }
+    if (s.transports.size() > kTransportsShown) {
+        o << "             (and " << (s.transports.size() - kTransportsShown) << " more ranks)\n";
     }
     o << "Warnings     "
       << (s.warnings.empty() ? std::string("none")
@@ -127,6 +204,13 @@ std::string summaryJson(const SnapshotSummary& s)
                 { "retry_budget_ns", s.policy.retryBudgetNs() },
                 { "collective_timeout_ns", s.policy.collectiveTimeoutNs } } },
         { "warnings", s.warnings }, { "warning_count", s.warningCount }, { "recognised", s.recognised } };
+    auto facts = nlohmann::ordered_json::array();
+    for (const auto& k : s.facts) {
+        facts.push_back({ { "source", k.source }, { "kind", k.kind }, { "count", k.count }, { "first", k.first } });
+    }
+    j["facts"] = facts;
+    j["fact_count"] = s.factCount;
+    j["transports"] = s.transports;
     return jsonText(j, 1) + "\n";
 }
 

@@ -37,6 +37,17 @@ struct SnapshotSummary
     std::vector<std::string> warnings; // grouped: one line per file and reason (core/issue_groups.h)
     std::size_t warningCount = 0; // before grouping
     std::vector<std::string> recognised;
+    // What the logs said, per source ("rank logs", "slurm", "kernel", ...) and kind: the first few facts of each
+    // kind with time, rank and host, then how many there are.
+    struct FactKind
+    {
+        std::string source, kind;
+        std::size_t count = 0;
+        std::vector<std::string> first; // "2026-06-01 12:00:31.000 rank 3 gpu-a001: SeqNum 1580 ALLREDUCE, ..."
+    };
+    std::vector<FactKind> facts;
+    std::size_t factCount = 0;
+    std::vector<std::string> transports; // "rank 0 (gpu-a001): IB via mlx5_0"
 };
 
 SnapshotSummary summarize(const std::string& path, const LoadedJob& loaded);

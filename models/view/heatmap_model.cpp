@@ -143,7 +143,58 @@ std::shared_ptr<HeatmapModel> HeatmapModel::shell(SnapshotPtr snap, std::vector<
     m->m_stallMembers.assign(m->m_stalls.size(), nullptr);
     m->m_originNs = m->m_snap->job.span.start;
     m->m_levels = std::make_shared<Levels>();
+    m->m_logRows = logRowsOf(*m->m_snap);
     return m;
+}
+
+// Ranks with no record whose log says something: the span of their lines and their first failure.
+std::shared_ptr<const std::vector<HeatmapModel::LogRow>> HeatmapModel::logRowsOf(const JobSnapshot& s)
+{
+    if (s.logFacts.empty() && std::none_of(s.ranks.begin(), s.ranks.end(), [](const RankInfo& r) {
+            return r.logFirstNs != kNoTime;
+        })) {
+        return nullptr;
+    }
+    auto rows = std::make_shared<std::vector<LogRow>>(s.ranks.size());
+    bool any = false;
+    for (std::size_t r = 0; r < s.ranks.size(); ++r) {
+        if (r < s.collectives.size() && s.collectives[r].size() > 0) {
+            continue;
+        }
+        auto& row = (*rows)[r];
+        row.aliveFrom = s.ranks[r].logFirstNs;
+        row.aliveTo = s.ranks[r].logLastNs;
+        row.applies = row.aliveFrom != kNoTime;
+        any = any || row.applies;
+    }
+    for (const auto& f : s.logFacts) { // time order: the first failure of each rank
+        const bool fails = f.kind == LogEventKind::CompletionError || f.kind == LogEventKind::DeviceFatal
+            || f.kind == LogEventKind::WatchdogTimeout;
+        if (fails && f.rank < rows->size() && f.timeNs != kNoTime && (*rows)[f.rank].failedAt == kNoTime
+            && !(f.rank < s.collectives.size() && s.collectives[f.rank].size() > 0)) {
+            (*rows)[f.rank].failedAt = f.timeNs;
+            (*rows)[f.rank].applies = true;
+            any = true;
+        }
+    }
+    return any ? rows : nullptr;
+}
+
+void HeatmapModel::applyLogRow(
+    std::uint32_t rank, TimeNs t0, TimeNs t1, std::uint8_t& present, std::uint8_t& failed) const
+{
+    if (!m_logRows || rank >= m_logRows->size() || !(*m_logRows)[rank].applies) {
+        return;
+    }
+    const auto& row = (*m_logRows)[rank];
+    if (row.aliveFrom != kNoTime) {
+        // Alive while its lines run, and at its failure (a failed rank is drawn failed, not absent).
+        const TimeNs until = row.failedAt != kNoTime ? std::max(row.aliveTo, m_snap->job.span.end) : row.aliveTo;
+        present = present && t1 > row.aliveFrom && t0 <= until ? 255 : 0;
+    }
+    if (row.failedAt != kNoTime && t1 > row.failedAt && present) {
+        failed = 255;
+    }
 }
 
 std::shared_ptr<const HeatmapModel> HeatmapModel::recordsOnly(SnapshotPtr snap, std::vector<TimeRange> stalls)
@@ -175,6 +226,8 @@ std::shared_ptr<const HeatmapModel> HeatmapModel::build(
             auto* row = levels->cells[0].data() + std::size_t(r) * n0;
             for (std::size_t i = 0; i < n0; ++i) {
                 row[i] = { quantize(acc[kChannels * i]), 0, quantize(acc[kChannels * i + 1]), 255 };
+                const TimeNs t0 = m->m_originNs + TimeNs(i) * m->m_baseNs;
+                m->applyLogRow(r, t0, t0 + m->m_baseNs, row[i].present, row[i].failed);
             }
         }
     });
@@ -405,6 +458,7 @@ void HeatmapModel::rasterizeRank(const TimeAxisMapping& map, const FramePlan& pl
             const auto inside = quantize(scratch[kChannels * x]);
             out[x] = { inside, std::min(inside, plan.stallShare[x]), quantize(scratch[kChannels * x + 1]),
                 plan.present[x] };
+            applyLogRow(rank, map.t(double(x)), map.t(double(x + 1)), out[x].present, out[x].failed);
         }
         applyGroupStalls(plan, rank, out);
         return;

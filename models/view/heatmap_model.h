@@ -113,6 +113,15 @@ private:
         std::vector<GroupStall> groupStalls;
     };
     void applyGroupStalls(const FramePlan& plan, std::uint32_t rank, HeatCell* out) const;
+    // What a rank known only from its log shows, with no record to draw (issue #40): present from its first to its
+    // last timed line, failed from its first error or watchdog timeout on. Empty when every rank has records.
+    struct LogRow
+    {
+        TimeNs aliveFrom = kNoTime, aliveTo = kNoTime; // kNoTime: no timed line, present over the whole span
+        TimeNs failedAt = kNoTime;
+        bool applies = false; // the rank has no record and a log says something
+    };
+    void applyLogRow(std::uint32_t rank, TimeNs t0, TimeNs t1, std::uint8_t& present, std::uint8_t& failed) const;
     FramePlan plan(const TimeAxisMapping& map) const;
     void rasterizeRank(const TimeAxisMapping& map, const FramePlan& plan, std::uint32_t rank,
         std::vector<float>& scratch, HeatCell* out) const;
@@ -130,9 +139,11 @@ private:
     TimeNs m_baseNs = 1;
     std::shared_ptr<const Levels> m_levels;
     std::shared_ptr<const Levels> m_lateLevels; // same buckets; .late holds the lateness (optional)
+    std::shared_ptr<const std::vector<LogRow>> m_logRows; // per rank; null when no rank is known from its log alone
 
     static void addCoarserLevels(Levels& levels, std::uint32_t ranks);
     static std::shared_ptr<HeatmapModel> shell(SnapshotPtr snap, std::vector<TimeRange> stalls);
+    static std::shared_ptr<const std::vector<LogRow>> logRowsOf(const JobSnapshot& snap);
 };
 
 } // namespace stallscope

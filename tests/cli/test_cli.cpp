@@ -648,3 +648,51 @@ TEST_CASE(
     CHECK(runInProcess({ "export-trace", bundle, "--out", tmp.str("t.json") }).code == 0);
     CHECK(runInProcess({ "convert", bundle, "--out", tmp.str("b2") }).code == 0);
 }
+
+TEST_CASE("logs alone through the CLI: info lists the facts, analyze says what the logs say, --json refusals parse",
+    "[cli][logs_job]")
+{
+    const auto dir = (std::filesystem::path(STALLSCOPE_TEST_DATA_DIR) / "logs-only" / "link").string();
+    const auto info = runInProcess({ "info", dir });
+    REQUIRE(info.code == 0);
+    CHECK_THAT(info.out, Catch::Contains("(4 ranks on 2 hosts)"));
+    CHECK_THAT(info.out, Catch::Contains("rank logs, completion error: 5"));
+    CHECK_THAT(info.out, Catch::Contains("2026-03-14 09:41:07.000 UTC rank 3 gpu-k002: status 12, vendor err 129"));
+    CHECK_THAT(info.out, !Catch::Contains("1970-01-01"));
+    CHECK_THAT(info.out, Catch::Contains("rank 3 (gpu-k002): IB via mlx5_1"));
+    const auto text = runInProcess({ "analyze", dir });
+    REQUIRE(text.code == 0);
+    CHECK_THAT(text.out, Catch::Contains("What the logs say") && Catch::Contains("first error"));
+    CHECK_THAT(text.out, !Catch::Contains("Quiet") && !Catch::Contains("No link went down"));
+    const auto json = runInProcess({ "analyze", dir, "--json" });
+    REQUIRE(json.code == 0);
+    const auto j = nlohmann::json::parse(json.out);
+    CHECK(j["logs"]["first_error"]["host"] == "gpu-k002");
+    CHECK(j["logs"]["hang"]["seq"] == 2207);
+
+    TempDir tmp;
+    writeFile(tmp.path() / "notes.txt", "nothing here\n");
+    for (const char* cmd : { "info", "analyze" }) {
+        const auto refused = runInProcess({ cmd, tmp.str(), "--json" });
+        CHECK(refused.code == 1);
+        const auto e = nlohmann::json::parse(refused.out); // stdout holds a JSON object, not nothing
+        CHECK_THAT(e["error"].get<std::string>(), Catch::Contains("nothing readable"));
+    }
+}
+
+TEST_CASE("simulate --raw --no-flight-recorder: a folder of logs names the same culprit as with dumps",
+    "[cli][import][logs_job]")
+{
+    TempDir tmp;
+    const auto raw = tmp.str("logs-only");
+    auto sim = runBinary({ "simulate", "--preset", "small", "--duration", "3m", "--fault",
+        "flap:host-leaf:rank=9:at=60s:for=2s", "--raw", "--no-flight-recorder", "--out", raw });
+    INFO(sim.err);
+    REQUIRE(sim.code == 0);
+    auto analysis = runBinary({ "analyze", raw });
+    INFO(analysis.out);
+    REQUIRE(analysis.code == 0);
+    CHECK_THAT(analysis.out, Catch::Contains("64 ranks"));
+    CHECK_THAT(analysis.out, Catch::Contains("culprit      gpu-a001 mlx5_1")); // as the dumps' analysis above
+    CHECK_THAT(analysis.out, Catch::Contains("What the logs say"));
+}

@@ -10,6 +10,17 @@
 using namespace stallscope;
 using namespace stallscope::test;
 
+namespace {
+
+// A log's events but its init facts (NCCL's "Init COMPLETE" lines, kept since issue #40).
+std::vector<LogEvent> withoutInit(std::vector<LogEvent> events)
+{
+    std::erase_if(events, [](const LogEvent& e) { return e.kind == LogEventKind::Init; });
+    return events;
+}
+
+} // namespace
+
 TEST_CASE("a rank's log gives its host, HCAs, transport errors and timeouts", "[core][import]")
 {
     LogClock clock;
@@ -18,28 +29,30 @@ TEST_CASE("a rank's log gives its host, HCAs, transport errors and timeouts", "[
     INFO((r ? "" : r.error().format()));
     REQUIRE(r.ok());
     const auto& f = r.value();
+    const auto said = withoutInit(f.events);
+    REQUIRE(f.events.size() == said.size() + 1); // its "Init COMPLETE" line
     CHECK(f.rank == 2u);
     CHECK(f.host == "gpu-a017");
     CHECK(f.cudaDev == 2);
     CHECK(f.hcas == std::vector<std::string> { "mlx5_0", "mlx5_3", "mlx5_4" });
-    REQUIRE(f.events.size() == 4);
-    CHECK(f.events[0].kind == LogEventKind::PortError);
-    CHECK(f.events[0].hca == "mlx5_3");
-    CHECK(f.events[1].kind == LogEventKind::CompletionError);
-    CHECK(f.events[1].status == 12);
-    CHECK(f.events[1].hca == "mlx5_3");
-    CHECK(formatUtc(f.events[1].timeNs) == "2025-06-01 12:00:31.000 UTC");
-    CHECK(f.events[2].kind == LogEventKind::WatchdogTimeout);
-    CHECK(f.events[2].seq == 1842);
-    CHECK(f.events[2].op == "ALLREDUCE");
-    CHECK(formatUtc(f.events[2].timeNs) == "2025-06-01 12:10:31.004 UTC");
-    CHECK(f.events[2].line == 5);
-    CHECK(f.events[2].timeoutMs == 600000);
-    CHECK(f.events[3].kind == LogEventKind::WatchdogFailure);
-    CHECK(f.events[3].seq == 1842);
-    CHECK(f.events[3].lastEnqueued == 1843);
-    CHECK(f.events[3].lastCompleted == 1841);
-    CHECK(f.events[3].pg == "0");
+    REQUIRE(said.size() == 4);
+    CHECK(said[0].kind == LogEventKind::PortError);
+    CHECK(said[0].hca == "mlx5_3");
+    CHECK(said[1].kind == LogEventKind::CompletionError);
+    CHECK(said[1].status == 12);
+    CHECK(said[1].hca == "mlx5_3");
+    CHECK(formatUtc(said[1].timeNs) == "2025-06-01 12:00:31.000 UTC");
+    CHECK(said[2].kind == LogEventKind::WatchdogTimeout);
+    CHECK(said[2].seq == 1842);
+    CHECK(said[2].op == "ALLREDUCE");
+    CHECK(formatUtc(said[2].timeNs) == "2025-06-01 12:10:31.004 UTC");
+    CHECK(said[2].line == 5);
+    CHECK(said[2].timeoutMs == 600000);
+    CHECK(said[3].kind == LogEventKind::WatchdogFailure);
+    CHECK(said[3].seq == 1842);
+    CHECK(said[3].lastEnqueued == 1843);
+    CHECK(said[3].lastCompleted == 1841);
+    CHECK(said[3].pg == "0");
 }
 
 TEST_CASE("NCCL wordings across versions are all recognised", "[core][import]")
@@ -109,16 +122,18 @@ TEST_CASE(
     CHECK(nine->rank == 9u);
     CHECK(nine->host == "gpu-c003");
     CHECK(nine->hcas == std::vector<std::string> { "mlx5_0", "mlx5_1" });
-    REQUIRE(nine->events.size() == 1);
-    CHECK(nine->events[0].kind == LogEventKind::CompletionError);
-    CHECK(nine->events[0].hca == "mlx5_1");
-    CHECK(nine->events[0].line == 7); // its line in the file, not in rank 9's share
+    const auto nineSaid = withoutInit(nine->events);
+    REQUIRE(nineSaid.size() == 1);
+    CHECK(nineSaid[0].kind == LogEventKind::CompletionError);
+    CHECK(nineSaid[0].hca == "mlx5_1");
+    CHECK(nineSaid[0].line == 7); // its line in the file, not in rank 9's share
     auto zero = parseRankLog("combined-srun.log", parts[0].text, clock);
     REQUIRE(zero.ok());
     CHECK(zero->rank == 0u);
-    REQUIRE(zero->events.size() == 1);
-    CHECK(zero->events[0].kind == LogEventKind::WatchdogTimeout);
-    CHECK(zero->events[0].seq == 918);
+    const auto zeroSaid = withoutInit(zero->events);
+    REQUIRE(zeroSaid.size() == 1);
+    CHECK(zeroSaid[0].kind == LogEventKind::WatchdogTimeout);
+    CHECK(zeroSaid[0].seq == 918);
     CHECK(zero->warnings.empty());
 
     const auto ompi = splitByRankPrefix(testData("logs/combined-ompi.log"));
@@ -126,8 +141,8 @@ TEST_CASE(
     auto six = parseRankLog("combined-ompi.log", ompi[1].text, clock);
     REQUIRE(six.ok());
     CHECK(six->host == "gpu-d004");
-    REQUIRE(six->events.size() == 1);
-    CHECK(six->events[0].kind == LogEventKind::PortError);
+    REQUIRE(withoutInit(six->events).size() == 1);
+    CHECK(withoutInit(six->events)[0].kind == LogEventKind::PortError);
 
     // One rank's own log stays whole.
     CHECK(splitByRankPrefix(testData("logs/nccl-variants.log")).empty());
@@ -144,7 +159,7 @@ TEST_CASE("PyTorch's watchdog, heartbeat and terminate wordings, with and withou
     const auto& f = r.value();
     CHECK(f.rank == 5u); // "[Rank 5]" of a line that names no other group: the default group's rank is global
     CHECK(f.warnings.empty());
-    REQUIRE(f.events.size() == 6);
+    REQUIRE(f.events.size() == 7);
     const auto& timeout = f.events[0]; // the older c10 prefix has no time: placed later against the dumps
     CHECK(timeout.kind == LogEventKind::WatchdogTimeout);
     CHECK(timeout.timeNs == kNoTime);
@@ -171,10 +186,16 @@ TEST_CASE("PyTorch's watchdog, heartbeat and terminate wordings, with and withou
     CHECK(lastError.status == 12);
     CHECK(lastError.vendorErr == 129);
     CHECK(lastError.peer == "10.2.0.9<41007>");
-    const auto& terminated = f.events[5]; // what() completes it and is not read as a second timeout
+    const auto& terminated = f.events[5]; // what() completes it
     CHECK(terminated.kind == LogEventKind::Terminated);
     CHECK_THAT(terminated.text, Catch::StartsWith("c10::DistBackendError: [PG ID 3"));
     CHECK(terminated.pg == "3");
+    const auto& reported = f.events[6]; // and the timeout it reports, which has no line of its own here (#40)
+    CHECK(reported.kind == LogEventKind::WatchdogTimeout);
+    CHECK(reported.seq == 12);
+    CHECK(reported.op == "SEND");
+    CHECK(reported.pg == "3");
+    CHECK(reported.ranForMs == 600101);
 }
 
 TEST_CASE("NCCL lines behind a progress bar's carriage returns, hard-wrapped, and of newer versions", "[core][import]")
@@ -233,9 +254,9 @@ TEST_CASE("NCCL output of two processes in one file, interleaved inside lines, i
     CHECK(byRank[14].cudaDev == 0);
     CHECK(byRank[15].cudaDev == 1);
     CHECK(byRank[14].hcas == std::vector<std::string> { "mlx5_0", "mlx5_1" });
-    CHECK(byRank[14].events.empty());
-    REQUIRE(byRank[15].events.size() == 1);
-    CHECK(byRank[15].events[0].line == 7);
+    CHECK(withoutInit(byRank[14].events).empty());
+    REQUIRE(withoutInit(byRank[15].events).size() == 1);
+    CHECK(withoutInit(byRank[15].events)[0].line == 7);
 }
 
 TEST_CASE("a host whose name ends in another host's name is not cut inside its own prefix", "[core][import][hostile]")

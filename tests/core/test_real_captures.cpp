@@ -524,7 +524,13 @@ TEST_CASE("real NCCL logs: two processes written into one file mid-line, one pro
             CHECK(raddet[r].host == "ljm");
             CHECK(raddet[r].cudaDev == int(r));
             CHECK(raddet[r].hcas.empty());
-            CHECK(raddet[r].events.empty());
+            if (r == 1) { // the file holds only rank 1's "NET/IB : No device found." and NET/Socket lines (#40)
+                CHECK(raddet[r].noIbDevice);
+                CHECK(raddet[r].transport == "Socket");
+            }
+            REQUIRE(raddet[r].events.size() == 1); // its init, nothing wrong
+            CHECK(raddet[r].events[0].kind == LogEventKind::Init);
+            CHECK(raddet[r].events[0].nranks == 2);
         }
     }
     // nccl-tests all_reduce_perf -g 2 on mew0, NCCL 2.27.7: one pid, GPUs 0 and 1 are ranks 0 and 1 of a 2-rank
@@ -536,7 +542,9 @@ TEST_CASE("real NCCL logs: two processes written into one file mid-line, one pro
             CHECK(timez[r].host == "mew0");
             CHECK(timez[r].cudaDev == int(r));
             CHECK(timez[r].hcas == std::vector<std::string> { "mlx5_0", "mlx5_1" });
-            CHECK(timez[r].events.empty()); // a clean run: no WARN line
+            CHECK(timez[r].transport == "RoCE");
+            REQUIRE(timez[r].events.size() == 1); // a clean run: its init, no WARN line
+            CHECK(timez[r].events[0].kind == LogEventKind::Init);
             CHECK(timez[r].warnings.empty());
         }
     }

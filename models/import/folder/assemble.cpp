@@ -338,6 +338,13 @@ void placeRanksFromLogs(JobSnapshot& snap, Gathered& g, std::uint32_t world)
         if (!p.hca.empty()) {
             ri.hca = snap.strings.intern(p.hca);
         }
+        if (f.firstNs != kNoTime) { // several logs of one rank (a file and a combined log): the widest
+            ri.logFirstNs = ri.logFirstNs == kNoTime ? f.firstNs : std::min(ri.logFirstNs, f.firstNs);
+            ri.logLastNs = ri.logLastNs == kNoTime ? f.lastNs : std::max(ri.logLastNs, f.lastNs);
+        }
+        if (!f.transport.empty() || f.noIbDevice) {
+            ri.transport = snap.strings.intern(f.transport.empty() ? "Socket" : f.transport);
+        }
     }
     warnDisagreements(g, differing);
 }
@@ -389,6 +396,29 @@ void warnRanksWithoutRecords(const OwnedColumns& owned, const std::string& dir, 
               "killed outright writes none: is one of them the one that failed?)" });
 }
 
+// rank → host, GPU and HCA from the logs, then the mapping file, which fills or corrects them.
+void placeRanks(JobSnapshot& snap, Gathered& g, std::uint32_t world)
+{
+    placeRanksFromLogs(snap, g, world);
+    for (const auto& [rank, o] : g.mapping.ranks) {
+        if (rank >= world) {
+            g.warnings.push_back({ "mapping file", 0, -1,
+                "rank " + std::to_string(rank) + " is outside the job (" + std::to_string(world) + " ranks)" });
+            continue;
+        }
+        auto& ri = snap.ranks[rank];
+        if (!o.host.empty()) {
+            ri.host = snap.strings.intern(o.host);
+        }
+        if (!o.hca.empty()) {
+            ri.hca = snap.strings.intern(o.hca);
+        }
+        if (o.gpu) {
+            ri.localGpu = *o.gpu;
+        }
+    }
+}
+
 // Ranks, groups and collective records from the dumps; rank → host → HCA from the logs.
 Result<std::uint32_t> addCollectives(JobSnapshot& snap, OwnedColumns& owned, Gathered& g)
 {
@@ -430,24 +460,7 @@ Result<std::uint32_t> addCollectives(JobSnapshot& snap, OwnedColumns& owned, Gat
             snap.groups.push_back(std::move(pg));
         }
     }
-    placeRanksFromLogs(snap, g, world);
-    for (const auto& [rank, o] : g.mapping.ranks) { // the mapping file fills or corrects placements
-        if (rank >= world) {
-            g.warnings.push_back({ "mapping file", 0, -1,
-                "rank " + std::to_string(rank) + " is outside the job (" + std::to_string(world) + " ranks)" });
-            continue;
-        }
-        auto& ri = snap.ranks[rank];
-        if (!o.host.empty()) {
-            ri.host = snap.strings.intern(o.host);
-        }
-        if (!o.hca.empty()) {
-            ri.hca = snap.strings.intern(o.hca);
-        }
-        if (o.gpu) {
-            ri.localGpu = *o.gpu;
-        }
-    }
+    placeRanks(snap, g, world);
     owned.ranks.resize(world);
     std::map<std::uint16_t, std::set<std::uint32_t>> implicit; // groups no source lists: who ran them
     TimeNs first = std::numeric_limits<TimeNs>::max();
@@ -707,9 +720,28 @@ void widenSpan(JobSnapshot& snap)
             }
         }
     }
-    if (snap.job.worldSize == 0) { // fabric data only: the span of the counters and events
+    if (snap.job.worldSize == 0 || snap.collectiveCount() == 0) {
+        // Fabric data only, or a job of logs alone: the span of the counters and events, and of what the logs say.
         lo = std::numeric_limits<TimeNs>::max();
         hi = std::numeric_limits<TimeNs>::min();
+        if (snap.job.worldSize > 0) {
+            auto see = [&](TimeNs t) {
+                if (t != kNoTime) {
+                    lo = std::min(lo, t);
+                    hi = std::max(hi, t);
+                }
+            };
+            for (const auto& r : snap.ranks) {
+                see(r.logFirstNs);
+                see(r.logLastNs);
+            }
+            for (const auto& f : snap.logFacts) {
+                see(f.timeNs);
+            }
+            for (const auto& n : snap.notes) {
+                see(n.timeNs);
+            }
+        }
         for (const auto& s : snap.counters) {
             if (s.size() > 0) {
                 lo = std::min(lo, s.timesNs.front());

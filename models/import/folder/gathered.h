@@ -75,6 +75,7 @@ struct Gathered
     std::vector<NodeToolsFile> nodeTools; // ibstat, ibstatus, ibv_devinfo, rdma link outputs
     FabricBuilder fabric;
     LogClock clock; // rank logs: the year from the dumps, the zone from the mapping file
+    bool yearKnown = false; // clock.year came from a dump or a log line, not the default
     FolderMapping mapping;
     bool haveMapping = false;
 
@@ -106,6 +107,14 @@ std::optional<LoadIssue> readFolder(const std::string& dir, Gathered& g, Progres
 // Turning what was read into the snapshot (import/folder/assemble.cpp).
 Result<std::uint32_t> addCollectives(JobSnapshot& snap, OwnedColumns& owned, Gathered& g);
 void applyLogOutcomes(OwnedColumns& owned, const Gathered& g);
+// rank → host, GPU, HCA, transport and log span from the logs, then the mapping file (import/folder/assemble.cpp).
+void placeRanks(JobSnapshot& snap, Gathered& g, std::uint32_t world);
+// Logs alone as a job (import/folder/logs_job.cpp): true when the folder's rank logs name a rank or a host; then the
+// ranks the lines name (and the world communicator's size, when plausible) are the job, with no collective record.
+bool logsMakeAJob(const Gathered& g);
+std::uint32_t addLogJob(JobSnapshot& snap, OwnedColumns& owned, Gathered& g, const std::string& dir);
+// Every rank log's events as the snapshot's log facts, in time order.
+void addLogFacts(JobSnapshot& snap, const Gathered& g);
 // Names the ranks of the job with no collective record (their dump or trace is not in the folder, or empty).
 void warnRanksWithoutRecords(const OwnedColumns& owned, const std::string& dir, std::vector<LoadIssue>& warnings);
 void addCounters(Gathered& g, CounterSink& sink);

@@ -108,19 +108,24 @@ Result<LoadedJob> loadRawFolder(
     }
     folder::joinInspector(g); // before the clocks: its processes' collectives are traces from here on
     folder::alignClocks(g);
-    // Without a dump or trace the folder is fabric data alone (topology, counters, the SM's log): it opens as
-    // a snapshot with no ranks, for the fabric review.
-    const bool fabricOnly = g.dumps.empty() && g.traces.empty();
+    // Without a dump or trace the folder is a job of its logs when the logs name ranks or hosts (issue #40), else
+    // fabric data alone (topology, counters, the SM's log): a snapshot with no ranks, for the fabric review.
+    const bool noRecords = g.dumps.empty() && g.traces.empty();
+    const bool logsOnly = noRecords && folder::logsMakeAJob(g);
+    const bool fabricOnly = noRecords && !logsOnly;
     auto snap = std::make_shared<JobSnapshot>();
     snap->job.name = fs::path(dir).filename().string();
     auto owned = std::make_shared<OwnedColumns>();
-    if (!fabricOnly) {
+    if (logsOnly) {
+        folder::addLogJob(*snap, *owned, g, dir);
+    } else if (!fabricOnly) {
         if (auto w = folder::addCollectives(*snap, *owned, g); !w) {
             return w.error();
         }
         folder::applyLogOutcomes(*owned, g);
         folder::warnRanksWithoutRecords(*owned, dir, g.warnings);
     }
+    folder::addLogFacts(*snap, g);
     auto& sink = g.counters;
     sink.timeOffsetNs = g.mapping.offset("counters"); // the mapping file's correction of sample times
     folder::addCounters(g, sink); // before the topology is built: it places HCAs no topology describes

@@ -7,6 +7,8 @@
 #include "import/common/text_encoding.h"
 #include "import/folder/formats.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
@@ -157,9 +159,29 @@ void learnYear(Gathered& g)
             std::tm tm {};
             gmtime_r(&secs, &tm);
             g.clock.year = tm.tm_year + 1900; // logs carry local times without a year
+            g.yearKnown = true;
             return;
         }
     }
+}
+
+// The year a log line states in full: NCCL's "[2026-03-14 09:00:01]" stamp, Slurm's "CANCELLED AT 2026-03-14T…",
+// an ISO time — the first "20YY-MM-DD" after a bracket, blank or line start in the text's first 4 MiB. 0 when none.
+int yearInText(std::string_view text)
+{
+    constexpr std::size_t kLooked = std::size_t(4) << 20;
+    text = text.substr(0, kLooked);
+    auto digit = [](char c) { return c >= '0' && c <= '9'; };
+    for (auto at = text.find("20"); at != std::string_view::npos && at + 10 <= text.size();
+         at = text.find("20", at + 1)) {
+        const auto t = text.substr(at, 10);
+        const bool after = at == 0 || text[at - 1] == '[' || text[at - 1] == ' ' || text[at - 1] == '\n';
+        if (after && digit(t[2]) && digit(t[3]) && t[4] == '-' && digit(t[5]) && digit(t[6]) && t[7] == '-'
+            && digit(t[8]) && digit(t[9])) {
+            return 2000 + (t[2] - '0') * 10 + (t[3] - '0');
+        }
+    }
+    return 0;
 }
 
 // A file read, recognised and — when its format parses alone (dumps, traces) — parsed: on any thread.
@@ -173,6 +195,37 @@ struct Parsed
     bool readAgain = false; // its text was let go (over the memory budget): read again when its turn comes
     ZeroRuns zeros; // zero bytes dropped from its start and end (readFileBytes)
 };
+
+// Without a dump the year of c10's "[E0314 09:51:02…]" (no year) comes from a log line that states one, else from
+// the first log's modification time — said in a warning; never 1970.
+void learnYearFromLogs(Gathered& g, const std::vector<Parsed>& parsed, const std::vector<std::size_t>& later)
+{
+    if (g.yearKnown) {
+        return;
+    }
+    for (const auto i : later) {
+        if (const auto y = yearInText(parsed[i].input.text)) {
+            g.clock.year = y;
+            g.yearKnown = true;
+            return;
+        }
+    }
+    for (const auto i : later) {
+        struct stat st {};
+        if (::stat(parsed[i].input.path.c_str(), &st) != 0) {
+            continue;
+        }
+        std::tm tm {};
+        const std::time_t secs = st.st_mtime;
+        gmtime_r(&secs, &tm);
+        g.clock.year = tm.tm_year + 1900;
+        g.yearKnown = true;
+        g.warnings.push_back({ parsed[i].input.path.string(), 0, -1,
+            "no dump or log line gives the year: log times without one are read in " + std::to_string(g.clock.year)
+                + ", the year this file was last written" });
+        return;
+    }
+}
 
 // Text held between reading (worker threads) and adding (the calling thread, in phase order) for the formats added
 // there — logs, topologies — is held to ScratchPolicy::memoryBytes in all; past it a file's text is let go and read
@@ -596,6 +649,7 @@ std::optional<LoadIssue> readFolder(const std::string& dir, Gathered& g, Progres
         }
     }
     learnYear(g);
+    learnYearFromLogs(g, parsed, later);
     std::stable_sort(
         later.begin(), later.end(), [&](std::size_t a, std::size_t b) { return phase(parsed[a]) < phase(parsed[b]); });
     if (!parseLogs(parsed, later, g.clock, g.scratch, progress, files.size())) {

@@ -13,12 +13,13 @@
 
 namespace stallscope::logs {
 
-// Where the text after a launcher's prefix begins: srun -l "12: ", torchrun --tee "[default5]:", Ray
+// Where the text after a launcher's prefix begins: srun -l "12: " (padded: " 7: "), torchrun --tee "[default5]:", Ray
 // "(WorkerDict pid=3490362) " or "(RayTrainWorker pid=12, ip=10.0.0.5) ", Open MPI "[1,12]<stdout>:".
 inline std::size_t afterLauncherPrefix(std::string_view line)
 {
     LineScan s(line);
-    if (const auto p = s.pos(); s.digits(10).empty() || !s.lit(": ")) {
+    // srun pads its labels to the widest task id (" 7: " among 64 tasks, Slurm's "%*d: ").
+    if (const auto p = s.pos(); (s.skipSpaces(), s.digits(10).empty()) || !s.lit(": ")) {
         s.seek(p);
     }
     const auto p = s.pos();

@@ -56,6 +56,9 @@ std::optional<Prefix> linePrefix(std::string_view line)
         }
         return std::nullopt;
     }
+    while (i < line.size() && i < 8 && line[i] == ' ') { // srun's labels padded to the widest task id: " 7: "
+        ++i;
+    }
     const auto task = digitsAt(line, i);
     if (!task || line.substr(i, 2) != ": ") {
         return std::nullopt;

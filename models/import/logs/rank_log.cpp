@@ -11,6 +11,7 @@
 
 #include "core/time_format.h"
 
+#include <algorithm>
 #include <array>
 
 namespace stallscope {
@@ -25,33 +26,6 @@ bool looksLikeRankLog(const std::string& text)
     return false;
 }
 
-std::string_view toString(LogEventKind k)
-{
-    switch (k) {
-    case LogEventKind::CompletionError:
-        return "completion error";
-    case LogEventKind::PortError:
-        return "port error";
-    case LogEventKind::PortActive:
-        return "port active";
-    case LogEventKind::WatchdogTimeout:
-        return "watchdog timeout";
-    case LogEventKind::DeviceFatal:
-        return "HCA fatal error";
-    case LogEventKind::WatchdogFailure:
-        return "watchdog failure";
-    case LogEventKind::HeartbeatTimeout:
-        return "watchdog stuck";
-    case LogEventKind::WatchdogException:
-        return "watchdog exception";
-    case LogEventKind::Terminated:
-        return "terminated";
-    case LogEventKind::SocketError:
-        return "socket error";
-    }
-    return "event";
-}
-
 namespace {
 
 using namespace logs; // the prefixes and the message readers
@@ -64,8 +38,8 @@ TimeNs fraction(std::string_view digits)
     return toNumber<TimeNs>(d);
 }
 
-// c10's prefix at the cursor: "[E0709 17:05:38.162555850 file.cpp:632] " (time) or "[E file.cpp:583] " (older,
-// none). Returns the time, kNoTime without one; nullopt when there is no c10 prefix.
+// c10's prefix at the cursor: "[E0709 17:05:38.162555850 file.cpp:632] " or "[E321 …]" (time) or
+// "[E file.cpp:583] " (older, none). Returns the time, kNoTime without one; nullopt when there is no c10 prefix.
 std::optional<TimeNs> c10PrefixAt(LineScan& s, const LogClock& clock)
 {
     const auto start = s.pos();
@@ -75,7 +49,14 @@ std::optional<TimeNs> c10PrefixAt(LineScan& s, const LogClock& clock)
     }
     s.seek(s.pos() + 1);
     std::array<std::optional<int>, 5> f;
-    if ((f[0] = s.fixed(2)) && (f[1] = s.fixed(2)) && s.lit(" ") && (f[2] = s.fixed(2)) && s.lit(":")
+    // The month is not zero-padded in PyTorch 2.3+ ("[E321 02:07:08.408271257 …]" is March 21); glog pads it.
+    const auto monthDay = s.digits(4);
+    if (monthDay.size() >= 3) {
+        const auto m = monthDay.size() - 2;
+        f[0] = toNumber<int>(monthDay.substr(0, m));
+        f[1] = toNumber<int>(monthDay.substr(m));
+    }
+    if (f[0] && f[1] && s.lit(" ") && (f[2] = s.fixed(2)) && s.lit(":")
         && (f[3] = s.fixed(2)) && s.lit(":") && (f[4] = s.fixed(2)) && s.lit(".")) {
         const auto frac = s.digits(12);
         if (!frac.empty() && s.lit(" ")) {
@@ -210,15 +191,33 @@ private:
                 m_f.cudaDev = p->dev;
             }
         }
+        if (e.timeNs != kNoTime) {
+            m_f.firstNs = m_f.firstNs == kNoTime ? e.timeNs : std::min(m_f.firstNs, e.timeNs);
+            m_f.lastNs = m_f.lastNs == kNoTime ? e.timeNs : std::max(m_f.lastNs, e.timeNs);
+        }
         readPgPrefix(line, e);
         const auto body = line.substr(s.pos());
-        for (auto reader : { commInit, usingList, whatLine, watchdogException, completion, asyncEvent, watchdogTimeout,
-                 watchdogFailure, heartbeat, terminate, socketError }) {
+        for (auto reader : { commInit, usingList, netChoice, whatLine, watchdogException, completion, asyncEvent,
+                 watchdogTimeout, watchdogFailure, heartbeat, terminate, socketError }) {
             if (const auto r = reader(body, e, m_msg); r != Read::Nothing) {
                 return r;
             }
         }
-        return Read::Nothing;
+        return ncclWarning(line, e);
+    }
+
+    // Any other "NCCL WARN" line is kept as a warning fact with its text (the subsystem, "NET/IB", leads it): a
+    // version's new wording of a failure is then shown, not dropped.
+    Read ncclWarning(std::string_view line, LogEvent& e)
+    {
+        const auto at = line.find("NCCL WARN ");
+        if (at == std::string_view::npos || !m_msg.ncclLine) {
+            return Read::Nothing;
+        }
+        e.kind = LogEventKind::NcclWarning;
+        e.text = clipped(line.substr(at + 10), " ", 240);
+        m_f.events.push_back(e);
+        return Read::Done;
     }
 
     void noteRank(std::uint32_t r, std::int64_t lineNo)
@@ -244,8 +243,13 @@ private:
                 rank = s.number<std::uint32_t>();
             }
         } else if (at = line.find("[PG "); at != std::string_view::npos) {
+            // "[PG 3 Rank 5]", and "[PG 0 (default_pg) Rank 3]" with the group's description
             LineScan s(line, at + 4);
             e.pg = std::string(s.digits());
+            if (s.lit(" (")) {
+                s.until(")");
+                s.lit(")");
+            }
             if (s.lit(" Rank ")) {
                 rank = s.number<std::uint32_t>();
             }

@@ -9,6 +9,7 @@
 // is read in time linear in its length. Lines glued behind a progress bar's carriage returns are read one by one;
 // a message hard-wrapped onto the next physical line is joined back.
 
+#include "core/log_facts.h"
 #include "core/result.h"
 #include "core/types.h"
 #include "import/common/log_clock.h"
@@ -19,22 +20,8 @@
 
 namespace stallscope {
 
-// What a line of a rank's log reports (docs/formats.md §2b, §2c). The first four feed the collectives and link
-// events; the rest are facts the rank left about how it ended, shown as evidence and counted per rank.
-enum class LogEventKind {
-    CompletionError, // NCCL: a work request failed on the wire (status 12 = transport retries exhausted)
-    PortError, // NCCL async thread: the HCA's port went down (IBV_EVENT_PORT_ERR)
-    PortActive, // ... and came back (IBV_EVENT_PORT_ACTIVE)
-    WatchdogTimeout, // PyTorch: a collective ran past its timeout
-    DeviceFatal, // NCCL async thread: "local catastrophic error" (IBV_EVENT_DEVICE_FATAL): the HCA is gone
-    WatchdogFailure, // PyTorch: "failure detected by watchdog at work sequence id: N PG status: ..."
-    HeartbeatTimeout, // PyTorch: the watchdog itself stopped making progress ("Heartbeat monitor timed out")
-    WatchdogException, // PyTorch: "Process group watchdog thread terminated with exception: ..."
-    Terminated, // "terminate called after throwing an instance of '...'" (then SIGABRT)
-    SocketError, // NCCL's bootstrap/proxy socket: "Call to recv from ... failed", "Connection closed by remote peer"
-};
-std::string_view toString(LogEventKind k); // "completion error", "port error", ...
-
+// What a line of a rank's log reports: LogEventKind (core/log_facts.h, docs/formats.md §2b, §2c). The first four feed
+// the collectives and link events; the rest are facts the rank left about how it ended, shown as evidence.
 struct LogEvent
 {
     LogEventKind kind = LogEventKind::CompletionError;
@@ -46,7 +33,9 @@ struct LogEvent
     std::uint32_t seq = 0; // watchdog timeouts and failures: SeqNum / work sequence id
     std::int64_t ranForMs = -1; // watchdog timeouts: "ran for N milliseconds" (-1 when absent)
     std::int64_t timeoutMs = -1; // watchdog timeouts: Timeout(ms)=N
-    std::int64_t lastEnqueued = -1, lastCompleted = -1; // watchdog failures: the PG status
+    std::int64_t numelIn = -1, numelOut = -1; // watchdog timeouts: NumelIn / NumelOut (PyTorch 2.2+)
+    std::int64_t lastEnqueued = -1, lastStarted = -1, lastCompleted = -1; // watchdog failures: the PG status
+    std::int64_t nranks = -1; // init: the communicator's size
     std::int64_t stuckSeconds = -1; // heartbeat: "watchdog got stuck for N seconds"
     std::string pg; // the process group the line's prefix names ("0", "3"), empty when none
     std::string op; // watchdog timeouts: OpType
@@ -60,6 +49,11 @@ struct RankLogFacts
     std::string host;
     std::optional<int> cudaDev;
     std::vector<std::string> hcas; // in NCCL's index order
+    std::optional<std::uint32_t> nranks; // the largest communicator's size ("nranks M"): the job's world
+    std::string busId; // the GPU's PCI bus id from the world communicator's init line
+    std::string transport; // what NCCL's network chose: "IB", "RoCE", "Socket"; empty when no line says
+    bool noIbDevice = false; // "NET/IB : No device found": NCCL fell back to sockets
+    TimeNs firstNs = kNoTime, lastNs = kNoTime; // the first and last line that carries a time
     std::vector<LogEvent> events;
     std::vector<LoadIssue> warnings;
 };

@@ -23,7 +23,7 @@ std::string clipped(std::string_view s)
 
 // "comm 0x55d0 rank 3 nranks 1024 cudaDev 3 ...": the communicator with the most ranks is the world, and its
 // rank the global rank (used when no "[rankN]" prefix says it). "nRanks 2 nNodes" lines are not this one.
-Read commInit(std::string_view body, LogEvent&, MessageState& c)
+Read commInit(std::string_view body, LogEvent& e, MessageState& c)
 {
     for (auto at = body.find(" rank "); at != std::string_view::npos; at = body.find(" rank ", at + 1)) {
         LineScan s(body, at + 6);
@@ -35,12 +35,26 @@ Read commInit(std::string_view body, LogEvent&, MessageState& c)
         if (!n) {
             continue;
         }
+        const bool world = *n >= c.worldSeen;
         if (*n > c.worldSeen) {
             c.worldSeen = *n;
             c.commRank = *r;
+            c.f.nranks = *n; // checked against the ranks seen before it sizes anything (import/folder/logs_job.cpp)
         }
         if (s.lit(" cudaDev ") && !c.f.cudaDev) {
             c.f.cudaDev = s.number<int>();
+        }
+        if (const auto p = s.pos(); world && s.skipPast("busId ")) {
+            c.f.busId = std::string(s.word());
+        } else {
+            s.seek(p);
+        }
+        if (world && body.find("Init COMPLETE") != std::string_view::npos) {
+            e.kind = LogEventKind::Init;
+            e.nranks = *n;
+            e.text = "rank " + std::to_string(*r) + " of " + std::to_string(*n)
+                + (c.f.busId.empty() ? std::string() : ", busId " + c.f.busId);
+            c.f.events.push_back(e);
         }
         return Read::Done;
     }
@@ -72,6 +86,9 @@ Read usingList(std::string_view body, LogEvent&, MessageState& c)
         if (name.empty() || !s.lit(":") || s.digits().empty() || !(s.lit("/IB") || s.lit("/RoCE"))) {
             continue;
         }
+        if (c.f.transport.empty() || c.f.transport == "Socket") {
+            c.f.transport = body.substr(s.pos() - 3, 3) == "/IB" ? "IB" : "RoCE";
+        }
         if (c.f.hcas.size() <= *idx) {
             c.f.hcas.resize(*idx + 1);
         }
@@ -80,22 +97,43 @@ Read usingList(std::string_view body, LogEvent&, MessageState& c)
     return Read::Done;
 }
 
+// "NET/IB : No device found." then "NET/Socket : Using [0]eth0:10.0.0.5<0>": no usable HCA, so NCCL's traffic went
+// over TCP sockets (the job runs, slowly). An IB or RoCE "Using" list read before or after wins.
+Read netChoice(std::string_view body, LogEvent&, MessageState& c)
+{
+    if (body.find("NET/IB : No device found") != std::string_view::npos) {
+        c.f.noIbDevice = true;
+        return Read::Done;
+    }
+    if (body.find("NET/Socket : Using") != std::string_view::npos) {
+        if (c.f.transport.empty()) {
+            c.f.transport = "Socket";
+        }
+        return Read::Done;
+    }
+    return Read::Nothing;
+}
+
 // "NET/IB : Got completion from peer 10.0.1.12<48133> with error 12, opcode 0, len 0, vendor err 129 (Recv)"
 // and every later wording (status=12 / status=IBV_WC_RETRY_EXC_ERR(12), vendor_err=129, req_type=Recv,
 // hca mlx5_3, localGid/remoteGids). A line is whole when it reaches the vendor error, which every version prints.
 Read completion(std::string_view body, LogEvent& e, MessageState& c)
 {
     LineScan s(body);
-    if (!s.skipPast("Got completion from peer ")) {
+    if (s.skipPast("Got completion with ")) {
+        // NCCL 2.4-2.8: "NET/IB : Got completion with error 12, opcode 1, len 0, vendor err 129" (no peer).
+        e.kind = LogEventKind::CompletionError;
+    } else if (s.seek(0); s.skipPast("Got completion from peer ")) {
+        const auto peerEnd = body.find(" with ", s.pos());
+        if (peerEnd == std::string_view::npos) {
+            return Read::Partial;
+        }
+        e.kind = LogEventKind::CompletionError;
+        e.peer = std::string(body.substr(s.pos(), peerEnd - s.pos()));
+        s.seek(peerEnd + 6);
+    } else {
         return Read::Nothing;
     }
-    const auto peerEnd = body.find(" with ", s.pos());
-    if (peerEnd == std::string_view::npos) {
-        return Read::Partial;
-    }
-    e.kind = LogEventKind::CompletionError;
-    e.peer = std::string(body.substr(s.pos(), peerEnd - s.pos()));
-    s.seek(peerEnd + 6);
     std::optional<std::int64_t> status;
     if (s.lit("error ")) {
         status = s.number<int>();
@@ -186,8 +224,13 @@ Read asyncEvent(std::string_view body, LogEvent& e, MessageState& c)
 
 // "Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1842, OpType=ALLREDUCE, NumelIn=...,
 // Timeout(ms)=600000) ran for 600013 milliseconds before timing out."
-Read watchdogTimeout(std::string_view body, LogEvent& e, MessageState& c)
+namespace {
+
+// The fields of a watchdog timeout, wherever its text stands (its own line, or an abort's what()). Done when it
+// reads to "ran for N milliseconds"; Partial when cut before (`usable` when past the operation's fields).
+Read watchdogTimeoutFields(std::string_view body, LogEvent& e, bool& usable)
 {
+    usable = false;
     LineScan s(body);
     if (!s.skipPast("Watchdog caught collective operation timeout")) {
         return Read::Nothing;
@@ -205,6 +248,13 @@ Read watchdogTimeout(std::string_view body, LogEvent& e, MessageState& c)
     if (s.peek() != ',' && s.peek() != ')') {
         return Read::Partial; // the operation's name may go on in the next line
     }
+    for (auto [name, field] : { std::pair { "NumelIn=", &e.numelIn }, std::pair { "NumelOut=", &e.numelOut } }) {
+        if (const auto p = s.pos(); s.skipPast(name)) {
+            *field = s.number<std::int64_t>().value_or(-1);
+        } else {
+            s.seek(p);
+        }
+    }
     if (const auto p = s.pos(); s.skipPast("Timeout(ms)=")) {
         e.timeoutMs = s.number<std::int64_t>().value_or(-1);
     } else {
@@ -214,12 +264,25 @@ Read watchdogTimeout(std::string_view body, LogEvent& e, MessageState& c)
         const auto ms = s.number<std::int64_t>();
         if (ms && s.lit(" milliseconds")) {
             e.ranForMs = *ms;
-            c.f.events.push_back(e);
             return Read::Done;
         }
     }
-    c.best = e;
+    usable = true;
     return Read::Partial;
+}
+
+} // namespace
+
+Read watchdogTimeout(std::string_view body, LogEvent& e, MessageState& c)
+{
+    bool usable = false;
+    const auto r = watchdogTimeoutFields(body, e, usable);
+    if (r == Read::Done) {
+        c.f.events.push_back(e);
+    } else if (usable) {
+        c.best = e;
+    }
+    return r;
 }
 
 // "failure detected by watchdog at work sequence id: 1842 PG status: last enqueued work: 1843, last completed
@@ -227,7 +290,18 @@ Read watchdogTimeout(std::string_view body, LogEvent& e, MessageState& c)
 Read watchdogFailure(std::string_view body, LogEvent& e, MessageState& c)
 {
     LineScan s(body);
-    if (!s.skipPast("failure detected by watchdog at work sequence id: ")) {
+    // Three generations of one fact: "failure detected by watchdog at work sequence id: N PG status: last enqueued
+    // work: E, last completed work: C" (2.5+), "Exception (either an error or timeout) detected by watchdog at
+    // work: N, last enqueued NCCL work: E, last completed NCCL work: C." and "Timeout at NCCL work: N, ..." (2.3+).
+    bool found = false;
+    for (const char* anchor :
+        { "failure detected by watchdog at work sequence id: ", "detected by watchdog at work: ", "Timeout at NCCL work: " }) {
+        if (s.seek(0); s.skipPast(anchor)) {
+            found = true;
+            break;
+        }
+    }
+    if (!found) {
         return Read::Nothing;
     }
     const auto seq = s.number<std::uint32_t>();
@@ -236,10 +310,21 @@ Read watchdogFailure(std::string_view body, LogEvent& e, MessageState& c)
     }
     e.kind = LogEventKind::WatchdogFailure;
     e.seq = *seq;
-    if (s.skipPast("last enqueued work: ")) {
+    if (s.skipPast("last enqueued ")) {
+        s.lit("NCCL ");
+        s.lit("work: ");
         e.lastEnqueued = s.number<std::int64_t>().value_or(-1);
     }
-    if (s.skipPast("last completed work: ")) {
+    if (const auto p = s.pos(); s.skipPast("last started ")) {
+        s.lit("NCCL ");
+        s.lit("work: ");
+        e.lastStarted = s.number<std::int64_t>().value_or(-1);
+    } else {
+        s.seek(p);
+    }
+    if (s.skipPast("last completed ")) {
+        s.lit("NCCL ");
+        s.lit("work: ");
         if (const auto done = s.number<std::int64_t>()) {
             e.lastCompleted = *done;
             c.f.events.push_back(e);
@@ -310,6 +395,16 @@ Read whatLine(std::string_view body, LogEvent& e, MessageState& c)
         return Read::Nothing;
     }
     s.skipSpaces();
+    // The full abort message repeats the timeout it reports: read it as that timeout when the original line is not
+    // in the log (the process died before flushing it, or the log holds only the abort).
+    LogEvent timeout = e;
+    bool usable = false;
+    if (watchdogTimeoutFields(s.rest(), timeout, usable) == Read::Done
+        && std::none_of(c.f.events.begin(), c.f.events.end(), [&](const LogEvent& o) {
+            return o.kind == LogEventKind::WatchdogTimeout && o.seq == timeout.seq;
+        })) {
+        c.f.events.push_back(timeout);
+    }
     for (auto it = c.f.events.rbegin(); it != c.f.events.rend(); ++it) {
         if (it->kind == LogEventKind::Terminated) {
             if (it->text.find(": ") == std::string::npos) {

@@ -27,6 +27,7 @@ struct MessageState
 
 Read commInit(std::string_view body, LogEvent& e, MessageState& c);
 Read usingList(std::string_view body, LogEvent& e, MessageState& c);
+Read netChoice(std::string_view body, LogEvent& e, MessageState& c);
 Read completion(std::string_view body, LogEvent& e, MessageState& c);
 Read asyncEvent(std::string_view body, LogEvent& e, MessageState& c);
 Read watchdogTimeout(std::string_view body, LogEvent& e, MessageState& c);

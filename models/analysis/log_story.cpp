@@ -1,0 +1,432 @@
+// SPDX-License-Identifier: MIT
+// The story the ranks' logs tell (analysis.h LogStory), read from the snapshot's log facts and Slurm's notes alone:
+// the collective the watchdogs timed out in and who never reached it, ranks that disagree about one SeqNum
+// (a desync), the first error in time and the link it points at, a dead or crashed rank, a time-limit cancel.
+// O(facts log facts).
+#include "analysis/internal.h"
+
+#include "core/time_format.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace stallscope {
+
+namespace {
+
+constexpr std::int64_t kSigAbrt = 6;
+
+// Runs of consecutive ranks: "0..7, 9".
+std::string runs(const std::vector<std::uint32_t>& ranks)
+{
+    std::string s;
+    for (std::size_t i = 0; i < ranks.size();) {
+        auto j = i;
+        while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) {
+            ++j;
+        }
+        s += (s.empty() ? "" : ", ") + std::to_string(ranks[i]) + (j > i ? ".." + std::to_string(ranks[j]) : "");
+        i = j + 1;
+    }
+    return s;
+}
+
+struct Key
+{
+    std::string pg;
+    std::int64_t seq;
+    auto operator<=>(const Key&) const = default;
+};
+
+// The group a timeout belongs to: its own line's, else the group a watchdog status line of the same rank and
+// SeqNum names (the timeout line says "[Rank N]" only; the status line after it "[PG 1 Rank N]"), else the one
+// group any rank's lines name for that SeqNum (not every rank prints the status line).
+class GroupOfTimeout
+{
+public:
+    explicit GroupOfTimeout(const JobSnapshot& snap)
+    {
+        for (const auto& f : snap.logFacts) {
+            const auto& pg = snap.str(f.pg);
+            const bool watchdog = f.kind == LogEventKind::WatchdogFailure || f.kind == LogEventKind::WatchdogTimeout;
+            if (watchdog && f.rank != kNoRank && f.seq >= 0 && !pg.empty()) {
+                m_ofRank.try_emplace({ f.rank, f.seq }, pg);
+                m_ofSeq[f.seq].insert(pg);
+            }
+        }
+    }
+    std::string operator()(const std::string& own, std::uint32_t rank, std::int64_t seq) const
+    {
+        if (!own.empty()) {
+            return own;
+        }
+        if (const auto it = m_ofRank.find({ rank, seq }); it != m_ofRank.end()) {
+            return it->second;
+        }
+        const auto it = m_ofSeq.find(seq);
+        return it != m_ofSeq.end() && it->second.size() == 1 ? *it->second.begin() : std::string();
+    }
+
+private:
+    std::map<std::pair<std::uint32_t, std::int64_t>, std::string> m_ofRank;
+    std::map<std::int64_t, std::set<std::string>> m_ofSeq;
+};
+
+// One watchdog timeout per rank, by the collective (group, SeqNum) it names.
+using Timeouts = std::map<Key, std::map<std::uint32_t, const LogFact*>>;
+
+// Desyncs: one SeqNum of one group, different operations or sizes on different ranks.
+void findDesyncs(const JobSnapshot& snap, const Timeouts& byCollective, LogStory& story)
+{
+    for (const auto& [k, ranks] : byCollective) {
+        LogDesync d { k.pg, k.seq, {} };
+        for (const auto& [rank, f] : ranks) {
+            const auto op = snap.str(f->op);
+            auto it = std::find_if(d.variants.begin(), d.variants.end(), [&](const LogDesync::Variant& v) {
+                return v.op == op && v.numelIn == f->numelIn && v.numelOut == f->numelOut;
+            });
+            if (it == d.variants.end()) {
+                d.variants.push_back({ op, f->numelIn, f->numelOut, {} });
+                it = d.variants.end() - 1;
+            }
+            it->ranks.push_back(rank);
+        }
+        if (d.variants.size() > 1) {
+            story.desyncs.push_back(std::move(d));
+        }
+    }
+}
+
+// The collective and who timed out in it, when.
+LogHang hangOf(const JobSnapshot& snap, const Timeouts::value_type& hung)
+{
+    LogHang h;
+    h.pg = hung.first.pg;
+    h.seq = hung.first.seq;
+    const auto* first = hung.second.begin()->second;
+    h.op = snap.str(first->op);
+    h.numelIn = first->numelIn;
+    h.numelOut = first->numelOut;
+    h.timeoutMs = first->timeoutMs;
+    for (const auto& [rank, f] : hung.second) {
+        h.timedOut.push_back(rank);
+        if (f->timeNs == kNoTime) {
+            continue;
+        }
+        if (h.firstTimeoutNs == kNoTime || f->timeNs < h.firstTimeoutNs) {
+            h.firstTimeoutNs = f->timeNs;
+            h.startedNs = f->ranForMs >= 0 ? f->timeNs - f->ranForMs * kNsPerMs : kNoTime;
+        }
+        h.lastTimeoutNs = std::max(h.lastTimeoutNs == kNoTime ? f->timeNs : h.lastTimeoutNs, f->timeNs);
+    }
+    return h;
+}
+
+// The ranks with a log that did not time out in the hung collective: elsewhere, or never reached it — and of
+// those, the ones whose log stops before the first timeout, with no timeout of their own, died (or hung outside
+// NCCL).
+void placeTheOthers(
+    const JobSnapshot& snap, const std::map<std::uint32_t, Key>& rankTimeout, LogHang& h, LogStory& story)
+{
+    std::set<std::uint32_t> withLog;
+    for (const auto& f : snap.logFacts) {
+        if (f.rank != kNoRank) {
+            withLog.insert(f.rank);
+        }
+    }
+    for (std::uint32_t r = 0; r < snap.ranks.size(); ++r) {
+        if (snap.ranks[r].logLastNs != kNoTime) {
+            withLog.insert(r);
+        }
+    }
+    const std::set<std::uint32_t> timedOut(h.timedOut.begin(), h.timedOut.end());
+    for (const auto r : withLog) {
+        if (timedOut.count(r)) {
+            continue;
+        }
+        if (const auto it = rankTimeout.find(r); it != rankTimeout.end()) {
+            h.elsewhere.emplace_back(r, it->second.seq);
+            continue;
+        }
+        h.neverReached.push_back(r);
+        const auto last = r < snap.ranks.size() ? snap.ranks[r].logLastNs : kNoTime;
+        if (last != kNoTime && h.firstTimeoutNs != kNoTime && last < h.firstTimeoutNs) {
+            story.deadRanks.push_back(r);
+        }
+    }
+}
+
+void findHang(const JobSnapshot& snap, LogStory& story)
+{
+    const GroupOfTimeout groupOf(snap);
+    Timeouts byCollective;
+    std::map<std::uint32_t, Key> rankTimeout; // each rank's first timeout
+    for (const auto& f : snap.logFacts) {
+        if (f.kind != LogEventKind::WatchdogTimeout || f.rank == kNoRank || f.seq < 0) {
+            continue;
+        }
+        const Key k { groupOf(snap.str(f.pg), f.rank, f.seq), f.seq };
+        byCollective[k].try_emplace(f.rank, &f);
+        rankTimeout.try_emplace(f.rank, k);
+    }
+    findDesyncs(snap, byCollective, story);
+    if (byCollective.empty()) {
+        return;
+    }
+    // The hang: the collective the most ranks timed out in (the lowest SeqNum on a tie).
+    const auto best = std::max_element(byCollective.begin(), byCollective.end(),
+        [](const auto& a, const auto& b) { return a.second.size() < b.second.size(); });
+    auto h = hangOf(snap, *best);
+    placeTheOthers(snap, rankTimeout, h, story);
+    story.hang = std::move(h);
+}
+
+bool isError(LogEventKind k)
+{
+    return k == LogEventKind::CompletionError || k == LogEventKind::DeviceFatal || k == LogEventKind::PortError;
+}
+
+LogError errorOf(const JobSnapshot& snap, const LogFact& f)
+{
+    return { f.timeNs, f.rank, snap.str(f.host), snap.str(f.hca), snap.str(f.peer), std::string(toString(f.kind)),
+        snap.str(f.file), f.status, f.vendorErr, f.line };
+}
+
+// The HCA a rank's error names, else the one the rank uses.
+std::string hcaOf(const JobSnapshot& snap, const LogFact& f)
+{
+    if (!snap.str(f.hca).empty() || f.rank >= snap.ranks.size()) {
+        return snap.str(f.hca);
+    }
+    return snap.str(snap.ranks[f.rank].hca);
+}
+
+// "gpu-b003 mlx5_2 port 1", and the switch port at its other end when a topology places the HCA.
+std::string suspectOf(const JobSnapshot& snap, const std::string& host, const std::string& hca)
+{
+    if (host.empty() && hca.empty()) {
+        return {};
+    }
+    std::string s = host + (hca.empty() ? std::string() : " " + hca + " port 1");
+    const auto& topo = snap.topology;
+    for (std::size_t i = 0; i < topo.nodes().size(); ++i) {
+        const auto& n = topo.nodes()[i];
+        if (n.kind != NodeKind::Hca || snap.str(n.host) != host || snap.str(n.hcaName) != hca) {
+            continue;
+        }
+        const auto link = topo.linkAt({ NodeId(static_cast<std::uint32_t>(i)), 1 });
+        if (!link) {
+            break;
+        }
+        const auto& l = topo.link(*link);
+        const auto other = l.a.node == NodeId(static_cast<std::uint32_t>(i)) ? l.b : l.a;
+        s += " <-> " + snap.str(topo.node(other.node).description) + " port " + std::to_string(other.port);
+        break;
+    }
+    return s;
+}
+
+void findFirstError(const JobSnapshot& snap, LogStory& story)
+{
+    const LogFact* first = nullptr;
+    for (const auto& f : snap.logFacts) { // time order, untimed last
+        if (isError(f.kind) && f.kind != LogEventKind::PortError) {
+            first = &f;
+            break;
+        }
+    }
+    if (!first) { // a port that went down with no completion error after it
+        for (const auto& f : snap.logFacts) {
+            if (f.kind == LogEventKind::PortError) {
+                first = &f;
+                break;
+            }
+        }
+    }
+    if (!first) {
+        return;
+    }
+    story.firstError = errorOf(snap, *first);
+    story.firstError->hca = hcaOf(snap, *first);
+    story.suspect = suspectOf(snap, story.firstError->host, story.firstError->hca);
+    std::set<std::string> hosts { story.firstError->host };
+    for (const auto& f : snap.logFacts) {
+        if (&f != first && isError(f.kind) && hosts.insert(snap.str(f.host)).second) {
+            story.consequences.push_back(errorOf(snap, f));
+            story.consequences.back().hca = hcaOf(snap, f);
+        }
+    }
+}
+
+void readSlurm(const JobSnapshot& snap, LogStory& story)
+{
+    std::set<std::uint32_t> killed, others;
+    for (const auto& n : snap.notes) {
+        const auto kind = snap.str(n.kind);
+        if (snap.str(n.source) == "slurm" && kind == "cancelled" && story.timeLimit.empty()
+            && snap.str(n.text).find("TIME LIMIT") != std::string::npos) {
+            story.timeLimit = snap.str(n.text);
+        }
+        const bool fate = snap.str(n.source) == "slurm" && (kind == "killed by signal" || kind == "exited");
+        story.tasksEnded += fate; // a note per task placed on a rank, else one per srun line
+        if (!fate || n.rank == kNoRank) {
+            continue;
+        }
+        if (kind == "killed by signal" && n.code != kSigAbrt) {
+            if (killed.insert(n.rank).second && killed.size() == 1) {
+                story.crash = snap.str(n.text);
+            }
+        } else if (kind == "killed by signal" || kind == "exited") {
+            others.insert(n.rank);
+        }
+    }
+    if (killed.size() == 1 && !others.count(*killed.begin())) {
+        story.crashedRank = *killed.begin();
+    } else {
+        story.crash.clear();
+    }
+}
+
+void readTransports(const JobSnapshot& snap, LogStory& story)
+{
+    std::map<std::string, std::vector<std::uint32_t>> byTransport;
+    for (std::uint32_t r = 0; r < snap.ranks.size(); ++r) {
+        const auto t = snap.str(snap.ranks[r].transport);
+        if (t.empty()) {
+            continue;
+        }
+        const auto hca = snap.str(snap.ranks[r].hca);
+        byTransport[t + (t != "Socket" && !hca.empty() ? " via " + hca : "")].push_back(r);
+        story.socketFallback = story.socketFallback || t == "Socket";
+    }
+    for (const auto& [t, ranks] : byTransport) {
+        story.transports.push_back(t + ": rank" + (ranks.size() > 1 ? "s " : " ") + runs(ranks));
+    }
+}
+
+std::string storySummary(const JobSnapshot& snap, const LogStory& s)
+{
+    auto who = [&](std::uint32_t r) {
+        const auto host = r < snap.ranks.size() ? snap.str(snap.ranks[r].host) : std::string();
+        return "rank " + std::to_string(r) + (host.empty() ? "" : " (" + host + ")");
+    };
+    std::string out;
+    auto add = [&](const std::string& part) { out += (out.empty() ? "" : "; ") + part; };
+    if (s.firstError) {
+        add("first error: " + s.firstError->kind + " on " + who(s.firstError->rank)
+            + (s.suspect.empty() ? "" : " — suspect " + s.suspect));
+    }
+    if (s.crashedRank) {
+        add(who(*s.crashedRank) + " crashed (" + s.crash + "), the others collateral");
+    }
+    if (!s.deadRanks.empty()) {
+        add("rank(s) " + runs(s.deadRanks) + " stopped logging before the others timed out");
+    }
+    if (!s.desyncs.empty()) {
+        add("desync at SeqNum " + std::to_string(s.desyncs.front().seq) + ": ranks disagree on the collective");
+    }
+    if (s.hang) {
+        add("hang in " + s.hang->op + " SeqNum " + std::to_string(s.hang->seq) + " ("
+            + std::to_string(s.hang->timedOut.size()) + " rank(s) timed out"
+            + (s.hang->neverReached.empty() ? "" : ", " + std::to_string(s.hang->neverReached.size()) + " never reached it")
+            + ")");
+    }
+    if (!s.timeLimit.empty()) {
+        add("Slurm cancelled the job at its time limit");
+    }
+    if (s.socketFallback) {
+        add("NCCL fell back to TCP sockets on some ranks");
+    }
+    if (out.empty() && s.tasksEnded > 0) {
+        add("Slurm: " + std::to_string(s.tasksEnded) + " task(s) killed or exited with an error");
+    }
+    return out.empty() ? "no error, timeout or abort in the logs: the job looks healthy" : out;
+}
+
+// PyTorch's OpType ("ALLREDUCE", "_REDUCE_SCATTER_BASE", "ALLGATHER_COALESCED") as an operation.
+CollectiveOp opOfType(std::string_view t)
+{
+    const std::pair<std::string_view, CollectiveOp> kinds[] = { { "ALLREDUCE", CollectiveOp::AllReduce },
+        { "REDUCE_SCATTER", CollectiveOp::ReduceScatter }, { "ALLGATHER", CollectiveOp::AllGather },
+        { "ALLTOALL", CollectiveOp::AllToAll }, { "BROADCAST", CollectiveOp::Broadcast },
+        { "BARRIER", CollectiveOp::Barrier }, { "REDUCE", CollectiveOp::Reduce }, { "SEND", CollectiveOp::Send },
+        { "RECV", CollectiveOp::Recv } };
+    for (const auto& [name, op] : kinds) {
+        if (t.find(name) != std::string_view::npos) {
+            return op;
+        }
+    }
+    return CollectiveOp::Other;
+}
+
+} // namespace
+
+std::optional<Incident> analysis::logIncident(const JobSnapshot& snap, const LogStory& s)
+{
+    if (snap.groups.empty() || snap.job.worldSize == 0 || (!s.hang && !s.firstError && !s.crashedRank)) {
+        return std::nullopt;
+    }
+    Incident inc;
+    inc.startNs = inc.endNs = kNoTime; // set from the logs below
+    inc.kind = IncidentKind::Hang;
+    inc.ranksAffected = snap.job.worldSize;
+    const auto errorNs = s.firstError ? s.firstError->timeNs : kNoTime;
+    if (s.hang) {
+        const auto& h = *s.hang;
+        for (std::size_t g = 0; g < snap.groups.size(); ++g) {
+            if (snap.str(snap.groups[g].name) == (h.pg.empty() ? "0" : h.pg)) {
+                inc.group = static_cast<std::uint16_t>(g);
+            }
+        }
+        inc.seq = static_cast<std::uint32_t>(std::clamp<std::int64_t>(h.seq, 0, 0xffffffff));
+        inc.op = opOfType(h.op);
+        inc.timedOutRanks = static_cast<std::uint32_t>(h.timedOut.size());
+        inc.startNs = h.startedNs != kNoTime ? h.startedNs : h.firstTimeoutNs;
+        inc.endNs = h.lastTimeoutNs;
+        if (!s.firstError) {
+            inc.missingRanks = h.neverReached; // no error names a rank: those that never arrived are the suspects
+        }
+    }
+    if (inc.startNs == kNoTime || (errorNs != kNoTime && errorNs < inc.startNs)) {
+        inc.startNs = errorNs;
+    }
+    if (inc.startNs == kNoTime) {
+        inc.startNs = snap.job.span.start;
+    }
+    inc.endNs = inc.endNs == kNoTime ? std::max(inc.startNs, snap.job.span.end) : inc.endNs;
+    if (s.firstError && s.firstError->rank != kNoRank) {
+        inc.firstFailedRanks = { s.firstError->rank };
+    }
+    inc.suspectRanks = inc.firstFailedRanks.empty() ? inc.missingRanks : inc.firstFailedRanks;
+    if (inc.suspectRanks.empty() && s.crashedRank) {
+        inc.suspectRanks = { *s.crashedRank };
+    }
+    return inc;
+}
+
+std::optional<LogStory> readLogStory(const JobSnapshot& snap)
+{
+    const bool slurm = std::any_of(
+        snap.notes.begin(), snap.notes.end(), [&](const HostNote& n) { return snap.str(n.source) == "slurm"; });
+    if (snap.logFacts.empty() && !slurm) {
+        return std::nullopt;
+    }
+    LogStory story;
+    story.facts = snap.logFacts.size();
+    std::map<LogEventKind, std::size_t> counts;
+    for (const auto& f : snap.logFacts) {
+        ++counts[f.kind];
+    }
+    for (const auto& [k, n] : counts) {
+        story.counts.emplace_back(std::string(toString(k)), n);
+    }
+    findHang(snap, story);
+    findFirstError(snap, story);
+    readSlurm(snap, story);
+    readTransports(snap, story);
+    story.summary = storySummary(snap, story);
+    return story;
+}
+
+} // namespace stallscope

@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: MIT
+// A folder of logs without a Flight Recorder dump or profiler trace opens as a job, and the analysis reads its story
+// from the lines (issue #40). Golden folders: tests/data/logs-only/ (our own hosts and values, real line shapes).
+#include "analysis/analysis.h"
+#include "core/snapshot_summary.h"
+#include "import/open_job.h"
+#include "import/logs/rank_log.h"
+#include "view/heatmap_model.h"
+#include "test_support.h"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+using namespace stallscope;
+using namespace stallscope::test;
+
+namespace {
+
+const std::filesystem::path kLogs = std::filesystem::path(STALLSCOPE_TEST_DATA_DIR) / "logs-only";
+
+LoadedJob open(const std::string& name)
+{
+    auto job = openJob((kLogs / name).string());
+    INFO((job ? std::string() : job.error().format()));
+    REQUIRE(job);
+    return std::move(job.value());
+}
+
+bool anyWarning(const LoadedJob& job, const std::string& part)
+{
+    return std::any_of(job.warnings.begin(), job.warnings.end(),
+        [&](const LoadIssue& w) { return w.format().find(part) != std::string::npos; });
+}
+
+} // namespace
+
+TEST_CASE("logs alone: a combined srun log opens as a job of its ranks, first error on its own host", "[logs_job]")
+{
+    const auto job = open("link");
+    const auto& snap = *job.snapshot;
+    REQUIRE(snap.job.worldSize == 4);
+    CHECK(anyWarning(job, "opened as a job of 4 rank(s) from their logs alone"));
+    CHECK(snap.str(snap.ranks[0].host) == "gpu-k001");
+    CHECK(snap.str(snap.ranks[3].host) == "gpu-k002");
+    CHECK(snap.str(snap.ranks[3].hca) == "mlx5_1"); // cudaDev 1 → the HCA at index 1
+    CHECK(snap.str(snap.ranks[3].transport) == "IB");
+    CHECK(snap.job.span.start == 1'773'478'801'000'000'000LL); // 2026-03-14 09:00:01 UTC, not 1970
+    CHECK(snap.job.span.end > snap.job.span.start);
+    CHECK(snap.collectiveCount() == 0); // no record is made up
+
+    const auto r = analyze(snap);
+    REQUIRE(r.logStory);
+    const auto& s = *r.logStory;
+    REQUIRE(s.firstError);
+    // The first in time (rank 3 on gpu-k002), not the most numerous (gpu-k001 has four).
+    CHECK(s.firstError->rank == 3);
+    CHECK(s.firstError->host == "gpu-k002");
+    CHECK(s.firstError->hca == "mlx5_1");
+    CHECK(s.firstError->status == 12);
+    CHECK(s.firstError->vendorErr == 129);
+    CHECK(s.firstError->peer == "10.20.0.1<50411>");
+    CHECK(s.suspect == "gpu-k002 mlx5_1 port 1 <-> leaf-k1 port 7"); // the topology gives the switch port
+    REQUIRE(s.consequences.size() == 1);
+    CHECK(s.consequences[0].host == "gpu-k001");
+    REQUIRE(s.hang);
+    CHECK(s.hang->seq == 2207);
+    CHECK(s.hang->op == "ALLREDUCE");
+    CHECK(s.hang->numelIn == 25165824);
+    CHECK(s.hang->timedOut == std::vector<std::uint32_t> { 0, 1, 2, 3 });
+    CHECK(s.desyncs.empty());
+    REQUIRE(r.incidents.size() == 1);
+    CHECK(r.incidents[0].seq == 2207);
+    CHECK(r.incidents[0].suspectRanks == std::vector<std::uint32_t> { 3 });
+
+    const auto text = analysisText(snap, r);
+    CHECK_THAT(text, Catch::Contains("What the logs say"));
+    CHECK_THAT(text, Catch::Contains("suspect        gpu-k002 mlx5_1 port 1 <-> leaf-k1 port 7"));
+    CHECK_THAT(text, !Catch::Contains("Quiet") && !Catch::Contains("No link went down"));
+    CHECK_THAT(analysisJson(snap, r), Catch::Contains("\"suspect\": \"gpu-k002 mlx5_1 port 1 <-> leaf-k1 port 7\""));
+}
+
+TEST_CASE("logs alone: ranks that report different collectives for one SeqNum are a desync", "[logs_job]")
+{
+    const auto job = open("desync");
+    const auto& snap = *job.snapshot;
+    REQUIRE(snap.job.worldSize == 4);
+    const auto r = analyze(snap);
+    REQUIRE(r.logStory);
+    const auto& s = *r.logStory;
+    REQUIRE(s.hang);
+    CHECK(s.hang->pg == "2"); // from the status line "[PG ID 2 PG GUID 5 Rank N]" beside the timeout
+    CHECK(s.hang->seq == 88);
+    CHECK(s.hang->timedOut.size() == 4); // rank 2's from its what() alone
+    REQUIRE(s.desyncs.size() == 1);
+    const auto& d = s.desyncs[0];
+    CHECK(d.seq == 88);
+    REQUIRE(d.variants.size() == 2);
+    CHECK(d.variants[0].op == "ALLREDUCE");
+    CHECK(d.variants[0].ranks == std::vector<std::uint32_t> { 0, 1, 3 });
+    CHECK(d.variants[1].op == "BROADCAST");
+    CHECK(d.variants[1].numelIn == 4096);
+    CHECK(d.variants[1].ranks == std::vector<std::uint32_t> { 2 });
+    CHECK_THAT(analysisText(snap, r), Catch::Contains("desync         SeqNum 88 of group 2"));
+}
+
+TEST_CASE("logs alone: a rank whose log stops is dead, Slurm's kill and time-limit cancel are read", "[logs_job]")
+{
+    const auto job = open("dead");
+    const auto& snap = *job.snapshot;
+    REQUIRE(snap.job.worldSize == 4);
+    CHECK(snap.str(snap.ranks[3].host) == "gpu-m002");
+    CHECK(snap.str(snap.ranks[3].transport) == "RoCE");
+    const auto r = analyze(snap);
+    REQUIRE(r.logStory);
+    const auto& s = *r.logStory;
+    REQUIRE(s.hang);
+    CHECK(s.hang->seq == 512);
+    CHECK(s.hang->op == "_ALLGATHER_BASE");
+    CHECK(s.hang->neverReached == std::vector<std::uint32_t> { 3 });
+    CHECK(s.deadRanks == std::vector<std::uint32_t> { 3 });
+    REQUIRE(s.crashedRank);
+    CHECK(*s.crashedRank == 3);
+    CHECK_THAT(s.timeLimit, Catch::Contains("DUE TO TIME LIMIT"));
+    CHECK(s.tasksEnded == 4);
+    REQUIRE(r.incidents.size() == 1);
+    CHECK(r.incidents[0].kind == IncidentKind::DeadRank);
+    CHECK(r.incidents[0].suspectRanks == std::vector<std::uint32_t> { 3 });
+}
+
+TEST_CASE("logs alone: the heatmap draws what the logs know, no collective made up", "[logs_job][heatmap]")
+{
+    const auto job = open("dead");
+    const auto& snap = *job.snapshot;
+    NullProgress none;
+    const auto model = HeatmapModel::build(job.snapshot, {}, none);
+    const TimeAxisMapping map { snap.job.span, 100 };
+    auto at = [&](std::uint32_t rank, TimeNs t) { return model->cellAt(map, rank, int(map.x(t))); };
+    const TimeNs rank3Stops = snap.ranks[3].logLastNs;
+    const TimeNs timeouts = snap.ranks[0].logLastNs; // ranks 0..2 end at their watchdog timeout
+    REQUIRE(rank3Stops != kNoTime);
+    REQUIRE(timeouts > rank3Stops);
+    CHECK(at(3, snap.job.span.start).present == 255); // alive from its first line
+    CHECK(at(3, snap.job.span.start).inside == 0); // no collective pretended
+    CHECK(at(3, (rank3Stops + timeouts) / 2).present == 0); // its log stopped: nothing known after
+    CHECK(at(0, (rank3Stops + timeouts) / 2).present == 255);
+    CHECK(at(0, (rank3Stops + timeouts) / 2).failed == 0);
+    CHECK(at(0, snap.job.span.end - 1).failed > 0); // timed out at the watchdog
+}
+
+TEST_CASE("logs alone: a healthy job opens and says so, and a fallback to sockets is flagged", "[logs_job]")
+{
+    const auto job = open("healthy");
+    const auto& snap = *job.snapshot;
+    REQUIRE(snap.job.worldSize == 2); // two processes in one file, told apart by NCCL's prefix
+    CHECK(snap.str(snap.ranks[1].transport) == "Socket");
+    const auto r = analyze(snap);
+    CHECK(r.incidents.empty());
+    REQUIRE(r.logStory);
+    CHECK(r.logStory->socketFallback);
+    CHECK_THAT(r.logStory->summary, Catch::Contains("looks healthy") || Catch::Contains("sockets"));
+    CHECK_THAT(analysisText(snap, r), Catch::Contains("What the logs say"));
+    const auto summary = summaryText(summarize("healthy", job));
+    CHECK_THAT(summary, Catch::Contains("Facts") && Catch::Contains("rank logs, init: 2"));
+    CHECK_THAT(summary, !Catch::Contains("1970"));
+}
+
+TEST_CASE("logs alone: a damaged nranks never sizes the job", "[logs_job][hostile]")
+{
+    TempDir tmp;
+    writeFile(tmp.path() / "a.log",
+        "gpu-z001:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 4000000000 cudaDev 0 busId 1000 commId 0x2 - Init "
+        "COMPLETE\n"
+        "gpu-z001:2:2 [1] NCCL INFO comm 0x3 rank 1 nranks 900000 cudaDev 0 busId 1000 commId 0x4 - Init COMPLETE\n");
+    auto job = openJob(tmp.str());
+    REQUIRE(job);
+    CHECK(job->snapshot->job.worldSize == 2); // the ranks the lines name
+    CHECK(anyWarning(job.value(), "nranks 4000000000"));
+    CHECK(anyWarning(job.value(), "nranks 900000"));
+}
+
+TEST_CASE("rank log: PyTorch status lines, Numel fields, what() timeouts, old NCCL completion, other WARNs",
+    "[rank_log]")
+{
+    const std::string text
+        = "[rank4]:[E318 07:39:53.792772442 ProcessGroupNCCL.cpp:1785] [PG 0 (default_pg) Rank 4] Exception (either an "
+          "error or timeout) detected by watchdog at work: 610, last enqueued NCCL work: 616, last completed NCCL work: "
+          "609.\n"
+          "[rank4]:terminate called after throwing an instance of 'c10::DistBackendError'\n"
+          "[rank4]:  what():  [PG 0 Rank 4] Process group watchdog thread terminated with exception: [Rank 4] Watchdog "
+          "caught collective operation timeout: WorkNCCL(SeqNum=610, OpType=_REDUCE_SCATTER_BASE, NumelIn=7098994688, "
+          "NumelOut=443687168, Timeout(ms)=600000) ran for 882725 milliseconds before timing out.\n"
+          "gpu-q001:77:90 [4] NCCL INFO NET/IB : Got completion with error 12, opcode 1, len 0, vendor err 129\n"
+          "gpu-q001:77:90 [4] transport/net_ib.cc:1200 NCCL WARN NET/IB : ibv_create_qp failed: Cannot allocate "
+          "memory\n";
+    auto f = parseRankLog("r4.log", text);
+    REQUIRE(f);
+    CHECK(f->rank == 4u);
+    auto find = [&](LogEventKind k) {
+        return std::find_if(f->events.begin(), f->events.end(), [&](const LogEvent& e) { return e.kind == k; });
+    };
+    const auto status = find(LogEventKind::WatchdogFailure);
+    REQUIRE(status != f->events.end());
+    CHECK(status->seq == 610);
+    CHECK(status->lastEnqueued == 616);
+    CHECK(status->lastCompleted == 609);
+    CHECK(status->pg == "0");
+    const auto timeout = find(LogEventKind::WatchdogTimeout);
+    REQUIRE(timeout != f->events.end());
+    CHECK(timeout->seq == 610);
+    CHECK(timeout->op == "_REDUCE_SCATTER_BASE");
+    CHECK(timeout->numelIn == 7098994688LL);
+    CHECK(timeout->numelOut == 443687168LL);
+    CHECK(timeout->ranForMs == 882725);
+    const auto completion = find(LogEventKind::CompletionError);
+    REQUIRE(completion != f->events.end());
+    CHECK(completion->status == 12);
+    CHECK(completion->vendorErr == 129);
+    const auto warn = find(LogEventKind::NcclWarning);
+    REQUIRE(warn != f->events.end());
+    CHECK_THAT(warn->text, Catch::Contains("ibv_create_qp failed"));
+}
+
+TEST_CASE("logs alone: srun labels padded to the widest task id split the ranks", "[logs_job][rank_log]")
+{
+    // Slurm writes "%*d: " with the width of the largest task id: " 7: " among tasks 0..10.
+    TempDir tmp;
+    std::string text;
+    for (int r : { 0, 7, 10 }) {
+        const auto label = (r < 10 ? " " : "") + std::to_string(r) + ": ";
+        const auto host = "gpu-p00" + std::to_string(r / 4);
+        text += label + host + ":" + std::to_string(900 + r) + ":1 [" + std::to_string(r % 4)
+            + "] NCCL INFO comm 0x1 rank " + std::to_string(r) + " nranks 11 cudaDev " + std::to_string(r % 4)
+            + " busId 1000 commId 0x2 - Init COMPLETE\n";
+    }
+    text += " 7: [rank7]:[E0601 12:00:00.000000000 ProcessGroupNCCL.cpp:632] [Rank 7] Watchdog caught collective "
+            "operation timeout: WorkNCCL(SeqNum=5, OpType=BARRIER, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran "
+            "for 600001 milliseconds before timing out.\n";
+    writeFile(tmp.path() / "job.out", text);
+    auto job = openJob(tmp.str());
+    REQUIRE(job);
+    const auto& snap = *job->snapshot;
+    REQUIRE(snap.job.worldSize == 11); // nranks, beyond the highest rank named
+    CHECK(snap.str(snap.ranks[7].host) == "gpu-p001");
+    CHECK(snap.str(snap.ranks[10].host) == "gpu-p002");
+    const auto r = analyze(snap);
+    REQUIRE(r.logStory);
+    REQUIRE(r.logStory->hang);
+    CHECK(r.logStory->hang->timedOut == std::vector<std::uint32_t> { 7 });
+}
