@@ -25,6 +25,7 @@
 #include "topology_widget.h"
 #include "training_controller.h"
 #include "training_panel.h"
+#include "view/rank_search.h"
 #include "view/review_session.h"
 #include "view/view_state.h"
 #include "welcome_panel.h"
@@ -292,6 +293,14 @@ void MainWindow::createMenus()
     auto* edit = menuBar()->addMenu(tr("&Edit"));
     edit->addAction(tr("&Copy image"), QKeySequence::Copy, this, &MainWindow::copyImage);
     edit->addAction(tr("Add &note at cursor…"), QKeySequence(Qt::CTRL | Qt::Key_M), this, &MainWindow::addNote);
+    edit->addAction(tr("&Go to rank or host…"), QKeySequence(Qt::CTRL | Qt::Key_G), this, [this] {
+        bool ok = false;
+        const auto text = QInputDialog::getText(
+            this, tr("Go to"), tr("Rank number or host name:"), QLineEdit::Normal, QString(), &ok);
+        if (ok) {
+            goTo(text);
+        }
+    });
     auto* view = menuBar()->addMenu(tr("&View"));
     view->addAction(tr("Zoom &In"), QKeySequence(Qt::CTRL | Qt::Key_Equal), this, [this] { zoomAtCursor(0.5); });
     view->addAction(tr("Zoom &Out"), QKeySequence(Qt::CTRL | Qt::Key_Minus), this, [this] { zoomAtCursor(2.0); });
@@ -386,9 +395,7 @@ void MainWindow::createMenus()
 
     auto* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&Keyboard shortcuts"), QKeySequence(Qt::Key_Question), this, &MainWindow::showShortcuts);
-    help->addAction(tr("&Documentation"), this, [] {
-        QDesktopServices::openUrl(QUrl(QStringLiteral("https://github.com/stallscope/stallscope/tree/main/docs")));
-    });
+    help->addAction(tr("&Documentation"), QKeySequence::HelpContents, this, &MainWindow::showDocumentation);
     help->addAction(tr("&About Stallscope"), this, [this] {
         QMessageBox::about(this, tr("About Stallscope"),
             tr("<h3>Stallscope %1</h3><p>Incident review for large GPU training jobs: every rank's collectives, "
@@ -1292,6 +1299,58 @@ void MainWindow::stepFlap(int delta)
     }
 }
 
+bool MainWindow::goTo(const QString& query)
+{
+    if (!m_shown || m_shown->job.worldSize == 0) {
+        statusBar()->showMessage(tr("Go to: no ranks in what is open"));
+        return false;
+    }
+    const auto found = findRanks(*m_shown, query.toStdString());
+    statusBar()->showMessage(QString::fromStdString(found.what));
+    if (found.ranks.empty()) {
+        return false;
+    }
+    m_state->selectRanks(found.ranks);
+    m_heatmap->revealRank(found.ranks.front());
+    return true;
+}
+
+// The README and docs/ rendered from their Markdown, links between them followed: from the installed package's
+// documentation folder, else the source tree this binary was built from.
+void MainWindow::showDocumentation()
+{
+    const QStringList candidates = {
+        QCoreApplication::applicationDirPath() + QStringLiteral("/../share/doc/stallscope"),
+        QStringLiteral(STALLSCOPE_SOURCE_DIR),
+    };
+    QString readme;
+    for (const auto& dir : candidates) {
+        if (QFileInfo::exists(dir + QStringLiteral("/README.md"))) {
+            readme = QFileInfo(dir + QStringLiteral("/README.md")).canonicalFilePath();
+            break;
+        }
+    }
+    if (readme.isEmpty()) {
+        warnPlain(this, tr("Documentation"),
+            tr("The documentation is not installed (looked in %1).").arg(candidates.join(QStringLiteral(", "))));
+        return;
+    }
+    auto* d = new QDialog(this);
+    d->setObjectName(QStringLiteral("documentation"));
+    d->setAttribute(Qt::WA_DeleteOnClose);
+    d->setWindowTitle(tr("Stallscope documentation"));
+    auto* browser = new QTextBrowser(d);
+    browser->setOpenExternalLinks(true);
+    browser->setSource(QUrl::fromLocalFile(readme), QTextDocument::MarkdownResource);
+    auto* layout = new QVBoxLayout(d);
+    layout->addWidget(browser);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, d);
+    connect(buttons, &QDialogButtonBox::rejected, d, &QDialog::close);
+    layout->addWidget(buttons);
+    d->resize(900, 700);
+    d->show();
+}
+
 void MainWindow::zoomAtCursor(double factor)
 {
     const auto w = m_state->window();
@@ -1312,6 +1371,8 @@ void MainWindow::showShortcuts()
         { "Ctrl+S / Ctrl+Shift+S", "Save the review session / save it as" },
         { "Ctrl+W", "Close the job (asks before unsaved notes are lost)" },
         { "Ctrl+M", "Add a note at the pinned cursor" },
+        { "Ctrl+G", "Go to a rank or a host (selects its ranks)" },
+        { "F1", "Documentation" },
         { "Click", "Pin the cursor (notes and exports use it); hover shows a crosshair in every view" },
         { "] / [", "Next / previous incident" },
         { ". / ,", "Next / previous flap (of the link selected in the Flaps panel, else of every link)" },

@@ -81,6 +81,8 @@ public:
     LinkListPanel* linkList() const { return m_linkList; }
     QLineEdit* fabricFind() const { return m_fabricFind; }
     void cancelLoading(); // what the progress dialog's Cancel does
+    // Edit › Go to: selects the ranks a rank number or host name names (view/rank_search.h); false when none.
+    bool goTo(const QString& query);
     void showExerciseDock();
     void openDemo(); // the demo scenario: simulated once into the cache folder, then opened
     bool showingViews() const; // false: the welcome page (nothing open) // under the Fabric view, so the trainee sees
@@ -119,6 +121,7 @@ private:
     void stepIncident(int delta); // next (+1) or previous (-1) incident, wrapping
     void stepFlap(int delta); // next (+1) or previous (-1) flap from the pinned cursor
     void zoomAtCursor(double factor); // around the pinned cursor when it is in view, else the window's centre
+    void showDocumentation();
     void showShortcuts();
     void updateStatus();
     void addRecent(const QString& path);

@@ -82,6 +82,18 @@ void HeatmapWidget::setVisibleRows(std::size_t first, std::size_t count)
     update();
 }
 
+void HeatmapWidget::revealRank(std::uint32_t rank)
+{
+    const auto it = std::find(m_rows.begin(), m_rows.end(), rank);
+    if (it == m_rows.end() || m_rowCount == 0) { // not shown, or every row is in view (folded)
+        return;
+    }
+    const auto at = static_cast<std::size_t>(it - m_rows.begin());
+    if (at < m_rowFirst || at >= m_rowFirst + m_rowCount) {
+        setVisibleRows(at > m_rowCount / 2 ? at - m_rowCount / 2 : 0, m_rowCount);
+    }
+}
+
 QRect HeatmapWidget::plotRect() const
 {
     return QRect(timeAxisLeft(), kAxisHeight, timeAxisWidth(width()), std::max(1, height() - kAxisHeight - kLegendHeight));

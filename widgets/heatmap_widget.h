@@ -60,6 +60,7 @@ public:
     QSize sizeHint() const override { return { 1000, 600 }; }
     // Vertical zoom: which rows of the current order are shown (all by default). Ctrl+wheel changes it.
     void setVisibleRows(std::size_t first, std::size_t count);
+    void revealRank(std::uint32_t rank); // when the rows are zoomed: scrolls so its row is in view
     std::pair<std::size_t, std::size_t> visibleRows() const { return { m_rowFirst, m_rowCount }; }
 
 signals:

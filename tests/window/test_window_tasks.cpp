@@ -31,6 +31,7 @@
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTest>
+#include <QStatusBar>
 #include <QTimer>
 
 #include <fstream>
@@ -491,4 +492,25 @@ TEST_CASE("flaps can be stepped through: a list of each flap, Enter zooms to one
     CHECK_FALSE(flaps->stepFlap(+1)); // no third
     REQUIRE(flaps->stepFlap(-1));
     CHECK(state->cursor() == first);
+}
+
+TEST_CASE("go to a rank or a host: its ranks are selected, and a vague name asks for more", "[window]")
+{
+    Opened opened(jobs().a);
+    auto& w = opened.w;
+    const auto& snap = *w.opened()->snapshot;
+    CHECK(w.goTo(QStringLiteral("37")));
+    CHECK(w.viewState()->selectedRanks() == std::vector<std::uint32_t> { 37 });
+    const std::string host(snap.str(snap.ranks[9].host));
+    CHECK(w.goTo(QString::fromStdString(host)));
+    const auto& sel = w.viewState()->selectedRanks();
+    REQUIRE_FALSE(sel.empty());
+    for (const auto r : sel) {
+        CHECK(snap.str(snap.ranks[r].host) == host);
+    }
+    CHECK(std::find(sel.begin(), sel.end(), 9u) != sel.end());
+    CHECK_FALSE(w.goTo(QStringLiteral("gpu"))); // every host holds it
+    CHECK_FALSE(w.goTo(QStringLiteral("99999")));
+    CHECK(w.statusBar()->currentMessage().contains(QStringLiteral("no rank 99999")));
+    CHECK(std::find(sel.begin(), sel.end(), 9u) != sel.end()); // a miss leaves the selection alone
 }
