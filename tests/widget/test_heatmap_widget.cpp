@@ -849,3 +849,26 @@ TEST_CASE("both ends of a link stay visible where their counters are the same", 
     CHECK(sky > b / 2);
     CHECK(deep < sky / 10);
 }
+
+TEST_CASE("an all-zero counter track reads 0..1 with plain labels, not 5·10⁻¹⁰", "[widget]")
+{
+    // #45: the errors track of a healthy stretch was ranged to 1e-9 and labelled in powers of ten.
+    Fixture f;
+    CounterPlotWidget plot(&f.state);
+    plot.setSnapshot(f.sim.snapshot);
+    const auto& inc = f.analysis->incidents.at(0);
+    REQUIRE(inc.culprit.has_value());
+    f.state.selectLink(inc.culprit->link);
+    f.state.setWindow({ f.sim.snapshot->job.span.start, f.sim.snapshot->job.span.start + 10 * kNsPerSec });
+    REQUIRE(inc.startNs > f.sim.snapshot->job.span.start + 10 * kNsPerSec);
+    plot.renderImage(QSize(900, 360));
+    const QStringList errors = plot.yTickLabels(1); // errors/s: no link_downed or symbol error before the flap
+    INFO(errors.join(QStringLiteral(" | ")).toStdString());
+    REQUIRE(!errors.isEmpty());
+    CHECK(errors.contains(QStringLiteral("0")));
+    CHECK(errors.contains(QStringLiteral("1")));
+    for (const auto& label : errors) {
+        CHECK_FALSE(label.contains(QChar(0x00b7))); // the "·" of "5·10⁻¹⁰"
+        CHECK_FALSE(label.contains(QLatin1Char('e')));
+    }
+}
