@@ -34,6 +34,7 @@ public:
     TimeAxisMapping mapping() const;
     std::optional<std::uint32_t> rowAt(QPoint pos) const; // model row under a widget position
     QString tooltipAt(QPoint pos) const;
+    QString headline() const; // the title line: job, rows, order, window (utcRange), cell size
     QImage renderImage(QSize size, qreal dpr = 1.0);
     void paintInto(QPainter& p, QSize size, qreal dpr);
     QSize sizeHint() const override { return { 1000, 400 }; }

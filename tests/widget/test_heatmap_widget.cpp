@@ -797,10 +797,12 @@ TEST_CASE("a time range names the end's day only when it is another day", "[widg
     // A window rendered to the end of time read "2026-11-01 00:00:00.000 .. 23:47:16.854 UTC", as if one day.
     const TimeNs day = 86'400 * kNsPerSec;
     const TimeNs start = 1'793'491'200'000'000'000; // 2026-11-01 00:00:00 UTC
-    CHECK(utcRange(start, start + 90 * kNsPerSec) == "2026-11-01 00:00:00.000 .. 00:01:30.000 UTC");
-    CHECK(utcRange(start, start + 7 * day) == "2026-11-01 00:00:00.000 .. 2026-11-08 00:00:00.000 UTC");
-    CHECK(utcRange(start, std::numeric_limits<TimeNs>::max())
-        == "2026-11-01 00:00:00.000 .. 2262-04-11 23:47:16.854 UTC");
+    CHECK(utcRange(start, start + 90 * kNsPerSec) == "2026-11-01 00:00:00 .. 00:01:30 UTC");
+    CHECK(utcRange(start, start + 7 * day) == "2026-11-01 00:00:00 .. 2026-11-08 00:00:00 UTC");
+    CHECK(utcRange(start, std::numeric_limits<TimeNs>::max()) == "2026-11-01 00:00:00 .. 2262-04-11 23:47:16 UTC");
+    // #45: a 4.4 s window read "00:04 .. 00:04"; under ten seconds the ends keep their milliseconds.
+    CHECK(utcRange(start + 240 * kNsPerSec, start + 244'400 * kNsPerMs)
+        == "2026-11-01 00:04:00.000 .. 00:04:04.400 UTC");
 }
 
 TEST_CASE("both ends of a link stay visible where their counters are the same", "[widget]")

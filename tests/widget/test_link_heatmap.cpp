@@ -7,6 +7,7 @@
 #include "link_heatmap_widget.h"
 #include "test_support.h"
 #include "theme.h"
+#include "time_ticks.h"
 #include "view/link_heatmap_model.h"
 #include "view/view_state.h"
 
@@ -186,4 +187,19 @@ TEST_CASE(
     REQUIRE(f.state.selectedLinks().size() == 1);
     CHECK(f.state.selectedLinks()[0] == f.flapper());
     CHECK(f.state.cursor() == review->flapping[0].flaps.back().timeNs());
+}
+
+TEST_CASE("the link heatmap's title range shows seconds, and milliseconds for a window of a few seconds", "[widget]")
+{
+    // #45: a 4.4 s window was titled "00:04 .. 00:04" (UTC cut to minutes); both heatmaps now use utcRange.
+    FabricFixture f(fabricDays(16, 4));
+    LinkHeatmapWidget w(&f.state);
+    w.setModel(f.model);
+    const TimeNs start = f.sim.snapshot->job.span.start + 4 * 60 * kNsPerSec;
+    f.state.setWindow({ start, start + 4'400 * kNsPerMs });
+    const QString range = QString::fromStdString(utcRange(start, start + 4'400 * kNsPerMs));
+    INFO(w.headline().toStdString());
+    CHECK(range.endsWith(QStringLiteral(":04:04.400 UTC"))); // the job starts on a whole second
+    CHECK(w.headline().contains(range));
+    CHECK(w.headline().contains(QStringLiteral("window 4.4s")));
 }
