@@ -1315,7 +1315,9 @@ void MainWindow::addNote()
     }
     Annotation a;
     a.startNs = a.endNs = m_state->cursor();
-    a.rank = m_state->selectedRank();
+    if (m_state->selectedRanks().size() == 1) { // a host's ranks selected in the fabric name no one rank
+        a.rank = m_state->selectedRank();
+    }
     a.text = text.trimmed().toStdString();
     m_state->addAnnotation(std::move(a));
 }

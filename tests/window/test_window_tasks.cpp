@@ -431,3 +431,32 @@ TEST_CASE("File › Open takes folders and review sessions", "[window]")
     CHECK_FALSE(openablePath(QString::fromStdString(tmp.str("notes.txt"))));
     CHECK_FALSE(openablePath(QString::fromStdString(tmp.str("gone"))));
 }
+
+TEST_CASE("a note names a rank only when one rank is selected, not the first of a host's ranks", "[window]")
+{
+    // #45: a note added with a host selected in the Fabric dock (its ranks 0..7) was reported as "rank 0".
+    Opened opened(jobs().a);
+    auto& w = opened.w;
+    auto* state = w.viewState();
+    const auto addNote = [&](const char* text) {
+        whenDialog<QInputDialog>([text](QInputDialog* d) {
+            d->setTextValue(QString::fromLatin1(text));
+            d->accept();
+        });
+        for (auto* a : w.findChildren<QAction*>()) {
+            if (a->shortcut() == QKeySequence(Qt::CTRL | Qt::Key_M)) {
+                a->trigger();
+            }
+        }
+    };
+    state->setCursor(state->span().start + state->span().delta() / 2);
+    state->selectRanks({ 0, 1, 2, 3, 4, 5, 6, 7 });
+    addNote("host looks slow");
+    REQUIRE(state->annotations().size() == 1);
+    CHECK_FALSE(state->annotations().back().rank.has_value());
+    state->selectRank(5);
+    addNote("rank 5 late");
+    REQUIRE(state->annotations().size() == 2);
+    CHECK(state->annotations().back().rank == std::optional<std::uint32_t>(5));
+    state->setAnnotations({}); // nothing unsaved to ask about
+}
