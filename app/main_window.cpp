@@ -915,6 +915,7 @@ void MainWindow::applyAnalysis()
     m_linkList->setSnapshot(m_opened->snapshot, analysis);
     m_incidents->setAnalysis(m_opened->snapshot, analysis);
     m_flaps->setReview(m_opened->snapshot, m_analysisHidden ? nullptr : m_opened->fabricReview);
+    m_linkHeatmap->setCulpritMarksHidden(m_analysisHidden);
 }
 
 void MainWindow::ensureLateness()

@@ -264,6 +264,12 @@ void LinkHeatmapWidget::drawAxis(QPainter& p, const QRect& plot, const TimeAxisM
     p.drawText(QRect(4, 0, width() - 8, 14), Qt::AlignLeft | Qt::AlignVCenter, headline());
 }
 
+void LinkHeatmapWidget::setCulpritMarksHidden(bool hidden)
+{
+    m_culpritMarksHidden = hidden;
+    update();
+}
+
 QString LinkHeatmapWidget::headline() const
 {
     if (!m_model) {
@@ -293,7 +299,7 @@ void LinkHeatmapWidget::drawGutter(QPainter& p, const QRect& plot) const
     const auto fm = p.fontMetrics();
     // Links that went down first: their labels win over group labels.
     std::vector<std::size_t> flagged;
-    for (std::size_t i = 0; i < m_rows.size(); ++i) {
+    for (std::size_t i = 0; i < m_rows.size() && !m_culpritMarksHidden; ++i) {
         if (rows[m_rows[i]].downBuckets > 0) {
             flagged.push_back(i);
         }

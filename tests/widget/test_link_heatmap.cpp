@@ -203,3 +203,28 @@ TEST_CASE("the link heatmap's title range shows seconds, and milliseconds for a 
     CHECK(w.headline().contains(range));
     CHECK(w.headline().contains(QStringLiteral("window 4.4s")));
 }
+
+TEST_CASE("with the analysis hidden the link heatmap's gutter names and marks no link that went down", "[widget]")
+{
+    // #45: in training the gutter named the flapping link in vermillion before Check.
+    FabricFixture f(fabricDays(16, 4));
+    LinkHeatmapWidget w(&f.state);
+    w.setModel(f.model);
+    w.resize(1000, 400);
+    const QRgb down = LinkHeatmapWidget::cellColor(LinkCell::Down, w.palette()).rgb();
+    const auto gutterDownPixels = [&] {
+        const QImage img = w.renderImage(QSize(1000, 400));
+        int n = 0;
+        for (int y = w.plotRect().top(); y <= w.plotRect().bottom(); ++y) {
+            for (int x = 0; x < w.plotRect().left(); ++x) {
+                n += isDown(img.pixel(x, y), down);
+            }
+        }
+        return n;
+    };
+    CHECK(gutterDownPixels() > 20);
+    w.setCulpritMarksHidden(true);
+    CHECK(gutterDownPixels() == 0);
+    w.setCulpritMarksHidden(false);
+    CHECK(gutterDownPixels() > 20);
+}
