@@ -1091,7 +1091,9 @@ void MainWindow::saveReport()
         statusBar()->showMessage(tr("A report shows the analysis: Check your answer first"));
         return;
     }
-    const auto dir = QFileDialog::getExistingDirectory(this, tr("Save report into folder"));
+    // A save dialog, not getExistingDirectory: that one refuses a folder that does not exist yet, and a report
+    // usually goes into a new one (writeReport creates it).
+    const auto dir = QFileDialog::getSaveFileName(this, tr("Save report as folder"), QStringLiteral("report"));
     if (dir.isEmpty() || !outsideOpened(dir, tr("report"))) {
         return;
     }

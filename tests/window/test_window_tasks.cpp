@@ -20,6 +20,7 @@
 
 #include <QApplication>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QInputDialog>
 #include <QLineEdit>
 #include <QMessageBox>
@@ -459,4 +460,22 @@ TEST_CASE("a note names a rank only when one rank is selected, not the first of 
     REQUIRE(state->annotations().size() == 2);
     CHECK(state->annotations().back().rank == std::optional<std::uint32_t>(5));
     state->setAnnotations({}); // nothing unsaved to ask about
+}
+
+TEST_CASE("Save report writes into a new folder typed in its dialog", "[window]")
+{
+    // #45: the folder chooser refused a folder that did not exist yet.
+    Opened opened(jobs().a);
+    auto& w = opened.w;
+    test::TempDir out;
+    const auto folder = QString::fromStdString(out.str("new-report"));
+    REQUIRE_FALSE(QFileInfo::exists(folder));
+    answerSaveAs(folder);
+    for (auto* a : w.findChildren<QAction*>()) {
+        if (a->text() == QStringLiteral("Save &report…")) {
+            a->trigger();
+        }
+    }
+    CHECK(QFileInfo::exists(folder + QStringLiteral("/report.md")));
+    CHECK(QFileInfo::exists(folder + QStringLiteral("/report.html")));
 }
