@@ -1016,10 +1016,14 @@ void MainWindow::rebuildRecentMenu()
 }
 
 namespace {
-// What the window shows now, as a render request: current window, selected incident, palette.
-RenderRequest currentRequest(const ViewState& state, const QPalette& palette, QSize size)
+// What the window shows now, as a render request: current window, selected incident, palette, row orders, metric.
+RenderRequest currentRequest(
+    const ViewState& state, const HeatmapWidget& ranks, const LinkHeatmapWidget& links, const QPalette& palette, QSize size)
 {
     RenderRequest req;
+    req.rowOrder = ranks.rowOrder();
+    req.metric = ranks.metric();
+    req.linkRowOrder = links.rowOrder();
     req.incident = state.selectedIncident();
     req.window = state.window();
     req.size = size;
@@ -1054,7 +1058,7 @@ void MainWindow::exportView()
     }
     const RenderInputs in { m_opened->snapshot, shownAnalysis(), m_opened->heatmap, m_opened->linkHeatmap,
         m_analysisHidden ? nullptr : m_opened->fabricReview };
-    auto req = currentRequest(*m_state, palette(), QSize(1600, 1000));
+    auto req = currentRequest(*m_state, *m_heatmap, *m_linkHeatmap, palette(), QSize(1600, 1000));
     req.fabric = m_opened->snapshot->job.worldSize == 0;
     req.annotations = m_state->annotations();
     const auto err = renderToFile(path.toStdString(), in, req);
@@ -1070,7 +1074,7 @@ void MainWindow::copyImage()
     QImage img(QSize(1600, 1000), QImage::Format_RGB32);
     {
         QPainter p(&img);
-        auto req = currentRequest(*m_state, palette(), img.size());
+        auto req = currentRequest(*m_state, *m_heatmap, *m_linkHeatmap, palette(), img.size());
         req.annotations = m_state->annotations();
         req.fabric = m_opened->snapshot->job.worldSize == 0;
         renderComposite(p,

@@ -10,8 +10,11 @@
 #include "link_heatmap_widget.h"
 #include "link_list_panel.h"
 #include "isolated_settings.h"
+#include "load_job.h"
 #include "main_window.h"
 #include "open_dialog.h"
+#include "postmortem_render.h"
+#include "theme.h"
 #include "test_support.h"
 #include "view/review_session.h"
 #include "view/view_state.h"
@@ -19,11 +22,13 @@
 #include <catch2/catch.hpp>
 
 #include <QApplication>
+#include <QClipboard>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QInputDialog>
 #include <QLineEdit>
 #include <QMessageBox>
+#include <QPainter>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
@@ -478,4 +483,39 @@ TEST_CASE("Save report writes into a new folder typed in its dialog", "[window]"
     }
     CHECK(QFileInfo::exists(folder + QStringLiteral("/report.md")));
     CHECK(QFileInfo::exists(folder + QStringLiteral("/report.html")));
+}
+
+TEST_CASE("Copy image draws the heatmap in the row order and colouring the window shows", "[window]")
+{
+    // #45: an export drew rows by rank and colour by state whatever the view showed.
+    Opened opened(jobs().a);
+    auto& w = opened.w;
+    auto* state = w.viewState();
+    w.heatmap()->setRowOrder(RowOrder::FirstStuck);
+    w.heatmap()->setMetric(HeatmapMetric::TimeInCollectives);
+    for (auto* a : w.findChildren<QAction*>()) {
+        if (a->text() == QStringLiteral("&Copy image")) {
+            a->trigger();
+        }
+    }
+    const QImage copied = QApplication::clipboard()->image().convertToFormat(QImage::Format_RGB32);
+    REQUIRE_FALSE(copied.isNull());
+    const auto render = [&](RowOrder order, HeatmapMetric metric) {
+        RenderRequest req;
+        req.incident = state->selectedIncident();
+        req.window = state->window();
+        req.size = copied.size();
+        req.dark = isDarkPalette(w.palette());
+        req.annotations = state->annotations();
+        req.rowOrder = order;
+        req.metric = metric;
+        QImage img(copied.size(), QImage::Format_RGB32);
+        QPainter p(&img);
+        const auto* o = w.opened();
+        renderComposite(p, { o->snapshot, o->analysis, o->heatmap, o->linkHeatmap, o->fabricReview }, req);
+        p.end();
+        return img;
+    };
+    CHECK(copied == render(RowOrder::FirstStuck, HeatmapMetric::TimeInCollectives));
+    CHECK(copied != render(RowOrder::Rank, HeatmapMetric::State));
 }
