@@ -7,6 +7,7 @@
 #include "core/time_format.h"
 #include "main_window.h"
 #include "open_input.h"
+#include "quit_on_signal.h"
 #include "theme.h"
 #include "training/answer.h"
 #include "training_controller.h"
@@ -105,6 +106,7 @@ int runGui(int argc, char** argv, const std::vector<std::string>& args)
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("Stallscope"));
     QApplication::setOrganizationName(QStringLiteral("Stallscope"));
+    stallscope::quitOnTerminationSignals(app); // the window's destructors clean up (an exercise's temp folder)
     if (auto theme = parsed.options.find("theme"); theme != parsed.options.end()) {
         if (!stallscope::applyTheme(QString::fromStdString(theme->second.back()))) {
             std::cerr << "stallscope: --theme: expected light or dark\n";
