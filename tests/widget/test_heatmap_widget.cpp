@@ -322,6 +322,13 @@ TEST_CASE("ctrl+wheel zooms the rows, the link list filters and plots", "[widget
     links.setFilter(QStringLiteral("spine-02 leaf-r1"));
     CHECK(links.visibleCount() == 1);
     CHECK(links.degradedCount() == 0);
+    // With the analysis, the incident's culprit leads the table as "down" (#45: the list showed no state).
+    links.setFilter(QString());
+    links.setSnapshot(f.sim.snapshot, f.analysis);
+    CHECK(links.cellText(0, 3) == QStringLiteral("down"));
+    CHECK(links.cellText(1, 3) == QStringLiteral("ok"));
+    links.setFilter(QStringLiteral("down"));
+    CHECK(links.visibleCount() == 1);
 }
 
 TEST_CASE("the link list puts a degraded link first, marked, and finds it by \"degraded\"", "[widget]")
@@ -345,6 +352,13 @@ TEST_CASE("the link list puts a degraded link first, marked, and finds it by \"d
     CHECK(links.visibleCount() == 1);
     links.setFilter(QStringLiteral("leaf-r2 spine-02"));
     CHECK(links.visibleCount() == 1);
+    // #45: a table, not a bare list — the degraded link's row leads with its tier, rate and state.
+    links.setFilter(QString());
+    CHECK(links.cellText(0, 0).contains(QStringLiteral("leaf-r2")));
+    CHECK(links.cellText(0, 1) == QStringLiteral("leaf-spine"));
+    CHECK(links.cellText(0, 2).startsWith(QStringLiteral("1x")));
+    CHECK(links.cellText(0, 3) == QStringLiteral("degraded"));
+    CHECK(links.cellText(1, 3) == QStringLiteral("ok"));
 }
 
 TEST_CASE("hourly-flap at 1,024 ranks: a full-height stall band at each flap and nowhere else", "[widget][slow]")
