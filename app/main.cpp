@@ -8,6 +8,7 @@
 #include "main_window.h"
 #include "open_input.h"
 #include "stallscope_version.h"
+#include "quit_on_signal.h"
 #include "theme.h"
 #include "training/answer.h"
 #include "training_controller.h"
@@ -108,6 +109,7 @@ int runGui(int argc, char** argv, const std::vector<std::string>& args)
     QApplication::setOrganizationName(QStringLiteral("Stallscope"));
     // The installed desktop entry's name (packaging/): Wayland compositors match the window to its icon by it.
     QGuiApplication::setDesktopFileName(QStringLiteral("io.github.stallscope.Stallscope"));
+    stallscope::quitOnTerminationSignals(app); // the window's destructors clean up (an exercise's temp folder)
     if (auto theme = parsed.options.find("theme"); theme != parsed.options.end()) {
         if (!stallscope::applyTheme(QString::fromStdString(theme->second.back()))) {
             std::cerr << "stallscope: --theme: expected light or dark\n";

@@ -948,6 +948,7 @@ void MainWindow::applyAnalysis()
     m_linkList->setSnapshot(m_opened->snapshot, analysis);
     m_incidents->setAnalysis(m_opened->snapshot, analysis);
     m_flaps->setReview(m_opened->snapshot, m_analysisHidden ? nullptr : m_opened->fabricReview);
+    m_linkHeatmap->setCulpritMarksHidden(m_analysisHidden);
 }
 
 void MainWindow::ensureLateness()
@@ -1048,10 +1049,14 @@ void MainWindow::rebuildRecentMenu()
 }
 
 namespace {
-// What the window shows now, as a render request: current window, selected incident, palette.
-RenderRequest currentRequest(const ViewState& state, const QPalette& palette, QSize size)
+// What the window shows now, as a render request: current window, selected incident, palette, row orders, metric.
+RenderRequest currentRequest(
+    const ViewState& state, const HeatmapWidget& ranks, const LinkHeatmapWidget& links, const QPalette& palette, QSize size)
 {
     RenderRequest req;
+    req.rowOrder = ranks.rowOrder();
+    req.metric = ranks.metric();
+    req.linkRowOrder = links.rowOrder();
     req.incident = state.selectedIncident();
     req.window = state.window();
     req.size = size;
@@ -1086,7 +1091,7 @@ void MainWindow::exportView()
     }
     const RenderInputs in { m_opened->snapshot, shownAnalysis(), m_opened->heatmap, m_opened->linkHeatmap,
         m_analysisHidden ? nullptr : m_opened->fabricReview };
-    auto req = currentRequest(*m_state, palette(), QSize(1600, 1000));
+    auto req = currentRequest(*m_state, *m_heatmap, *m_linkHeatmap, palette(), QSize(1600, 1000));
     req.fabric = m_opened->snapshot->job.worldSize == 0;
     req.annotations = m_state->annotations();
     const auto err = renderToFile(path.toStdString(), in, req);
@@ -1102,7 +1107,7 @@ void MainWindow::copyImage()
     QImage img(QSize(1600, 1000), QImage::Format_RGB32);
     {
         QPainter p(&img);
-        auto req = currentRequest(*m_state, palette(), img.size());
+        auto req = currentRequest(*m_state, *m_heatmap, *m_linkHeatmap, palette(), img.size());
         req.annotations = m_state->annotations();
         req.fabric = m_opened->snapshot->job.worldSize == 0;
         renderComposite(p,
@@ -1123,7 +1128,9 @@ void MainWindow::saveReport()
         statusBar()->showMessage(tr("A report shows the analysis: Check your answer first"));
         return;
     }
-    const auto dir = QFileDialog::getExistingDirectory(this, tr("Save report into folder"));
+    // A save dialog, not getExistingDirectory: that one refuses a folder that does not exist yet, and a report
+    // usually goes into a new one (writeReport creates it).
+    const auto dir = QFileDialog::getSaveFileName(this, tr("Save report as folder"), QStringLiteral("report"));
     if (dir.isEmpty() || !outsideOpened(dir, tr("report"))) {
         return;
     }
@@ -1414,7 +1421,9 @@ void MainWindow::addNote()
     }
     Annotation a;
     a.startNs = a.endNs = m_state->cursor();
-    a.rank = m_state->selectedRank();
+    if (m_state->selectedRanks().size() == 1) { // a host's ranks selected in the fabric name no one rank
+        a.rank = m_state->selectedRank();
+    }
     a.text = text.trimmed().toStdString();
     m_state->addAnnotation(std::move(a));
 }

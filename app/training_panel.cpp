@@ -111,9 +111,13 @@ TrainingPanel::TrainingPanel(ViewState* state, QWidget* parent)
     form->addRow(tr("Recurs every"), m_period);
     auto* actions = new QHBoxLayout;
     actions->addWidget(m_hintButton);
-    actions->addWidget(m_hints, 1);
+    actions->addStretch(1);
     actions->addWidget(m_checkButton);
     form->addRow(actions);
+    // The hint on a row of its own, wrapped: squeezed between the two buttons a hint was cut off.
+    m_hints->setWordWrap(true);
+    m_hints->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    form->addRow(m_hints);
     layout->addWidget(m_form);
     m_result->setOpenLinks(false);
     layout->addWidget(m_result, 10);
@@ -271,7 +275,6 @@ void TrainingPanel::showHint(int number, int total, const QString& text)
 {
     m_hintsUsed = std::max(m_hintsUsed, number);
     m_hints->setText(tr("Hint %1 of %2: %3").arg(number).arg(total).arg(text));
-    m_hints->setWordWrap(true);
     m_hintButton->setEnabled(number < total);
 }
 

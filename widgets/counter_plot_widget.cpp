@@ -533,9 +533,21 @@ void CounterPlotWidget::refresh()
                 found = true;
             }
         }
-        rect->axis(QCPAxis::atLeft)->setRange(0, std::max(range.upper * 1.1, 1e-9));
+        // An all-zero (or empty) track reads 0..1 with plain labels: a range of a hair above zero made the
+        // ticker label it "5·10⁻¹⁰".
+        rect->axis(QCPAxis::atLeft)->setRange(0, range.upper > 0 ? range.upper * 1.1 : 1.0);
     }
     m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+QStringList CounterPlotWidget::yTickLabels(int track) const
+{
+    const auto rects = m_plot->axisRects();
+    if (track < 0 || track >= rects.size()) {
+        return {};
+    }
+    const auto labels = rects[track]->axis(QCPAxis::atLeft)->tickVectorLabels(); // as of the last replot
+    return QStringList(labels.begin(), labels.end());
 }
 
 QImage CounterPlotWidget::renderImage(QSize size)

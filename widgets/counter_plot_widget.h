@@ -44,6 +44,8 @@ public:
     double xOf(TimeNs t) const;
     std::vector<int> trackHeights() const;
     QPoint removeButtonCentre(LinkId link) const; // (-1, -1) when the link is not plotted
+    // The left axis' labels of track `track` (every link's tracks in order) as of the last render.
+    QStringList yTickLabels(int track) const;
     QImage renderImage(QSize size);
     void paintInto(QPainter& p, QSize size); // the plots only (no hint line), at `size`
 

@@ -245,7 +245,6 @@ void LinkHeatmapWidget::paintInto(QPainter& p, QSize size, qreal dpr)
 
 void LinkHeatmapWidget::drawAxis(QPainter& p, const QRect& plot, const TimeAxisMapping& map) const
 {
-    const auto& snap = m_model->snapshot();
     const QColor text = palette().color(QPalette::Text);
     const QColor grid = palette().color(QPalette::Mid);
     QFont f = font();
@@ -262,15 +261,28 @@ void LinkHeatmapWidget::drawAxis(QPainter& p, const QRect& plot, const TimeAxisM
         p.setPen(text);
         p.drawText(QRectF(x - 60, 14, 120, 16), Qt::AlignHCenter | Qt::AlignBottom, tickLabel(t, step));
     }
-    p.drawText(QRect(4, 0, width() - 8, 14), Qt::AlignLeft | Qt::AlignVCenter,
-        tr("%1 — %2 links by %3 — %4 .. %5 UTC (window %6; cells of %7 or more)")
-            .arg(QString::fromStdString(snap.job.name))
-            .arg(m_rows.size())
-            .arg(m_order == LinkRowOrder::Tier ? tr("tier and switch") : tr("trouble first"))
-            .arg(QString::fromStdString(formatUtc(map.visible.start).substr(0, 16)))
-            .arg(QString::fromStdString(formatUtc(map.visible.end).substr(0, 16)))
-            .arg(QString::fromStdString(formatDuration(map.visible.delta())))
-            .arg(QString::fromStdString(formatDuration(m_model->bucketNs()))));
+    p.drawText(QRect(4, 0, width() - 8, 14), Qt::AlignLeft | Qt::AlignVCenter, headline());
+}
+
+void LinkHeatmapWidget::setCulpritMarksHidden(bool hidden)
+{
+    m_culpritMarksHidden = hidden;
+    update();
+}
+
+QString LinkHeatmapWidget::headline() const
+{
+    if (!m_model) {
+        return {};
+    }
+    const TimeRange w = m_state->window();
+    return tr("%1 — %2 links by %3 — %4 (window %5; cells of %6 or more)")
+        .arg(QString::fromStdString(m_model->snapshot().job.name))
+        .arg(m_rows.size())
+        .arg(m_order == LinkRowOrder::Tier ? tr("tier and switch") : tr("trouble first"))
+        .arg(QString::fromStdString(utcRange(w.start, w.end)))
+        .arg(QString::fromStdString(formatDuration(w.delta())))
+        .arg(QString::fromStdString(formatDuration(m_model->bucketNs())));
 }
 
 // Group labels (tier: lower switch) where they fit, a rule between groups, and the names of links that
@@ -287,7 +299,7 @@ void LinkHeatmapWidget::drawGutter(QPainter& p, const QRect& plot) const
     const auto fm = p.fontMetrics();
     // Links that went down first: their labels win over group labels.
     std::vector<std::size_t> flagged;
-    for (std::size_t i = 0; i < m_rows.size(); ++i) {
+    for (std::size_t i = 0; i < m_rows.size() && !m_culpritMarksHidden; ++i) {
         if (rows[m_rows[i]].downBuckets > 0) {
             flagged.push_back(i);
         }

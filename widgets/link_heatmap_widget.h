@@ -28,12 +28,15 @@ public:
 
     void setModel(std::shared_ptr<const LinkHeatmapModel> model);
     void setRowOrder(LinkRowOrder order);
+    // Training hides the analysis until Check: the gutter then names and marks no link that went down.
+    void setCulpritMarksHidden(bool hidden);
     LinkRowOrder rowOrder() const { return m_order; }
 
     QRect plotRect() const;
     TimeAxisMapping mapping() const;
     std::optional<std::uint32_t> rowAt(QPoint pos) const; // model row under a widget position
     QString tooltipAt(QPoint pos) const;
+    QString headline() const; // the title line: job, rows, order, window (utcRange), cell size
     QImage renderImage(QSize size, qreal dpr = 1.0);
     void paintInto(QPainter& p, QSize size, qreal dpr);
     QSize sizeHint() const override { return { 1000, 400 }; }
@@ -66,6 +69,7 @@ private:
     ViewState* m_state;
     std::shared_ptr<const LinkHeatmapModel> m_model;
     LinkRowOrder m_order = LinkRowOrder::Tier;
+    bool m_culpritMarksHidden = false;
     std::vector<std::uint32_t> m_rows; // model rows in display order
     // Row i spans [m_rowTop[i], m_rowTop[i + 1]) pixels below the plot's top. Rows that went down or erred
     // keep at least kTroubleRowPx when rows outnumber pixels, so one flapper among thousands reads at a glance.

@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// A searchable list of the fabric's links with the rate each trained at; links the analysis found degraded
-// (below their tier's rate, docs/formats.md §5e) come first, marked. Activating one adds its counter plot
-// (ViewState::selectLink).
+// A searchable, sortable table of the fabric's links: both ends, tier, the rate each trained at, and its state
+// from the analysis (down: an incident's culprit; degraded: below its tier's rate, docs/formats.md §5e; ok).
+// Sorted by state first, so links in trouble lead. Activating a row adds its counter plot (ViewState::selectLink).
 
 #include <QWidget>
 
 #include <memory>
 
 class QLineEdit;
-class QListWidget;
+class QTableWidget;
 
 namespace stallscope {
 
@@ -29,11 +29,12 @@ public:
     void setFilterText(const QString& text); // the find box's text, and the filter with it
     int visibleCount() const;
     int degradedCount() const { return m_degraded; }
+    QString cellText(int row, int column) const; // as sorted on screen
 
 private:
     ViewState* m_state;
     QLineEdit* m_filter;
-    QListWidget* m_list;
+    QTableWidget* m_table;
     int m_degraded = 0;
 };
 

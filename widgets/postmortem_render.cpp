@@ -224,6 +224,7 @@ void renderFabric(QPainter& p, const RenderInputs& in, const RenderRequest& req)
         LinkHeatmapWidget w(&state);
         w.setPalette(pal);
         w.setModel(links);
+        w.setRowOrder(req.linkRowOrder);
         paintView(p, w, QRect(left.topLeft(), QSize(left.width(), heatH)));
     }
     if (plots) {
@@ -295,6 +296,8 @@ void renderComposite(QPainter& p, const RenderInputs& in, const RenderRequest& r
         HeatmapWidget w(&state);
         w.setPalette(pal);
         w.setModel(in.heatmap, in.analysis);
+        w.setRowOrder(req.rowOrder);
+        w.setMetric(req.metric);
         paintView(p, w, QRect(left.topLeft(), QSize(left.width(), heatH)));
     }
     if (plots) {

@@ -8,6 +8,7 @@
 
 #include "analysis/analysis.h"
 #include "analysis/flaps.h"
+#include "heatmap_widget.h"
 #include "view/heatmap_model.h"
 #include "view/link_heatmap_model.h"
 #include "view/review_session.h"
@@ -39,6 +40,10 @@ struct RenderRequest
     bool counters = true;
     bool topology = true;
     std::vector<Annotation> annotations; // drawn in the heatmap, listed in reports
+    // As the window shows them: an export in another row order or colouring than the view was not what was seen.
+    RowOrder rowOrder = RowOrder::Rank;
+    HeatmapMetric metric = HeatmapMetric::State;
+    LinkRowOrder linkRowOrder = LinkRowOrder::Tier;
     // Fabric mode (issue #13): the link heatmap over `window` (empty: the whole span), the top flapping links'
     // counters, the topology with the top flapper marked, and a caption with each top link's period and price.
     bool fabric = false;

@@ -4,6 +4,8 @@
 #include <QApplication>
 #include <QStyleFactory>
 
+#include <cmath>
+
 namespace stallscope {
 
 bool isDarkPalette(const QPalette& pal)
@@ -11,13 +13,39 @@ bool isDarkPalette(const QPalette& pal)
     return pal.color(QPalette::Window).lightness() < 128;
 }
 
+namespace {
+
+QColor mix(const QColor& a, const QColor& b, double towardB)
+{
+    const auto m = [towardB](int x, int y) { return int(std::lround(x + (y - x) * towardB)); };
+    return QColor(m(a.red(), b.red()), m(a.green(), b.green()), m(a.blue(), b.blue()));
+}
+
+// QPalette::setColor(role, c) sets every colour group, so a disabled control read as enabled; and the default
+// placeholder colour is the light theme's grey, near-invisible on a dark base. Disabled text sits halfway to
+// the background, placeholders a third of the way (still well readable).
+void setDisabledAndPlaceholder(QPalette& p, const QColor& window, const QColor& base, const QColor& text)
+{
+    const QColor disabled = mix(text, window, 0.55);
+    for (const auto role : { QPalette::WindowText, QPalette::Text, QPalette::ButtonText }) {
+        p.setColor(QPalette::Disabled, role, disabled);
+    }
+    p.setColor(QPalette::Disabled, QPalette::Base, window);
+    p.setColor(QPalette::PlaceholderText, mix(text, base, 0.35));
+}
+
+} // namespace
+
 QPalette themePalette(bool dark)
 {
     if (!dark) {
-        QPalette p(QColor(0xf3, 0xf3, 0xf4));
-        p.setColor(QPalette::Base, Qt::white);
-        p.setColor(QPalette::Text, QColor(0x1d, 0x1f, 0x24));
-        p.setColor(QPalette::WindowText, QColor(0x1d, 0x1f, 0x24));
+        const QColor window(0xf3, 0xf3, 0xf4), base(Qt::white), text(0x1d, 0x1f, 0x24);
+        QPalette p(window);
+        p.setColor(QPalette::Base, base);
+        p.setColor(QPalette::Text, text);
+        p.setColor(QPalette::WindowText, text);
+        p.setColor(QPalette::ButtonText, text);
+        setDisabledAndPlaceholder(p, window, base, text);
         return p;
     }
     QPalette p;
@@ -33,8 +61,7 @@ QPalette themePalette(bool dark)
     p.setColor(QPalette::ToolTipText, text);
     p.setColor(QPalette::Highlight, QColor(0x3d, 0x8e, 0xc9));
     p.setColor(QPalette::HighlightedText, Qt::white);
-    p.setColor(QPalette::Disabled, QPalette::Text, QColor(0x80, 0x82, 0x88));
-    p.setColor(QPalette::Disabled, QPalette::WindowText, QColor(0x80, 0x82, 0x88));
+    setDisabledAndPlaceholder(p, window, base, text);
     return p;
 }
 

@@ -61,7 +61,10 @@ std::string utcRange(TimeNs start, TimeNs end)
 {
     const auto a = formatUtc(start), b = formatUtc(end); // "YYYY-MM-DD hh:mm:ss.mmm UTC"
     const bool sameDay = a.compare(0, 10, b, 0, 10) == 0;
-    return a.substr(0, 23) + " .. " + (sameDay ? b.substr(11) : b);
+    // Seconds always (a 4.4 s window cut to minutes read "00:04 .. 00:04"); milliseconds only while the window
+    // is short enough for them to tell its ends apart.
+    const std::size_t timeEnd = end - start < kUtcRangeMsBelowNs ? 23 : 19;
+    return a.substr(0, timeEnd) + " .. " + b.substr(sameDay ? 11 : 0, timeEnd - (sameDay ? 11 : 0)) + " UTC";
 }
 
 } // namespace stallscope

@@ -22,8 +22,10 @@ QString tickLabel(TimeNs t, TimeNs step);
 // tick labelled "00:04:00" at 00:04:00.566, half a second from where the counter plots put it.
 TimeNs firstTick(TimeNs visibleStart, TimeNs step);
 
-// "2026-11-01 00:04:58.167 .. 00:05:06.766 UTC": the end's date only when it differs from the start's (a week of
-// fabric data, a window to the end of time: "2026-11-01 00:00:00.000 .. 23:47:16.854" read as one day).
+// "2026-11-01 00:04:58 .. 00:05:36 UTC", "2026-11-01 00:04:58.167 .. 00:05:02.566 UTC" for a window under
+// kUtcRangeMsBelowNs: the end's date only when it differs from the start's (a week of fabric data, a window to
+// the end of time: "2026-11-01 00:00:00 .. 23:47:16" read as one day). The one title range of every time view.
+inline constexpr TimeNs kUtcRangeMsBelowNs = 10 * kNsPerSec;
 std::string utcRange(TimeNs start, TimeNs end);
 
 } // namespace stallscope

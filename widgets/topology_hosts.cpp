@@ -243,9 +243,7 @@ std::vector<SwitchLabel> TopologyWidget::hostLabelsOnScreen() const
     if (!m_snap) {
         return {};
     }
-    QFont small = font();
-    small.setPointSizeF(small.pointSizeF() * 0.8); // as paintView draws them
-    return hostRowLabels(screenLayout(), QFontMetrics(small), width());
+    return hostRowLabels(screenLayout(), QFontMetrics(smallFont()), width()); // as paintView draws them
 }
 
 QString TopologyWidget::hostBlockTip(int block) const

@@ -38,9 +38,7 @@ void TopologyWidget::paintView(QPainter& p, QSizeF size, double zoom, double pan
     const auto culpritAt = drawLinks(p, l, t, marked);
     drawDegraded(p, l);
     p.setRenderHint(QPainter::Antialiasing, false);
-    QFont small = font();
-    small.setPointSizeF(small.pointSizeF() * 0.8);
-    p.setFont(small);
+    p.setFont(smallFont());
     drawNodes(p, l, marked);
     drawMatches(p, l);
     if (culpritAt) {
@@ -227,27 +225,69 @@ void TopologyWidget::drawExpandedHost(
             .arg(QString::fromStdString(m_snap->str(m_hosts[std::size_t(m_expandedHost)]))));
 }
 
+// The legend's entries left to right, wrapped onto as many lines as the width needs (a dock's width cut
+// "erroring down degraded" off), the last line at the bottom. Each entry's rect holds its swatch and label.
+std::vector<TopologyWidget::LegendEntry> TopologyWidget::legendLayout(QSizeF size, const QFontMetrics& fm) const
+{
+    std::vector<LegendEntry> entries;
+    for (const auto h :
+        { LinkHealth::Normal, LinkHealth::Idle, LinkHealth::Congested, LinkHealth::Erroring, LinkHealth::Down }) {
+        entries.push_back({ QString::fromStdString(std::string(toString(h))), h, {} });
+    }
+    if (m_analysis && !m_analysis->degradedLinks.empty()) {
+        entries.push_back({ tr("degraded (%1)").arg(m_analysis->degradedLinks.size()), std::nullopt, {} });
+    }
+    int line = 0;
+    double x = 8;
+    for (auto& e : entries) {
+        const double w = 18 + fm.horizontalAdvance(e.label);
+        if (x > 8 && x + w > size.width() - 8) {
+            ++line;
+            x = 8;
+        }
+        e.rect = QRectF(x, line * kLegendLinePx, w, 14);
+        x += w + 8;
+    }
+    const double lastTop = size.height() - 20;
+    for (auto& e : entries) {
+        e.rect.translate(0, lastTop - line * kLegendLinePx);
+    }
+    return entries;
+}
+
+int TopologyWidget::legendLines(QSizeF size) const
+{
+    const auto entries = legendLayout(size, QFontMetrics(smallFont()));
+    return entries.empty() ? 0 : 1 + int((entries.back().rect.top() - entries.front().rect.top()) / kLegendLinePx);
+}
+
+std::vector<QRectF> TopologyWidget::legendRects() const
+{
+    std::vector<QRectF> rects;
+    for (const auto& e : legendLayout(size(), QFontMetrics(smallFont()))) {
+        rects.push_back(e.rect);
+    }
+    return rects;
+}
+
 // The link colours' legend (and the degraded links' dash), and the time the colours are for.
 void TopologyWidget::drawLegend(QPainter& p, QSizeF size, TimeNs t) const
 {
     const QPalette pal = palette();
-    double x = 8;
-    const double y = size.height() - 18;
-    for (const auto h :
-        { LinkHealth::Normal, LinkHealth::Idle, LinkHealth::Congested, LinkHealth::Erroring, LinkHealth::Down }) {
-        p.fillRect(QRectF(x, y + 3, 14, 4), healthColor(h, pal));
-        const QString label = QString::fromStdString(std::string(toString(h)));
-        p.drawText(QRectF(x + 18, y - 2, 80, 14), Qt::AlignLeft | Qt::AlignVCenter, label);
-        x += 26 + p.fontMetrics().horizontalAdvance(label);
+    const auto entries = legendLayout(size, p.fontMetrics());
+    for (const auto& e : entries) {
+        const QRectF r = e.rect;
+        if (e.health) {
+            p.fillRect(QRectF(r.left(), r.top() + 5, 14, 4), healthColor(*e.health, pal));
+        } else {
+            p.setPen(QPen(pal.color(QPalette::Text), 2, Qt::DashLine));
+            p.drawLine(QPointF(r.left(), r.top() + 7), QPointF(r.left() + 14, r.top() + 7));
+            p.setPen(pal.color(QPalette::Text));
+        }
+        p.drawText(QRectF(r.left() + 18, r.top(), r.width() - 18, 14), Qt::AlignLeft | Qt::AlignVCenter, e.label);
     }
-    if (m_analysis && !m_analysis->degradedLinks.empty()) {
-        p.setPen(QPen(pal.color(QPalette::Text), 2, Qt::DashLine));
-        p.drawLine(QPointF(x, y + 5), QPointF(x + 14, y + 5));
-        p.setPen(pal.color(QPalette::Text));
-        p.drawText(QRectF(x + 18, y - 2, 200, 14), Qt::AlignLeft | Qt::AlignVCenter,
-            tr("degraded (%1)").arg(m_analysis->degradedLinks.size()));
-    }
-    p.drawText(QRectF(8, y - 20, size.width() - 16, 14), Qt::AlignLeft | Qt::AlignVCenter,
+    const double top = entries.empty() ? size.height() - 20 : entries.front().rect.top();
+    p.drawText(QRectF(8, top - 18, size.width() - 16, 14), Qt::AlignLeft | Qt::AlignVCenter,
         tr("links at %1").arg(QString::fromStdString(formatSince(t, m_snap->job.clockOriginNs))));
 }
 

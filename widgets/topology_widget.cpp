@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 
 namespace stallscope {
@@ -166,6 +167,13 @@ std::optional<LinkId> TopologyWidget::markedLink() const
     return inc.culprit ? std::optional<LinkId>(inc.culprit->link) : std::nullopt;
 }
 
+QFont TopologyWidget::smallFont() const
+{
+    QFont small = font();
+    small.setPointSizeF(small.pointSizeF() * 0.8);
+    return small;
+}
+
 TimeNs TopologyWidget::now() const
 {
     if (m_state->cursor() != kNoTime) {
@@ -197,9 +205,9 @@ TopologyWidget::Layout TopologyWidget::layout(QSizeF size, double zoom, double p
         spread(m_spines, h * 0.24);
         spread(m_leaves, h * 0.46);
     }
-    // Room for the HCA row when a host is expanded; below the hosts, their labels (~34 px) and the two legend
-    // lines (~44 px) must fit however short the view is, so a short dock moves the hosts up, not over the legend.
-    const double below = 34 + 44 + (m_expandedHost >= 0 ? 80 : 0);
+    // Room for the HCA row when a host is expanded; below the hosts, their labels (~34 px), the time line and the
+    // legend's lines must fit however short the view is, so a short dock moves the hosts up, not over the legend.
+    const double below = 34 + 28 + kLegendLinePx * legendLines(size) + (m_expandedHost >= 0 ? 80 : 0);
     const double leafY = m_cores.empty() ? h * 0.42 : h * 0.46;
     l.hostTop = std::max(leafY + 24, std::min(h * (m_expandedHost >= 0 ? 0.62 : 0.78), h - below));
     const double hostW = (w - 2 * margin) / double(std::max<std::size_t>(1, m_hosts.size()));
@@ -383,13 +391,27 @@ int TopologyWidget::setSearch(const QString& text)
         }
     }
     if (!m_matches.empty()) {
-        const double x = screenLayout().nodePos[index(m_matches.front())].x();
-        if (x < 0 || x > width()) {
-            m_panX = std::clamp(m_panX + x - width() / 2.0, 0.0, std::max(1, width()) * (m_zoom - 1.0));
-        }
+        zoomToMatches();
     }
     update();
     return int(m_matches.size());
+}
+
+// Zooms so the matches span the view (a lone match: until ~24 hosts fill it, so a host among thousands is a box
+// of its own) and centres them; at 16,384 ranks a matched host was an outline on a sub-pixel sliver.
+void TopologyWidget::zoomToMatches()
+{
+    const auto base = layout(size());
+    double lo = std::numeric_limits<double>::max(), hi = std::numeric_limits<double>::lowest();
+    for (const auto m : m_matches) {
+        lo = std::min(lo, base.nodePos[index(m)].x());
+        hi = std::max(hi, base.nodePos[index(m)].x());
+    }
+    const double w = std::max(1, width());
+    const double hostW = base.hostBox.empty() ? w : base.hostBox.front().width();
+    const double span = std::max(hi - lo, std::min(w / 2, 24 * hostW));
+    m_zoom = std::clamp((w - 64) / span, 1.0, 64.0);
+    m_panX = std::clamp((lo + hi) / 2 * m_zoom - w / 2, 0.0, w * (m_zoom - 1.0));
 }
 
 std::optional<QPointF> TopologyWidget::nodeOnScreen(NodeId node) const

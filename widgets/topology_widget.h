@@ -102,6 +102,17 @@ private:
     std::vector<std::uint32_t> ranksOfBlock(int block) const;
     void drawExpandedHost(QPainter& p, const Layout& l, TimeNs t, std::optional<LinkId> marked, QSizeF size) const;
     void drawLegend(QPainter& p, QSizeF size, TimeNs t) const;
+    struct LegendEntry
+    {
+        QString label;
+        std::optional<LinkHealth> health; // nullopt: the degraded links' dash
+        QRectF rect; // swatch and label
+    };
+    static constexpr double kLegendLinePx = 16;
+    std::vector<LegendEntry> legendLayout(QSizeF size, const QFontMetrics& fm) const;
+    void zoomToMatches();
+    int legendLines(QSizeF size) const;
+    QFont smallFont() const; // the labels' and legend's font
     void drawMatches(QPainter& p, const Layout& l) const;
     struct Bundle
     {
@@ -129,7 +140,7 @@ public:
     // Horizontal zoom (1 = the whole fabric, up to 64) keeping the canvas point at view x `anchorX` in place.
     void setZoom(double zoom, double anchorX);
     double zoom() const { return m_zoom; }
-    // Outlines the switches and hosts whose names hold `text` and pans to the first; returns how many.
+    // Outlines the switches and hosts whose names hold `text` and zooms and pans to show them; returns how many.
     int setSearch(const QString& text);
     std::optional<QPointF> nodeOnScreen(NodeId node) const;
     QString podName(int pod) const;
@@ -139,6 +150,7 @@ public:
     int hostBlockCount() const { return int(m_hostBlocks.size()); }
     void expandHostBlock(int block); // zooms until the block's hosts are boxes of their own
     std::vector<SwitchLabel> hostLabelsOnScreen() const; // as painted: host names, or the blocks' counts
+    std::vector<QRectF> legendRects() const; // the legend's entries as painted at the widget's size
 
 private:
     TimeNs now() const;

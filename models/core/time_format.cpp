@@ -27,22 +27,28 @@ std::string formatUtc(TimeNs t)
 
 std::string formatDuration(TimeNs ns)
 {
+    // One rule for every view, tooltip, hint and report: whole seconds from a minute up ("39m22s"), three
+    // significant digits below ("4.4s", "850ms"). Each unit's range ends where %.3g would round up to 1000, the
+    // point at which %g switches to "1e+03".
     char buf[64];
-    const bool neg = ns < 0;
-    const auto a = neg ? -ns : ns;
-    if (a >= 24 * 3600 * kNsPerSec) { // "243d08h53m06s": a span of months read as 5840h told nothing at a glance
-        std::snprintf(buf, sizeof buf, "%s%lldd%02lldh%02lldm%02llds", neg ? "-" : "",
-            (long long)(a / (24 * 3600 * kNsPerSec)), (long long)(a / (3600 * kNsPerSec) % 24),
-            (long long)(a / (60 * kNsPerSec) % 60), (long long)(a / kNsPerSec % 60));
-    } else if (a >= 3600 * kNsPerSec) {
-        std::snprintf(buf, sizeof buf, "%s%lldh%02lldm%02llds", neg ? "-" : "", (long long)(a / (3600 * kNsPerSec)),
-            (long long)(a / (60 * kNsPerSec) % 60), (long long)(a / kNsPerSec % 60));
-    } else if (a >= kNsPerSec) {
-        std::snprintf(buf, sizeof buf, "%s%.3gs", neg ? "-" : "", double(a) / 1e9);
-    } else if (a >= kNsPerMs) {
-        std::snprintf(buf, sizeof buf, "%s%.3gms", neg ? "-" : "", double(a) / 1e6);
+    const char* sign = ns < 0 ? "-" : "";
+    const auto a = ns < 0 ? -ns : ns;
+    if (a >= 59'500 * kNsPerMs) {
+        const long long s = (a + kNsPerSec / 2) / kNsPerSec;
+        if (s >= 24 * 3600) { // "243d08h53m06s": a span of months read as 5840h told nothing at a glance
+            std::snprintf(buf, sizeof buf, "%s%lldd%02lldh%02lldm%02llds", sign, s / 86400, s / 3600 % 24,
+                s / 60 % 60, s % 60);
+        } else if (s >= 3600) {
+            std::snprintf(buf, sizeof buf, "%s%lldh%02lldm%02llds", sign, s / 3600, s / 60 % 60, s % 60);
+        } else {
+            std::snprintf(buf, sizeof buf, "%s%lldm%02llds", sign, s / 60, s % 60);
+        }
+    } else if (a >= 999'500 * kNsPerUs) {
+        std::snprintf(buf, sizeof buf, "%s%.3gs", sign, double(a) / 1e9);
+    } else if (a >= 999'500) {
+        std::snprintf(buf, sizeof buf, "%s%.3gms", sign, double(a) / 1e6);
     } else {
-        std::snprintf(buf, sizeof buf, "%s%.3gus", neg ? "-" : "", double(a) / 1e3);
+        std::snprintf(buf, sizeof buf, "%s%.3gus", sign, double(a) / 1e3);
     }
     return buf;
 }

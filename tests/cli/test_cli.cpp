@@ -10,6 +10,7 @@
 
 #include <QImage>
 #include <QProcess>
+#include <QProcessEnvironment>
 #include <QStringList>
 #include <QSvgRenderer>
 
@@ -695,4 +696,34 @@ TEST_CASE("simulate --raw --no-flight-recorder: a folder of logs names the same 
     CHECK_THAT(analysis.out, Catch::Contains("64 ranks"));
     CHECK_THAT(analysis.out, Catch::Contains("culprit      gpu-a001 mlx5_1")); // as the dumps' analysis above
     CHECK_THAT(analysis.out, Catch::Contains("What the logs say"));
+}
+
+TEST_CASE("SIGTERM ends the window with its exercise folder removed from the temp folder", "[cli][training]")
+{
+    // #45: `kill` left /tmp/stallscope-exercise-XXXXXX behind (no destructor ran).
+    test::TempDir tmp;
+    QProcess gui;
+    auto env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    env.insert(QStringLiteral("TMPDIR"), QString::fromStdString(tmp.str()));
+    env.insert(QStringLiteral("XDG_CONFIG_HOME"), QString::fromStdString(tmp.str("config")));
+    env.insert(QStringLiteral("XDG_CACHE_HOME"), QString::fromStdString(tmp.str("cache")));
+    gui.setProcessEnvironment(env);
+    gui.start(QStringLiteral(STALLSCOPE_BINARY), { QStringLiteral("--exercise"), QStringLiteral("first-flap") });
+    REQUIRE(gui.waitForStarted(10000));
+    const auto exerciseFolders = [&] {
+        int n = 0;
+        for (const auto& e : std::filesystem::directory_iterator(tmp.str())) {
+            n += e.path().filename().string().rfind("stallscope-exercise-", 0) == 0;
+        }
+        return n;
+    };
+    for (int i = 0; i < 600 && exerciseFolders() == 0; ++i) {
+        gui.waitForFinished(100);
+    }
+    REQUIRE(exerciseFolders() == 1);
+    gui.terminate(); // SIGTERM
+    REQUIRE(gui.waitForFinished(30000));
+    CHECK(gui.exitStatus() == QProcess::NormalExit);
+    CHECK(exerciseFolders() == 0);
 }

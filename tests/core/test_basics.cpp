@@ -137,6 +137,18 @@ TEST_CASE("durations and formatting", "[core]")
     CHECK(formatDuration(3900 * kNsPerSec) == "1h05m00s");
     CHECK(formatDuration((243 * 24 + 8) * 3600 * kNsPerSec + 53 * 60 * kNsPerSec + 6 * kNsPerSec) == "243d08h53m06s");
     CHECK(formatDuration(-25 * 3600 * kNsPerSec) == "-1d01h00m00s");
+    // #45: no e-notation ("2.36e+03s", "+1.02e+03s") at any size, including where %.3g would round up to 1000
+    CHECK(formatDuration(2362 * kNsPerSec) == "39m22s");
+    CHECK(formatDuration(1022 * kNsPerSec) == "17m02s");
+    CHECK(formatDuration(4400 * kNsPerMs) == "4.4s");
+    CHECK(formatDuration(850 * kNsPerMs) == "850ms");
+    CHECK(formatDuration(999'700 * kNsPerUs) == "1s");
+    CHECK(formatDuration(999'700) == "1ms");
+    CHECK(formatDuration(59'700 * kNsPerMs) == "1m00s");
+    CHECK(formatDuration(3'599'700 * kNsPerMs) == "1h00m00s");
+    for (TimeNs ns = 1; ns < 400 * 24 * 3600 * kNsPerSec; ns = ns * 3 + 7) {
+        CHECK(formatDuration(ns).find('e') == std::string::npos);
+    }
     CHECK_FALSE(parseDuration("5x").has_value());
     CHECK_FALSE(parseDuration("2 parsecs").has_value());
     CHECK_FALSE(parseDuration("-1s").has_value());

@@ -322,6 +322,13 @@ TEST_CASE("ctrl+wheel zooms the rows, the link list filters and plots", "[widget
     links.setFilter(QStringLiteral("spine-02 leaf-r1"));
     CHECK(links.visibleCount() == 1);
     CHECK(links.degradedCount() == 0);
+    // With the analysis, the incident's culprit leads the table as "down" (#45: the list showed no state).
+    links.setFilter(QString());
+    links.setSnapshot(f.sim.snapshot, f.analysis);
+    CHECK(links.cellText(0, 3) == QStringLiteral("down"));
+    CHECK(links.cellText(1, 3) == QStringLiteral("ok"));
+    links.setFilter(QStringLiteral("down"));
+    CHECK(links.visibleCount() == 1);
 }
 
 TEST_CASE("the link list puts a degraded link first, marked, and finds it by \"degraded\"", "[widget]")
@@ -345,6 +352,13 @@ TEST_CASE("the link list puts a degraded link first, marked, and finds it by \"d
     CHECK(links.visibleCount() == 1);
     links.setFilter(QStringLiteral("leaf-r2 spine-02"));
     CHECK(links.visibleCount() == 1);
+    // #45: a table, not a bare list — the degraded link's row leads with its tier, rate and state.
+    links.setFilter(QString());
+    CHECK(links.cellText(0, 0).contains(QStringLiteral("leaf-r2")));
+    CHECK(links.cellText(0, 1) == QStringLiteral("leaf-spine"));
+    CHECK(links.cellText(0, 2).startsWith(QStringLiteral("1x")));
+    CHECK(links.cellText(0, 3) == QStringLiteral("degraded"));
+    CHECK(links.cellText(1, 3) == QStringLiteral("ok"));
 }
 
 TEST_CASE("hourly-flap at 1,024 ranks: a full-height stall band at each flap and nowhere else", "[widget][slow]")
@@ -797,10 +811,12 @@ TEST_CASE("a time range names the end's day only when it is another day", "[widg
     // A window rendered to the end of time read "2026-11-01 00:00:00.000 .. 23:47:16.854 UTC", as if one day.
     const TimeNs day = 86'400 * kNsPerSec;
     const TimeNs start = 1'793'491'200'000'000'000; // 2026-11-01 00:00:00 UTC
-    CHECK(utcRange(start, start + 90 * kNsPerSec) == "2026-11-01 00:00:00.000 .. 00:01:30.000 UTC");
-    CHECK(utcRange(start, start + 7 * day) == "2026-11-01 00:00:00.000 .. 2026-11-08 00:00:00.000 UTC");
-    CHECK(utcRange(start, std::numeric_limits<TimeNs>::max())
-        == "2026-11-01 00:00:00.000 .. 2262-04-11 23:47:16.854 UTC");
+    CHECK(utcRange(start, start + 90 * kNsPerSec) == "2026-11-01 00:00:00 .. 00:01:30 UTC");
+    CHECK(utcRange(start, start + 7 * day) == "2026-11-01 00:00:00 .. 2026-11-08 00:00:00 UTC");
+    CHECK(utcRange(start, std::numeric_limits<TimeNs>::max()) == "2026-11-01 00:00:00 .. 2262-04-11 23:47:16 UTC");
+    // #45: a 4.4 s window read "00:04 .. 00:04"; under ten seconds the ends keep their milliseconds.
+    CHECK(utcRange(start + 240 * kNsPerSec, start + 244'400 * kNsPerMs)
+        == "2026-11-01 00:04:00.000 .. 00:04:04.400 UTC");
 }
 
 TEST_CASE("both ends of a link stay visible where their counters are the same", "[widget]")
@@ -848,4 +864,27 @@ TEST_CASE("both ends of a link stay visible where their counters are the same", 
     INFO("dark: sky blue pixels " << sky << ", deep blue " << deep);
     CHECK(sky > b / 2);
     CHECK(deep < sky / 10);
+}
+
+TEST_CASE("an all-zero counter track reads 0..1 with plain labels, not 5·10⁻¹⁰", "[widget]")
+{
+    // #45: the errors track of a healthy stretch was ranged to 1e-9 and labelled in powers of ten.
+    Fixture f;
+    CounterPlotWidget plot(&f.state);
+    plot.setSnapshot(f.sim.snapshot);
+    const auto& inc = f.analysis->incidents.at(0);
+    REQUIRE(inc.culprit.has_value());
+    f.state.selectLink(inc.culprit->link);
+    f.state.setWindow({ f.sim.snapshot->job.span.start, f.sim.snapshot->job.span.start + 10 * kNsPerSec });
+    REQUIRE(inc.startNs > f.sim.snapshot->job.span.start + 10 * kNsPerSec);
+    plot.renderImage(QSize(900, 360));
+    const QStringList errors = plot.yTickLabels(1); // errors/s: no link_downed or symbol error before the flap
+    INFO(errors.join(QStringLiteral(" | ")).toStdString());
+    REQUIRE(!errors.isEmpty());
+    CHECK(errors.contains(QStringLiteral("0")));
+    CHECK(errors.contains(QStringLiteral("1")));
+    for (const auto& label : errors) {
+        CHECK_FALSE(label.contains(QChar(0x00b7))); // the "·" of "5·10⁻¹⁰"
+        CHECK_FALSE(label.contains(QLatin1Char('e')));
+    }
 }

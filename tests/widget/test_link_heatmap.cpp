@@ -7,6 +7,7 @@
 #include "link_heatmap_widget.h"
 #include "test_support.h"
 #include "theme.h"
+#include "time_ticks.h"
 #include "view/link_heatmap_model.h"
 #include "view/view_state.h"
 
@@ -186,4 +187,44 @@ TEST_CASE(
     REQUIRE(f.state.selectedLinks().size() == 1);
     CHECK(f.state.selectedLinks()[0] == f.flapper());
     CHECK(f.state.cursor() == review->flapping[0].flaps.back().timeNs());
+}
+
+TEST_CASE("the link heatmap's title range shows seconds, and milliseconds for a window of a few seconds", "[widget]")
+{
+    // #45: a 4.4 s window was titled "00:04 .. 00:04" (UTC cut to minutes); both heatmaps now use utcRange.
+    FabricFixture f(fabricDays(16, 4));
+    LinkHeatmapWidget w(&f.state);
+    w.setModel(f.model);
+    const TimeNs start = f.sim.snapshot->job.span.start + 4 * 60 * kNsPerSec;
+    f.state.setWindow({ start, start + 4'400 * kNsPerMs });
+    const QString range = QString::fromStdString(utcRange(start, start + 4'400 * kNsPerMs));
+    INFO(w.headline().toStdString());
+    CHECK(range.endsWith(QStringLiteral(":04:04.400 UTC"))); // the job starts on a whole second
+    CHECK(w.headline().contains(range));
+    CHECK(w.headline().contains(QStringLiteral("window 4.4s")));
+}
+
+TEST_CASE("with the analysis hidden the link heatmap's gutter names and marks no link that went down", "[widget]")
+{
+    // #45: in training the gutter named the flapping link in vermillion before Check.
+    FabricFixture f(fabricDays(16, 4));
+    LinkHeatmapWidget w(&f.state);
+    w.setModel(f.model);
+    w.resize(1000, 400);
+    const QRgb down = LinkHeatmapWidget::cellColor(LinkCell::Down, w.palette()).rgb();
+    const auto gutterDownPixels = [&] {
+        const QImage img = w.renderImage(QSize(1000, 400));
+        int n = 0;
+        for (int y = w.plotRect().top(); y <= w.plotRect().bottom(); ++y) {
+            for (int x = 0; x < w.plotRect().left(); ++x) {
+                n += isDown(img.pixel(x, y), down);
+            }
+        }
+        return n;
+    };
+    CHECK(gutterDownPixels() > 20);
+    w.setCulpritMarksHidden(true);
+    CHECK(gutterDownPixels() == 0);
+    w.setCulpritMarksHidden(false);
+    CHECK(gutterDownPixels() > 20);
 }

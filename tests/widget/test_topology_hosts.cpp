@@ -160,3 +160,49 @@ TEST_CASE(
         CHECK(marked > 400);
     }
 }
+
+TEST_CASE("the fabric legend wraps at a dock's width, and find zooms to a host among thousands", "[widget]")
+{
+    // #45: "normal idle congested erroring down degraded" ran off the dock's right edge, and find outlined a
+    // host on a sub-pixel sliver without zooming to it.
+    auto config = tinyConfig();
+    config.hosts = 256;
+    config.pods = 4;
+    config.spines = 4;
+    config.cores = 4;
+    config.durationNs = 30 * kNsPerSec;
+    config.faults[0].atNs = 15 * kNsPerSec;
+    const SimResult sim = simulateOrFail(config);
+    ViewState state;
+    state.setSpan(sim.snapshot->job.span);
+    TopologyWidget w(&state);
+    w.setData(sim.snapshot, std::make_shared<AnalysisResult>(analyze(*sim.snapshot)));
+    for (const int width : { 900, 260 }) {
+        w.resize(width, 400);
+        const auto legend = w.legendRects();
+        REQUIRE(legend.size() >= 5);
+        for (const auto& r : legend) {
+            CHECK(r.left() >= 0);
+            CHECK(r.right() <= width);
+            CHECK(r.bottom() <= 400);
+        }
+        const bool wrapped = legend.back().top() > legend.front().top();
+        CHECK(wrapped == (width == 260));
+    }
+    w.resize(700, 500);
+    REQUIRE(w.hostsCompact());
+    const auto& topo = sim.snapshot->topology;
+    std::optional<NodeId> host;
+    for (std::uint32_t i = 0; i < topo.nodes().size() && !host; ++i) {
+        if (sim.snapshot->str(topo.nodes()[i].host) == "gpu-a200") {
+            host = static_cast<NodeId>(i);
+        }
+    }
+    REQUIRE(host);
+    CHECK(w.setSearch(QStringLiteral("gpu-a200")) == 1);
+    CHECK_FALSE(w.hostsCompact()); // zoomed until hosts are boxes of their own
+    const auto at = w.nodeOnScreen(*host);
+    REQUIRE(at);
+    CHECK(at->x() > 100);
+    CHECK(at->x() < 600);
+}

@@ -21,6 +21,7 @@
 #include <QDockWidget>
 #include <QDoubleSpinBox>
 #include <QFile>
+#include <QLabel>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
@@ -174,4 +175,28 @@ TEST_CASE("a handed-out exercise folder opens as an exercise, its analysis hidde
     CHECK(w.analysisHidden());
     CHECK(w.incidentsPanel()->rowCount() == 0);
     CHECK(w.opened()->analysis->incidents.size() == 1);
+}
+
+TEST_CASE("a long training hint wraps in a narrow panel instead of being cut off", "[window]")
+{
+    // #45: the hint sat between the Hint and Check buttons on one line and was cut off.
+    ViewState state;
+    TrainingPanel panel(&state);
+    panel.resize(340, 700);
+    panel.show();
+    const QString text = QStringLiteral("Look at the links that went down around the first stall: one of them "
+                                        "stayed down longer than the retry budget, and its ranks stopped first.");
+    panel.showHint(1, 3, text);
+    QCoreApplication::processEvents();
+    QLabel* hint = nullptr;
+    for (auto* l : panel.findChildren<QLabel*>()) {
+        if (l->text().contains(text)) {
+            hint = l;
+        }
+    }
+    REQUIRE(hint != nullptr);
+    CHECK(hint->wordWrap());
+    CHECK(hint->geometry().right() <= panel.width());
+    CHECK(hint->height() >= hint->heightForWidth(hint->width()));
+    CHECK(hint->height() > 2 * hint->fontMetrics().height()); // several lines, all shown
 }

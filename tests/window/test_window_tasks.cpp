@@ -13,8 +13,11 @@
 #include "link_heatmap_widget.h"
 #include "link_list_panel.h"
 #include "isolated_settings.h"
+#include "load_job.h"
 #include "main_window.h"
 #include "open_dialog.h"
+#include "postmortem_render.h"
+#include "theme.h"
 #include "test_support.h"
 #include "view/review_session.h"
 #include "view/view_state.h"
@@ -22,10 +25,13 @@
 #include <catch2/catch.hpp>
 
 #include <QApplication>
+#include <QClipboard>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QInputDialog>
 #include <QLineEdit>
 #include <QMessageBox>
+#include <QPainter>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
@@ -513,4 +519,86 @@ TEST_CASE("go to a rank or a host: its ranks are selected, and a vague name asks
     CHECK_FALSE(w.goTo(QStringLiteral("99999")));
     CHECK(w.statusBar()->currentMessage().contains(QStringLiteral("no rank 99999")));
     CHECK(std::find(sel.begin(), sel.end(), 9u) != sel.end()); // a miss leaves the selection alone
+}
+
+TEST_CASE("a note names a rank only when one rank is selected, not the first of a host's ranks", "[window]")
+{
+    // #45: a note added with a host selected in the Fabric dock (its ranks 0..7) was reported as "rank 0".
+    Opened opened(jobs().a);
+    auto& w = opened.w;
+    auto* state = w.viewState();
+    const auto addNote = [&](const char* text) {
+        whenDialog<QInputDialog>([text](QInputDialog* d) {
+            d->setTextValue(QString::fromLatin1(text));
+            d->accept();
+        });
+        for (auto* a : w.findChildren<QAction*>()) {
+            if (a->shortcut() == QKeySequence(Qt::CTRL | Qt::Key_M)) {
+                a->trigger();
+            }
+        }
+    };
+    state->setCursor(state->span().start + state->span().delta() / 2);
+    state->selectRanks({ 0, 1, 2, 3, 4, 5, 6, 7 });
+    addNote("host looks slow");
+    REQUIRE(state->annotations().size() == 1);
+    CHECK_FALSE(state->annotations().back().rank.has_value());
+    state->selectRank(5);
+    addNote("rank 5 late");
+    REQUIRE(state->annotations().size() == 2);
+    CHECK(state->annotations().back().rank == std::optional<std::uint32_t>(5));
+    state->setAnnotations({}); // nothing unsaved to ask about
+}
+
+TEST_CASE("Save report writes into a new folder typed in its dialog", "[window]")
+{
+    // #45: the folder chooser refused a folder that did not exist yet.
+    Opened opened(jobs().a);
+    auto& w = opened.w;
+    test::TempDir out;
+    const auto folder = QString::fromStdString(out.str("new-report"));
+    REQUIRE_FALSE(QFileInfo::exists(folder));
+    answerSaveAs(folder);
+    for (auto* a : w.findChildren<QAction*>()) {
+        if (a->text() == QStringLiteral("Save &report…")) {
+            a->trigger();
+        }
+    }
+    CHECK(QFileInfo::exists(folder + QStringLiteral("/report.md")));
+    CHECK(QFileInfo::exists(folder + QStringLiteral("/report.html")));
+}
+
+TEST_CASE("Copy image draws the heatmap in the row order and colouring the window shows", "[window]")
+{
+    // #45: an export drew rows by rank and colour by state whatever the view showed.
+    Opened opened(jobs().a);
+    auto& w = opened.w;
+    auto* state = w.viewState();
+    w.heatmap()->setRowOrder(RowOrder::FirstStuck);
+    w.heatmap()->setMetric(HeatmapMetric::TimeInCollectives);
+    for (auto* a : w.findChildren<QAction*>()) {
+        if (a->text() == QStringLiteral("&Copy image")) {
+            a->trigger();
+        }
+    }
+    const QImage copied = QApplication::clipboard()->image().convertToFormat(QImage::Format_RGB32);
+    REQUIRE_FALSE(copied.isNull());
+    const auto render = [&](RowOrder order, HeatmapMetric metric) {
+        RenderRequest req;
+        req.incident = state->selectedIncident();
+        req.window = state->window();
+        req.size = copied.size();
+        req.dark = isDarkPalette(w.palette());
+        req.annotations = state->annotations();
+        req.rowOrder = order;
+        req.metric = metric;
+        QImage img(copied.size(), QImage::Format_RGB32);
+        QPainter p(&img);
+        const auto* o = w.opened();
+        renderComposite(p, { o->snapshot, o->analysis, o->heatmap, o->linkHeatmap, o->fabricReview }, req);
+        p.end();
+        return img;
+    };
+    CHECK(copied == render(RowOrder::FirstStuck, HeatmapMetric::TimeInCollectives));
+    CHECK(copied != render(RowOrder::Rank, HeatmapMetric::State));
 }
