@@ -557,14 +557,26 @@ QImage CounterPlotWidget::renderImage(QSize size)
     return m_plot->toPixmap(size.width(), size.height() - (m_hint->isVisible() ? m_hint->height() : 0)).toImage();
 }
 
+// A still image has nothing to click: the links' remove buttons are left out of it.
+void CounterPlotWidget::setRemoveButtonsVisible(bool on)
+{
+    for (auto* e : m_plot->findChildren<QCPTextElement*>()) {
+        if (e->property("link").isValid()) {
+            e->setTextColor(on ? palette().color(QPalette::WindowText) : Qt::transparent);
+        }
+    }
+}
+
 void CounterPlotWidget::paintInto(QPainter& p, QSize size)
 {
+    setRemoveButtonsVisible(false);
     resize(size);
     m_plot->resize(size);
     applyMargins(size.width());
     refresh();
     updateMarks();
     p.drawPixmap(0, 0, m_plot->toPixmap(size.width(), size.height()));
+    setRemoveButtonsVisible(true);
 }
 
 void CounterPlotWidget::changeEvent(QEvent* event)

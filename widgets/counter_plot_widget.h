@@ -62,6 +62,7 @@ private:
     void rebuild(); // new links: new axis rects and graphs
     void refresh(); // new window: new decimated data, replot
     void applyMargins(int viewWidth);
+    void setRemoveButtonsVisible(bool on);
     void createMarks();
     void updateMarks(); // cursor or hover moved: only the marks layer is replotted
     QString readoutAt(QCPAxisRect* rect, double key) const;

@@ -34,7 +34,7 @@ QString titleText(const RenderInputs& in, const RenderRequest& req, const Incide
     if (inc) {
         t += QStringLiteral(" — incident #%1: %2, %3 UTC, %4 stall")
                  .arg(inc->number)
-                 .arg(q(std::string(toString(inc->kind))))
+                 .arg(q(incidentLabel(*inc)))
                  .arg(q(formatUtc(inc->startNs).substr(0, 23)))
                  .arg(q(formatDuration(inc->endNs - inc->startNs)));
     } else {

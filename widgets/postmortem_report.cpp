@@ -100,7 +100,7 @@ void summary(Doc& d, const JobSnapshot& snap, const AnalysisResult& r)
 
 void incident(Doc& d, const JobSnapshot& snap, const Incident& inc, const std::string& image)
 {
-    const std::string title = "Incident " + std::to_string(inc.number) + ": " + std::string(toString(inc.kind)) + ", "
+    const std::string title = "Incident " + std::to_string(inc.number) + ": " + incidentLabel(inc) + ", "
         + formatUtc(inc.startNs) + ", " + formatDuration(inc.endNs - inc.startNs);
     const auto text = printable(incidentText(snap, inc), true);
     const auto fence = markdownFence(text);
