@@ -81,7 +81,8 @@ void findDesyncs(const JobSnapshot& snap, const Timeouts& byCollective, LogStory
 {
     for (const auto& [k, ranks] : byCollective) {
         LogDesync d { k.pg, k.seq, {} };
-        for (const auto& [rank, f] : ranks) {
+        for (const auto& [rank, fact] : ranks) {
+            const LogFact* f = fact; // a plain variable: clang 14 cannot capture a structured binding
             const auto op = snap.str(f->op);
             auto it = std::find_if(d.variants.begin(), d.variants.end(), [&](const LogDesync::Variant& v) {
                 return v.op == op && v.numelIn == f->numelIn && v.numelOut == f->numelOut;
