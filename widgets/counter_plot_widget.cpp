@@ -146,7 +146,13 @@ CounterPlotWidget::CounterPlotWidget(ViewState* state, QWidget* parent)
     setMinimumHeight(160);
 }
 
-CounterPlotWidget::~CounterPlotWidget() = default;
+CounterPlotWidget::~CounterPlotWidget()
+{
+    // The plot outlives this object's members (a child, deleted by QWidget's destructor) and sends events while
+    // it dies, after its axis rects are gone: nothing of it may reach eventFilter then.
+    m_plot->removeEventFilter(this);
+    m_marks.clear();
+}
 
 void CounterPlotWidget::setSnapshot(std::shared_ptr<const JobSnapshot> snap)
 {
@@ -178,6 +184,7 @@ void CounterPlotWidget::rebuild()
         return;
     }
     m_links = links;
+    m_marks.clear(); // their axis rects die with the layout below; events meanwhile must not reach them
     m_plot->clearItems();
     m_plot->clearGraphs();
     m_plot->plotLayout()->clear();
