@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "view/heatmap_model.h"
 
+#include "core/time_format.h"
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -366,22 +368,76 @@ std::vector<std::uint32_t> HeatmapModel::rowOrder(RowOrder order) const
         }
     };
     if (order == RowOrder::FirstStuck && !m_stalls.empty()) {
-        // When each rank arrived in the first stall: ranks stuck earliest on top.
-        const TimeNs at = m_stalls.front().start;
-        std::vector<TimeNs> arrival(rows.size(), std::numeric_limits<TimeNs>::max());
-        for (std::uint32_t r = 0; r < rows.size(); ++r) {
-            const auto& c = s.collectives[r];
-            auto i = std::upper_bound(c.enqueueNs.begin(), c.enqueueNs.end(), at) - c.enqueueNs.begin();
-            if (i > 0) {
-                const auto j = static_cast<std::size_t>(i - 1);
-                arrival[r] = c.startNs[j] != kNoTime ? c.startNs[j] : c.enqueueNs[j];
-            }
-        }
+        // Ranks stuck earliest on top.
+        const auto arrival = firstStallArrivals();
         std::stable_sort(rows.begin(), rows.end(), [&](auto a, auto b) { return arrival[a] < arrival[b]; });
         return rows;
     }
     std::sort(rows.begin(), rows.end(), [&](auto a, auto b) { return key(a) < key(b); });
     return rows;
+}
+
+std::vector<TimeNs> HeatmapModel::firstStallArrivals() const
+{
+    const auto& s = *m_snap;
+    std::vector<TimeNs> arrival(s.collectives.size(), std::numeric_limits<TimeNs>::max());
+    if (m_stalls.empty()) {
+        return arrival;
+    }
+    const TimeNs at = m_stalls.front().start;
+    for (std::size_t r = 0; r < arrival.size(); ++r) {
+        const auto& c = s.collectives[r];
+        auto i = std::upper_bound(c.enqueueNs.begin(), c.enqueueNs.end(), at) - c.enqueueNs.begin();
+        if (i > 0) {
+            const auto j = static_cast<std::size_t>(i - 1);
+            arrival[r] = c.startNs[j] != kNoTime ? c.startNs[j] : c.enqueueNs[j];
+        }
+    }
+    return arrival;
+}
+
+std::optional<HeatmapModel::FirstStuck> HeatmapModel::firstStuck() const
+{
+    if (m_stalls.empty()) {
+        return std::nullopt;
+    }
+    const auto arrival = firstStallArrivals();
+    std::vector<std::uint32_t> in;
+    for (std::uint32_t r = 0; r < arrival.size(); ++r) {
+        if (arrival[r] != std::numeric_limits<TimeNs>::max()) {
+            in.push_back(r);
+        }
+    }
+    if (in.empty()) {
+        return std::nullopt;
+    }
+    std::stable_sort(in.begin(), in.end(), [&](auto a, auto b) { return arrival[a] < arrival[b]; });
+    FirstStuck f;
+    f.first = in.front();
+    f.last = in.back();
+    f.firstNs = arrival[f.first];
+    f.lastNs = arrival[f.last];
+    f.medianNs = arrival[in[in.size() / 2]];
+    f.arrived = in.size();
+    const auto tolerance = std::max<TimeNs>(
+        kTogetherMinNs, static_cast<TimeNs>(double(m_stalls.front().delta()) * kTogetherShare));
+    f.together = f.lastNs - f.firstNs <= tolerance;
+    return f;
+}
+
+std::string HeatmapModel::explain(const FirstStuck& f)
+{
+    if (f.together) {
+        return "all " + std::to_string(f.arrived) + " ranks entered within " + formatDuration(f.lastNs - f.firstNs)
+            + ": the top row is jitter, a hint, not a culprit";
+    }
+    // The end of the order that stands apart from the bulk is the one to look at.
+    if (f.lastNs - f.medianNs >= f.medianNs - f.firstNs) {
+        return "rank " + std::to_string(f.last) + " entered " + formatDuration(f.lastNs - f.medianNs)
+            + " after most: the others waited for it";
+    }
+    return "rank " + std::to_string(f.first) + " entered first, " + formatDuration(f.medianNs - f.firstNs)
+        + " before most";
 }
 
 HeatmapModel::FramePlan HeatmapModel::plan(const TimeAxisMapping& map) const

@@ -18,6 +18,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace stallscope {
@@ -79,6 +81,21 @@ public:
     // Rank shown in each row for an order (FirstStuck: ranks that entered the first stall earliest first).
     std::vector<std::uint32_t> rowOrder(RowOrder order) const;
 
+    // What first-stuck order means for this job: when every rank entered the first stall within jitter of the
+    // others, the top row is where jitter put it, a hint and not a culprit; when one end of the order stands
+    // apart, the rank there is worth a look. Empty when there is no stall.
+    struct FirstStuck
+    {
+        std::uint32_t first = 0, last = 0; // ranks that entered earliest and latest
+        TimeNs firstNs = kNoTime, medianNs = kNoTime, lastNs = kNoTime;
+        std::size_t arrived = 0; // ranks that had entered a collective by the stall's start
+        bool together = false; // all within kTogetherShare of the stall (or kTogetherMinNs)
+    };
+    std::optional<FirstStuck> firstStuck() const;
+    static std::string explain(const FirstStuck& f); // "all 1024 ranks within 3 ms: …"
+    static constexpr double kTogetherShare = 0.1; // of the stall's length
+    static constexpr TimeNs kTogetherMinNs = 10'000'000; // 10 ms, compute jitter between ranks
+
     // Fills `out` (widthPx × heightPx, row-major) for the visible window. When there are more ranks than
     // pixel rows, each pixel row aggregates consecutive ranks of `order` (max for stalled/failed).
     void rasterize(const TimeAxisMapping& map, int heightPx, const std::vector<std::uint32_t>& order,
@@ -96,6 +113,8 @@ public:
     std::uint64_t memoryBytes() const;
 
 private:
+    // When each rank arrived in the first stall (its collective's start, else enqueue); max() for none.
+    std::vector<TimeNs> firstStallArrivals() const;
     // Per-frame plan shared by every rank: which level, and the bucket range of each pixel column.
     struct FramePlan
     {

@@ -164,3 +164,40 @@ TEST_CASE("a stall of one pod's group shows that pod stalled and the other pods 
     const auto before = raster(*plain, { inc.startNs - kNsPerSec, inc.endNs + kNsPerSec }, w, int(plain->rows()));
     CHECK(std::none_of(before.begin(), before.end(), [](const HeatCell& c) { return c.held > 0; }));
 }
+
+TEST_CASE("first-stuck order explains itself: ranks in together make its top row a hint, one late rank is named",
+    "[heatmap]")
+{
+    const auto sim = simulateOrFail(tinyConfig());
+    const auto analysis = analyze(*sim.snapshot);
+    REQUIRE_FALSE(analysis.incidents.empty());
+    const TimeRange stall { analysis.incidents[0].startNs, analysis.incidents[0].endNs };
+    const auto model = HeatmapModel::recordsOnly(sim.snapshot, { stall });
+    const auto f = model->firstStuck();
+    REQUIRE(f);
+    // A flap blocks a collective every rank was already in: who is on top is the compute jitter's choice.
+    CHECK(f->arrived == sim.snapshot->job.worldSize);
+    CHECK(f->together);
+    const auto text = HeatmapModel::explain(*f);
+    CHECK(text.find("all " + std::to_string(f->arrived) + " ranks entered within") == 0);
+    CHECK(text.find("a hint, not a culprit") != std::string::npos);
+    CHECK(model->rowOrder(RowOrder::FirstStuck).front() == f->first);
+
+    // The same job with rank 5 entering that collective 3 s after the others: it stands apart, and is named.
+    // (The records are read-only views into the snapshot's arena: rank 5's start column is copied and moved.)
+    auto late = std::make_shared<JobSnapshot>(*sim.snapshot);
+    auto& c = late->collectives[5];
+    std::vector<TimeNs> start(c.startNs.begin(), c.startNs.end());
+    const auto i = static_cast<std::size_t>(
+        std::upper_bound(c.enqueueNs.begin(), c.enqueueNs.end(), stall.start) - c.enqueueNs.begin() - 1);
+    REQUIRE(start[i] != kNoTime);
+    start[i] += 3 * kNsPerSec;
+    c.startNs = start;
+    const auto g = HeatmapModel::recordsOnly(late, { stall })->firstStuck();
+    REQUIRE(g);
+    CHECK_FALSE(g->together);
+    CHECK(g->last == 5);
+    CHECK(HeatmapModel::explain(*g).find("rank 5 entered 3") == 0);
+    CHECK(HeatmapModel::explain(*g).find("the others waited for it") != std::string::npos);
+    CHECK_FALSE(HeatmapModel::recordsOnly(sim.snapshot, {})->firstStuck()); // no stall, nothing to explain
+}
