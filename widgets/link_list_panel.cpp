@@ -3,6 +3,7 @@
 #include "plain_text.h"
 
 #include "analysis/analysis.h"
+#include "analysis/flaps.h"
 #include "core/job_snapshot.h"
 #include "view/view_state.h"
 
@@ -18,7 +19,46 @@ namespace stallscope {
 
 namespace {
 
-enum Column { kLink, kTier, kRate, kState, kColumnCount };
+enum Column { kLink, kTier, kRate, kFlaps, kState, kColumnCount };
+
+// The states in the order a sort by state shows them: trouble first.
+enum class LinkTrouble { Down, Flapping, Degraded, Erroring, Ok };
+
+QString troubleName(LinkTrouble t)
+{
+    switch (t) {
+    case LinkTrouble::Down:
+        return QObject::tr("down");
+    case LinkTrouble::Flapping:
+        return QObject::tr("flapping");
+    case LinkTrouble::Degraded:
+        return QObject::tr("degraded");
+    case LinkTrouble::Erroring:
+        return QObject::tr("erroring");
+    case LinkTrouble::Ok:
+        break;
+    }
+    return QObject::tr("ok");
+}
+
+// Sorts by a key of its own (the state's rank, a count) while showing its text.
+class KeyedItem : public QTableWidgetItem
+{
+public:
+    KeyedItem(const QString& text, int key)
+        : QTableWidgetItem(text)
+        , m_key(key)
+    {
+    }
+    bool operator<(const QTableWidgetItem& other) const override
+    {
+        const auto* o = dynamic_cast<const KeyedItem*>(&other);
+        return o ? m_key < o->m_key : QTableWidgetItem::operator<(other);
+    }
+
+private:
+    int m_key;
+};
 
 } // namespace
 
@@ -32,9 +72,10 @@ LinkListPanel::LinkListPanel(ViewState* state, QWidget* parent)
     layout->setContentsMargins(2, 2, 2, 2);
     layout->addWidget(m_filter);
     layout->addWidget(m_table, 1);
-    m_filter->setPlaceholderText(tr("Filter links (host, HCA, switch, GUID, rate, \"degraded\")…"));
+    m_filter->setPlaceholderText(tr("Filter links (host, HCA, switch, GUID, rate, \"flapping\", \"degraded\")…"));
     m_filter->setClearButtonEnabled(true);
-    m_table->setHorizontalHeaderLabels({ tr("Link"), tr("Tier"), tr("Rate"), tr("State") });
+    m_table->setHorizontalHeaderLabels({ tr("Link"), tr("Tier"), tr("Rate"), tr("Flaps"), tr("State") });
+    m_table->horizontalHeaderItem(kFlaps)->setToolTip(tr("Times the link went down in the fabric review"));
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->verticalHeader()->hide();
@@ -47,7 +88,8 @@ LinkListPanel::LinkListPanel(ViewState* state, QWidget* parent)
     });
 }
 
-void LinkListPanel::setSnapshot(std::shared_ptr<const JobSnapshot> snap, std::shared_ptr<const AnalysisResult> analysis)
+void LinkListPanel::setSnapshot(std::shared_ptr<const JobSnapshot> snap, std::shared_ptr<const AnalysisResult> analysis,
+    std::shared_ptr<const FabricReview> review)
 {
     m_table->setSortingEnabled(false);
     m_table->setRowCount(0);
@@ -69,6 +111,16 @@ void LinkListPanel::setSnapshot(std::shared_ptr<const JobSnapshot> snap, std::sh
             }
         }
     }
+    std::vector<const ReviewedLink*> flapping(topo.links().size(), nullptr), erroring(topo.links().size(), nullptr);
+    if (review) {
+        for (const auto* list : { &review->flapping, &review->erroring }) {
+            for (const auto& r : *list) {
+                if (r.link && index(*r.link) < topo.links().size()) {
+                    (list == &review->flapping ? flapping : erroring)[index(*r.link)] = &r;
+                }
+            }
+        }
+    }
     const QColor vermillion(0xd5, 0x5e, 0x00); // Okabe–Ito, as the stall band
     m_table->setRowCount(int(topo.links().size()));
     for (std::uint32_t i = 0; i < topo.links().size(); ++i) {
@@ -81,32 +133,52 @@ void LinkListPanel::setSnapshot(std::shared_ptr<const JobSnapshot> snap, std::sh
                            QString::fromStdString(d->why),
                            d->impact.empty() ? QString() : QStringLiteral("\n") + QString::fromStdString(d->impact));
         }
-        const QString state = down[i] ? tr("down") : degraded[i] ? tr("degraded") : tr("ok");
+        if (const auto* f = flapping[i]) {
+            tip += tr("\nwent down %n time(s) in the fabric review", nullptr, int(f->flaps.size()));
+        }
+        if (const auto* e = erroring[i]) {
+            tip += tr("\nretrained %1 times, %2 symbol errors, without going down").arg(e->retrains).arg(e->symbolErrors);
+        }
+        const auto trouble = down[i] ? LinkTrouble::Down
+            : flapping[i]            ? LinkTrouble::Flapping
+            : degraded[i]            ? LinkTrouble::Degraded
+            : erroring[i]            ? LinkTrouble::Erroring
+                                     : LinkTrouble::Ok;
+        const int flaps = flapping[i] ? int(flapping[i]->flaps.size()) : 0;
         const QString cells[kColumnCount] = {
             QStringLiteral("%1 p%2 ↔ %3 p%4")
                 .arg(QString::fromStdString(snap->str(topo.node(l.a.node).description)))
                 .arg(l.a.port)
                 .arg(QString::fromStdString(snap->str(topo.node(l.b.node).description)))
                 .arg(l.b.port),
-            QString::fromLatin1(tierName(topo, l).data(), qsizetype(tierName(topo, l).size())), QStringLiteral("%1x %2").arg(l.width).arg(QString::fromStdString(snap->str(l.speed))),
-            state,
+            QString::fromLatin1(tierName(topo, l).data(), qsizetype(tierName(topo, l).size())),
+            QStringLiteral("%1x %2").arg(l.width).arg(QString::fromStdString(snap->str(l.speed))),
+            review ? QString::number(flaps) : QString(),
+            troubleName(trouble),
         };
         for (int c = 0; c < kColumnCount; ++c) {
-            auto* item = new QTableWidgetItem(cells[c]);
+            // Counts sort as numbers (most flaps first when descending); states in trouble order.
+            auto* item = c == kFlaps ? new KeyedItem(cells[c], flaps)
+                : c == kState        ? new KeyedItem(cells[c], int(trouble))
+                                     : new QTableWidgetItem(cells[c]);
             item->setToolTip(plainTip(tip));
-            if (down[i] || degraded[i]) {
+            if (c == kFlaps) {
+                item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+            }
+            if (trouble != LinkTrouble::Ok) {
                 item->setForeground(vermillion);
             }
             m_table->setItem(int(i), c, item);
         }
         m_table->item(int(i), kLink)->setData(Qt::UserRole, i);
     }
-    // By state: "degraded" and "down" sort before "ok", so links in trouble lead.
+    // By state, trouble first, so links in trouble lead.
     m_table->setSortingEnabled(true);
     m_table->sortByColumn(kState, Qt::AscendingOrder);
-    m_table->resizeColumnToContents(kTier);
-    m_table->resizeColumnToContents(kRate);
-    m_table->resizeColumnToContents(kState);
+    m_table->setColumnHidden(kFlaps, !review);
+    for (const int c : { kTier, kRate, kFlaps, kState }) {
+        m_table->resizeColumnToContents(c);
+    }
     setFilter(m_filter->text());
 }
 

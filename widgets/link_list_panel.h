@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// A searchable, sortable table of the fabric's links: both ends, tier, the rate each trained at, and its state
-// from the analysis (down: an incident's culprit; degraded: below its tier's rate, docs/formats.md §5e; ok).
-// Sorted by state first, so links in trouble lead. Activating a row adds its counter plot (ViewState::selectLink).
+// A searchable, sortable table of the fabric's links: both ends, tier, the rate each trained at, how often it
+// went down, and its state from the analyses (down: an incident's culprit; flapping: went down in the fabric
+// review; degraded: below its tier's rate, docs/formats.md §5e; erroring: retrained or erred without going
+// down; ok). Sorted by state first, so links in trouble lead. Activating a row adds its counter plot (ViewState::selectLink).
 
 #include <QWidget>
 
@@ -16,6 +17,7 @@ namespace stallscope {
 
 struct JobSnapshot;
 struct AnalysisResult;
+struct FabricReview;
 class ViewState;
 
 class LinkListPanel : public QWidget
@@ -23,7 +25,8 @@ class LinkListPanel : public QWidget
     Q_OBJECT
 public:
     LinkListPanel(ViewState* state, QWidget* parent = nullptr);
-    void setSnapshot(std::shared_ptr<const JobSnapshot> snap, std::shared_ptr<const AnalysisResult> analysis = {});
+    void setSnapshot(std::shared_ptr<const JobSnapshot> snap, std::shared_ptr<const AnalysisResult> analysis = {},
+        std::shared_ptr<const FabricReview> review = {});
     void setFilter(const QString& text); // hides what does not match (the find box's text is left as it is)
     QString filterText() const;
     void setFilterText(const QString& text); // the find box's text, and the filter with it

@@ -325,8 +325,8 @@ TEST_CASE("ctrl+wheel zooms the rows, the link list filters and plots", "[widget
     // With the analysis, the incident's culprit leads the table as "down" (#45: the list showed no state).
     links.setFilter(QString());
     links.setSnapshot(f.sim.snapshot, f.analysis);
-    CHECK(links.cellText(0, 3) == QStringLiteral("down"));
-    CHECK(links.cellText(1, 3) == QStringLiteral("ok"));
+    CHECK(links.cellText(0, 4) == QStringLiteral("down"));
+    CHECK(links.cellText(1, 4) == QStringLiteral("ok"));
     links.setFilter(QStringLiteral("down"));
     CHECK(links.visibleCount() == 1);
 }
@@ -357,8 +357,8 @@ TEST_CASE("the link list puts a degraded link first, marked, and finds it by \"d
     CHECK(links.cellText(0, 0).contains(QStringLiteral("leaf-r2")));
     CHECK(links.cellText(0, 1) == QStringLiteral("leaf-spine"));
     CHECK(links.cellText(0, 2).startsWith(QStringLiteral("1x")));
-    CHECK(links.cellText(0, 3) == QStringLiteral("degraded"));
-    CHECK(links.cellText(1, 3) == QStringLiteral("ok"));
+    CHECK(links.cellText(0, 4) == QStringLiteral("degraded"));
+    CHECK(links.cellText(1, 4) == QStringLiteral("ok"));
 }
 
 TEST_CASE("hourly-flap at 1,024 ranks: a full-height stall band at each flap and nowhere else", "[widget][slow]")
