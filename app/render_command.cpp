@@ -8,10 +8,12 @@
 #include "load_job.h"
 #include "postmortem_render.h"
 #include "postmortem_report.h"
+#include "session_look.h"
 #include "view/review_session.h"
 
 #include <QString>
 
+#include <optional>
 #include <ostream>
 
 namespace stallscope::cli {
@@ -25,7 +27,9 @@ const std::vector<OptionSpec> kSpecs = {
     { "size", true, "image size WxH in pixels (default 1600x1000)" },
     { "views", true, "comma-separated subset of heatmap,counters,topology (default all)" },
     { "theme", true, "light (default) or dark" },
-    { "session", true, "a .stallscope review session whose notes to draw" },
+    { "session", true,
+        "a .stallscope review session: its notes, row order and colouring are drawn as the window\n"
+        "showed them, and its window when neither --incident nor --window is given" },
     { "fabric", false,
         "render the fabric review: link heatmap, the top flapping links' counters, topology\n"
         "(the default for data without a job; --window optional)" },
@@ -102,12 +106,30 @@ int runRender(const std::vector<std::string>& args, std::ostream& out, std::ostr
         return kExitBadInput;
     }
     req.fabric = a.has("fabric") || opened.snapshot->job.worldSize == 0;
-    if (!req.fabric && a.last("incident").empty() && a.last("window").empty()) {
+    std::optional<ReviewSession> session;
+    if (!a.last("session").empty()) {
+        auto loaded = loadSession(a.last("session"));
+        if (!loaded) {
+            err << "stallscope render: " << loaded.error().format() << '\n';
+            return kExitBadInput;
+        }
+        session = std::move(loaded.value());
+        req.annotations = session->annotations;
+        const auto look = sessionLook(*session);
+        req.rowOrder = look.rowOrder;
+        req.metric = look.metric;
+        req.linkRowOrder = look.linkOrder;
+    }
+    const bool sessionWindow = session && !session->window.isEmpty() && a.last("incident").empty()
+        && a.last("window").empty();
+    if (sessionWindow) {
+        req.window = session->window;
+    } else if (!req.fabric && a.last("incident").empty() && a.last("window").empty()) {
         err << "stallscope render: give --incident N or --window START..END (or --fabric)\n" << usage();
         return kExitUsage;
     }
-    if (req.fabric && a.last("window").empty()) {
-        // the whole span
+    if (sessionWindow || (req.fabric && a.last("window").empty())) {
+        // the session's window, or the whole span
     } else if (!a.last("incident").empty()) {
         req.incident = std::atoi(a.last("incident").c_str());
         const int n = static_cast<int>(opened.analysis->incidents.size());
@@ -123,14 +145,6 @@ int runRender(const std::vector<std::string>& args, std::ostream& out, std::ostr
             return kExitUsage;
         }
         req.window = window.value();
-    }
-    if (!a.last("session").empty()) {
-        auto session = loadSession(a.last("session"));
-        if (!session) {
-            err << "stallscope render: " << session.error().format() << '\n';
-            return kExitBadInput;
-        }
-        req.annotations = session->annotations;
     }
     const RenderInputs in { opened.snapshot, opened.analysis, opened.heatmap, opened.linkHeatmap, opened.fabricReview };
     if (auto e = renderToFile(a.last("out"), in, req); !e.empty()) {

@@ -3,6 +3,7 @@
 #include "cli_options.h"
 #include "commands.h"
 #include "stallscope_version.h"
+#include "view/review_session.h"
 #include "test_support.h"
 
 #include <catch2/catch.hpp>
@@ -726,4 +727,38 @@ TEST_CASE("SIGTERM ends the window with its exercise folder removed from the tem
     REQUIRE(gui.waitForFinished(30000));
     CHECK(gui.exitStatus() == QProcess::NormalExit);
     CHECK(exerciseFolders() == 0);
+}
+
+TEST_CASE("render --session draws the session's window, row order and colouring as the window showed them",
+    "[cli][render]")
+{
+    TempDir tmp;
+    const auto bundle = simulateTwoMinuteFlap(tmp);
+    const auto analyzed = runBinary({ "analyze", bundle, "--json" });
+    REQUIRE(analyzed.code == 0);
+    const TimeNs start = nlohmann::json::parse(analyzed.out)["job"]["start_ns"];
+    ReviewSession s;
+    s.bundlePath = bundle;
+    s.window = { start + 50 * kNsPerSec, start + 70 * kNsPerSec };
+    REQUIRE(saveSession(tmp.str("rank.stallscope"), s).empty());
+    s.rowOrder = "first-stuck";
+    REQUIRE(saveSession(tmp.str("stuck.stallscope"), s).empty());
+
+    // No --incident and no --window: the session's window is the one drawn.
+    auto r = runBinary({ "render", bundle, "--session", tmp.str("rank.stallscope"), "--out", tmp.str("s.png") });
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    const auto window = std::to_string(s.window.start) + ".." + std::to_string(s.window.end);
+    REQUIRE(runBinary({ "render", bundle, "--window", window, "--out", tmp.str("w.png") }).code == 0);
+    CHECK(readFile(tmp.path() / "s.png") == readFile(tmp.path() / "w.png"));
+    // The session's row order is drawn too: first-stuck rows are not rank rows.
+    REQUIRE(
+        runBinary({ "render", bundle, "--session", tmp.str("stuck.stallscope"), "--out", tmp.str("f.png") }).code == 0);
+    CHECK(readFile(tmp.path() / "f.png") != readFile(tmp.path() / "s.png"));
+    // An explicit window still wins over the session's.
+    REQUIRE(runBinary({ "render", bundle, "--session", tmp.str("rank.stallscope"), "--window", "10s..20s", "--out",
+                          tmp.str("e.png") })
+                .code
+        == 0);
+    CHECK(readFile(tmp.path() / "e.png") != readFile(tmp.path() / "s.png"));
 }
