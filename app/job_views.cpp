@@ -3,29 +3,14 @@
 
 #include "core/job_snapshot.h"
 #include "link_list_panel.h"
+#include "session_look.h"
 
 #include <QLineEdit>
 
-#include <array>
 
 namespace stallscope {
 
 namespace {
-
-constexpr std::array<const char*, 4> kRowOrders = { "rank", "host", "rail", "first-stuck" };
-constexpr std::array<const char*, 3> kMetrics = { "state", "time-in-collectives", "lateness" };
-constexpr std::array<const char*, 2> kLinkOrders = { "tier", "trouble-first" };
-
-template <typename E, std::size_t N>
-E byName(const std::array<const char*, N>& names, const std::string& name, E fallback)
-{
-    for (std::size_t i = 0; i < N; ++i) {
-        if (name == names[i]) {
-            return static_cast<E>(i);
-        }
-    }
-    return fallback;
-}
 
 LinkRefByPorts linkRef(const JobSnapshot& s, LinkId id)
 {
@@ -69,11 +54,17 @@ void toSession(const JobViewState& s, const JobSnapshot& snap, ReviewSession& ou
 {
     out.window = s.view.window;
     out.cursorNs = s.view.cursor;
-    out.back = s.view.back;
-    out.forward = s.view.forward;
-    out.rowOrder = kRowOrders[static_cast<std::size_t>(s.rowOrder)];
-    out.metric = kMetrics[static_cast<std::size_t>(s.metric)];
-    out.linkRowOrder = kLinkOrders[static_cast<std::size_t>(s.linkOrder)];
+    // A session keeps the history's windows; its steps' selections are the window's own business.
+    const auto windows = [](const std::vector<ViewState::Visit>& visits) {
+        std::vector<TimeRange> out;
+        for (const auto& v : visits) {
+            out.push_back(v.window);
+        }
+        return out;
+    };
+    out.back = windows(s.view.back);
+    out.forward = windows(s.view.forward);
+    writeSessionLook({ s.rowOrder, s.metric, s.linkOrder }, out);
     out.selectedIncident = s.view.incident;
     out.selectedRanks = s.view.ranks;
     out.plottedLinks.clear();
@@ -91,8 +82,6 @@ JobViewState fromSession(const ReviewSession& s, const JobSnapshot& snap)
     out.view.span = snap.job.span;
     out.view.window = s.window.isEmpty() ? snap.job.span : s.window;
     out.view.cursor = s.cursorNs;
-    out.view.back = s.back;
-    out.view.forward = s.forward;
     out.view.incident = s.selectedIncident;
     for (const auto r : s.selectedRanks) {
         if (r < snap.job.worldSize) {
@@ -107,9 +96,20 @@ JobViewState fromSession(const ReviewSession& s, const JobSnapshot& snap)
         }
     }
     out.view.annotations = s.annotations;
-    out.rowOrder = byName(kRowOrders, s.rowOrder, RowOrder::Rank);
-    out.metric = byName(kMetrics, s.metric, HeatmapMetric::State);
-    out.linkOrder = byName(kLinkOrders, s.linkRowOrder, LinkRowOrder::Tier);
+    // The saved windows come back as steps that keep the selection the session was saved with.
+    const auto visits = [&out](const std::vector<TimeRange>& windows) {
+        std::vector<ViewState::Visit> visits;
+        for (const auto& w : windows) {
+            visits.push_back({ w, out.view.cursor, out.view.ranks, out.view.incident, out.view.links });
+        }
+        return visits;
+    };
+    out.view.back = visits(s.back);
+    out.view.forward = visits(s.forward);
+    const auto look = sessionLook(s);
+    out.rowOrder = look.rowOrder;
+    out.metric = look.metric;
+    out.linkOrder = look.linkOrder;
     out.fabricFind = QString::fromStdString(s.fabricFind);
     out.linkFilter = QString::fromStdString(s.linkFilter);
     return out;

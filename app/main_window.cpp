@@ -117,6 +117,7 @@ MainWindow::MainWindow(QWidget* parent)
     m_training = new TrainingController(this, m_state, m_trainingPanel);
     createDocks();
     createMenus();
+    showEmptyStates(EmptyState::NoJob);
     statusBar()->addPermanentWidget(m_cursorLabel);
     m_alertLabel = plainLabel(this);
     m_alertLabel->setStyleSheet(QStringLiteral("QLabel { color: white; background: #d55e00; padding: 1px 6px; }"));
@@ -323,7 +324,12 @@ void MainWindow::createMenus()
         = { { tr("By &rank"), RowOrder::Rank }, { tr("By &host"), RowOrder::Host },
               { tr("By rail / &leaf"), RowOrder::Rail }, { tr("By &first stuck"), RowOrder::FirstStuck } };
     for (const auto& [label, o] : orders) {
-        auto* a = order->addAction(label, this, [this, o = o] { m_heatmap->setRowOrder(o); });
+        auto* a = order->addAction(label, this, [this, o = o] {
+            m_heatmap->setRowOrder(o);
+            if (o == RowOrder::FirstStuck && !m_heatmap->firstStuckNote().isEmpty()) {
+                statusBar()->showMessage(tr("First stuck: %1").arg(m_heatmap->firstStuckNote()), 15000);
+            }
+        });
         a->setData(int(o));
         a->setCheckable(true);
         a->setChecked(o == RowOrder::Rank);
@@ -718,7 +724,7 @@ void MainWindow::showSnapshot(const OpenedBundle& opened)
     m_counters->setStalls(analysis ? stallWindows(*analysis) : std::vector<TimeRange> {});
     m_counters->setSnapshot(opened.snapshot);
     m_topology->setData(opened.snapshot, analysis);
-    m_linkList->setSnapshot(opened.snapshot, analysis);
+    m_linkList->setSnapshot(opened.snapshot, analysis, m_analysisHidden ? nullptr : opened.fabricReview);
     m_summary->setSummary(summarize(opened.path, opened.loaded));
     m_warnings->clear();
     for (const auto& g : groupIssues(opened.warnings)) {
@@ -750,6 +756,7 @@ void MainWindow::onStage(std::shared_ptr<OpenedBundle> partial)
             m_opened.reset();
             resetJobViews(jobViews(), partial->snapshot->job.span);
             syncViewMenus();
+            showEmptyStates(EmptyState::Loading, QString::fromStdString(partial->path));
             m_incidents->setAnalysis(nullptr, nullptr);
             m_flaps->setReview(nullptr, nullptr);
         }
@@ -778,6 +785,8 @@ void MainWindow::onLoaded()
         m_progressDialog->close();
         m_progressDialog = nullptr;
     }
+    // Opened, failed or cancelled: nothing is being opened any more, whatever the views show now.
+    showEmptyStates(m_analysisHidden ? EmptyState::AnalysisHidden : EmptyState::NoJob);
     auto opened = m_watcher->result();
     if (!opened->error.empty() && (m_reloading || (m_liveTimer && m_liveTimer->isActive()))) {
         // Following: a refresh that failed (or a server with no series yet) is retried at the next tick.
@@ -872,6 +881,7 @@ std::shared_ptr<const AnalysisResult> MainWindow::shownAnalysis() const
 void MainWindow::setAnalysisHidden(bool hidden)
 {
     m_analysisHidden = hidden;
+    showEmptyStates(hidden ? EmptyState::AnalysisHidden : EmptyState::NoJob);
     for (const char* name : { "incidents", "flaps" }) {
         if (auto* d = findChild<QDockWidget*>(QString::fromLatin1(name))) {
             d->setVisible(!hidden);
@@ -945,7 +955,7 @@ void MainWindow::applyAnalysis()
     m_topology->setData(m_opened->snapshot, analysis);
     m_heatmap->setModel(m_opened->heatmap, analysis);
     m_counters->setStalls(analysis ? stallWindows(*analysis) : std::vector<TimeRange> {});
-    m_linkList->setSnapshot(m_opened->snapshot, analysis);
+    m_linkList->setSnapshot(m_opened->snapshot, analysis, m_analysisHidden ? nullptr : m_opened->fabricReview);
     m_incidents->setAnalysis(m_opened->snapshot, analysis);
     m_flaps->setReview(m_opened->snapshot, m_analysisHidden ? nullptr : m_opened->fabricReview);
     m_linkHeatmap->setCulpritMarksHidden(m_analysisHidden);
@@ -973,8 +983,14 @@ void MainWindow::closeBundle()
     }
 }
 
+void MainWindow::showEmptyStates(EmptyState state, const QString& what)
+{
+    stallscope::showEmptyStates({ m_heatmap, m_linkHeatmap, m_incidents, m_flaps }, state, what);
+}
+
 void MainWindow::closeJob()
 {
+    showEmptyStates(EmptyState::NoJob);
     m_opened.reset();
     m_sessionPath.clear();
     resetJobViews(jobViews(), { 0, 1 });
@@ -1387,7 +1403,7 @@ void MainWindow::showShortcuts()
         { "A / D, ← / →", "Pan left / right" },
         { "Ctrl+= / Ctrl+-", "Zoom in / out around the pinned cursor" },
         { "Ctrl+0", "Zoom to the whole job" },
-        { "Alt+← / Alt+→", "Back / forward through zooms" },
+        { "Alt+← / Alt+→", "Back / forward through view changes: zooms and selections" },
         { "Wheel / drag / Shift+drag", "Zoom / pan / zoom to a span, in every time view" },
         { "Ctrl+wheel", "Zoom the rank rows" },
         { "Ctrl+E / Ctrl+C", "Export the view / copy it as an image" },

@@ -8,6 +8,7 @@
 #include <QFutureWatcher>
 #include <QMainWindow>
 
+#include "empty_states.h"
 #include "job_views.h"
 #include "load_job.h"
 #include "source/prometheus_source.h"
@@ -115,6 +116,7 @@ private:
     // True when the open job's notes are saved, or the user chose to save or discard them; false: stay.
     bool confirmLeavingJob();
     JobViews jobViews() const;
+    void showEmptyStates(EmptyState state, const QString& what = {});
     void restorePreviousJob(); // a load that failed or was cancelled after its first stage was shown
     void syncViewMenus(); // the View menu's checks follow the views (a job or session sets them too)
     void updateTitle();

@@ -81,6 +81,14 @@ FlapsPanel::FlapsPanel(ViewState* state, QWidget* parent)
     setReview(nullptr, nullptr);
 }
 
+void FlapsPanel::setEmptyText(const QString& text)
+{
+    m_emptyText = text;
+    if (!m_review) {
+        m_header->setText(text);
+    }
+}
+
 void FlapsPanel::setReview(std::shared_ptr<const JobSnapshot> snap, std::shared_ptr<const FabricReview> review)
 {
     m_review = std::move(review);
@@ -88,7 +96,8 @@ void FlapsPanel::setReview(std::shared_ptr<const JobSnapshot> snap, std::shared_
     m_flapList->clear();
     m_listed = -1;
     if (!snap || !m_review) {
-        m_header->setText(tr("No fabric data open."));
+        m_review.reset();
+        m_header->setText(m_emptyText);
         return;
     }
     const auto& rv = *m_review;

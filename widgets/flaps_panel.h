@@ -27,6 +27,8 @@ class FlapsPanel : public QWidget
 public:
     FlapsPanel(ViewState* state, QWidget* parent = nullptr);
     void setReview(std::shared_ptr<const JobSnapshot> snap, std::shared_ptr<const FabricReview> review);
+    // What the panel says while it has no review: nothing open, being reviewed, or hidden until Check.
+    void setEmptyText(const QString& text);
     int rowCount() const;
     QString cellText(int row, int column) const;
     void selectRow(int row);
@@ -41,6 +43,7 @@ private:
 
     ViewState* m_state;
     QLabel* m_header;
+    QString m_emptyText; // set by its owner (the window: app/empty_states.h)
     QTableWidget* m_table;
     QListWidget* m_flapList;
     int m_listed = -1; // the flapping link whose flaps are listed

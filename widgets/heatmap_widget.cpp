@@ -51,6 +51,10 @@ void HeatmapWidget::setModel(std::shared_ptr<const HeatmapModel> model, std::sha
     m_model = std::move(model);
     m_analysis = std::move(analysis);
     m_rows = m_model ? m_model->rowOrder(m_order) : std::vector<std::uint32_t> {};
+    m_firstStuck.clear();
+    if (const auto f = m_model ? m_model->firstStuck() : std::nullopt) {
+        m_firstStuck = QString::fromStdString(HeatmapModel::explain(*f));
+    }
     m_key = {};
     m_raster = QImage(); // no placeholder from another bundle
     setVisibleRows(0, 0);
@@ -303,7 +307,7 @@ void HeatmapWidget::paintView(QPainter& p, QSize size, qreal dpr, bool async)
     const QRect plot = plotRect();
     if (!m_model) {
         p.setPen(m_palette.text);
-        p.drawText(QRect(QPoint(0, 0), size), Qt::AlignCenter, tr("Open a bundle to see every rank over time."));
+        p.drawText(QRect(QPoint(0, 0), size), Qt::AlignCenter | Qt::TextWordWrap, m_emptyText);
         return;
     }
     const QSize plotPx(
@@ -321,6 +325,9 @@ void HeatmapWidget::paintView(QPainter& p, QSize size, qreal dpr, bool async)
         p.setClipRect(plot);
         p.drawImage(target, m_raster);
         p.restore();
+    } else {
+        p.setPen(m_palette.text);
+        p.drawText(plot, Qt::AlignCenter, tr("Drawing %1 ranks…").arg(m_rows.size()));
     }
     drawAxis(p, plot, map);
     drawOverlays(p, plot, map);
@@ -329,6 +336,17 @@ void HeatmapWidget::paintView(QPainter& p, QSize size, qreal dpr, bool async)
 
 // More ranks than pixel rows: each row folds several (stalls and failures as their worst, time inside averaged);
 // the title says how many, so a thin stripe is read as the group it is.
+void HeatmapWidget::setEmptyText(const QString& text)
+{
+    m_emptyText = text;
+    update();
+}
+
+QString HeatmapWidget::firstStuckNote() const
+{
+    return m_firstStuck;
+}
+
 QString HeatmapWidget::foldNote(int plotHeightPx) const
 {
     const auto rows = m_shown.size();
@@ -372,8 +390,11 @@ void HeatmapWidget::drawAxis(QPainter& p, const QRect& plot, const TimeAxisMappi
         p.setPen(m_palette.text);
         p.drawText(QRectF(x - 60, 14, 120, 16), Qt::AlignHCenter | Qt::AlignBottom, label);
     }
-    p.drawText(QRect(6, 1, plot.right(), 14), Qt::AlignLeft | Qt::AlignTop,
-        tr("%1 — %2 ranks, rows by %3%4 — %5 (window %6, from %7 since job start)")
+    // First-stuck order says what its top row means, at the end: the window's range must not be cut off for it.
+    const QString stuck = m_order == RowOrder::FirstStuck && !m_firstStuck.isEmpty()
+        ? tr(" · first stuck: %1").arg(m_firstStuck)
+        : QString();
+    const QString title = tr("%1 — %2 ranks, rows by %3%4 — %5 (window %6, from %7 since job start)")
             .arg(QString::fromStdString(snap.job.name))
             .arg(snap.job.worldSize)
             .arg(m_order == RowOrder::Rank      ? tr("rank")
@@ -383,7 +404,9 @@ void HeatmapWidget::drawAxis(QPainter& p, const QRect& plot, const TimeAxisMappi
             .arg(foldNote(plot.height()))
             .arg(QString::fromStdString(utcRange(map.visible.start, map.visible.end)))
             .arg(QString::fromStdString(formatDuration(map.visible.delta())))
-            .arg(QString::fromStdString(formatSince(map.visible.start, snap.job.clockOriginNs))));
+            .arg(QString::fromStdString(formatSince(map.visible.start, snap.job.clockOriginNs)));
+    p.drawText(QRect(6, 1, plot.right(), 14), Qt::AlignLeft | Qt::AlignTop,
+        p.fontMetrics().elidedText(title + stuck, Qt::ElideRight, plot.right()));
     // Rank labels in the gutter, each with its host (the ruler's gutter has room for both): the rank in the text
     // colour, the host quieter before it.
     const int rows = static_cast<int>(m_shown.size());

@@ -34,6 +34,10 @@ public:
     const HeatmapModel* model() const { return m_model.get(); }
     void setRowOrder(RowOrder order);
     RowOrder rowOrder() const { return m_order; }
+    QString firstStuckNote() const; // what first-stuck order means for this job, as its title says
+    // What the view says while it has no model: nothing open, or the job's heatmap still being built.
+    void setEmptyText(const QString& text);
+    QString emptyText() const { return m_emptyText; }
     void setMetric(HeatmapMetric metric);
     HeatmapMetric metric() const { return m_metric; }
 
@@ -101,6 +105,8 @@ private:
     RowOrder m_order = RowOrder::Rank;
     HeatmapMetric m_metric = HeatmapMetric::State;
     std::vector<std::uint32_t> m_rows; // all ranks in the chosen order
+    QString m_firstStuck; // what first-stuck order means here (HeatmapModel::explain), shown in its title
+    QString m_emptyText; // set by its owner (the window: app/empty_states.h)
     std::vector<std::uint32_t> m_shown; // the visible slice of m_rows
     std::size_t m_rowFirst = 0;
     std::size_t m_rowCount = 0; // 0 = all

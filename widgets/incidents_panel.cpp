@@ -11,6 +11,7 @@
 
 #include <QHeaderView>
 #include <QSplitter>
+#include <QSignalBlocker>
 #include <QTableWidget>
 #include <QTextBrowser>
 #include <QVBoxLayout>
@@ -61,6 +62,21 @@ IncidentsPanel::IncidentsPanel(ViewState* state, QWidget* parent)
         }
     });
     connect(m_state, &ViewState::incidentSelected, this, &IncidentsPanel::showIncident);
+    // Back and forward restore a step's incident without selecting it anew (which would zoom): follow quietly.
+    connect(m_state, &ViewState::selectionChanged, this, [this] {
+        const int n = m_state->selectedIncident();
+        if (m_table->currentRow() == n - 1) {
+            return;
+        }
+        const QSignalBlocker quiet(m_table);
+        if (n == 0) {
+            m_table->clearSelection();
+            m_table->setCurrentCell(-1, -1);
+            m_detail->clear();
+        } else {
+            showIncident(n);
+        }
+    });
 }
 
 void IncidentsPanel::setAnalysis(
@@ -71,6 +87,7 @@ void IncidentsPanel::setAnalysis(
     m_table->setRowCount(0);
     m_detail->clear();
     if (!m_analysis) {
+        m_detail->setPlainText(m_emptyText);
         return;
     }
     m_table->setRowCount(static_cast<int>(m_analysis->incidents.size()));
@@ -118,9 +135,28 @@ void IncidentsPanel::setAnalysis(
                   .arg(m_analysis->incidents.size()));
 }
 
+void IncidentsPanel::setEmptyText(const QString& text)
+{
+    m_emptyText = text;
+    if (!m_analysis) {
+        m_detail->setPlainText(text);
+    }
+}
+
 int IncidentsPanel::rowCount() const
 {
     return m_table->rowCount();
+}
+
+void IncidentsPanel::selectRow(int row)
+{
+    m_table->selectRow(row);
+}
+
+int IncidentsPanel::selectedRow() const
+{
+    const auto rows = m_table->selectionModel()->selectedRows();
+    return rows.isEmpty() ? -1 : rows.first().row();
 }
 
 QString IncidentsPanel::cellText(int row, int column) const

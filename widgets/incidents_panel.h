@@ -28,6 +28,11 @@ public:
     int rowCount() const;
     QString cellText(int row, int column) const;
     QString detailText() const;
+    // What the panel says while it has no analysis: nothing open, being analysed, or hidden until Check.
+    void setEmptyText(const QString& text);
+    // The table as a person uses it: a click on a row (selects the incident), the row shown as selected (-1: none).
+    void selectRow(int row);
+    int selectedRow() const;
 
 private:
     void showIncident(int number);
@@ -35,6 +40,7 @@ private:
     ViewState* m_state;
     QTableWidget* m_table;
     QTextBrowser* m_detail; // the selected incident, structured (incident_detail.h)
+    QString m_emptyText; // set by its owner (the window: app/empty_states.h)
     std::shared_ptr<const JobSnapshot> m_snap;
     std::shared_ptr<const AnalysisResult> m_analysis;
 };

@@ -222,6 +222,12 @@ QImage LinkHeatmapWidget::renderImage(QSize size, qreal dpr)
     return img;
 }
 
+void LinkHeatmapWidget::setEmptyText(const QString& text)
+{
+    m_emptyText = text;
+    update();
+}
+
 void LinkHeatmapWidget::paintInto(QPainter& p, QSize size, qreal dpr)
 {
     p.fillRect(QRect(QPoint(0, 0), size), palette().color(QPalette::Base));
@@ -229,7 +235,7 @@ void LinkHeatmapWidget::paintInto(QPainter& p, QSize size, qreal dpr)
     if (!m_model || m_rows.empty()) {
         p.setPen(palette().color(QPalette::Text));
         p.drawText(QRect(QPoint(0, 0), size), Qt::AlignCenter,
-            m_model ? tr("No fabric links or port counters in this data.") : tr("Building the link heatmap…"));
+            m_model ? tr("No fabric links or port counters in this data.") : m_emptyText);
         return;
     }
     // One raster pixel per device pixel horizontally; rows at logical resolution (they fold anyway).

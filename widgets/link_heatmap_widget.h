@@ -31,6 +31,9 @@ public:
     // Training hides the analysis until Check: the gutter then names and marks no link that went down.
     void setCulpritMarksHidden(bool hidden);
     LinkRowOrder rowOrder() const { return m_order; }
+    // What the view says while it has no model: nothing open, or the links' heatmap still being built.
+    void setEmptyText(const QString& text);
+    QString emptyText() const { return m_emptyText; }
 
     QRect plotRect() const;
     TimeAxisMapping mapping() const;
@@ -67,6 +70,7 @@ private:
     void drawLegend(QPainter& p, const QRect& area) const;
 
     ViewState* m_state;
+    QString m_emptyText; // set by its owner (the window: app/empty_states.h)
     std::shared_ptr<const LinkHeatmapModel> m_model;
     LinkRowOrder m_order = LinkRowOrder::Tier;
     bool m_culpritMarksHidden = false;

@@ -42,7 +42,7 @@ struct ReviewSession
     std::string bundlePath; // absolute, or relative to the session file's folder
     TimeRange window;
     TimeNs cursorNs = kNoTime; // the pinned cursor
-    std::vector<TimeRange> back, forward; // zoom history, oldest first
+    std::vector<TimeRange> back, forward; // the windows of the view history (Alt+Left/Right), oldest first
     std::string rowOrder = "rank"; // rank | host | rail | first-stuck
     std::string metric = "state"; // state | time-in-collectives | lateness
     std::string linkRowOrder = "tier"; // tier | trouble-first

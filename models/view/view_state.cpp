@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "view/view_state.h"
 
+#include <QTimer>
+
 #include <algorithm>
 
 namespace stallscope {
@@ -35,9 +37,7 @@ void ViewState::setWindow(TimeRange window, bool remember)
         return;
     }
     if (remember) {
-        m_back.push_back(m_window);
-        m_forward.clear();
-        emit historyChanged();
+        this->remember(false);
     }
     m_window = w;
     emit timeWindowChanged(m_window);
@@ -61,28 +61,58 @@ void ViewState::resetZoom()
     setWindow(m_span, true);
 }
 
-void ViewState::back()
+ViewState::Visit ViewState::here() const
 {
-    if (m_back.empty()) {
+    return { m_window, m_cursor, m_ranks, m_incident, m_links };
+}
+
+// A user action is one turn of the event loop: selecting an incident zooms to it and plots its link in the same
+// turn, and Alt+Left undoes all of that at once. So a selection opens a step that later changes of the same turn
+// join; a zoom alone is a step of its own, so zooms made one after another stay one step each.
+void ViewState::remember(bool selection)
+{
+    if (m_stepOpen) {
         return;
     }
-    m_forward.push_back(m_window);
-    m_window = m_back.back();
-    m_back.pop_back();
+    m_back.push_back(here());
+    m_forward.clear();
+    if (selection) {
+        m_stepOpen = true;
+        QTimer::singleShot(0, this, [this] { m_stepOpen = false; });
+    }
+    emit historyChanged();
+}
+
+void ViewState::go(std::vector<Visit>& from, std::vector<Visit>& to)
+{
+    if (from.empty()) {
+        return;
+    }
+    to.push_back(here());
+    const Visit v = std::move(from.back());
+    from.pop_back();
+    m_stepOpen = false;
+    const bool selectionMoved = v.ranks != m_ranks || v.incident != m_incident || v.links != m_links;
+    m_window = clamp(v.window);
+    m_ranks = v.ranks;
+    m_incident = v.incident;
+    m_links = v.links;
     emit historyChanged();
     emit timeWindowChanged(m_window);
+    if (selectionMoved) {
+        emit selectionChanged(); // not incidentSelected: that zooms, and the window is the step's
+    }
+    setCursor(v.cursor);
+}
+
+void ViewState::back()
+{
+    go(m_back, m_forward);
 }
 
 void ViewState::forward()
 {
-    if (m_forward.empty()) {
-        return;
-    }
-    m_back.push_back(m_window);
-    m_window = m_forward.back();
-    m_forward.pop_back();
-    emit historyChanged();
-    emit timeWindowChanged(m_window);
+    go(m_forward, m_back);
 }
 
 void ViewState::setCursor(TimeNs t)
@@ -111,6 +141,7 @@ void ViewState::selectRanks(std::vector<std::uint32_t> ranks)
     std::sort(ranks.begin(), ranks.end());
     ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
     if (ranks != m_ranks) {
+        remember(true);
         m_ranks = std::move(ranks);
         emit selectionChanged();
     }
@@ -118,6 +149,9 @@ void ViewState::selectRanks(std::vector<std::uint32_t> ranks)
 
 void ViewState::selectIncident(int number)
 {
+    if (number != m_incident) {
+        remember(true);
+    }
     m_incident = number;
     emit incidentSelected(number);
     emit selectionChanged();
@@ -126,6 +160,7 @@ void ViewState::selectIncident(int number)
 void ViewState::selectLink(LinkId link)
 {
     if (std::find(m_links.begin(), m_links.end(), link) == m_links.end()) {
+        remember(true);
         m_links.push_back(link);
         emit selectionChanged();
     }
@@ -135,6 +170,7 @@ void ViewState::deselectLink(LinkId link)
 {
     const auto it = std::find(m_links.begin(), m_links.end(), link);
     if (it != m_links.end()) {
+        remember(true);
         m_links.erase(it);
         emit selectionChanged();
     }
@@ -143,6 +179,7 @@ void ViewState::deselectLink(LinkId link)
 void ViewState::clearLinks()
 {
     if (!m_links.empty()) {
+        remember(true);
         m_links.clear();
         emit selectionChanged();
     }
@@ -190,6 +227,7 @@ void ViewState::restore(const Saved& s)
     m_hover = kNoTime;
     m_back = s.back;
     m_forward = s.forward;
+    m_stepOpen = false;
     m_ranks = s.ranks;
     m_incident = s.incident;
     m_links = s.links;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The one view state every view subscribes to: time window, the pinned cursor and the hover time, zoom history,
-// selection and the reviewer's notes. No view keeps its own zoom. All of it belongs to the open job: a new job
+// The one view state every view subscribes to: time window, the pinned cursor and the hover time, the history of
+// view changes (Alt+Left/Right), selection and the reviewer's notes. No view keeps its own zoom. All of it belongs to the open job: a new job
 // starts from resetForJob, and save/restore carry it across a load that fails. Lives on the GUI thread; Qt Core
 // only, so the core library stays widget-free.
 
@@ -28,13 +28,26 @@ public:
     TimeRange window() const { return m_window; }
     TimeNs cursor() const { return m_cursor; }
 
-    // Sets the window (clamped to the span, at least kMinWindowNs wide) and records the previous one in
-    // the zoom history when `remember` is true.
+    // Sets the window (clamped to the span, at least kMinWindowNs wide) and records the view before it in
+    // the history when `remember` is true.
     void setWindow(TimeRange window, bool remember = true);
     void zoomIn(TimeRange window) { setWindow(window, true); }
     void zoomAround(TimeNs center, double factor); // factor < 1 zooms in
     void pan(TimeNs delta); // does not touch history
     void resetZoom();
+
+    // One step of the history: what a view change replaces. Zooms, selecting ranks, an incident or links each
+    // record the view before them; the changes one user action makes together (an incident selected, then
+    // zoomed to and its link plotted) are one step. Pans and the hover are not steps; the cursor comes back
+    // with the step it was pinned in.
+    struct Visit
+    {
+        TimeRange window;
+        TimeNs cursor = kNoTime;
+        std::vector<std::uint32_t> ranks;
+        int incident = 0;
+        std::vector<LinkId> links;
+    };
     bool canGoBack() const { return !m_back.empty(); }
     bool canGoForward() const { return !m_forward.empty(); }
     void back();
@@ -75,7 +88,7 @@ public:
     {
         TimeRange span, window;
         TimeNs cursor = kNoTime;
-        std::vector<TimeRange> back, forward;
+        std::vector<Visit> back, forward;
         std::vector<std::uint32_t> ranks;
         int incident = 0;
         std::vector<LinkId> links;
@@ -101,13 +114,17 @@ signals:
 private:
     TimeRange clamp(TimeRange w) const;
     void emitAll();
+    Visit here() const;
+    void remember(bool selection); // records the view before a change, once per user action
+    void go(std::vector<Visit>& from, std::vector<Visit>& to);
 
     TimeRange m_span { 0, 1 };
     TimeRange m_window { 0, 1 };
     TimeNs m_cursor = kNoTime;
     TimeNs m_hover = kNoTime;
     bool m_notesModified = false;
-    std::vector<TimeRange> m_back, m_forward;
+    std::vector<Visit> m_back, m_forward;
+    bool m_stepOpen = false; // a step was recorded in this turn of the event loop: later changes join it
     std::vector<std::uint32_t> m_ranks;
     int m_incident = 0;
     std::vector<LinkId> m_links;

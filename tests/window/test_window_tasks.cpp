@@ -485,6 +485,12 @@ TEST_CASE("flaps can be stepped through: a list of each flap, Enter zooms to one
     CHECK(QString::fromStdString(incidents[0].policy.recurrence) == recurrence);
     CHECK(incidents[0].policy.flapsPerDay == Approx(w.opened()->fabricReview->flapping[0].flapsPerDay));
     CHECK(w.incidentsPanel()->cellText(0, 4) == QStringLiteral("link flap"));
+    // The Links dock counts each link's flaps and leads with the link in trouble.
+    auto* links = w.linkList();
+    CHECK(links->cellText(0, 3) == QStringLiteral("2"));
+    CHECK(links->cellText(0, 4) == QStringLiteral("down"));
+    CHECK(links->cellText(1, 3) == QStringLiteral("0"));
+    CHECK(links->cellText(1, 4) == QStringLiteral("ok"));
 
     auto* state = w.viewState();
     flaps->zoomToFlap(0);
@@ -601,4 +607,101 @@ TEST_CASE("Copy image draws the heatmap in the row order and colouring the windo
     };
     CHECK(copied == render(RowOrder::FirstStuck, HeatmapMetric::TimeInCollectives));
     CHECK(copied != render(RowOrder::Rank, HeatmapMetric::State));
+}
+
+namespace {
+
+// Triggers the window's action bound to `keys`, as pressing them does.
+bool press(MainWindow& w, const QKeySequence& keys)
+{
+    for (auto* a : w.findChildren<QAction*>()) {
+        if (a->shortcut() == keys && a->isEnabled()) {
+            a->trigger();
+            QApplication::processEvents(); // the end of the user action: its history step closes
+            return true;
+        }
+    }
+    return false;
+}
+
+} // namespace
+
+TEST_CASE("Alt+Left and Alt+Right walk back and forth through every view change, not only zooms", "[window]")
+{
+    Opened opened(jobs().a);
+    auto& w = opened.w;
+    auto* state = w.viewState();
+    const auto all = state->window();
+    REQUIRE_FALSE(state->canGoBack());
+    REQUIRE(w.opened()->analysis->incidents.size() >= 1);
+
+    // One user action: the incident is selected, zoomed to and its link plotted. One step back undoes all of it.
+    w.incidentsPanel()->selectRow(0);
+    QApplication::processEvents();
+    REQUIRE(state->selectedIncident() == 1);
+    const auto incidentWindow = state->window();
+    const auto incidentLinks = state->selectedLinks();
+    REQUIRE(incidentWindow.delta() < all.delta());
+    REQUIRE_FALSE(incidentLinks.empty());
+
+    // A rank selected, then a link's plot removed: two more steps.
+    state->selectRank(5);
+    QApplication::processEvents();
+    state->deselectLink(incidentLinks.front());
+    QApplication::processEvents();
+    REQUIRE(state->selectedLinks().size() == incidentLinks.size() - 1);
+
+    REQUIRE(press(w, QKeySequence(QKeySequence::Back)));
+    CHECK(state->selectedLinks() == incidentLinks); // the removed plot is back
+    CHECK(state->selectedRanks() == std::vector<std::uint32_t> { 5 });
+    REQUIRE(press(w, QKeySequence(QKeySequence::Back)));
+    CHECK(state->selectedRanks().empty());
+    CHECK(state->window() == incidentWindow);
+    REQUIRE(press(w, QKeySequence(QKeySequence::Back)));
+    CHECK(state->window() == all); // the whole incident selection was one step
+    CHECK(state->selectedIncident() == 0);
+    CHECK(state->selectedLinks().empty());
+    CHECK(w.incidentsPanel()->selectedRow() == -1); // the panel follows without zooming again
+    CHECK_FALSE(state->canGoBack());
+
+    REQUIRE(press(w, QKeySequence(QKeySequence::Forward)));
+    CHECK(state->selectedIncident() == 1);
+    CHECK(state->window() == incidentWindow);
+    CHECK(state->selectedLinks() == incidentLinks);
+    CHECK(w.incidentsPanel()->selectedRow() == 0);
+    REQUIRE(press(w, QKeySequence(QKeySequence::Forward)));
+    CHECK(state->selectedRanks() == std::vector<std::uint32_t> { 5 });
+
+    // A new change after going back drops the steps ahead, as a browser does.
+    REQUIRE(press(w, QKeySequence(QKeySequence::Back)));
+    state->selectRank(7);
+    QApplication::processEvents();
+    CHECK_FALSE(state->canGoForward());
+}
+
+TEST_CASE("while a job opens its views say so, and with nothing open they say how to start", "[window]")
+{
+    test::IsolatedSettings settings;
+    MainWindow w;
+    w.resize(1200, 800);
+    w.show();
+    CHECK(w.heatmap()->emptyText().startsWith(QStringLiteral("Open a bundle")));
+    CHECK(w.incidentsPanel()->detailText().startsWith(QStringLiteral("Open a bundle")));
+    // At the first stage (metadata read, heatmap and analysis under way) no view asks to open a bundle.
+    QString heatmapSays, incidentsSay, linksSay;
+    QObject::connect(&w, &MainWindow::stageShown, [&] {
+        heatmapSays = w.heatmap()->emptyText();
+        incidentsSay = w.incidentsPanel()->detailText();
+        linksSay = w.linkHeatmap()->emptyText();
+    });
+    REQUIRE(open(w, jobs().a));
+    CHECK(heatmapSays.startsWith(QStringLiteral("Opening ")));
+    CHECK(heatmapSays.contains(QString::fromStdString(std::filesystem::path(jobs().a).filename().string())));
+    CHECK(incidentsSay.startsWith(QStringLiteral("Analysing")));
+    CHECK(linksSay.startsWith(QStringLiteral("Building")));
+    // Opened: the incidents are listed, and nothing says it is still opening.
+    CHECK_FALSE(w.incidentsPanel()->detailText().startsWith(QStringLiteral("Analysing")));
+    CHECK(w.heatmap()->emptyText().startsWith(QStringLiteral("Open a bundle")));
+    w.closeBundle();
+    CHECK(w.incidentsPanel()->detailText().startsWith(QStringLiteral("Open a bundle")));
 }
