@@ -34,7 +34,7 @@ const std::vector<OptionSpec> kSpecs = withPrometheusOptions({
     { "fabric", false,
         "review the fabric instead of a job: every link's flaps, their period, their price\n"
         "(the default when the data holds no job)" },
-    { "job-ranks", true, "with --fabric: price flaps for a job of N GPUs crossing the link (default 1024)" },
+    { "job-ranks", true, "with --fabric: price flaps for a job of N GPUs crossing the link (default: the job's world size, 1024 without a job)" },
     { "no-ar", false, "with --fabric: switch links have no adaptive routing (the subnet manager reroutes)" },
     { "sm-reroute", true, "with --fabric --no-ar: trap to new routes (default 5s)" },
     { "job", true,

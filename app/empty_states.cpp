@@ -5,6 +5,7 @@
 #include "heatmap_widget.h"
 #include "incidents_panel.h"
 #include "link_heatmap_widget.h"
+#include "topology_widget.h"
 
 #include <QObject>
 
@@ -25,6 +26,8 @@ void showEmptyStates(const EmptyViews& v, EmptyState state, const QString& what)
     v.flaps->setEmptyText(loading ? QObject::tr("Reviewing every link for flaps…")
             : hidden              ? QObject::tr("The fabric review is hidden until you Check your answer.")
                                   : QObject::tr("No fabric data open."));
+    v.topology->setEmptyText(loading ? QObject::tr("Reading the fabric's topology…")
+                                     : QObject::tr("Open a bundle or fabric data to see its switches and links."));
 }
 
 } // namespace stallscope

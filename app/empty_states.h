@@ -13,6 +13,7 @@ class FlapsPanel;
 class HeatmapWidget;
 class IncidentsPanel;
 class LinkHeatmapWidget;
+class TopologyWidget;
 
 enum class EmptyState { NoJob, Loading, AnalysisHidden };
 
@@ -22,6 +23,7 @@ struct EmptyViews
     LinkHeatmapWidget* linkHeatmap;
     IncidentsPanel* incidents;
     FlapsPanel* flaps;
+    TopologyWidget* topology;
 };
 
 // `what`: the job being opened (Loading), e.g. its path.

@@ -509,6 +509,8 @@ void MainWindow::startLoading(const QString& name, Loader load, bool quiet)
         connect(m_progressDialog, &QProgressDialog::canceled, this, [p = m_progress] { p->cancel(); });
         m_progressTimer->start();
         statusBar()->showMessage(tr("Opening %1").arg(name));
+        // Seen only by views with nothing to show (no job open yet): what is being opened, not "open a bundle".
+        showEmptyStates(EmptyState::Loading, name);
     }
     const std::string n = name.toStdString();
     auto progress = m_progress; // the job keeps its own reference: never a raw `this`
@@ -985,7 +987,7 @@ void MainWindow::closeBundle()
 
 void MainWindow::showEmptyStates(EmptyState state, const QString& what)
 {
-    stallscope::showEmptyStates({ m_heatmap, m_linkHeatmap, m_incidents, m_flaps }, state, what);
+    stallscope::showEmptyStates({ m_heatmap, m_linkHeatmap, m_incidents, m_flaps, m_topology }, state, what);
 }
 
 void MainWindow::closeJob()

@@ -78,6 +78,7 @@ public:
     HeatmapWidget* heatmap() const { return m_heatmap; }
     FlapsPanel* flapsPanel() const { return m_flaps; }
     LinkHeatmapWidget* linkHeatmap() const { return m_linkHeatmap; }
+    TopologyWidget* topology() const { return m_topology; }
     CounterPlotWidget* counters() const { return m_counters; }
     LinkListPanel* linkList() const { return m_linkList; }
     QLineEdit* fabricFind() const { return m_fabricFind; }

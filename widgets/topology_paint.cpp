@@ -27,7 +27,8 @@ void TopologyWidget::paintView(QPainter& p, QSizeF size, double zoom, double pan
     p.fillRect(QRectF(QPointF(0, 0), size), pal.color(QPalette::Base));
     if (!m_snap || m_snap->topology.nodes().empty()) {
         p.setPen(pal.color(QPalette::Text));
-        p.drawText(QRectF(QPointF(0, 0), size), Qt::AlignCenter, tr("No fabric topology in this bundle."));
+        p.drawText(QRectF(QPointF(0, 0), size).adjusted(8, 0, -8, 0), Qt::AlignCenter | Qt::TextWordWrap,
+            m_snap ? tr("No fabric topology in this bundle.") : m_emptyText);
         return;
     }
     p.setRenderHint(QPainter::Antialiasing, true);

@@ -102,6 +102,12 @@ TopologyWidget::TopologyWidget(ViewState* state, QWidget* parent)
     connect(m_state, &ViewState::timeWindowChanged, this, qOverload<>(&QWidget::update));
 }
 
+void TopologyWidget::setEmptyText(const QString& text)
+{
+    m_emptyText = text;
+    update();
+}
+
 void TopologyWidget::setData(std::shared_ptr<const JobSnapshot> snap, std::shared_ptr<const AnalysisResult> analysis)
 {
     m_snap = std::move(snap);

@@ -52,6 +52,9 @@ public:
     TopologyWidget(ViewState* state, QWidget* parent = nullptr);
     void setData(std::shared_ptr<const JobSnapshot> snap, std::shared_ptr<const AnalysisResult> analysis);
     std::optional<LinkId> markedLink() const; // the selected incident's culprit
+    // Shown while no job is open (set by the window: app/empty_states.h); a job without a topology says so itself.
+    void setEmptyText(const QString& text);
+    QString emptyText() const { return m_emptyText; }
     QImage renderImage(QSize size);
     void paintInto(QPainter& p, QSizeF size);
     QSize sizeHint() const override { return { 520, 360 }; }
@@ -158,6 +161,7 @@ private:
 
     ViewState* m_state;
     std::shared_ptr<const JobSnapshot> m_snap;
+    QString m_emptyText;
     std::shared_ptr<const AnalysisResult> m_analysis;
     std::unique_ptr<LinkStates> m_states;
     std::vector<NodeId> m_cores, m_spines, m_leaves; // tiers 3+ (three-tier fabrics), 2, 1

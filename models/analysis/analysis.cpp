@@ -31,7 +31,10 @@ std::string incidentLabel(const Incident& inc)
 std::string costPerDayText(const PolicyVerdict& p)
 {
     if (!p.recurrence.empty()) {
-        return p.recurrence + ": \u2248 " + formatFixed(p.costPerDayGpuHours, 1) + " GPU-h per day at that rate";
+        // Name the rate the figure assumes: with no period it is the sightings over the span, a day at least, so
+        // "once" reads "at 1 a day" rather than an unexplained daily cost.
+        return p.recurrence + ": \u2248 " + formatFixed(p.costPerDayGpuHours, 1) + " GPU-h per day at "
+            + formatFixed(p.flapsPerDay, p.flapsPerDay < 10 ? 1 : 0) + " a day";
     }
     return "if it recurs hourly: " + formatFixed(p.costPerDayIfHourlyGpuHours, 1) + " GPU-h per day";
 }

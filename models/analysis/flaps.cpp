@@ -419,9 +419,12 @@ FabricReview reviewFabric(const JobSnapshot& snap, const FabricReviewOptions& op
     FabricReview out;
     out.span = snap.job.span;
     out.options = options;
+    if (out.options.jobRanks == 0) {
+        out.options.jobRanks = snap.job.worldSize > 0 ? snap.job.worldSize : kFabricOnlyJobRanks;
+    }
     out.policy = snap.policy;
     const FabricIndex fx(snap, FabricIndex::Traffic::Skip); // flaps are read from error counters and events
-    const LinkReviewer reviewer(snap, fx, options);
+    const LinkReviewer reviewer(snap, fx, out.options);
     const auto& links = snap.topology.links();
     out.linksTotal = static_cast<std::uint32_t>(links.size());
     out.singleReadings = !snap.counters.empty()

@@ -17,9 +17,13 @@
 
 namespace stallscope {
 
+inline constexpr std::uint32_t kFabricOnlyJobRanks = 1024;
+
 struct FabricReviewOptions
 {
-    std::uint32_t jobRanks = 1024; // price each flap for a job of this many GPUs crossing the link
+    // Price each flap for a job of this many GPUs crossing the link. 0: the open job's world size, so the review
+    // and the job's incidents price a flap alike; with no job (fabric data alone) kFabricOnlyJobRanks.
+    std::uint32_t jobRanks = 0;
     // Switch-to-switch links: adaptive routing moves flows in milliseconds; without it the subnet manager's
     // reroute takes `smRerouteNs` (docs/formats.md §6b). Host links always wait for the link itself.
     bool adaptiveRouting = true;

@@ -3,6 +3,7 @@
 // flapper named with its period within 1 %, every flap counted, the one-off flap listed once without a period,
 // the retraining link listed as erroring but never as flapping, and no healthy link listed at all. The
 // recurrence fit is also checked on hand-made times (missed flaps, irregular times, the next expected flap).
+#include "analysis/analysis.h"
 #include "analysis/flaps.h"
 #include "analysis/jobs_hit.h"
 #include "import/open_job.h"
@@ -436,4 +437,42 @@ TEST_CASE("sightings are worded by one rule: once, too few to call a period, irr
     CHECK(flapsPerDay(fit, hourly.size(), { t0, t0 + 4 * hour }) == Approx(24.0));
     CHECK(flapsPerDay(std::nullopt, 2, { t0, t0 + hour }) == Approx(2.0));
     CHECK(flapsPerDay(std::nullopt, 6, { t0, t0 + 3 * 24 * hour }) == Approx(2.0));
+}
+
+TEST_CASE("with a job open the fabric review prices a flap for that job, as its incidents do", "[fabric-review]")
+{
+    auto c = *presetConfig("hourly-flap");
+    c.hosts = 8; // 64 ranks: a price for the default 1,024 GPUs would be 16 times the job's
+    c.faults[0].rank = 8 * 5 + 3; // gpu-a005 mlx5_3, 2 s down every hour
+    NullProgress progress;
+    auto sim = simulate(c, progress);
+    REQUIRE(sim);
+    const auto& snap = *sim->snapshot;
+    REQUIRE(snap.job.worldSize == 64);
+    const auto analysis = analyze(snap, AnalysisOptions {});
+    const auto review = reviewFabric(snap);
+    CHECK(review.options.jobRanks == 64);
+    const Incident* flap = nullptr;
+    for (const auto& inc : analysis.incidents) {
+        if (inc.kind == IncidentKind::LinkFlap && inc.culprit) {
+            flap = &inc;
+            break;
+        }
+    }
+    REQUIRE(flap);
+    const ReviewedLink* reviewed = nullptr;
+    for (const auto& l : review.flapping) {
+        if (l.link == flap->culprit->link) {
+            reviewed = &l;
+        }
+    }
+    REQUIRE(reviewed);
+    // The incident prices the stall it measured, the review the one its policy predicts: the same flap, the
+    // same rate, so the same GPU-h a day within the measured stall's excess over the retry period.
+    CHECK(reviewed->flapsPerDay == Approx(flap->policy.flapsPerDay).epsilon(0.01));
+    CHECK(reviewed->gpuHoursPerDay == Approx(flap->policy.costPerDayGpuHours).epsilon(0.05));
+    // Asked for another size, the review prices for that.
+    FabricReviewOptions big;
+    big.jobRanks = 1024;
+    CHECK(reviewFabric(snap, big).options.jobRanks == 1024);
 }

@@ -18,6 +18,7 @@
 #include "open_dialog.h"
 #include "postmortem_render.h"
 #include "theme.h"
+#include "topology_widget.h"
 #include "test_support.h"
 #include "view/review_session.h"
 #include "view/view_state.h"
@@ -687,18 +688,22 @@ TEST_CASE("while a job opens its views say so, and with nothing open they say ho
     w.show();
     CHECK(w.heatmap()->emptyText().startsWith(QStringLiteral("Open a bundle")));
     CHECK(w.incidentsPanel()->detailText().startsWith(QStringLiteral("Open a bundle")));
+    // With no job open the fabric view does not claim a bundle without a topology.
+    CHECK(w.topology()->emptyText().startsWith(QStringLiteral("Open a bundle")));
     // At the first stage (metadata read, heatmap and analysis under way) no view asks to open a bundle.
-    QString heatmapSays, incidentsSay, linksSay;
+    QString heatmapSays, incidentsSay, linksSay, fabricSays;
     QObject::connect(&w, &MainWindow::stageShown, [&] {
         heatmapSays = w.heatmap()->emptyText();
         incidentsSay = w.incidentsPanel()->detailText();
         linksSay = w.linkHeatmap()->emptyText();
+        fabricSays = w.topology()->emptyText();
     });
     REQUIRE(open(w, jobs().a));
     CHECK(heatmapSays.startsWith(QStringLiteral("Opening ")));
     CHECK(heatmapSays.contains(QString::fromStdString(std::filesystem::path(jobs().a).filename().string())));
     CHECK(incidentsSay.startsWith(QStringLiteral("Analysing")));
     CHECK(linksSay.startsWith(QStringLiteral("Building")));
+    CHECK(fabricSays.startsWith(QStringLiteral("Reading")));
     // Opened: the incidents are listed, and nothing says it is still opening.
     CHECK_FALSE(w.incidentsPanel()->detailText().startsWith(QStringLiteral("Analysing")));
     CHECK(w.heatmap()->emptyText().startsWith(QStringLiteral("Open a bundle")));
