@@ -19,7 +19,6 @@ namespace stallscope {
 
 namespace {
 
-enum Column { kLink, kTier, kRate, kFlaps, kState, kColumnCount };
 
 // The states in the order a sort by state shows them: trouble first.
 enum class LinkTrouble { Down, Flapping, Degraded, Erroring, Ok };
@@ -74,13 +73,14 @@ LinkListPanel::LinkListPanel(ViewState* state, QWidget* parent)
     layout->addWidget(m_table, 1);
     m_filter->setPlaceholderText(tr("Filter links (host, HCA, switch, GUID, rate, \"flapping\", \"degraded\")…"));
     m_filter->setClearButtonEnabled(true);
-    m_table->setHorizontalHeaderLabels({ tr("Link"), tr("Tier"), tr("Rate"), tr("Flaps"), tr("State") });
+    m_table->setHorizontalHeaderLabels({ tr("Link"), tr("State"), tr("Flaps"), tr("Tier"), tr("Rate") });
     m_table->horizontalHeaderItem(kFlaps)->setToolTip(tr("Times the link went down in the fabric review"));
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->verticalHeader()->hide();
-    m_table->horizontalHeader()->setSectionResizeMode(kLink, QHeaderView::Stretch);
+    m_table->horizontalHeader()->setStretchLastSection(false);
     m_table->setWordWrap(false);
+    m_table->setTextElideMode(Qt::ElideMiddle); // both ends of a link's name: the host and the switch
     connect(m_filter, &QLineEdit::textChanged, this, &LinkListPanel::setFilter);
     connect(m_table, &QTableWidget::itemActivated, this, [this](QTableWidgetItem* item) {
         const auto* first = m_table->item(item->row(), kLink);
@@ -151,10 +151,10 @@ void LinkListPanel::setSnapshot(std::shared_ptr<const JobSnapshot> snap, std::sh
                 .arg(l.a.port)
                 .arg(QString::fromStdString(snap->str(topo.node(l.b.node).description)))
                 .arg(l.b.port),
+            troubleName(trouble),
+            review ? QString::number(flaps) : QString(),
             QString::fromLatin1(tierName(topo, l).data(), qsizetype(tierName(topo, l).size())),
             QStringLiteral("%1x %2").arg(l.width).arg(QString::fromStdString(snap->str(l.speed))),
-            review ? QString::number(flaps) : QString(),
-            troubleName(trouble),
         };
         for (int c = 0; c < kColumnCount; ++c) {
             // Counts sort as numbers (most flaps first when descending); states in trouble order.
@@ -179,7 +179,26 @@ void LinkListPanel::setSnapshot(std::shared_ptr<const JobSnapshot> snap, std::sh
     for (const int c : { kTier, kRate, kFlaps, kState }) {
         m_table->resizeColumnToContents(c);
     }
+    fitColumns();
     setFilter(m_filter->text());
+}
+
+void LinkListPanel::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    fitColumns();
+}
+
+void LinkListPanel::fitColumns()
+{
+    int others = 0;
+    for (int c = 0; c < kColumnCount; ++c) {
+        if (c != kLink && !m_table->isColumnHidden(c)) {
+            others += m_table->columnWidth(c);
+        }
+    }
+    const int minimum = m_table->fontMetrics().horizontalAdvance(QStringLiteral("gpu-a000 mlx5_0 p1 ↔ leaf"));
+    m_table->setColumnWidth(kLink, std::max(minimum, m_table->viewport()->width() - others));
 }
 
 void LinkListPanel::setFilter(const QString& text)
@@ -214,6 +233,11 @@ int LinkListPanel::visibleCount() const
         n += !m_table->isRowHidden(r);
     }
     return n;
+}
+
+int LinkListPanel::columnWidth(int column) const
+{
+    return m_table->columnWidth(column);
 }
 
 QString LinkListPanel::cellText(int row, int column) const

@@ -24,6 +24,9 @@ class LinkListPanel : public QWidget
 {
     Q_OBJECT
 public:
+    // The table's columns, trouble first: a narrow dock shows a link's state and flaps before its tier and rate.
+    enum Column { kLink, kState, kFlaps, kTier, kRate, kColumnCount };
+
     LinkListPanel(ViewState* state, QWidget* parent = nullptr);
     void setSnapshot(std::shared_ptr<const JobSnapshot> snap, std::shared_ptr<const AnalysisResult> analysis = {},
         std::shared_ptr<const FabricReview> review = {});
@@ -33,8 +36,16 @@ public:
     int visibleCount() const;
     int degradedCount() const { return m_degraded; }
     QString cellText(int row, int column) const; // as sorted on screen
+    int columnWidth(int column) const; // px, as laid out
+
+protected:
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
+    // The link's name takes what the other columns leave, but never less than a readable width: in a narrow
+    // dock the tier and rate scroll off to the right rather than the name shrinking to "…".
+    void fitColumns();
+
     ViewState* m_state;
     QLineEdit* m_filter;
     QTableWidget* m_table;

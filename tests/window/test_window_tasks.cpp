@@ -488,10 +488,10 @@ TEST_CASE("flaps can be stepped through: a list of each flap, Enter zooms to one
     CHECK(w.incidentsPanel()->cellText(0, 4) == QStringLiteral("link flap"));
     // The Links dock counts each link's flaps and leads with the link in trouble.
     auto* links = w.linkList();
-    CHECK(links->cellText(0, 3) == QStringLiteral("2"));
-    CHECK(links->cellText(0, 4) == QStringLiteral("down"));
-    CHECK(links->cellText(1, 3) == QStringLiteral("0"));
-    CHECK(links->cellText(1, 4) == QStringLiteral("ok"));
+    CHECK(links->cellText(0, LinkListPanel::kFlaps) == QStringLiteral("2"));
+    CHECK(links->cellText(0, LinkListPanel::kState) == QStringLiteral("down"));
+    CHECK(links->cellText(1, LinkListPanel::kFlaps) == QStringLiteral("0"));
+    CHECK(links->cellText(1, LinkListPanel::kState) == QStringLiteral("ok"));
 
     auto* state = w.viewState();
     flaps->zoomToFlap(0);
