@@ -54,11 +54,19 @@ void toSession(const JobViewState& s, const JobSnapshot& snap, ReviewSession& ou
 {
     out.window = s.view.window;
     out.cursorNs = s.view.cursor;
-    // A session keeps the history's windows; its steps' selections are the window's own business.
-    const auto windows = [](const std::vector<ViewState::Visit>& visits) {
+    // A session keeps the history's windows; its steps' selections are the window's own business. Steps that
+    // only changed the selection leave the window as it was: kept, they would come back as Alt+Left presses
+    // that change nothing, so a window equal to its neighbour, or (at the end of either stack, next to the
+    // present) to the view's own, is dropped.
+    const auto windows = [present = s.view.window](const std::vector<ViewState::Visit>& visits) {
         std::vector<TimeRange> out;
         for (const auto& v : visits) {
-            out.push_back(v.window);
+            if (out.empty() || v.window != out.back()) {
+                out.push_back(v.window);
+            }
+        }
+        while (!out.empty() && out.back() == present) {
+            out.pop_back();
         }
         return out;
     };

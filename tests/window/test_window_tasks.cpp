@@ -678,6 +678,17 @@ TEST_CASE("Alt+Left and Alt+Right walk back and forth through every view change,
     state->selectRank(7);
     QApplication::processEvents();
     CHECK_FALSE(state->canGoForward());
+
+    // Saved, the history keeps its windows once each: steps that only changed the selection would come back
+    // from the file as Alt+Left presses that change nothing.
+    test::TempDir dir;
+    const auto file = QString::fromStdString(dir.str("steps.stallscope"));
+    answerSaveAs(file);
+    REQUIRE(w.saveSession(false));
+    const auto saved = loadSession(file.toStdString());
+    REQUIRE(saved);
+    CHECK(saved->back == std::vector<TimeRange> { all });
+    CHECK(saved->window == incidentWindow);
 }
 
 TEST_CASE("while a job opens its views say so, and with nothing open they say how to start", "[window]")
