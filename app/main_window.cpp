@@ -2,6 +2,7 @@
 #include "main_window.h"
 #include "plain_text.h"
 
+#include "analysis/incident_frame.h"
 #include "core/issue_groups.h"
 #include "core/mapped_file.h"
 #include "core/path_relation.h"
@@ -150,18 +151,13 @@ MainWindow::MainWindow(QWidget* parent)
     });
     connect(m_state, &ViewState::incidentSelected, this, [this](int n) {
         if (m_opened && shownAnalysis() && n >= 1 && n <= int(m_opened->analysis->incidents.size())) {
-            const auto& inc = m_opened->analysis->incidents[std::size_t(n - 1)];
-            const TimeNs pad = std::max<TimeNs>((inc.endNs - inc.startNs) / 2, 2 * kNsPerSec);
-            m_state->zoomIn({ inc.startNs - pad, inc.endNs + pad });
-            if (inc.culprit) {
+            const auto frame = frameIncident(m_opened->analysis->incidents[std::size_t(n - 1)]);
+            m_state->zoomIn(frame.window);
+            if (frame.link) {
                 m_state->clearLinks();
-                m_state->selectLink(inc.culprit->link); // its counters appear under the heatmap
+                m_state->selectLink(*frame.link); // its counters appear under the heatmap
             }
-            // Put the cursor where the story is: inside the outage when known, else just after the stall began.
-            const auto& c = inc.culprit;
-            m_state->setCursor(c && c->downNs != kNoTime && c->upNs != kNoTime
-                    ? c->downNs + (c->upNs - c->downNs) / 2
-                    : inc.startNs + (inc.endNs - inc.startNs) / 10);
+            m_state->setCursor(frame.cursorNs);
         }
     });
     m_progressTimer->setInterval(100);

@@ -2,6 +2,7 @@
 #include "postmortem_render.h"
 #include "time_ticks.h"
 
+#include "analysis/incident_frame.h"
 #include "core/time_format.h"
 #include "counter_plot_widget.h"
 #include "heatmap_widget.h"
@@ -241,12 +242,6 @@ void renderFabric(QPainter& p, const RenderInputs& in, const RenderRequest& req)
 
 } // namespace
 
-TimeRange incidentWindow(const Incident& inc)
-{
-    const TimeNs pad = std::max<TimeNs>((inc.endNs - inc.startNs) / 2, 2 * kNsPerSec);
-    return { inc.startNs - pad, inc.endNs + pad };
-}
-
 void renderComposite(QPainter& p, const RenderInputs& in, const RenderRequest& req)
 {
     if (req.fabric) {
@@ -262,16 +257,15 @@ void renderComposite(QPainter& p, const RenderInputs& in, const RenderRequest& r
     }
     ViewState state;
     state.setSpan(in.snapshot->job.span);
-    state.setWindow(inc && req.window.isEmpty() ? incidentWindow(*inc) : req.window);
+    state.setWindow(inc && req.window.isEmpty() ? frameIncident(*inc).window : req.window);
     state.setAnnotations(req.annotations);
     if (inc) {
+        const auto frame = frameIncident(*inc);
         state.selectIncident(inc->number);
-        if (inc->culprit) {
-            state.selectLink(inc->culprit->link);
-            const auto& c = *inc->culprit;
-            state.setCursor(
-                c.downNs != kNoTime && c.upNs != kNoTime ? c.downNs + (c.upNs - c.downNs) / 2 : inc->startNs);
+        if (frame.link) {
+            state.selectLink(*frame.link);
         }
+        state.setCursor(frame.cursorNs);
     }
     // Title.
     QFont titleFont = p.font();

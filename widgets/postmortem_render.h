@@ -49,9 +49,6 @@ struct RenderRequest
     bool fabric = false;
 };
 
-// Time window shown for an incident: the stall with margins on both sides.
-TimeRange incidentWindow(const Incident& inc);
-
 void renderComposite(QPainter& p, const RenderInputs& in, const RenderRequest& req);
 
 // Renders to `path` by extension (.png, .svg, .pdf). Returns an empty string or the reason it failed.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "training/walkthrough.h"
 
+#include "analysis/incident_frame.h"
 #include "core/time_format.h"
 
 #include <algorithm>
@@ -13,12 +14,6 @@ std::string clock(TimeNs t)
 {
     const auto s = formatUtc(t); // "2026-11-01 00:04:00.358 UTC"
     return s.size() > 23 ? s.substr(11, 12) : s;
-}
-
-TimeRange around(const Incident& inc)
-{
-    const TimeNs pad = std::max<TimeNs>((inc.endNs - inc.startNs) / 2, 2 * kNsPerSec);
-    return { inc.startNs - pad, inc.endNs + pad };
 }
 
 // The first evidence line of each kind, in time order: what a person would point at.
@@ -40,7 +35,7 @@ std::vector<const EvidenceLine*> keyEvidence(const LinkVerdict& v)
 void incidentSteps(const JobSnapshot& snap, const Incident& inc, std::vector<WalkStep>& steps)
 {
     const auto first = steps.size();
-    const auto window = around(inc);
+    const auto window = frameIncident(inc).window;
     WalkStep band { window, inc.startNs, {}, inc.suspectRanks, {} };
     band.text = "At " + clock(inc.startNs) + " " + std::to_string(inc.ranksAffected) + " ranks stopped in "
         + std::string(toString(inc.op)) + " seq " + std::to_string(inc.seq) + " for "

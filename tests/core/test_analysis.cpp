@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Analysis pieces: counter windows across saturation and resets, policy verdicts, output formats.
 #include "analysis/analysis.h"
+#include "analysis/incident_frame.h"
 #include "analysis/internal.h"
 #include "test_support.h"
 
@@ -258,4 +259,32 @@ TEST_CASE("with adaptive retransmission the cost and the what-if follow the job'
     const auto text = analysisText(*sim.snapshot, result);
     CHECK(text.find("adaptive retransmission init=10..13,ranges=13..17x2,18..20x3") != std::string::npos);
     CHECK(text.find("               ADP (24.7s)") != std::string::npos);
+}
+
+TEST_CASE("an incident is framed by one rule: half its length either side, the cursor in the outage", "[core][analysis]")
+{
+    Incident inc;
+    inc.startNs = 100 * kNsPerSec;
+    inc.endNs = 110 * kNsPerSec;
+    // No culprit: the window pads 5 s either side, the cursor a tenth of the way in, no link to plot.
+    auto f = frameIncident(inc);
+    CHECK(f.window == TimeRange { 95 * kNsPerSec, 115 * kNsPerSec });
+    CHECK(f.cursorNs == 101 * kNsPerSec);
+    CHECK_FALSE(f.link);
+    // A short stall still gets 2 s either side.
+    inc.endNs = inc.startNs + kNsPerSec;
+    CHECK(frameIncident(inc).window == TimeRange { 98 * kNsPerSec, 103 * kNsPerSec });
+    // A culprit whose down and up are known: the cursor in the middle of the outage, its link plotted.
+    LinkVerdict c;
+    c.link = static_cast<LinkId>(7);
+    c.downNs = 100 * kNsPerSec;
+    c.upNs = 102 * kNsPerSec;
+    inc.culprit = c;
+    f = frameIncident(inc);
+    CHECK(f.cursorNs == 101 * kNsPerSec);
+    REQUIRE(f.link);
+    CHECK(*f.link == static_cast<LinkId>(7));
+    // Only the down known: back to the tenth of the way in.
+    inc.culprit->upNs = kNoTime;
+    CHECK(frameIncident(inc).cursorNs == inc.startNs + kNsPerSec / 10);
 }
