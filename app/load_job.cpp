@@ -2,6 +2,7 @@
 #include "load_job.h"
 
 #include "bundle/reader.h"
+#include "core/atomic_file.h"
 
 #include <filesystem>
 #include <future>
@@ -129,6 +130,21 @@ std::string writeLinkLevels(const std::string& dir)
     }
     NullProgress quiet;
     return LinkHeatmapModel::build(snap, quiet)->save((std::filesystem::path(dir) / "link_levels.bin").string());
+}
+
+SimulationWritten writeSimulatedBundle(
+    const SimConfig& config, const SimResult& sim, const std::string& dir, const BundleWriteOptions& options)
+{
+    SimulationWritten out;
+    out.error = writeBundle(*sim.snapshot, dir, options);
+    if (!out.error.empty()) {
+        return out;
+    }
+    if (auto e = writeLinkLevels(dir); !e.empty()) {
+        out.warning = "the link heatmap's levels were not kept beside the bundle: " + e;
+    }
+    out.error = writeFileAtomic((std::filesystem::path(dir) / "truth.json").string(), truthToJson(config, sim));
+    return out;
 }
 
 } // namespace stallscope

@@ -11,6 +11,8 @@
 #include "import/open_job.h"
 #include "view/heatmap_model.h"
 #include "view/link_heatmap_model.h"
+#include "bundle/writer.h"
+#include "sim/simulator.h"
 
 #include <atomic>
 #include <functional>
@@ -71,5 +73,15 @@ OpenedBundle openWith(const std::string& name, const Loader& load, SharedProgres
 // from the bundle as it reads back, so opening it later need not read every counter first. Nothing when it has no
 // counters or link events. "" or the reason it could not be written (the bundle stays valid without it).
 std::string writeLinkLevels(const std::string& dir);
+
+// A simulation written as a bundle the way every caller needs it (simulate, the window's demo): the bundle, its
+// link levels (a failure there is only a warning: the bundle stays valid) and truth.json. `error` empty: written.
+struct SimulationWritten
+{
+    std::string error;
+    std::string warning;
+};
+SimulationWritten writeSimulatedBundle(
+    const SimConfig& config, const SimResult& sim, const std::string& dir, const BundleWriteOptions& options = {});
 
 } // namespace stallscope

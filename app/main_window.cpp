@@ -921,10 +921,7 @@ void MainWindow::openDemo()
         if (!sim) {
             return sim.error();
         }
-        if (auto err = writeBundle(*sim->snapshot, path); !err.empty()) {
-            return err;
-        }
-        return writeFileAtomic(path + "/truth.json", truthToJson(*config, sim.value()));
+        return writeSimulatedBundle(*config, sim.value(), path).error; // a levels warning: they are built on open
     }));
 }
 

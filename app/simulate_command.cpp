@@ -290,24 +290,28 @@ int runSimulate(const std::vector<std::string>& args, std::ostream& out, std::os
     raw.flightRecorder = !parsed.has("no-flight-recorder");
     raw.counters = !parsed.has("no-counters");
     const bool asRaw = parsed.has("raw");
-    if (auto e = asRaw ? writeRawFolder(*result->snapshot, dir, raw) : writeBundle(*result->snapshot, dir, options);
-        !e.empty()) {
-        err << "stallscope simulate: " << e << '\n';
-        return kExitBadInput;
+    SimulationWritten written;
+    if (asRaw) { // what a cluster leaves behind, and beside it the truth it was made from
+        written.error = writeRawFolder(*result->snapshot, dir, raw);
+        if (written.error.empty()) {
+            written.error = writeFileAtomic(
+                (std::filesystem::path(dir) / "truth.json").string(), truthToJson(*config, result.value()));
+        }
+    } else {
+        written = writeSimulatedBundle(*config, result.value(), dir, options);
     }
-    if (auto e = asRaw ? std::string() : writeLinkLevels(dir); !e.empty()) {
-        err << "warning: the link heatmap's levels were not kept beside the bundle: " << e << '\n';
+    if (!written.warning.empty()) {
+        err << "warning: " << written.warning << '\n';
+    }
+    if (!written.error.empty()) {
+        err << "stallscope simulate: " << written.error << '\n';
+        return kExitBadInput;
     }
     if (auto file = parsed.find("openmetrics")) {
         if (auto e = writeOpenMetrics(*result->snapshot, *file); !e.empty()) {
             err << "stallscope simulate: " << e << '\n';
             return kExitBadInput;
         }
-    }
-    const auto truthPath = (std::filesystem::path(dir) / "truth.json").string();
-    if (auto e = writeFileAtomic(truthPath, truthToJson(*config, result.value())); !e.empty()) {
-        err << "stallscope simulate: " << e << '\n';
-        return kExitBadInput;
     }
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (config->fabricOnly) {

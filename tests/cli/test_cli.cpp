@@ -2,6 +2,9 @@
 // CLI end to end: the real `stallscope` binary (STALLSCOPE_BINARY) and the commands as functions.
 #include "cli_options.h"
 #include "commands.h"
+#include "load_job.h"
+#include "core/atomic_file.h"
+#include "sim/config.h"
 #include "stallscope_version.h"
 #include "view/review_session.h"
 #include "test_support.h"
@@ -761,4 +764,24 @@ TEST_CASE("render --session draws the session's window, row order and colouring 
                 .code
         == 0);
     CHECK(readFile(tmp.path() / "e.png") != readFile(tmp.path() / "s.png"));
+}
+
+TEST_CASE("a simulation is written as a bundle one way, for simulate and the window's demo alike", "[cli]")
+{
+    test::TempDir out;
+    const auto dir = out.str("sim");
+    auto config = *presetConfig("small");
+    NullProgress progress;
+    auto sim = simulate(config, progress);
+    REQUIRE(sim);
+    const auto written = writeSimulatedBundle(config, sim.value(), dir);
+    CHECK(written.error.empty());
+    CHECK(written.warning.empty());
+    CHECK(std::filesystem::exists(dir + "/manifest.json"));
+    CHECK(std::filesystem::file_size(dir + "/link_levels.bin") > 64); // the demo's copy once went without
+    CHECK(std::filesystem::file_size(dir + "/truth.json") > 2);
+    // Into a path that cannot be a folder: the error says why, and no truth is left half written.
+    const auto blocked = out.str("file");
+    REQUIRE(writeFileAtomic(blocked, "x").empty());
+    CHECK_FALSE(writeSimulatedBundle(config, sim.value(), blocked + "/sim").error.empty());
 }
