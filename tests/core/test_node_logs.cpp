@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
 // A node's GPU and fabric state from the logs engineers read first (issue #41; docs/formats.md §2d, §5f): the
 // kernel's NVIDIA, NVSwitch, PCIe, segfault and nvidia-peermem lines and Fabric Manager's log, from our own golden
-// files (tests/data/node-folder/gpu-b12), as facts with host, time and line; lines no reader knows counted,
-// damaged ones warned about by file and line.
+// files (tests/data/node-folder/gpu-b12), as facts with host, time and line and as node findings with their
+// evidence; lines no reader knows counted, damaged ones warned about by file and line.
+#include "analysis/flaps.h"
+#include "analysis/node_findings.h"
 #include "core/time_format.h"
 #include "import/logs/host_log.h"
+#include "import/open_job.h"
 #include "test_support.h"
 
 #include <catch2/catch.hpp>
@@ -39,6 +42,12 @@ void checkEvent(const HostEvent& e, HostEventKind kind, const std::string& when,
     CHECK(e.device == device);
     CHECK_THAT(e.text, Catch::Contains(textHas));
     CHECK_FALSE(e.evidence.empty());
+}
+
+const NodeFinding* finding(const std::vector<NodeFinding>& all, const std::string& kind)
+{
+    const auto it = std::find_if(all.begin(), all.end(), [&](const NodeFinding& f) { return f.kind == kind; });
+    return it == all.end() ? nullptr : &*it;
 }
 
 } // namespace
@@ -107,6 +116,61 @@ TEST_CASE("fabricmanager.log: error lines are facts dated by their prefix, INFO 
     CHECK(std::all_of(ev.begin(), ev.end(), [](const HostEvent& e) { return isFabricManager(e.kind); }));
     CHECK(f.unknownLines == 0); // INFO lines, the inband message's payload line and the record's fields are read
     CHECK(f.warnings.empty());
+}
+
+TEST_CASE("a node folder of dmesg and fabricmanager.log: notes from both sources, GPU and fabric node findings",
+    "[node][node_logs]")
+{
+    auto job = openJob(testDataPath("node-folder/gpu-b12").string());
+    INFO((job ? "" : job.error().format()));
+    REQUIRE(job);
+    const auto& snap = *job->snapshot;
+    const auto fm = std::count_if(snap.notes.begin(), snap.notes.end(),
+        [&](const HostNote& n) { return snap.str(n.source) == "fabric manager"; });
+    CHECK(fm == 8);
+    const auto kernel = std::count_if(
+        snap.notes.begin(), snap.notes.end(), [&](const HostNote& n) { return snap.str(n.source) == "kernel"; });
+    CHECK(kernel == 10);
+    CHECK(std::all_of(snap.notes.begin(), snap.notes.end(), [&](const HostNote& n) {
+        return snap.str(n.host) == "gpu-b12" && n.timeNs != kNoTime && !snap.str(n.evidence).empty();
+    }));
+
+    const auto all = findNodeProblems(snap);
+    INFO(nodeFindingsText(all));
+    const auto* offBus = finding(all, "GPU fallen off the bus");
+    REQUIRE(offBus);
+    CHECK(offBus->host == "gpu-b12");
+    CHECK(offBus->portDown);
+    CHECK_THAT(offBus->text, Catch::Contains("2026-12-04 03:05:01.690") && Catch::Contains("GPU-5e1f0c2a"));
+    CHECK_THAT(offBus->evidence, Catch::Contains("dmesg.txt:17: ") && Catch::Contains("GPU has fallen off the bus."));
+    // The kernel's SXid and Fabric Manager's line say the same fatal error: one finding, a line of each.
+    const auto* fatal = finding(all, "NVSwitch fatal error");
+    REQUIRE(fatal);
+    CHECK_THAT(fatal->text, Catch::Contains("2 lines"));
+    CHECK_THAT(fatal->evidence, Catch::Contains("dmesg.txt:9: ") && Catch::Contains("; also ")
+            && Catch::Contains("fabricmanager.log:8: "));
+    const auto* pcie = finding(all, "PCIe link down");
+    REQUIRE(pcie);
+    CHECK_THAT(pcie->text, Catch::Contains("3 lines") && Catch::Contains("Card not present"));
+    CHECK_THAT(pcie->evidence, Catch::Contains("dmesg.txt:14: "));
+    for (const char* kind : { "Fabric Manager stopped", "NVSwitch trunk link failure", "NVLink training failed",
+             "NVLink down", "GPU NVLink error", "PCIe uncorrected error", "segfault in a GPU library",
+             "nvidia-peermem error", "NVSwitch non-fatal error", "Fabric Manager error", "PCIe corrected errors" }) {
+        INFO(kind);
+        CHECK(finding(all, kind));
+    }
+    const auto* segv = finding(all, "segfault in a GPU library");
+    REQUIRE(segv);
+    CHECK_THAT(segv->evidence, Catch::Contains("dmesg.txt:20: ") && Catch::Contains("libnccl.so.2"));
+    CHECK_FALSE(segv->portDown);
+    // Worst first: the GPU off the bus leads the host's findings, corrected PCIe errors come last.
+    CHECK(all.front().kind == "GPU fallen off the bus");
+    CHECK(all.back().kind == "PCIe corrected errors");
+    CHECK(std::none_of(all.begin(), all.end(), [](const NodeFinding& f) { return f.kind == "GPU Xid"; }));
+    // No node tool describes this host, yet its review is not quiet: a GPU and a switch are out of service.
+    const auto review = reviewFabric(snap);
+    CHECK_THAT(fabricReviewText(snap, review), Catch::Contains("Not quiet") && !Catch::Contains("\nQuiet:"));
+    CHECK_THAT(fabricReviewJson(snap, review), Catch::Contains("\"GPU fallen off the bus\""));
 }
 
 TEST_CASE("host logs keep what they cannot read: other lines counted, cut lines warned by file and line",
