@@ -107,7 +107,7 @@ TEST_CASE("fabricmanager.log: error lines are facts dated by their prefix, INFO 
     checkEvent(ev[2], HostEventKind::FmTrunkLink, "2026-12-04 03:04:55.000 UTC", 9, "", "Trunk port failure");
     // The record's field lines name the GPU and its port.
     checkEvent(ev[3], HostEventKind::FmGpuNvlink, "2026-12-04 03:04:56.000 UTC", 10, "GPU 0x7c2a91f00d3e5b10",
-        "GPU NVL Fatal error on : gpuGuid 0x7c2a91f00d3e5b10 port 11");
+        "GPU NVL Fatal error on GPU 0x7c2a91f00d3e5b10 port 11");
     checkEvent(ev[4], HostEventKind::FmNvlinkTraining, "2026-12-04 03:04:57.000 UTC", 19, "", "NVLink training failed");
     // Line 20, a WARNING about a slow query, names no failure: read, no fact.
     checkEvent(ev[5], HostEventKind::FmNvlinkDown, "2026-12-04 03:04:58.000 UTC", 21, "", "NVLink 11 is down");

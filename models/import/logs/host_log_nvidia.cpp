@@ -327,13 +327,17 @@ void fabricManagerField(std::string_view line, HostEvent& record)
     }
     s.skipSpaces();
     const auto value = s.word();
-    if (value.empty() || record.text.size() > 200) {
+    if (value.empty() || record.text.size() > 200 || (key != "gpuGuid" && key != "portNum")) {
         return;
+    }
+    // "… GPU NVL Fatal error on :" says its subject on the lines after: "… error on GPU 0x… port 11".
+    if (record.text.ends_with(" :")) {
+        record.text.resize(record.text.size() - 2);
     }
     if (key == "gpuGuid") {
         record.device = "GPU " + std::string(value.substr(0, 20));
-        record.text += " gpuGuid " + std::string(value.substr(0, 20));
-    } else if (key == "portNum") {
+        record.text += " " + record.device;
+    } else {
         record.text += " port " + std::string(value.substr(0, 8));
     }
 }
