@@ -358,8 +358,9 @@ public:
             return;
         }
         if (prefix == Prefix::None && startsLikeFmHead(body)) {
-            warn(lineNo, "a Fabric Manager line whose \"[Mon DD YYYY HH:MM:SS] [LEVEL] [tid N]\" prefix is cut or "
-                         "damaged: not read");
+            if (m_cutFm.size() < kMaxRemembered) {
+                m_cutFm.push_back(lineNo); // a warning once the file shows it is Fabric Manager's (finish)
+            }
             unknown(lineNo, line);
             return;
         }
@@ -376,6 +377,16 @@ public:
             return;
         }
         unknown(lineNo, line);
+    }
+
+    // After the last line: the cut Fabric Manager prefixes are warnings in a file that holds Fabric Manager's
+    // lines; elsewhere (a rank log whose own lines start "[Jun 1 …") they are only lines nobody reads.
+    void finish()
+    {
+        for (const auto lineNo : m_sawFm ? m_cutFm : std::vector<std::int64_t> {}) {
+            warn(lineNo, "a Fabric Manager line whose \"[Mon DD YYYY HH:MM:SS] [LEVEL] [tid N]\" prefix is cut or "
+                         "damaged: not read");
+        }
     }
 
 private:
@@ -431,6 +442,7 @@ private:
     // Fabric Manager line starts a record whose field lines follow it.
     void fabricManagerLine(std::string_view level, std::string_view msg, HostEvent& e)
     {
+        m_sawFm = true;
         m_inFmRecord = true;
         m_record.reset();
         if (host_log::fabricManagerFact(level, msg, e)) {
@@ -646,7 +658,9 @@ private:
     const LogClock& m_clock;
     const std::string& m_fileHost;
     HostLogFacts& m_f;
+    bool m_sawFm = false; // some line carried Fabric Manager's prefix
     bool m_inFmRecord = false; // the last prefixed line was Fabric Manager's: unprefixed lines are its fields
+    std::vector<std::int64_t> m_cutFm; // lines that start as Fabric Manager's prefix and are cut
     std::optional<std::size_t> m_record; // the GPU NVLink error whose field lines may follow
     std::set<std::string> m_offBusXid; // GPUs an Xid 79 named (pciName)
     std::map<std::string, std::string> m_uuids; // GPU (pciName) → "GPU-…" from "NVRM: GPU at PCI:…: GPU-…"
@@ -684,6 +698,7 @@ Result<HostLogFacts> parseHostLog(
     HostLogFacts f;
     HostLogReader reader(file, clock, fileHost, f);
     readLines(text, file, f.warnings, [&](const std::string& line, std::int64_t lineNo) { reader.line(line, lineNo); });
+    reader.finish();
     if (f.events.empty()) {
         return LoadIssue { file, 0, -1, "no Slurm task fate, kernel link, GPU, NVSwitch or PCIe event or Fabric Manager error found" };
     }

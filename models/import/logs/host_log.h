@@ -34,6 +34,7 @@ enum class HostEventKind {
     PcieLinkDown, // kernel: pciehp "Slot(3): Link Down" / "Card not present", AER's "Surprise Down Error"
     LibSegfault, // kernel: "python[1234]: segfault at 0 ip ... error 4 in libnccl.so.2[7f...+...]" (NCCL, CUDA)
     PeermemError, // kernel: "nvidia-peermem nv_get_p2p_free_callback:127 ERROR detected invalid context, ..."
+    // Fabric Manager's kinds stay together, from FmNvSwitchFatal to FmError: isFabricManager compares the range.
     FmNvSwitchFatal, // Fabric Manager: "detected NVSwitch fatal error 20034 on fid 0 on NVSwitch pci bus id ..."
     FmNvSwitchNonFatal, // Fabric Manager: "detected NVSwitch non-fatal error 12028 on fid 0 ..."
     FmGpuNvlink, // Fabric Manager: "Fabric Manager detected GPU NVL Fatal error on :" and its field lines
