@@ -255,8 +255,8 @@ constexpr GpuRule kGpuRules[] = {
         "an NVSwitch reported a fatal error: NVLink traffic through it stalls until the switch and its GPUs reset" },
     { "Fabric Manager stopped", "Fabric Manager stopped", true,
         "Fabric Manager exited: new NVLink peer-to-peer setups and multicast (NVLS) fail on this node" },
-    { "PCIe link down", "PCIe link down", true, "a PCIe link went down (Surprise Down, hot-plug Link Down or Card "
-                                                 "not present): the device behind it is gone" },
+    { "PCIe link down", "PCIe link down", true,
+        "a PCIe link went down (Surprise Down, hot-plug Link Down, Card not present): the device behind it is gone" },
     { "trunk link failure", "NVSwitch trunk link failure", true,
         "a link between NVSwitches failed: the partitions using that trunk lose bandwidth or stall" },
     { "NVLink training failed", "NVLink training failed", true, "an NVLink did not train: the GPU runs without it" },
@@ -337,8 +337,8 @@ void gpuFindings(const JobSnapshot& snap, std::vector<NodeFinding>& out)
             evidence += "; also " + noteEvidence(snap, *seen.otherSource);
         }
         out.push_back({ key.first, "", std::string(seen.rule->finding),
-            std::string(seen.rule->means) + " — " + std::to_string(seen.count) + " line"
-                + (seen.count > 1 ? "s" : "") + ", the last" + when + ": " + snap.str(last.text),
+            std::string(seen.rule->means) + " — " + std::to_string(seen.count) + " line" + (seen.count > 1 ? "s" : "")
+                + ", the last" + when + ": " + snap.str(last.text),
             evidence, seen.rule->down });
     }
 }
@@ -364,11 +364,11 @@ int severity(const NodeFinding& f)
 {
     static const std::vector<std::string> kOrder = { "GPU fallen off the bus", "NVSwitch fatal error",
         "Fabric Manager stopped", "PCIe link down", "HCA vanished", "port down", "port disabled", "no subnet manager",
-        "port not activated", "NVSwitch trunk link failure", "NVLink training failed", "NVLink down",
-        "link_downed", "port flapping", "error counters", "HCA missing from a source", "kernel link down",
-        "kernel port module event", "GPU NVLink error", "PCIe uncorrected error", "segfault in a GPU library",
-        "nvidia-peermem error", "NVSwitch non-fatal error", "Fabric Manager error", "below its tier", "mixed rates",
-        "mixed link layers", "PCIe corrected errors" };
+        "port not activated", "NVSwitch trunk link failure", "NVLink training failed", "NVLink down", "link_downed",
+        "port flapping", "error counters", "HCA missing from a source", "kernel link down", "kernel port module event",
+        "GPU NVLink error", "PCIe uncorrected error", "segfault in a GPU library", "nvidia-peermem error",
+        "NVSwitch non-fatal error", "Fabric Manager error", "below its tier", "mixed rates", "mixed link layers",
+        "PCIe corrected errors" };
     const auto it = std::find(kOrder.begin(), kOrder.end(), f.kind);
     return static_cast<int>(it - kOrder.begin());
 }

@@ -73,12 +73,13 @@ TEST_CASE("dmesg: SXids, AER, hot-plug link downs, a GPU off the bus without an 
     checkEvent(ev[4], HostEventKind::PcieLinkDown, "2026-12-04 03:05:01.440 UTC", 12, "0000:c0:03.1", "Surprise Down");
     checkEvent(ev[5], HostEventKind::PcieLinkDown, "2026-12-04 03:05:01.512 UTC", 13, "0000:c0:03.1",
         "pciehp slot 17: Link Down");
-    checkEvent(ev[6], HostEventKind::PcieLinkDown, "2026-12-04 03:05:01.512 UTC", 14, "0000:c0:03.1",
-        "Card not present");
+    checkEvent(
+        ev[6], HostEventKind::PcieLinkDown, "2026-12-04 03:05:01.512 UTC", 14, "0000:c0:03.1", "Card not present");
     // No Xid line before it: the driver's own line is the fact, with the UUID "NVRM: GPU at" gave.
     checkEvent(ev[7], HostEventKind::GpuOffBus, "2026-12-04 03:05:01.690 UTC", 17, "0000:c1:00.0",
         "GPU has fallen off the bus (GPU-5e1f0c2a-77b3-4d90-a1c8-0b9e3d2f6a41)");
-    checkEvent(ev[8], HostEventKind::PeermemError, "2026-12-04 03:05:03.100 UTC", 19, "", "ERROR detected invalid context");
+    checkEvent(
+        ev[8], HostEventKind::PeermemError, "2026-12-04 03:05:03.100 UTC", 19, "", "ERROR detected invalid context");
     checkEvent(ev[9], HostEventKind::LibSegfault, "2026-12-04 03:05:07.881 UTC", 20, "libnccl.so.2",
         "pt_main_thread[48213] segfault in libnccl.so.2 (error 4)");
     CHECK(ev[9].code == 48213);
@@ -147,8 +148,8 @@ TEST_CASE("a node folder of dmesg and fabricmanager.log: notes from both sources
     const auto* fatal = finding(all, "NVSwitch fatal error");
     REQUIRE(fatal);
     CHECK_THAT(fatal->text, Catch::Contains("2 lines"));
-    CHECK_THAT(fatal->evidence, Catch::Contains("dmesg.txt:9: ") && Catch::Contains("; also ")
-            && Catch::Contains("fabricmanager.log:8: "));
+    CHECK_THAT(fatal->evidence,
+        Catch::Contains("dmesg.txt:9: ") && Catch::Contains("; also ") && Catch::Contains("fabricmanager.log:8: "));
     const auto* pcie = finding(all, "PCIe link down");
     REQUIRE(pcie);
     CHECK_THAT(pcie->text, Catch::Contains("3 lines") && Catch::Contains("Card not present"));
@@ -173,8 +174,8 @@ TEST_CASE("a node folder of dmesg and fabricmanager.log: notes from both sources
     CHECK_THAT(fabricReviewJson(snap, review), Catch::Contains("\"GPU fallen off the bus\""));
 }
 
-TEST_CASE("host logs keep what they cannot read: other lines counted, cut lines warned by file and line",
-    "[node][node_logs]")
+TEST_CASE(
+    "host logs keep what they cannot read: other lines counted, cut lines warned by file and line", "[node][node_logs]")
 {
     LogClock clock;
     clock.year = 2026;
@@ -223,7 +224,8 @@ TEST_CASE("host logs keep what they cannot read: other lines counted, cut lines 
 TEST_CASE("Fabric Manager's log is recognised by its prefix, not its words", "[node][node_logs]")
 {
     // A line that only starts like the prefix, in a log with no Fabric Manager line: counted, no warning.
-    const auto other = parseHostLog("job.out", "[Jun 1 step 20] loss 0.5\nsrun: error: gpu-b1: task 3: Killed\n", LogClock {});
+    const auto other
+        = parseHostLog("job.out", "[Jun 1 step 20] loss 0.5\nsrun: error: gpu-b1: task 3: Killed\n", LogClock {});
     REQUIRE(other.ok());
     CHECK(other->warnings.empty());
     CHECK(other->unknownLines == 1);

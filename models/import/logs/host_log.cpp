@@ -5,8 +5,8 @@
 // wordings are in host_log_nvidia.cpp.
 #include "import/logs/host_log.h"
 #include "import/common/line_scan.h"
-#include "import/logs/host_log_lines.h"
 #include "import/common/text_lines.h"
+#include "import/logs/host_log_lines.h"
 
 #include "core/checked_math.h"
 #include "core/time_format.h"
@@ -383,9 +383,12 @@ public:
     // lines; elsewhere (a rank log whose own lines start "[Jun 1 …") they are only lines nobody reads.
     void finish()
     {
-        for (const auto lineNo : m_sawFm ? m_cutFm : std::vector<std::int64_t> {}) {
-            warn(lineNo, "a Fabric Manager line whose \"[Mon DD YYYY HH:MM:SS] [LEVEL] [tid N]\" prefix is cut or "
-                         "damaged: not read");
+        if (!m_sawFm) {
+            return;
+        }
+        for (const auto lineNo : m_cutFm) {
+            warn(lineNo,
+                "a Fabric Manager line whose \"[Mon DD YYYY HH:MM:SS] [LEVEL] [tid N]\" prefix is cut or damaged");
         }
     }
 
@@ -424,11 +427,15 @@ private:
             return false;
         }
         const auto key = s.word();
-        return !key.empty() && s.lit("=")
-            && std::all_of(key.begin(), key.end(), [](char ch) { return std::isupper(static_cast<unsigned char>(ch)) || ch == '_'; });
+        return !key.empty() && s.lit("=") && std::all_of(key.begin(), key.end(), [](char ch) {
+            return std::isupper(static_cast<unsigned char>(ch)) || ch == '_';
+        });
     }
 
-    void warn(std::int64_t lineNo, std::string message) { m_f.warnings.push_back({ m_file, lineNo, -1, std::move(message) }); }
+    void warn(std::int64_t lineNo, std::string message)
+    {
+        m_f.warnings.push_back({ m_file, lineNo, -1, std::move(message) });
+    }
 
     void unknown(std::int64_t lineNo, std::string_view line)
     {
@@ -700,7 +707,8 @@ Result<HostLogFacts> parseHostLog(
     readLines(text, file, f.warnings, [&](const std::string& line, std::int64_t lineNo) { reader.line(line, lineNo); });
     reader.finish();
     if (f.events.empty()) {
-        return LoadIssue { file, 0, -1, "no Slurm task fate, kernel link, GPU, NVSwitch or PCIe event or Fabric Manager error found" };
+        return LoadIssue { file, 0, -1,
+            "no Slurm task fate, kernel link, GPU, NVSwitch or PCIe event or Fabric Manager error found" };
     }
     return f;
 }

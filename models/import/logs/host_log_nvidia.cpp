@@ -2,8 +2,8 @@
 // The NVIDIA and PCIe wordings of a host's kernel log and Fabric Manager's error lines (host_log_lines.h,
 // docs/formats.md §2d). Each looks for its anchor anywhere in the message, as the other host-log readers do: a
 // prefix we do not know ("kernel: ", a journal's process name) is passed over, not a reason to miss the fact.
-#include "import/logs/host_log_lines.h"
 #include "import/common/line_scan.h"
+#include "import/logs/host_log_lines.h"
 
 #include <algorithm>
 #include <array>
@@ -152,7 +152,8 @@ Read pcieAer(std::string_view body, HostEvent& e)
         return Read::Fact;
     }
     // AER's detail lines under an error: its severity and type, the status registers, one line per error bit.
-    if (body.find("PCIe Bus Error: ") != std::string_view::npos || body.find("error status/mask=") != std::string_view::npos
+    if (body.find("PCIe Bus Error: ") != std::string_view::npos
+        || body.find("error status/mask=") != std::string_view::npos
         || (!portAfter(body).empty() && body.find(":    [") != std::string_view::npos)) {
         return Read::Used;
     }
@@ -292,8 +293,8 @@ bool fabricManagerFact(std::string_view level, std::string_view msg, HostEvent& 
     e.kind = HostEventKind::FmError;
     bool named = false;
     for (const auto& w : kFmWordings) {
-        const bool all = std::all_of(w.words.begin(), w.words.end(),
-            [&](std::string_view word) { return word.empty() || hasLower(msg, word); });
+        const bool all = std::all_of(
+            w.words.begin(), w.words.end(), [&](std::string_view word) { return word.empty() || hasLower(msg, word); });
         if (all && (w.notWith.empty() || !hasLower(msg, w.notWith))) {
             e.kind = w.kind;
             named = true;
