@@ -236,6 +236,113 @@ void kernelFindings(const JobSnapshot& snap, const std::set<std::string>& hosts,
     }
 }
 
+// The GPU, NVSwitch, NVLink and PCIe facts of the hosts' kernel logs and Fabric Manager logs, by the finding they
+// make: the note's kind → the finding's kind, whether the device is out of service, and what it means.
+struct GpuRule
+{
+    std::string_view note; // HostNote kind (import/logs/host_log.h toString)
+    std::string_view finding;
+    bool down; // the GPU, switch, link or Fabric Manager carries no traffic now
+    std::string_view means;
+};
+
+constexpr GpuRule kGpuRules[] = {
+    { "GPU off the bus", "GPU fallen off the bus", true,
+        "the GPU stopped answering on PCIe: every process on it is gone until the node is reset" },
+    { "NVSwitch SXid fatal", "NVSwitch fatal error", true,
+        "an NVSwitch reported a fatal error: NVLink traffic through it stalls until the switch and its GPUs reset" },
+    { "NVSwitch fatal error", "NVSwitch fatal error", true,
+        "an NVSwitch reported a fatal error: NVLink traffic through it stalls until the switch and its GPUs reset" },
+    { "Fabric Manager stopped", "Fabric Manager stopped", true,
+        "Fabric Manager exited: new NVLink peer-to-peer setups and multicast (NVLS) fail on this node" },
+    { "PCIe link down", "PCIe link down", true,
+        "a PCIe link went down (Surprise Down, hot-plug Link Down, Card not present): the device behind it is gone" },
+    { "trunk link failure", "NVSwitch trunk link failure", true,
+        "a link between NVSwitches failed: the partitions using that trunk lose bandwidth or stall" },
+    { "NVLink training failed", "NVLink training failed", true, "an NVLink did not train: the GPU runs without it" },
+    { "NVLink down", "NVLink down", true, "an NVLink went down: peer-to-peer traffic over it stops" },
+    { "GPU NVLink error", "GPU NVLink error", false, "Fabric Manager saw an NVLink error on a GPU port" },
+    { "PCIe uncorrected error", "PCIe uncorrected error", false,
+        "PCIe reported an uncorrected error: the device may be reset or lost" },
+    { "segfault in a GPU library", "segfault in a GPU library", false,
+        "a process crashed inside NCCL or CUDA: its rank died there, the others wait for it" },
+    { "nvidia-peermem error", "nvidia-peermem error", false,
+        "GPUDirect RDMA (nvidia-peermem) failed to free or map GPU memory: transfers over it may fail" },
+    { "NVSwitch SXid non-fatal", "NVSwitch non-fatal error", false, "an NVSwitch reported a non-fatal error" },
+    { "NVSwitch non-fatal error", "NVSwitch non-fatal error", false, "an NVSwitch reported a non-fatal error" },
+    { "Fabric Manager error", "Fabric Manager error", false, "Fabric Manager logged an error" },
+    { "PCIe corrected error", "PCIe corrected errors", false,
+        "PCIe corrected errors: harmless alone, a failing link or riser when they keep coming" },
+};
+
+const GpuRule* gpuRule(const JobSnapshot& snap, const HostNote& n)
+{
+    const auto kind = snap.str(n.kind);
+    if (kind == "GPU Xid" && n.code == 79) { // the driver's Xid for a GPU off the bus: the same finding
+        return &kGpuRules[0];
+    }
+    for (const auto& r : kGpuRules) {
+        if (kind == r.note) {
+            return &r;
+        }
+    }
+    return nullptr;
+}
+
+std::string noteEvidence(const JobSnapshot& snap, const HostNote& n)
+{
+    const auto e = snap.str(n.evidence);
+    return e.empty() ? snap.str(n.source) + " log: " + snap.str(n.text) : e;
+}
+
+// One finding per host and kind, with how many lines said it and the last; what the kernel and Fabric Manager
+// both said (an SXid and "detected NVSwitch fatal error") is one finding carrying a line of each. For every host
+// with such lines: a GPU off the bus matters whether or not a node tool described the host.
+void gpuFindings(const JobSnapshot& snap, std::vector<NodeFinding>& out)
+{
+    struct Seen
+    {
+        const GpuRule* rule = nullptr;
+        int count = 0;
+        const HostNote* last = nullptr;
+        const HostNote* otherSource = nullptr; // the first line from a source the last is not from
+    };
+    std::map<std::pair<std::string, std::string_view>, Seen> byHost;
+    for (const auto& n : snap.notes) {
+        const auto* rule = gpuRule(snap, n);
+        if (!rule) {
+            continue;
+        }
+        auto& seen = byHost[{ snap.str(n.host), rule->finding }];
+        seen.rule = rule;
+        ++seen.count;
+        if (!seen.last || (n.timeNs != kNoTime && (seen.last->timeNs == kNoTime || n.timeNs >= seen.last->timeNs))) {
+            seen.last = &n;
+        }
+    }
+    for (const auto& n : snap.notes) { // a line of the other source, now that the last is known
+        const auto* rule = gpuRule(snap, n);
+        if (rule) {
+            auto& seen = byHost[{ snap.str(n.host), rule->finding }];
+            if (!seen.otherSource && n.source != seen.last->source) {
+                seen.otherSource = &n;
+            }
+        }
+    }
+    for (const auto& [key, seen] : byHost) {
+        const auto& last = *seen.last;
+        const auto when = last.timeNs == kNoTime ? std::string() : " at " + formatUtc(last.timeNs);
+        std::string evidence = noteEvidence(snap, last);
+        if (seen.otherSource) {
+            evidence += "; also " + noteEvidence(snap, *seen.otherSource);
+        }
+        out.push_back({ key.first, "", std::string(seen.rule->finding),
+            std::string(seen.rule->means) + " — " + std::to_string(seen.count) + " line" + (seen.count > 1 ? "s" : "")
+                + ", the last" + when + ": " + snap.str(last.text),
+            evidence, seen.rule->down });
+    }
+}
+
 // One finding per host, port and kind: what two sources show alike (ibstat and sysfs both see the port Down) is one
 // finding with both evidence lines.
 void mergeAlike(std::vector<NodeFinding>& out)
@@ -255,9 +362,13 @@ void mergeAlike(std::vector<NodeFinding>& out)
 
 int severity(const NodeFinding& f)
 {
-    static const std::vector<std::string> kOrder = { "HCA vanished", "port down", "port disabled",
-        "no subnet manager", "port not activated", "link_downed", "port flapping", "error counters", "HCA missing from a source",
-        "kernel link down", "kernel port module event", "below its tier", "mixed rates", "mixed link layers" };
+    static const std::vector<std::string> kOrder = { "GPU fallen off the bus", "NVSwitch fatal error",
+        "Fabric Manager stopped", "PCIe link down", "HCA vanished", "port down", "port disabled", "no subnet manager",
+        "port not activated", "NVSwitch trunk link failure", "NVLink training failed", "NVLink down", "link_downed",
+        "port flapping", "error counters", "HCA missing from a source", "kernel link down", "kernel port module event",
+        "GPU NVLink error", "PCIe uncorrected error", "segfault in a GPU library", "nvidia-peermem error",
+        "NVSwitch non-fatal error", "Fabric Manager error", "below its tier", "mixed rates", "mixed link layers",
+        "PCIe corrected errors" };
     const auto it = std::find(kOrder.begin(), kOrder.end(), f.kind);
     return static_cast<int>(it - kOrder.begin());
 }
@@ -300,6 +411,7 @@ std::vector<NodeFinding> findNodeProblems(const JobSnapshot& snap)
         described.insert(g.host);
     }
     kernelFindings(snap, described, out);
+    gpuFindings(snap, out);
     errorFindings(snap, out);
     mergeAlike(out);
     std::stable_sort(out.begin(), out.end(), [](const NodeFinding& a, const NodeFinding& b) {

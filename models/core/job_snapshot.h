@@ -67,7 +67,8 @@ struct HostNote
     StringId kind {}; // "killed by signal", "exited", "GPU Xid", "link down", "terminated", "socket error", ...
     std::int64_t code = -1; // signal, exit code or Xid number
     StringId text {}; // readable: "task 21: Killed", "Xid 79: GPU has fallen off the bus."
-    StringId source {}; // "slurm", "kernel", "pytorch", "nccl"
+    StringId source {}; // "slurm", "kernel", "fabric manager", "pytorch", "nccl"
+    StringId evidence {}; // "…/gpu-b12/dmesg.txt:7: <the line>" for host-log facts; empty elsewhere (not in bundles)
 };
 
 struct JobSnapshot

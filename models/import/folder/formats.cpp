@@ -570,7 +570,7 @@ bool addRankFacts(const fs::path& path, RankLogFacts f, std::size_t partOf, Gath
 std::string hostOfFile(const fs::path& path)
 {
     const auto stem = path.stem().string();
-    for (const char* generic : { "dmesg", "kern", "journal", "syslog", "messages", "slurm", "srun" }) {
+    for (const char* generic : { "dmesg", "kern", "journal", "syslog", "messages", "slurm", "srun", "fabricmanager" }) {
         if (stem.find(generic) != std::string::npos) {
             return path.parent_path().filename().string();
         }
@@ -644,7 +644,11 @@ void addHostFacts(const fs::path& path, Result<HostLogFacts> f, Gathered& g, boo
         return;
     }
     g.warn(f->warnings);
-    const auto said = countsByKind(f->events);
+    auto said = countsByKind(f->events);
+    if (alone && f->unknownLines > 0) { // a kernel log is mostly other messages: how many, and the first
+        said += "; " + std::to_string(f->unknownLines) + " other lines kept unread (first: line "
+            + std::to_string(f->unknown.front().first) + " \"" + f->unknown.front().second.substr(0, 60) + "\")";
+    }
     g.note(path, alone ? "host log" : "host lines in a rank log", said);
     g.hostLogs.emplace_back(path.string(), std::move(f.value()));
 }

@@ -45,6 +45,7 @@ void addHostNotes(JobSnapshot& snap, const Gathered& g)
 {
     const auto slurm = snap.strings.intern("slurm");
     const auto kernel = snap.strings.intern("kernel");
+    const auto fabricManager = snap.strings.intern("fabric manager");
     const auto pytorch = snap.strings.intern("pytorch");
     const auto nccl = snap.strings.intern("nccl");
     const auto worldSize = snap.job.worldSize;
@@ -56,7 +57,12 @@ void addHostNotes(JobSnapshot& snap, const Gathered& g)
             n.kind = snap.strings.intern(std::string(toString(e.kind)));
             n.code = e.code;
             const bool task = e.kind == HostEventKind::TaskSignal || e.kind == HostEventKind::TaskExit;
-            n.source = task || e.kind == HostEventKind::StepCancelled ? slurm : kernel;
+            n.source = task || e.kind == HostEventKind::StepCancelled ? slurm
+                : isFabricManager(e.kind)                             ? fabricManager
+                                                                      : kernel;
+            if (!e.evidence.empty()) {
+                n.evidence = snap.strings.intern(file + ":" + std::to_string(e.line) + ": " + e.evidence);
+            }
             if (!task) {
                 n.text = snap.strings.intern(
                     e.text + (e.device.empty() || e.kind == HostEventKind::PortModule ? "" : " (" + e.device + ")"));

@@ -1,15 +1,21 @@
 // SPDX-License-Identifier: MIT
-// Slurm and kernel log lines (host_log.h, docs/formats.md §2d). A line is a time prefix (one of four), then a
-// message; the message readers look for their anchor anywhere after the prefix, so a prefix we do not know still
-// yields the fact, only without a time.
+// Slurm, kernel and Fabric Manager log lines (host_log.h, docs/formats.md §2d). A line is a time prefix (one of
+// six, perhaps behind a pdsh "host: "), then a message; the message readers look for their anchor anywhere after
+// the prefix, so a prefix we do not know still yields the fact, only without a time. The NVIDIA and PCIe
+// wordings are in host_log_nvidia.cpp.
 #include "import/logs/host_log.h"
 #include "import/common/line_scan.h"
 #include "import/common/text_lines.h"
+#include "import/logs/host_log_lines.h"
 
 #include "core/checked_math.h"
 #include "core/time_format.h"
 
+#include <algorithm>
 #include <array>
+#include <cctype>
+#include <map>
+#include <set>
 
 namespace stallscope {
 
@@ -30,18 +36,45 @@ std::string_view toString(HostEventKind k)
         return "port module event";
     case HostEventKind::GpuXid:
         return "GPU Xid";
+    case HostEventKind::GpuOffBus:
+        return "GPU off the bus";
+    case HostEventKind::SxidFatal:
+        return "NVSwitch SXid fatal";
+    case HostEventKind::SxidNonFatal:
+        return "NVSwitch SXid non-fatal";
+    case HostEventKind::PcieCorrected:
+        return "PCIe corrected error";
+    case HostEventKind::PcieUncorrected:
+        return "PCIe uncorrected error";
+    case HostEventKind::PcieLinkDown:
+        return "PCIe link down";
+    case HostEventKind::LibSegfault:
+        return "segfault in a GPU library";
+    case HostEventKind::PeermemError:
+        return "nvidia-peermem error";
+    case HostEventKind::FmNvSwitchFatal:
+        return "NVSwitch fatal error";
+    case HostEventKind::FmNvSwitchNonFatal:
+        return "NVSwitch non-fatal error";
+    case HostEventKind::FmGpuNvlink:
+        return "GPU NVLink error";
+    case HostEventKind::FmNvlinkTraining:
+        return "NVLink training failed";
+    case HostEventKind::FmNvlinkDown:
+        return "NVLink down";
+    case HostEventKind::FmTrunkLink:
+        return "trunk link failure";
+    case HostEventKind::FmStopped:
+        return "Fabric Manager stopped";
+    case HostEventKind::FmError:
+        return "Fabric Manager error";
     }
     return "event";
 }
 
-bool looksLikeHostLog(const std::string& text)
+bool isFabricManager(HostEventKind k)
 {
-    for (const char* mark : { "srun: error: ", "slurmstepd: error: ***", "mlx5_core", "NVRM: Xid" }) {
-        if (text.find(mark) != std::string::npos) {
-            return true;
-        }
-    }
-    return false;
+    return k >= HostEventKind::FmNvSwitchFatal && k <= HostEventKind::FmError;
 }
 
 namespace {
@@ -196,6 +229,75 @@ std::optional<Head> syslogHead(LineScan& s, const LogClock& clock)
     return std::nullopt;
 }
 
+// Fabric Manager's log: "[Dec 04 2026 03:04:55] [ERROR] [tid 1234] " — local time, the folder's zone.
+struct FmHead
+{
+    TimeNs when = kNoTime;
+    std::string_view level; // "INFO", "WARNING", "ERROR", ...
+};
+
+std::optional<FmHead> fmHead(LineScan& s, const LogClock& clock)
+{
+    const auto start = s.pos();
+    std::array<int, 3> hms {};
+    if (s.lit("[")) {
+        const int month = monthFromAbbreviation(s.word());
+        s.skipSpaces();
+        const auto day = month > 0 ? s.digits(2) : std::string_view(); // two digits at most: never a BadNumber
+        s.skipSpaces();
+        const auto year = day.empty() ? std::nullopt : s.fixed(4);
+        if (year && s.lit(" ") && clockAt(s, hms) && s.lit("] [")) {
+            const auto level = s.word();
+            if (!level.empty() && s.lit("] [tid ") && !s.digits(10).empty() && s.lit("]")) {
+                s.skipSpaces();
+                const int d = toNumber<int>(day);
+                return FmHead { logTimeNs(clock, *year, month, d, hms[0], hms[1], hms[2], 0), level };
+            }
+        }
+    }
+    s.seek(start);
+    return std::nullopt;
+}
+
+// "[Dec 04 20": a line that starts as Fabric Manager's prefix does (a month, not dmesg -T's weekday) — when the
+// whole prefix is not there, the line was cut or damaged.
+bool startsLikeFmHead(std::string_view line)
+{
+    LineScan s(line);
+    return s.lit("[") && monthFromAbbreviation(s.word()) > 0;
+}
+
+// Plain dmesg: "[ 8812.551023] " — seconds since boot: no wall time, only the prefix passed over.
+bool monotonicHead(LineScan& s)
+{
+    const auto start = s.pos();
+    if (s.lit("[")) {
+        s.skipSpaces();
+        if (!s.digits(12).empty() && s.lit(".") && !s.digits(9).empty() && s.lit("]")) {
+            s.skipSpaces();
+            return true;
+        }
+    }
+    s.seek(start);
+    return false;
+}
+
+// pdsh's "gpu-b012: " before a line: a host-like word (a digit, '-' or '.' in it, no space) then ": ". Only taken
+// when a time prefix follows (the caller checks), so "nvidia-nvswitch2: SXid ..." is never read as a host.
+std::optional<std::string_view> pdshHost(LineScan& s)
+{
+    const auto start = s.pos();
+    const auto host = s.word();
+    const bool hosty = std::any_of(host.begin(), host.end(),
+        [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)) || ch == '-' || ch == '.'; });
+    if (host.empty() || host.size() > 64 || !hosty || !s.lit(": ")) {
+        s.seek(start);
+        return std::nullopt;
+    }
+    s.skipSpaces();
+    return host;
+}
+
 // "Killed" → signal 9, ... as srun words them (strsignal); "Exited with exit code N" is an exit.
 std::optional<std::pair<HostEventKind, std::int64_t>> taskFate(std::string_view what)
 {
@@ -230,9 +332,72 @@ public:
     void line(std::string_view line, std::int64_t lineNo)
     {
         LineScan s(line);
+        s.skipSpaces();
+        if (s.atEnd() || kmsgDictionary(line)) {
+            return;
+        }
         HostEvent e;
         e.line = lineNo;
         e.host = m_fileHost;
+        e.evidence = clipped(line);
+        std::string_view level;
+        auto prefix = timePrefix(s, e, level);
+        if (prefix == Prefix::None) { // a pdsh prefix counts only when a time prefix follows it
+            const auto start = s.pos();
+            const auto host = pdshHost(s);
+            prefix = host ? timePrefix(s, e, level) : Prefix::None;
+            if (prefix == Prefix::None) {
+                s.seek(start);
+            } else if (e.host == m_fileHost) {
+                e.host = std::string(*host);
+            }
+        }
+        const auto body = line.substr(s.pos());
+        if (prefix == Prefix::Fm) {
+            fabricManagerLine(level, body, e);
+            return;
+        }
+        if (prefix == Prefix::None && startsLikeFmHead(body)) {
+            if (m_cutFm.size() < kMaxRemembered) {
+                m_cutFm.push_back(lineNo); // a warning once the file shows it is Fabric Manager's (finish)
+            }
+            unknown(lineNo, line);
+            return;
+        }
+        if (prefix != Prefix::None) {
+            m_inFmRecord = false; // a kernel or syslog line: no Fabric Manager record goes on past it
+        }
+        if (srun(body, e) || stepCancelled(body, e) || mlx5(body, e) || xid(body, e) || nvidia(body, e)) {
+            return;
+        }
+        if (prefix == Prefix::None && m_inFmRecord) { // a field line of the Fabric Manager record above it
+            if (m_record) {
+                host_log::fabricManagerField(body, m_f.events[*m_record]);
+            }
+            return;
+        }
+        unknown(lineNo, line);
+    }
+
+    // After the last line: the cut Fabric Manager prefixes are warnings in a file that holds Fabric Manager's
+    // lines; elsewhere (a rank log whose own lines start "[Jun 1 …") they are only lines nobody reads.
+    void finish()
+    {
+        if (!m_sawFm) {
+            return;
+        }
+        for (const auto lineNo : m_cutFm) {
+            warn(lineNo,
+                "a Fabric Manager line whose \"[Mon DD YYYY HH:MM:SS] [LEVEL] [tid N]\" prefix is cut or damaged");
+        }
+    }
+
+private:
+    enum class Prefix { None, Time, Fm };
+
+    // The line's time prefix, passed over: its time and host into `e`, Fabric Manager's level into `level`.
+    Prefix timePrefix(LineScan& s, HostEvent& e, std::string_view& level)
+    {
         skipKernelPrefix(s);
         if (auto h = isoHead(s)) {
             e.timeNs = h->when;
@@ -241,17 +406,103 @@ public:
             }
         } else if (auto t = dmesgTHead(s, m_clock)) {
             e.timeNs = t->when;
+        } else if (auto f = fmHead(s, m_clock)) {
+            e.timeNs = f->when;
+            level = f->level;
+            return Prefix::Fm;
         } else if (auto l = syslogHead(s, m_clock)) {
             e.timeNs = l->when;
             e.host = l->host;
+        } else if (!monotonicHead(s)) {
+            return Prefix::None;
         }
-        const auto body = line.substr(s.pos());
-        if (srun(body, e) || stepCancelled(body, e) || mlx5(body, e) || xid(body, e)) {
-            return;
+        return Prefix::Time;
+    }
+
+    // A /dev/kmsg record's dictionary line after it: " SUBSYSTEM=pci", " DEVICE=+pci:0000:3b:00.0".
+    static bool kmsgDictionary(std::string_view line)
+    {
+        LineScan s(line);
+        if (!s.lit(" ")) {
+            return false;
+        }
+        const auto key = s.word();
+        return !key.empty() && s.lit("=") && std::all_of(key.begin(), key.end(), [](char ch) {
+            return std::isupper(static_cast<unsigned char>(ch)) || ch == '_';
+        });
+    }
+
+    void warn(std::int64_t lineNo, std::string message)
+    {
+        m_f.warnings.push_back({ m_file, lineNo, -1, std::move(message) });
+    }
+
+    void unknown(std::int64_t lineNo, std::string_view line)
+    {
+        ++m_f.unknownLines;
+        if (m_f.unknown.size() < HostLogFacts::kKeptUnknown) {
+            m_f.unknown.emplace_back(lineNo, clipped(line));
         }
     }
 
-private:
+    // "[Dec 04 2026 03:04:55] [ERROR] [tid 12] detected NVSwitch fatal error ...": a fact for an error line; any
+    // Fabric Manager line starts a record whose field lines follow it.
+    void fabricManagerLine(std::string_view level, std::string_view msg, HostEvent& e)
+    {
+        m_sawFm = true;
+        m_inFmRecord = true;
+        m_record.reset();
+        if (host_log::fabricManagerFact(level, msg, e)) {
+            m_f.events.push_back(std::move(e));
+            if (m_f.events.back().kind == HostEventKind::FmGpuNvlink) {
+                m_record = m_f.events.size() - 1;
+            }
+        }
+    }
+
+    // The NVIDIA and PCIe wordings (host_log_nvidia.cpp); true when one of them read the line.
+    bool nvidia(std::string_view body, HostEvent& e)
+    {
+        using namespace host_log;
+        if (const auto gpu = gpuUuidLine(body)) {
+            if (m_uuids.size() < kMaxRemembered) {
+                m_uuids[gpu->first] = gpu->second;
+            }
+            return true;
+        }
+        for (const auto reader : { gpuOffBus, sxid, pcieAer, pciehp, libSegfault, peermem }) {
+            switch (reader(body, e)) {
+            case Read::No:
+                continue;
+            case Read::Used:
+                return true;
+            case Read::Damaged:
+                warn(e.line, "an NVIDIA or PCIe kernel line cut before its code or slot: not read");
+                unknown(e.line, e.evidence);
+                return true;
+            case Read::Fact:
+                keep(std::move(e));
+                return true;
+            }
+        }
+        return false;
+    }
+
+    // A GPU off the bus is its own fact only when no Xid 79 said it first (the driver prints both, or only this
+    // line on some branches); the GPU's UUID, when an "NVRM: GPU at" line named it, goes with it.
+    void keep(HostEvent e)
+    {
+        if (e.kind == HostEventKind::GpuOffBus) {
+            if (m_offBusXid.count(e.device)) {
+                return;
+            }
+            if (const auto it = m_uuids.find(e.device); it != m_uuids.end()) {
+                e.text += " (" + it->second + ")";
+            }
+        }
+        m_f.events.push_back(std::move(e));
+    }
+
     // "srun: error: gpu-b003: task 12: Killed", "srun: error: gpu-b003: tasks 0-3,6: Aborted (core dumped)",
     // "srun: error: gpu-b003: task 5: Exited with exit code 1".
     bool srun(std::string_view body, HostEvent e)
@@ -380,11 +631,18 @@ private:
         }
         e.device = std::string(s.until(")"));
         if (!s.lit("): ")) {
+            warn(e.line, "an Xid line cut before its number: not read");
+            unknown(e.line, e.evidence);
             return true;
         }
         const auto code = s.number<std::int64_t>();
         if (!code) {
+            warn(e.line, "an Xid line without its number: not read");
+            unknown(e.line, e.evidence);
             return true;
+        }
+        if (*code == 79 && m_offBusXid.size() < kMaxRemembered) {
+            m_offBusXid.insert(host_log::pciName(e.device));
         }
         e.kind = HostEventKind::GpuXid;
         e.code = *code;
@@ -401,13 +659,45 @@ private:
         return true;
     }
 
+    static constexpr std::size_t kMaxRemembered = 1024; // GPUs per file: a host has 8, a damaged file no more
+
     const std::string& m_file;
     const LogClock& m_clock;
     const std::string& m_fileHost;
     HostLogFacts& m_f;
+    bool m_sawFm = false; // some line carried Fabric Manager's prefix
+    bool m_inFmRecord = false; // the last prefixed line was Fabric Manager's: unprefixed lines are its fields
+    std::vector<std::int64_t> m_cutFm; // lines that start as Fabric Manager's prefix and are cut
+    std::optional<std::size_t> m_record; // the GPU NVLink error whose field lines may follow
+    std::set<std::string> m_offBusXid; // GPUs an Xid 79 named (pciName)
+    std::map<std::string, std::string> m_uuids; // GPU (pciName) → "GPU-…" from "NVRM: GPU at PCI:…: GPU-…"
 };
 
 } // namespace
+
+bool looksLikeHostLog(const std::string& text)
+{
+    for (const char* mark : { "srun: error: ", "slurmstepd: error: ***", "mlx5_core", "NVRM: Xid", "NVRM: GPU ",
+             "SXid (", "AER: ", "pciehp", ": segfault at ", "nvidia-peermem " }) {
+        if (text.find(mark) != std::string::npos) {
+            return true;
+        }
+    }
+    // Fabric Manager's log has no word of its own on every line: its prefix is the mark. Its first lines suffice
+    // (a multi-line record's field lines come between), perhaps behind a pdsh prefix or indentation.
+    const LogClock clock;
+    std::size_t at = 0;
+    for (int n = 0; n < 32 && at < text.size(); ++n) {
+        const auto end = std::min(text.find('\n', at), text.size());
+        LineScan s(std::string_view(text).substr(at, std::min<std::size_t>(end - at, 4096)));
+        s.skipSpaces();
+        if (fmHead(s, clock) || (pdshHost(s) && fmHead(s, clock))) {
+            return true;
+        }
+        at = end + 1;
+    }
+    return false;
+}
 
 Result<HostLogFacts> parseHostLog(
     const std::string& file, const std::string& text, const LogClock& clock, const std::string& fileHost)
@@ -415,8 +705,10 @@ Result<HostLogFacts> parseHostLog(
     HostLogFacts f;
     HostLogReader reader(file, clock, fileHost, f);
     readLines(text, file, f.warnings, [&](const std::string& line, std::int64_t lineNo) { reader.line(line, lineNo); });
+    reader.finish();
     if (f.events.empty()) {
-        return LoadIssue { file, 0, -1, "no Slurm task fate, kernel link event or GPU Xid line found" };
+        return LoadIssue { file, 0, -1,
+            "no Slurm task fate, kernel link, GPU, NVSwitch or PCIe event or Fabric Manager error found" };
     }
     return f;
 }
