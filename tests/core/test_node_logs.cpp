@@ -171,6 +171,12 @@ TEST_CASE("a node folder of dmesg and fabricmanager.log: notes from both sources
     // No node tool describes this host, yet its review is not quiet: a GPU and a switch are out of service.
     const auto review = reviewFabric(snap);
     CHECK_THAT(fabricReviewText(snap, review), Catch::Contains("Not quiet") && !Catch::Contains("\nQuiet:"));
+    // With no counter or event, the hosts' notes date the folder: its span is theirs, not 1970.
+    const auto first = std::min_element(snap.notes.begin(), snap.notes.end(),
+        [](const HostNote& a, const HostNote& b) { return a.timeNs < b.timeNs; });
+    CHECK(snap.job.span.start == first->timeNs);
+    CHECK(snap.job.span.end > snap.job.span.start);
+    CHECK_THAT(fabricReviewText(snap, review), Catch::Contains("2026-12-04") && !Catch::Contains("1970"));
     CHECK_THAT(fabricReviewJson(snap, review), Catch::Contains("\"GPU fallen off the bus\""));
 }
 

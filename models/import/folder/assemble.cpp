@@ -753,6 +753,17 @@ void widenSpan(JobSnapshot& snap)
             hi = std::max(hi, e.timeNs);
         }
         if (lo > hi) {
+            // Node files alone (node tools, kernel and Fabric Manager logs): no counter or event dates the
+            // fabric, but the hosts' notes do; with fabric data they stay out of its span (a kernel log reaches
+            // back days).
+            for (const auto& n : snap.notes) {
+                if (n.timeNs != kNoTime) {
+                    lo = std::min(lo, n.timeNs);
+                    hi = std::max(hi, n.timeNs);
+                }
+            }
+        }
+        if (lo > hi) {
             lo = hi = 0;
         }
         snap.job.clockOriginNs = lo;
