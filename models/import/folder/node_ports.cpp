@@ -86,6 +86,8 @@ void addHostPorts(JobSnapshot& snap, const Gathered& g)
         snap.hostPorts.insert(snap.hostPorts.end(), f.ports.begin(), f.ports.end());
         snap.goneHcas.insert(snap.goneHcas.end(), f.gone.begin(), f.gone.end());
         snap.portErrors.insert(snap.portErrors.end(), f.errors.begin(), f.errors.end());
+        snap.subnetManagers.insert(snap.subnetManagers.end(), f.subnetManagers.begin(), f.subnetManagers.end());
+        snap.switchVitals.insert(snap.switchVitals.end(), f.switches.begin(), f.switches.end());
     }
     for (const auto& tree : g.sysfs) {
         for (const auto& r : tree.ports) {
