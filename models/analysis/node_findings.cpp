@@ -98,6 +98,55 @@ void errorFindings(const JobSnapshot& snap, std::vector<NodeFinding>& out)
     }
 }
 
+// sminfo's answer: a subnet manager not MASTER (standby, discovering, not active) or none answering means no SM
+// is sweeping the fabric: ports that go down stay unconfigured and new ports never become Active.
+void smFindings(const JobSnapshot& snap, std::vector<NodeFinding>& out)
+{
+    static constexpr const char* kStates[] = { "NOTACTIVE", "DISCOVERING", "STANDBY", "MASTER" };
+    for (const auto& sm : snap.subnetManagers) {
+        if (sm.master()) {
+            continue;
+        }
+        const auto text = sm.failed
+            ? std::string("sminfo got no answer from a subnet manager: no master SM is reachable, so the fabric is "
+                          "not swept and ports that come up stay unconfigured")
+            : "the subnet manager at LID " + std::to_string(sm.lid) + " is " + kStates[sm.state]
+                + ", not MASTER: no master SM sweeps the fabric, so ports that come up stay unconfigured";
+        out.push_back({ sm.host, "", "no master subnet manager", text,
+            sm.file + ":" + std::to_string(sm.line) + ": " + sm.evidence, false });
+    }
+}
+
+// ibswinfo's switches: a PSU, a PSU's DC power or fan, or the switch's fans not OK; the temperature above the
+// warning threshold the table itself prints (the targeted -o vitals list has none, so it is never judged).
+void switchFindings(const JobSnapshot& snap, std::vector<NodeFinding>& out)
+{
+    for (const auto& v : snap.switchVitals) {
+        for (const auto& st : v.statuses) {
+            if (st.value == "OK") {
+                continue;
+            }
+            const bool psu = st.part.starts_with("PSU");
+            out.push_back({ v.name, st.part, psu ? "switch PSU not OK" : "switch fan not OK",
+                st.part + " is " + st.value
+                    + (psu ? ": the switch runs on its other supplies, without redundancy, or browns out under load"
+                           : ": the switch's cooling is impaired; it may throttle or shut down as it heats"),
+                v.file + ":" + std::to_string(st.line) + ": " + st.part + " " + st.value, false });
+        }
+        if (v.temperature && v.warnLow && *v.temperature > *v.warnLow) {
+            const bool high = v.warnHigh && *v.temperature > *v.warnHigh;
+            out.push_back({ v.name, "", "switch over temperature",
+                "the switch is at " + std::to_string(*v.temperature) + " C, above its warning threshold of "
+                    + std::to_string(high ? *v.warnHigh : *v.warnLow) + " C (" + (high ? "high" : "low")
+                    + "): check its fans and airflow",
+                v.file + ":" + std::to_string(v.line) + ": temperature " + std::to_string(*v.temperature)
+                    + " C, warn threshold " + std::to_string(*v.warnLow) + "/"
+                    + (v.warnHigh ? std::to_string(*v.warnHigh) : std::string("?")),
+                false });
+        }
+    }
+}
+
 // Rails of one host: the Active ports' rates and link layers compared.
 void railFindings(const std::string& host, const std::vector<const HostPort*>& ports, std::vector<NodeFinding>& out)
 {
@@ -363,7 +412,8 @@ void mergeAlike(std::vector<NodeFinding>& out)
 int severity(const NodeFinding& f)
 {
     static const std::vector<std::string> kOrder = { "GPU fallen off the bus", "NVSwitch fatal error",
-        "Fabric Manager stopped", "PCIe link down", "HCA vanished", "port down", "port disabled", "no subnet manager",
+        "Fabric Manager stopped", "PCIe link down", "HCA vanished", "switch PSU not OK", "switch over temperature",
+        "switch fan not OK", "port down", "port disabled", "no master subnet manager", "no subnet manager",
         "port not activated", "NVSwitch trunk link failure", "NVLink training failed", "NVLink down", "link_downed",
         "port flapping", "error counters", "HCA missing from a source", "kernel link down", "kernel port module event",
         "GPU NVLink error", "PCIe uncorrected error", "segfault in a GPU library", "nvidia-peermem error",
@@ -413,6 +463,8 @@ std::vector<NodeFinding> findNodeProblems(const JobSnapshot& snap)
     kernelFindings(snap, described, out);
     gpuFindings(snap, out);
     errorFindings(snap, out);
+    smFindings(snap, out);
+    switchFindings(snap, out);
     mergeAlike(out);
     std::stable_sort(out.begin(), out.end(), [](const NodeFinding& a, const NodeFinding& b) {
         return std::tuple(a.host, severity(a), a.port) < std::tuple(b.host, severity(b), b.port);
