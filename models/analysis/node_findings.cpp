@@ -38,12 +38,13 @@ std::optional<NodeFinding> stateFinding(const HostPort& p)
 {
     NodeFinding f { p.host, portName(p), {}, {}, where(p), true };
     const auto head = p.device + " port " + std::to_string(p.port) + " is " + std::string(toString(p.state));
-    if (p.state == PortState::Down || (p.state == PortState::Unknown && p.phys != PhysState::Unknown
-                                          && p.phys != PhysState::LinkUp)) {
+    if (p.state == PortState::Down
+        || (p.state == PortState::Unknown && p.phys != PhysState::Unknown && p.phys != PhysState::LinkUp)) {
         if (p.phys == PhysState::Disabled) {
             f.kind = "port disabled";
-            f.text = head + ", physical state Disabled: turned off on purpose (ibportstate, the switch side, "
-                            "or the driver), not a cable fault";
+            f.text = head
+                + ", physical state Disabled: turned off on purpose (ibportstate, the switch side, "
+                  "or the driver), not a cable fault";
         } else if (p.phys == PhysState::Polling || p.phys == PhysState::Sleep || p.phys == PhysState::Training) {
             f.kind = "port down";
             f.text = head + ", physical state " + std::string(toString(p.phys))
@@ -53,8 +54,8 @@ std::optional<NodeFinding> stateFinding(const HostPort& p)
             f.text = head + " while its physical link is up";
         } else {
             f.kind = "port down";
-            f.text = head + (p.phys == PhysState::Unknown ? std::string()
-                                                          : ", physical state " + std::string(toString(p.phys)));
+            f.text = head
+                + (p.phys == PhysState::Unknown ? std::string() : ", physical state " + std::string(toString(p.phys)));
         }
         return f;
     }
@@ -63,7 +64,7 @@ std::optional<NodeFinding> stateFinding(const HostPort& p)
         f.kind = noSm ? "no subnet manager" : "port not activated";
         f.text = head + " (physical " + std::string(toString(p.phys)) + ")"
             + (noSm ? ", SM LID " + (p.smLid ? std::string("0") : std::string("not shown"))
-                    + ": no subnet manager has configured it — is opensm running on this subnet?"
+                        + ": no subnet manager has configured it — is opensm running on this subnet?"
                     : ": trained, but the subnet manager (LID " + std::to_string(*p.smLid) + ") has not activated it");
         return f;
     }
@@ -87,7 +88,8 @@ void errorFindings(const JobSnapshot& snap, std::vector<NodeFinding>& out)
         std::string said;
         for (const auto& [name, value] : r.counters) {
             const bool atMax = value == 255 || value == 65535 || value == 4294967295ULL;
-            said += (said.empty() ? "" : ", ") + name + " " + std::to_string(value) + (atMax ? " (at its maximum)" : "");
+            said
+                += (said.empty() ? "" : ", ") + name + " " + std::to_string(value) + (atMax ? " (at its maximum)" : "");
         }
         const auto space = r.node.rfind(' ');
         const bool hca = !r.switchNode && space != std::string::npos;
@@ -95,6 +97,55 @@ void errorFindings(const JobSnapshot& snap, std::vector<NodeFinding>& out)
         const auto port = (hca ? r.node.substr(space + 1) + "/" : std::string("port ")) + std::to_string(*r.port);
         out.push_back({ host, port, "error counters", port + " is above ibqueryerrors' thresholds: " + said,
             r.file + ":" + std::to_string(r.line) + ": " + r.evidence, false });
+    }
+}
+
+// sminfo's answer: a subnet manager not MASTER (standby, discovering, not active) or none answering means no SM
+// is sweeping the fabric: ports that go down stay unconfigured and new ports never become Active.
+void smFindings(const JobSnapshot& snap, std::vector<NodeFinding>& out)
+{
+    static constexpr const char* kStates[] = { "NOTACTIVE", "DISCOVERING", "STANDBY", "MASTER" };
+    for (const auto& sm : snap.subnetManagers) {
+        if (sm.master()) {
+            continue;
+        }
+        const auto text = sm.failed
+            ? std::string("sminfo got no answer from a subnet manager: no master SM is reachable, so the fabric is "
+                          "not swept and ports that come up stay unconfigured")
+            : "the subnet manager at LID " + std::to_string(sm.lid) + " is " + kStates[sm.state]
+                + ", not MASTER: no master SM sweeps the fabric, so ports that come up stay unconfigured";
+        out.push_back({ sm.host, "", "no master subnet manager", text,
+            sm.file + ":" + std::to_string(sm.line) + ": " + sm.evidence, false });
+    }
+}
+
+// ibswinfo's switches: a PSU, a PSU's DC power or fan, or the switch's fans not OK; the temperature above the
+// warning threshold the table itself prints (the targeted -o vitals list has none, so it is never judged).
+void switchFindings(const JobSnapshot& snap, std::vector<NodeFinding>& out)
+{
+    for (const auto& v : snap.switchVitals) {
+        for (const auto& st : v.statuses) {
+            if (st.value == "OK") {
+                continue;
+            }
+            const bool psu = st.part.starts_with("PSU");
+            out.push_back({ v.name, st.part, psu ? "switch PSU not OK" : "switch fan not OK",
+                st.part + " is " + st.value
+                    + (psu ? ": the switch runs on its other supplies, without redundancy, or browns out under load"
+                           : ": the switch's cooling is impaired; it may throttle or shut down as it heats"),
+                v.file + ":" + std::to_string(st.line) + ": " + st.part + " " + st.value, false });
+        }
+        if (v.temperature && v.warnLow && *v.temperature > *v.warnLow) {
+            const bool high = v.warnHigh && *v.temperature > *v.warnHigh;
+            out.push_back({ v.name, "", "switch over temperature",
+                "the switch is at " + std::to_string(*v.temperature) + " C, above its warning threshold of "
+                    + std::to_string(high ? *v.warnHigh : *v.warnLow) + " C (" + (high ? "high" : "low")
+                    + "): check its fans and airflow",
+                v.file + ":" + std::to_string(v.line) + ": temperature " + std::to_string(*v.temperature)
+                    + " C, warn threshold " + std::to_string(*v.warnLow) + "/"
+                    + (v.warnHigh ? std::to_string(*v.warnHigh) : std::string("?")),
+                false });
+        }
     }
 }
 
@@ -151,9 +202,8 @@ void flapFindings(const std::string& host, const std::vector<const HostPort*>& p
     for (const auto* p : ports) {
         readings[{ p->source, portName(*p) }].push_back(p);
     }
-    const auto both = [](const HostPort* p) {
-        return std::string(toString(p->state)) + "/" + std::string(toString(p->phys));
-    };
+    const auto both
+        = [](const HostPort* p) { return std::string(toString(p->state)) + "/" + std::string(toString(p->phys)); };
     for (const auto& [key, rs] : readings) {
         int changes = 0;
         std::string story = both(rs[0]);
@@ -197,7 +247,8 @@ void missingFindings(const std::string& host, const std::vector<const HostPort*>
         if (notIn.empty()) {
             continue;
         }
-        const auto* seen = *std::find_if(ports.begin(), ports.end(), [&](const HostPort* p) { return p->device == dev; });
+        const auto* seen
+            = *std::find_if(ports.begin(), ports.end(), [&](const HostPort* p) { return p->device == dev; });
         out.push_back({ host, dev, "HCA missing from a source",
             dev + " is listed by " + in + " but not by " + notIn + ": it vanished between the two (or one ran on "
                 + "another host)",
@@ -363,7 +414,8 @@ void mergeAlike(std::vector<NodeFinding>& out)
 int severity(const NodeFinding& f)
 {
     static const std::vector<std::string> kOrder = { "GPU fallen off the bus", "NVSwitch fatal error",
-        "Fabric Manager stopped", "PCIe link down", "HCA vanished", "port down", "port disabled", "no subnet manager",
+        "Fabric Manager stopped", "PCIe link down", "HCA vanished", "switch PSU not OK", "switch over temperature",
+        "switch fan not OK", "port down", "port disabled", "no master subnet manager", "no subnet manager",
         "port not activated", "NVSwitch trunk link failure", "NVLink training failed", "NVLink down", "link_downed",
         "port flapping", "error counters", "HCA missing from a source", "kernel link down", "kernel port module event",
         "GPU NVLink error", "PCIe uncorrected error", "segfault in a GPU library", "nvidia-peermem error",
@@ -413,6 +465,8 @@ std::vector<NodeFinding> findNodeProblems(const JobSnapshot& snap)
     kernelFindings(snap, described, out);
     gpuFindings(snap, out);
     errorFindings(snap, out);
+    smFindings(snap, out);
+    switchFindings(snap, out);
     mergeAlike(out);
     std::stable_sort(out.begin(), out.end(), [](const NodeFinding& a, const NodeFinding& b) {
         return std::tuple(a.host, severity(a), a.port) < std::tuple(b.host, severity(b), b.port);

@@ -101,4 +101,47 @@ struct PortErrorReport
     std::string evidence; // the line as read
 };
 
+// The subnet manager as `sminfo` reported it (rdma-core infiniband-diags/sminfo.c): "sminfo: sm lid 1 sm guid
+// 0x248a070300f1a2b0, activity count 512345 priority 14 state 3 SMINFO_MASTER", or that it could not query one
+// ("sminfo: iberror: failed: query").
+struct SmInfo
+{
+    std::string host; // where sminfo was run ("" when nothing named it)
+    bool failed = false; // no SMInfo answer: no subnet manager reachable from the port
+    std::uint32_t lid = 0;
+    std::uint64_t guid = 0;
+    std::uint32_t activity = 0;
+    int priority = 0;
+    int state = 0; // 0 NOTACTIVE, 1 DISCOVERING, 2 STANDBY, 3 MASTER
+    std::string stateName; // as printed: "SMINFO_MASTER"
+    std::string file;
+    std::int64_t line = 0;
+    std::string evidence; // the line as read
+
+    bool master() const { return !failed && state == 3; }
+};
+
+// An unmanaged switch's vitals as ibswinfo (github.com/stanford-rc/ibswinfo) printed them: its default table
+// ("PSU0 status        | OK", "temperature (C)    | 34", "warn threshold (C) | 95/105 (low/high)") or its targeted
+// "-o vitals" and "-o status" lists ("cur.temp (C)       : 73", "psu1.status        : ERROR").
+struct SwitchVitals
+{
+    std::string name; // the node description of the default table; else the host the file or a prompt names
+    std::optional<int> temperature; // °C
+    std::optional<int> maxTemperature; // °C, the highest since the switch started
+    std::optional<int> warnLow; // °C, "warn threshold (C) | 95/105 (low/high)"
+    std::optional<int> warnHigh;
+    std::vector<std::pair<std::string, int>> moduleTemps; // "module#01" (or "QSFP#01"), °C
+    struct Status
+    {
+        std::string part; // "PSU0", "PSU0 DC power", "PSU0 fan", "fans"
+        std::string value; // "OK", "ERROR"
+        std::int64_t line = 0;
+    };
+    std::vector<Status> statuses;
+    std::vector<std::pair<std::string, int>> fanRpm; // "fan#1", rpm
+    std::string file;
+    std::int64_t line = 0; // of the block's first line
+};
+
 } // namespace stallscope

@@ -90,6 +90,8 @@ struct JobSnapshot
     std::vector<HostPort> hostPorts;
     std::vector<GoneHca> goneHcas;
     std::vector<PortErrorReport> portErrors; // ibqueryerrors' ports above their thresholds
+    std::vector<SmInfo> subnetManagers; // sminfo's answers and failures
+    std::vector<SwitchVitals> switchVitals; // ibswinfo's
     std::vector<LogFact> logFacts; // what the ranks' logs said, line by line: sorted by time, those without one last
     StringPool strings;
     std::vector<std::shared_ptr<const void>> storage; // owns what the spans above point into

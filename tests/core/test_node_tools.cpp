@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <set>
+#include <tuple>
 
 using namespace stallscope;
 using namespace stallscope::test;
@@ -53,8 +54,8 @@ std::vector<NodeFinding> findingsOf(const NodeToolsFile& f)
 
 const NodeFinding* finding(const std::vector<NodeFinding>& all, const std::string& kind, const std::string& port)
 {
-    const auto it = std::find_if(
-        all.begin(), all.end(), [&](const NodeFinding& f) { return f.kind == kind && f.port == port; });
+    const auto it
+        = std::find_if(all.begin(), all.end(), [&](const NodeFinding& f) { return f.kind == kind && f.port == port; });
     return it == all.end() ? nullptr : &*it;
 }
 
@@ -131,8 +132,7 @@ TEST_CASE("ibstat: each CA's ports and firmware, and the device ibpanic could no
     CHECK(all.front().kind == "HCA vanished"); // the worst first
 }
 
-TEST_CASE("ibstatus with tabs turned to spaces behind a root prompt: hex LIDs, numbered states, rates",
-    "[node_tools]")
+TEST_CASE("ibstatus with tabs turned to spaces behind a root prompt: hex LIDs, numbered states, rates", "[node_tools]")
 {
     const auto f = read("node/ibstatus-prompt-spaces.txt");
     CHECK(f.tools == std::vector<std::string> { "ibstatus" });
@@ -197,8 +197,8 @@ TEST_CASE("rdma link under pdsh: hosts from the prefixes, readings in a loop sho
     CHECK(std::none_of(all.begin(), all.end(), [](const NodeFinding& x) { return x.host == "gpu-c001"; }));
 }
 
-TEST_CASE("a paste of several commands: ibstat of one port flush left, rdma link's first form, dmesg kept",
-    "[node_tools]")
+TEST_CASE(
+    "a paste of several commands: ibstat of one port flush left, rdma link's first form, dmesg kept", "[node_tools]")
 {
     const auto f = read("node/gpu-d010.paste.txt");
     CHECK(f.tools == std::vector<std::string> { "ibstat", "rdma link" });
@@ -245,7 +245,8 @@ TEST_CASE("a node folder with no job opens and its review is not quiet over a Do
     REQUIRE(down);
     CHECK(down->host == "gpu-e020");
     CHECK(std::count_if(all.begin(), all.end(), [](const NodeFinding& f) { return f.kind == "port down"; }) == 1);
-    CHECK_THAT(down->evidence, Catch::Contains("ibstat.txt:26") && Catch::Contains("; also ")
+    CHECK_THAT(down->evidence,
+        Catch::Contains("ibstat.txt:26") && Catch::Contains("; also ")
             && Catch::Contains("phys_state 2: Polling")); // ibstat and sysfs say it alike: one finding, two lines
     const auto* kernel = finding(all, "kernel link down", "");
     REQUIRE(kernel);
@@ -255,8 +256,8 @@ TEST_CASE("a node folder with no job opens and its review is not quiet over a Do
     REQUIRE(downed);
     CHECK_THAT(downed->text, Catch::Contains("255") && Catch::Contains("saturated"));
     // The kernel's link-down line, dated by its ISO stamp.
-    const auto note = std::find_if(snap.notes.begin(), snap.notes.end(),
-        [&](const HostNote& n) { return snap.str(n.kind) == "link down"; });
+    const auto note = std::find_if(
+        snap.notes.begin(), snap.notes.end(), [&](const HostNote& n) { return snap.str(n.kind) == "link down"; });
     REQUIRE(note != snap.notes.end());
     CHECK(snap.str(note->host) == "gpu-e020");
     const auto review = reviewFabric(snap);
@@ -320,16 +321,17 @@ TEST_CASE("a job's suspect host's Down port is in its incident's evidence and th
     const auto& snap = *job->snapshot;
     REQUIRE(snap.hostPorts.size() == hosts.size());
     const auto result = analyze(snap);
-    CHECK_THAT(analysisText(snap, result), Catch::Contains("Node findings") && Catch::Contains("mlx5_9 port 1 is Down"));
+    CHECK_THAT(
+        analysisText(snap, result), Catch::Contains("Node findings") && Catch::Contains("mlx5_9 port 1 is Down"));
     bool shown = false;
     for (const auto& inc : result.incidents) {
         for (const auto& e : inc.hostEvidence) {
             shown = shown || e.what.find("port down: mlx5_9 port 1 is Down") != std::string::npos;
         }
     }
-    CHECK(shown == std::any_of(result.incidents.begin(), result.incidents.end(),
-                       [](const Incident& i) { return !i.suspectRanks.empty() || !i.missingRanks.empty()
-                                                   || !i.firstFailedRanks.empty(); }));
+    CHECK(shown == std::any_of(result.incidents.begin(), result.incidents.end(), [](const Incident& i) {
+        return !i.suspectRanks.empty() || !i.missingRanks.empty() || !i.firstFailedRanks.empty();
+    }));
 }
 
 TEST_CASE("rdma link read in a loop while the port comes up, rdma link -d caps, old ibv_devinfo codes", "[node_tools]")
@@ -391,4 +393,244 @@ TEST_CASE("ibqueryerrors: each port above its thresholds, an HCA's host from its
     CHECK_THAT(sw->text, Catch::Contains("PortXmitWait 4294967295 (at its maximum)"));
     CHECK_THAT(sw->evidence, Catch::Contains("ibqueryerrors.txt:6:"));
     CHECK(std::count_if(all.begin(), all.end(), [](const NodeFinding& x) { return x.kind == "error counters"; }) == 3);
+}
+
+TEST_CASE("sminfo: the subnet manager's LID, GUID, priority and state, and a failed query", "[node_tools]")
+{
+    const auto f = read("node/gpu-h011.sminfo.txt");
+    CHECK(f.tools == std::vector<std::string> { "sminfo" });
+    CHECK(f.unknownLines == 0);
+    CHECK(f.warnings.empty());
+    REQUIRE(f.subnetManagers.size() == 3);
+    const auto& standby = f.subnetManagers[0];
+    CHECK(standby.host == "gpu-h011");
+    CHECK_FALSE(standby.failed);
+    CHECK(standby.lid == 7);
+    CHECK(standby.guid == 0x7cfe900300b4c1d0ULL);
+    CHECK(standby.activity == 88213);
+    CHECK(standby.priority == 15);
+    CHECK(standby.state == 2);
+    CHECK(standby.stateName == "SMINFO_STANDBY");
+    CHECK(standby.line == 2);
+    CHECK_FALSE(standby.master());
+    const auto& master = f.subnetManagers[1];
+    CHECK(master.lid == 3);
+    CHECK(master.guid == 0x7cfe900300b4c1e8ULL);
+    CHECK(master.activity == 1204577);
+    CHECK(master.priority == 14);
+    CHECK(master.stateName == "SMINFO_MASTER");
+    CHECK(master.master());
+    const auto& failed = f.subnetManagers[2];
+    CHECK(failed.host == "gpu-h012");
+    CHECK(failed.failed);
+    CHECK(failed.line == 6);
+    CHECK(failed.evidence == "sminfo: iberror: failed: query");
+
+    JobSnapshot snap;
+    snap.subnetManagers = f.subnetManagers;
+    const auto all = findNodeProblems(snap);
+    CHECK(std::count_if(all.begin(), all.end(), [](const NodeFinding& x) {
+        return x.kind == "no master subnet manager";
+    }) == 2);
+    const auto* standbyFinding = finding(all, "no master subnet manager", "");
+    REQUIRE(standbyFinding);
+    CHECK(standbyFinding->host == "gpu-h011");
+    CHECK_THAT(standbyFinding->text, Catch::Contains("LID 7 is STANDBY"));
+    CHECK_THAT(standbyFinding->evidence, Catch::Contains("gpu-h011.sminfo.txt:2:"));
+    CHECK(std::any_of(all.begin(), all.end(), [](const NodeFinding& x) {
+        return x.host == "gpu-h012" && x.kind == "no master subnet manager"
+            && x.evidence.find("iberror: failed: query") != std::string::npos;
+    }));
+}
+
+TEST_CASE("sminfo by structure under pdsh with a generic name, and a cut line is a warning", "[node_tools]")
+{
+    const std::string text = "gpu-h020: sminfo: sm lid 1 sm guid 0x7cfe900300b4c200, activity count 5 priority 0 "
+                             "state 1 SMINFO_DISCOVER\n"
+                             "gpu-h021: sminfo: sm lid 1 sm guid 0x7cfe9003\n";
+    REQUIRE(looksLikeNodeTools(text));
+    CHECK_FALSE(looksLikeNodeTools("we ran sminfo: it said nothing\n"));
+    auto r = parseNodeTools("/c/out.txt", text, hostOfNodeFile("/c/out.txt"));
+    REQUIRE(r.ok());
+    REQUIRE(r.value().subnetManagers.size() == 1);
+    CHECK(r.value().subnetManagers[0].host == "gpu-h020");
+    CHECK(r.value().subnetManagers[0].state == 1);
+    CHECK(r.value().subnetManagers[0].stateName == "SMINFO_DISCOVER");
+    REQUIRE(r.value().warnings.size() == 1);
+    CHECK(r.value().warnings[0].file == "/c/out.txt");
+    CHECK(r.value().warnings[0].line == 2);
+    CHECK_THAT(r.value().warnings[0].format(), Catch::Contains("sminfo line cut"));
+    JobSnapshot snap;
+    snap.subnetManagers = r.value().subnetManagers;
+    const auto all = findNodeProblems(snap);
+    REQUIRE(all.size() == 1);
+    CHECK_THAT(all[0].text, Catch::Contains("DISCOVERING"));
+}
+
+TEST_CASE("smpquery portinfo and pi: state, physical state, width x lane speed, LIDs", "[node_tools]")
+{
+    const auto f = read("node/smpquery-portinfo.txt");
+    CHECK(f.tools == std::vector<std::string> { "smpquery" });
+    CHECK(f.unknownLines == 0);
+    CHECK(f.warnings.empty());
+    REQUIRE(f.ports.size() == 2);
+    const auto& up = f.ports[0];
+    CHECK(up.host == "gpu-k204");
+    CHECK(up.device == "lid 41");
+    CHECK(up.port == 1);
+    CHECK(up.source == "smpquery");
+    CHECK(up.state == PortState::Active);
+    CHECK(up.phys == PhysState::LinkUp);
+    CHECK(up.rate.width == 4);
+    CHECK(up.rate.speed == "HDR");
+    CHECK(up.rate.gbps == 200);
+    CHECK(up.lid == std::uint32_t(41));
+    CHECK(up.smLid == std::uint32_t(3));
+    CHECK(up.linkLayer == "InfiniBand");
+    CHECK(up.line == 13);
+    CHECK(up.evidence == "LinkState: Active");
+    const auto& down = f.ports[1];
+    CHECK(down.host == "gpu-k204");
+    CHECK(down.device == "lid 57");
+    CHECK(down.state == PortState::Down);
+    CHECK(down.phys == PhysState::Polling);
+    CHECK(down.rate.width == 1);
+    CHECK(down.rate.speed == "SDR");
+    CHECK(down.rate.gbps == 2.5);
+    CHECK(down.lid == std::uint32_t(57));
+    CHECK(down.smLid == std::uint32_t(0));
+    CHECK(down.line == 27);
+    const auto all = findingsOf(f);
+    const auto* d = finding(all, "port down", "lid 57/1");
+    REQUIRE(d);
+    CHECK(d->host == "gpu-k204");
+}
+
+TEST_CASE("smpquery by structure: pdsh prefixes, no indentation, no host but the LID, a cut field", "[node_tools]")
+{
+    const std::string text = "# Port info: Lid 88 port 2\n"
+                             "LinkState:.......................Initialize\n"
+                             "PhysLinkState:...................LinkUp\n"
+                             "LinkWidthActive:.................4X\n"
+                             "LinkSpeedActive:.................10.0 Gbps\n"
+                             "LinkSpeedExtActive:..............106.25 Gbps\n"
+                             "SMLid:...........................0\n"
+                             "Lid:.................\n"
+                             "gpu-k300: # Port info: Lid 90 port 1\n"
+                             "gpu-k300: LinkState:.......................Active\n"
+                             "gpu-k300: PhysLinkState:...................LinkUp\n";
+    REQUIRE(looksLikeNodeTools(text));
+    CHECK_FALSE(looksLikeNodeTools("# Port info: Lid 88 port 2\nsomething else\n"));
+    auto r = parseNodeTools("/c/dump.log", text, hostOfNodeFile("/c/dump.log"));
+    REQUIRE(r.ok());
+    const auto& f = r.value();
+    REQUIRE(f.ports.size() == 2);
+    CHECK(f.ports[0].host == "lid 88");
+    CHECK(f.ports[0].port == 2);
+    CHECK(f.ports[0].state == PortState::Init);
+    CHECK(f.ports[0].rate.speed == "NDR");
+    CHECK(f.ports[0].rate.gbps == 400);
+    CHECK(f.ports[0].smLid == std::uint32_t(0));
+    CHECK(f.ports[0].lid == std::uint32_t(88)); // the header's; the cut "Lid:" line is not read
+    REQUIRE(f.warnings.size() == 1);
+    CHECK(f.warnings[0].file == "/c/dump.log");
+    CHECK(f.warnings[0].line == 8);
+    CHECK(f.ports[1].host == "gpu-k300");
+    CHECK(f.ports[1].state == PortState::Active);
+    CHECK(finding(findingsOf(f), "no subnet manager", "lid 88/2"));
+}
+
+TEST_CASE("ibswinfo: the default table, -o vitals and -o status of unmanaged switches", "[node_tools]")
+{
+    const auto f = read("node/ibswinfo.txt");
+    CHECK(f.unknownLines == 0);
+    CHECK(f.warnings.empty());
+    REQUIRE(f.switches.size() == 3);
+    const auto& table = f.switches[0];
+    CHECK(table.name == "leaf-b4 QM8700 row 2");
+    CHECK(table.line == 2);
+    CHECK(table.temperature == 97);
+    CHECK(table.maxTemperature == 99);
+    CHECK(table.warnLow == 95);
+    CHECK(table.warnHigh == 105);
+    CHECK(table.moduleTemps.empty());
+    REQUIRE(table.fanRpm.size() == 3);
+    CHECK(table.fanRpm[0] == std::pair<std::string, int> { "fan#1", 7112 });
+    CHECK(table.fanRpm[2] == std::pair<std::string, int> { "fan#3", 7098 });
+    REQUIRE(table.statuses.size() == 7);
+    const std::vector<std::tuple<std::string, std::string, std::int64_t>> want
+        = { { "PSU0", "OK", 16 }, { "PSU0 DC power", "OK", 19 }, { "PSU0 fan", "OK", 20 }, { "PSU1", "ERROR", 22 },
+              { "PSU1 DC power", "ERROR", 25 }, { "PSU1 fan", "OK", 26 }, { "fans", "OK", 32 } };
+    for (std::size_t i = 0; i < want.size(); ++i) {
+        CHECK(std::tuple(table.statuses[i].part, table.statuses[i].value, table.statuses[i].line) == want[i]);
+    }
+    const auto& vitals = f.switches[1];
+    CHECK(vitals.name == "mgmt02");
+    CHECK(vitals.line == 38);
+    CHECK(vitals.temperature == 61);
+    CHECK(vitals.maxTemperature == 70);
+    CHECK_FALSE(vitals.warnLow);
+    CHECK(vitals.moduleTemps == std::vector<std::pair<std::string, int>> { { "module#01", 39 }, { "module#02", 42 } });
+    CHECK(vitals.fanRpm == std::vector<std::pair<std::string, int>> { { "fan#1", 6810 }, { "fan#2", 5902 } });
+    CHECK(vitals.statuses.empty());
+    const auto& status = f.switches[2];
+    REQUIRE(status.statuses.size() == 7);
+    CHECK(status.statuses[0].part == "PSU0");
+    CHECK(status.statuses[1].part == "PSU0 DC power");
+    CHECK(status.statuses[5].part == "PSU1 fan");
+    CHECK(std::tuple(status.statuses[6].part, status.statuses[6].value, status.statuses[6].line)
+        == std::tuple(std::string("fans"), std::string("ERROR"), std::int64_t(54)));
+
+    JobSnapshot snap;
+    snap.switchVitals = f.switches;
+    const auto all = findNodeProblems(snap);
+    const auto* psu = finding(all, "switch PSU not OK", "PSU1");
+    REQUIRE(psu);
+    CHECK(psu->host == "leaf-b4 QM8700 row 2");
+    CHECK_THAT(psu->evidence, Catch::Contains("ibswinfo.txt:22: PSU1 ERROR"));
+    CHECK(finding(all, "switch PSU not OK", "PSU1 DC power"));
+    CHECK_FALSE(finding(all, "switch PSU not OK", "PSU0"));
+    const auto* hot = finding(all, "switch over temperature", "");
+    REQUIRE(hot);
+    CHECK_THAT(hot->text, Catch::Contains("97 C") && Catch::Contains("95 C (low)"));
+    const auto* fans = finding(all, "switch fan not OK", "fans");
+    REQUIRE(fans);
+    CHECK(fans->host == "mgmt02");
+    CHECK(all.size() == 4);
+}
+
+TEST_CASE("ibswinfo by structure: pdsh prefixes, stripped indentation, a cut temperature", "[node_tools]")
+{
+    const std::string text = "sw-r12: =================================================\n"
+                             "sw-r12:  spine-12\n"
+                             "sw-r12: =================================================\n"
+                             "sw-r12: PSU0 status        | OK\n"
+                             "sw-r12: DC power      | OK\n"
+                             "sw-r12: fan status    | ERROR\n"
+                             "sw-r12: temperature (C)    | 4\n"
+                             "sw-r12: max temp (C)       | 5x\n"
+                             "sw-r12: warn threshold (C) | 95/105 (low/high)\n"
+                             "sw-r12: fan status         | OK\n";
+    REQUIRE(looksLikeNodeTools(text));
+    CHECK_FALSE(looksLikeNodeTools("PSU0 status is fine\n"));
+    auto r = parseNodeTools("/c/switches.log", text, hostOfNodeFile("/c/switches.log"));
+    REQUIRE(r.ok());
+    const auto& f = r.value();
+    REQUIRE(f.switches.size() == 1);
+    CHECK(f.switches[0].name == "spine-12");
+    CHECK(f.switches[0].temperature == 4);
+    CHECK_FALSE(f.switches[0].maxTemperature);
+    REQUIRE(f.switches[0].statuses.size() == 4);
+    CHECK(f.switches[0].statuses[2].part == "PSU0 fan");
+    CHECK(f.switches[0].statuses[2].value == "ERROR");
+    CHECK(f.switches[0].statuses[3].part == "fans");
+    REQUIRE(f.warnings.size() == 1);
+    CHECK(f.warnings[0].file == "/c/switches.log");
+    CHECK(f.warnings[0].line == 8);
+    JobSnapshot snap;
+    snap.switchVitals = f.switches;
+    const auto all = findNodeProblems(snap);
+    REQUIRE(all.size() == 1);
+    CHECK(all[0].kind == "switch PSU not OK");
+    CHECK(all[0].port == "PSU0 fan");
 }

@@ -36,8 +36,7 @@ std::string summary(const NodeToolsFile& f)
     for (const auto& t : f.tools) {
         tools += (tools.empty() ? "" : ", ") + t;
     }
-    std::string s = (tools.empty() ? std::string("ibstat") : tools) + ": " + std::to_string(f.ports.size())
-        + " ports";
+    std::string s = (tools.empty() ? std::string("ibstat") : tools) + ": " + std::to_string(f.ports.size()) + " ports";
     if (!f.hosts.empty()) {
         s += " on " + (f.hosts.size() == 1 ? f.hosts[0] : std::to_string(f.hosts.size()) + " hosts");
     }
@@ -86,6 +85,8 @@ void addHostPorts(JobSnapshot& snap, const Gathered& g)
         snap.hostPorts.insert(snap.hostPorts.end(), f.ports.begin(), f.ports.end());
         snap.goneHcas.insert(snap.goneHcas.end(), f.gone.begin(), f.gone.end());
         snap.portErrors.insert(snap.portErrors.end(), f.errors.begin(), f.errors.end());
+        snap.subnetManagers.insert(snap.subnetManagers.end(), f.subnetManagers.begin(), f.subnetManagers.end());
+        snap.switchVitals.insert(snap.switchVitals.end(), f.switches.begin(), f.switches.end());
     }
     for (const auto& tree : g.sysfs) {
         for (const auto& r : tree.ports) {

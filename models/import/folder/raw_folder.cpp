@@ -153,9 +153,9 @@ Result<LoadedJob> loadRawFolder(
     folder::addHostPorts(*snap, g);
     folder::widenSpan(*snap);
     if (fabricOnly) {
-        if (snap->topology.nodes().empty() && snap->counters.empty() && snap->linkEvents.empty()
-            && snap->notes.empty() && snap->hostPorts.empty() && snap->goneHcas.empty()
-            && snap->portErrors.empty()) {
+        if (snap->topology.nodes().empty() && snap->counters.empty() && snap->linkEvents.empty() && snap->notes.empty()
+            && snap->hostPorts.empty() && snap->goneHcas.empty() && snap->portErrors.empty()
+            && snap->subnetManagers.empty() && snap->switchVitals.empty()) {
             return LoadIssue { dir, 0, -1,
                 "manifest.json is missing and nothing readable was found: no Flight Recorder dump, profiler trace, "
                 "fabric topology, port counters, node tool output or subnet manager log"

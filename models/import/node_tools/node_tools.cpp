@@ -126,7 +126,7 @@ std::optional<std::string_view> pdshHost(std::string_view line)
 }
 
 // The commands whose output this reader knows, as a shell prompt line names them.
-constexpr std::string_view kTools[] = { "ibstat", "ibstatus", "ibv_devinfo", "rdma" };
+constexpr std::string_view kTools[] = { "ibstat", "ibstatus", "ibv_devinfo", "rdma", "sminfo", "smpquery", "ibswinfo" };
 
 // "$ ibstat", "[root@gpu-b005 ~]# ibstat -v", "user@gpu-b005:~$ sudo rdma link show": the host (when the
 // prompt names one) and the tool; nullopt when the line is not a prompt.
@@ -185,8 +185,8 @@ std::optional<Prompt> promptOf(std::string_view line)
 std::optional<std::string_view> goneDevice(std::string_view line)
 {
     const bool ibstat = line.starts_with("ibpanic: ") || line.starts_with("ibwarn: ");
-    for (std::string_view mark : { "stat of IB device '", "' IB device can't be found", "Fatal error:  device '",
-             "IB device '" }) {
+    for (std::string_view mark :
+        { "stat of IB device '", "' IB device can't be found", "Fatal error:  device '", "IB device '" }) {
         const auto at = line.find(mark);
         if (at == std::string_view::npos) {
             continue;
@@ -241,7 +241,9 @@ public:
                 m_fileHost = p->host; // the lines after the prompt are this host's
                 noteHost(p->host);
             }
-            m_cursors[m_sink.host] = Cursor { p->tool };
+            Cursor fresh {};
+            fresh.tool = p->tool;
+            m_cursors[m_sink.host] = fresh;
             return;
         }
         if (!read(line, c, lineNo)) {
@@ -285,18 +287,21 @@ private:
                 line.starts_with("ib") ? "ibstat" : c.tool, m_sink.file, lineNo, std::string(line.substr(0, 200)) });
             return true;
         }
+        if (ibswinfoLine(line, c, m_sink, lineNo)) {
+            return true;
+        }
         if (ibstatHeader(line, c, m_sink, lineNo) || ibstatusHeader(line, c, m_sink, lineNo)
-            || rdmaLinkLine(line, c, m_sink, lineNo) || queryErrorsLine(line, c, m_sink, lineNo)) {
+            || rdmaLinkLine(line, c, m_sink, lineNo) || queryErrorsLine(line, c, m_sink, lineNo)
+            || sminfoLine(line, m_sink, lineNo) || smpqueryHeader(line, c, m_sink, lineNo)) {
             return true;
         }
         const auto colon = line.find(':');
         if (colon == std::string_view::npos) {
             // ibv_devinfo -v lists capability flags one to a line under device_cap_flags.
-            return c.tool == "ibv_devinfo"
-                && std::all_of(line.begin(), line.end(), [](char ch) {
-                       return std::isupper(static_cast<unsigned char>(ch)) || std::isdigit(static_cast<unsigned char>(ch))
-                           || ch == '_' || ch == ' ';
-                   });
+            return c.tool == "ibv_devinfo" && std::all_of(line.begin(), line.end(), [](char ch) {
+                return std::isupper(static_cast<unsigned char>(ch)) || std::isdigit(static_cast<unsigned char>(ch))
+                    || ch == '_' || ch == ' ';
+            });
         }
         const auto key = trim(line.substr(0, colon));
         const auto value = trim(line.substr(colon + 1));
@@ -311,6 +316,9 @@ private:
         }
         if (c.tool == "ibv_devinfo") {
             return devinfoField(key, value, c, m_sink, lineNo);
+        }
+        if (c.tool == "smpquery") {
+            return smpqueryField(key, value, c, m_sink, lineNo);
         }
         return c.tool == "rdma link" && key == "caps"; // rdma link -d's capability line under each port
     }
@@ -375,6 +383,36 @@ bool looksLikeNodeTools(const std::string& text)
             return true;
         }
     }
+    if (const auto at = text.find("PSU0 status "); at != std::string::npos) {
+        const auto window = std::string_view(text).substr(at, 3000);
+        if (window.find("temperature (C) ") != std::string_view::npos
+            && window.find("warn threshold (C) ") != std::string_view::npos) {
+            return true; // ibswinfo's table
+        }
+    }
+    if (const auto at = text.find("cur.temp (C) "); at != std::string::npos) {
+        const auto window = std::string_view(text).substr(at, 200);
+        if (window.find("max.temp (C) ") != std::string_view::npos) {
+            return true; // ibswinfo -o vitals
+        }
+    }
+    if (text.find("psu0.status ") != std::string::npos && text.find("fans ") != std::string::npos) {
+        return true; // ibswinfo -o status
+    }
+    if (const auto at = text.find("# Port info: "); at != std::string::npos) {
+        const auto window = std::string_view(text).substr(at, 3000);
+        if (window.find("LinkState:.") != std::string_view::npos
+            && window.find("PhysLinkState:.") != std::string_view::npos) {
+            return true;
+        }
+    }
+    if (const auto at = text.find("sminfo: "); at != std::string::npos) {
+        const auto window = std::string_view(text).substr(at, 200);
+        if ((window.find("sm lid ") != std::string_view::npos && window.find(" sm guid ") != std::string_view::npos)
+            || window.starts_with("sminfo: iberror: ")) {
+            return true;
+        }
+    }
     // rdma link: a "link <dev>/<port> ... state" line among the first lines.
     std::size_t pos = 0;
     for (int n = 0; n < 200 && pos < text.size(); ++n) {
@@ -395,11 +433,17 @@ Result<NodeToolsFile> parseNodeTools(const std::string& file, const std::string&
 {
     NodeToolsFile out;
     Reader reader(file, fileHost, out);
-    readLines(text, file, out.warnings, [&](const std::string& line, std::int64_t lineNo) { reader.line(line, lineNo); });
-    if (out.ports.empty() && out.gone.empty() && out.errors.empty()) {
+    readLines(
+        text, file, out.warnings, [&](const std::string& line, std::int64_t lineNo) { reader.line(line, lineNo); });
+    // A "=====" line of another command's output opens an ibswinfo table that then holds nothing.
+    std::erase_if(out.switches, [](const SwitchVitals& v) {
+        return !v.temperature && !v.maxTemperature && v.statuses.empty() && v.fanRpm.empty() && v.moduleTemps.empty();
+    });
+    if (out.ports.empty() && out.gone.empty() && out.errors.empty() && out.subnetManagers.empty()
+        && out.switches.empty()) {
         return LoadIssue { file, 0, -1,
             "no HCA port found: no ibstat, ibstatus, ibv_devinfo or rdma link port block, no ibpanic line, no "
-            "ibqueryerrors port" };
+            "ibqueryerrors port, no sminfo line, no smpquery portinfo, no ibswinfo" };
     }
     return out;
 }
@@ -411,7 +455,9 @@ std::string hostOfNodeFile(const std::string& path)
     // capture's: then the folder names the host. Whole words only: "node017" and "fib-3" are hosts.
     const auto generic = [](const std::string& name) {
         // Host names carry a number (gpu-b005, node017); "node", "captures", "tmp" do not.
-        if (name.empty() || std::none_of(name.begin(), name.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); })) {
+        if (name.empty() || std::none_of(name.begin(), name.end(), [](char ch) {
+                return std::isdigit(static_cast<unsigned char>(ch));
+            })) {
             return true;
         }
         std::size_t start = 0;

@@ -2,7 +2,8 @@
 #pragma once
 
 // The node InfiniBand tools people paste first: `ibstat`, `ibstatus`, `ibv_devinfo [-v]`, `rdma link [show]`, and
-// `ibqueryerrors` (ports above their error thresholds)
+// `ibqueryerrors` (ports above their error thresholds), `sminfo` (the subnet manager's state),
+// `smpquery portinfo`, `ibswinfo` (an unmanaged switch's temperatures, PSUs and fans)
 // (docs/formats.md §5f). Recognised by their structure, whatever the file is called; one file may hold several
 // tools' outputs one after another, behind shell prompts ("[root@gpu-b005 ~]# ibstat"), pdsh prefixes
 // ("gpu-b005: State: Active") or dshbak headers, with tabs turned into spaces or indentation stripped. Each port
@@ -23,6 +24,8 @@ struct NodeToolsFile
     std::vector<HostPort> ports; // in file order; a port seen twice (two readings) is two entries
     std::vector<GoneHca> gone;
     std::vector<PortErrorReport> errors; // ibqueryerrors
+    std::vector<SmInfo> subnetManagers; // sminfo's answers (or its failure), in file order
+    std::vector<SwitchVitals> switches; // ibswinfo's tables and lists, in file order
     std::vector<std::string> tools; // the tools found, in order of first appearance: "ibstat", "rdma link", ...
     std::vector<std::string> hosts; // the hosts named (prompts, pdsh prefixes, the file's name)
     std::size_t unknownLines = 0; // non-blank lines no tool explains (another command's output, a comment)

@@ -21,6 +21,9 @@ struct Cursor
     std::string fw;
     std::uint64_t nodeGuid = 0;
     std::optional<std::size_t> port; // index into NodeToolsFile::ports
+    std::optional<std::size_t> sw; // ibswinfo: index into NodeToolsFile::switches
+    std::string psu; // ibswinfo's table: the PSU whose indented lines follow ("PSU0"), "" outside one
+    int swStage = 0; // ibswinfo's table header: 1 after its first "=====" (the name next), 2 after the name
 };
 
 // What the readers add to: the file's results and the host the current line is about.
@@ -59,6 +62,16 @@ bool devinfoField(std::string_view key, std::string_view value, Cursor& c, Sink&
 bool rdmaLinkLine(std::string_view line, Cursor& c, Sink& s, std::int64_t lineNo);
 // ibqueryerrors: "Errors for ..." opens a node, "GUID 0x... port N: [Name == value] ..." reports one port.
 bool queryErrorsLine(std::string_view line, Cursor& c, Sink& s, std::int64_t lineNo);
+// sminfo: "sminfo: sm lid 1 sm guid 0x…, activity count 512345 priority 14 state 3 SMINFO_MASTER", or its
+// "sminfo: iberror: failed: query" when no subnet manager answered.
+bool sminfoLine(std::string_view line, Sink& s, std::int64_t lineNo);
+// smpquery portinfo: "# Port info: Lid 12 port 1" opens a port, then PortInfo's dotted fields
+// ("LinkState:.......................Active").
+bool smpqueryHeader(std::string_view line, Cursor& c, Sink& s, std::int64_t lineNo);
+bool smpqueryField(std::string_view key, std::string_view value, Cursor& c, Sink& s, std::int64_t lineNo);
+// ibswinfo: its default table ("=====" / name / "=====", then "key | value") or its "-o vitals" / "-o status"
+// lists ("key : value"). Before the key/value split: the table's values hold ':' ("196d-07:05:40").
+bool ibswinfoLine(std::string_view line, Cursor& c, Sink& s, std::int64_t lineNo);
 // The header alone (for the recogniser): "link mlx5_0/1 " or "1/1: mlx5_0/1: " followed by a state.
 bool isRdmaLinkLine(std::string_view line);
 
