@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "job_views.h"
+#include "hosts_panel.h"
 
 #include "core/job_snapshot.h"
 #include "link_list_panel.h"
@@ -29,6 +30,7 @@ JobViewState captureJobViews(const JobViews& v)
     s.linkOrder = v.linkHeatmap->rowOrder();
     s.fabricFind = v.fabricFind->text();
     s.linkFilter = v.links->filterText();
+    s.hostFilter = v.hosts->filterText();
     return s;
 }
 
@@ -40,6 +42,7 @@ void applyJobViews(const JobViews& v, const JobViewState& s)
     v.linkHeatmap->setRowOrder(s.linkOrder);
     v.fabricFind->setText(s.fabricFind);
     v.links->setFilterText(s.linkFilter);
+    v.hosts->setFilterText(s.hostFilter);
 }
 
 void resetJobViews(const JobViews& v, TimeRange span)

@@ -3,7 +3,7 @@
 
 // What the window shows of one job beyond its data: the ViewState's part (window, cursor, zoom history,
 // selection, notes) and the views' own choices (row orders, colouring, the fabric's find text, the links'
-// filter). It belongs to the job: captured when another load starts and put back when that load fails or is
+// filter, the hosts' filter). It belongs to the job: captured when another load starts and put back when that load fails or is
 // cancelled, reset when a new job opens, written to and read from review sessions. GUI thread only.
 
 #include "heatmap_widget.h"
@@ -17,6 +17,7 @@ class QLineEdit;
 
 namespace stallscope {
 
+class HostsPanel;
 class LinkListPanel;
 struct JobSnapshot;
 
@@ -27,6 +28,7 @@ struct JobViews
     LinkHeatmapWidget* linkHeatmap;
     LinkListPanel* links;
     QLineEdit* fabricFind;
+    HostsPanel* hosts;
 };
 
 struct JobViewState
@@ -37,6 +39,7 @@ struct JobViewState
     LinkRowOrder linkOrder = LinkRowOrder::Tier;
     QString fabricFind;
     QString linkFilter;
+    QString hostFilter; // kept while the job is open, not in review sessions
 };
 
 JobViewState captureJobViews(const JobViews& views);

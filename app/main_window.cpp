@@ -15,6 +15,7 @@
 #include "import/open_job.h"
 #include "incidents_panel.h"
 #include "link_heatmap_widget.h"
+#include "hosts_panel.h"
 #include "link_list_panel.h"
 #include "load_job.h"
 #include "open_dialog.h"
@@ -92,6 +93,7 @@ MainWindow::MainWindow(QWidget* parent)
     , m_counters(new CounterPlotWidget(m_state, this))
     , m_topology(new TopologyWidget(m_state, this))
     , m_linkList(new LinkListPanel(m_state, this))
+    , m_hosts(new HostsPanel(m_state, this))
     , m_incidents(new IncidentsPanel(m_state, this))
     , m_trainingPanel(new TrainingPanel(m_state, this))
     , m_welcome(new WelcomePanel(this))
@@ -251,6 +253,8 @@ void MainWindow::createDocks()
     auto* fabric = dock(fabricBox, tr("Fabric"), QStringLiteral("fabric"), Qt::RightDockWidgetArea);
     auto* links = dock(m_linkList, tr("Links"), QStringLiteral("links"), Qt::RightDockWidgetArea);
     tabifyDockWidget(fabric, links);
+    auto* hosts = dock(m_hosts, tr("Hosts"), QStringLiteral("hosts"), Qt::RightDockWidgetArea);
+    tabifyDockWidget(links, hosts);
     fabric->raise();
     auto* exercise = dock(m_trainingPanel, tr("Exercise"), QStringLiteral("exercise"), Qt::RightDockWidgetArea);
     splitDockWidget(fabric, exercise, Qt::Vertical);
@@ -722,6 +726,7 @@ void MainWindow::showSnapshot(const OpenedBundle& opened)
     m_counters->setStalls(analysis ? stallWindows(*analysis) : std::vector<TimeRange> {});
     m_counters->setSnapshot(opened.snapshot);
     m_topology->setData(opened.snapshot, analysis);
+    showHosts(opened.snapshot);
     m_linkList->setSnapshot(opened.snapshot, analysis, m_analysisHidden ? nullptr : opened.fabricReview);
     m_summary->setSummary(summarize(opened.path, opened.loaded));
     m_warnings->clear();
@@ -948,12 +953,21 @@ void MainWindow::applyAnalysis()
     }
     const auto analysis = shownAnalysis();
     m_topology->setData(m_opened->snapshot, analysis);
+    showHosts(m_opened->snapshot);
     m_heatmap->setModel(m_opened->heatmap, analysis);
     m_counters->setStalls(analysis ? stallWindows(*analysis) : std::vector<TimeRange> {});
     m_linkList->setSnapshot(m_opened->snapshot, analysis, m_analysisHidden ? nullptr : m_opened->fabricReview);
     m_incidents->setAnalysis(m_opened->snapshot, analysis);
     m_flaps->setReview(m_opened->snapshot, m_analysisHidden ? nullptr : m_opened->fabricReview);
     m_linkHeatmap->setCulpritMarksHidden(m_analysisHidden);
+}
+
+// The hosts' inventory and findings, and their marks in the fabric view (after its setData, which clears them).
+// An exercise hides the findings: they would name the culprit's host.
+void MainWindow::showHosts(const std::shared_ptr<const JobSnapshot>& snap)
+{
+    m_hosts->setSnapshot(snap, m_analysisHidden);
+    m_topology->setFlaggedHosts(m_hosts->flaggedHosts());
 }
 
 void MainWindow::ensureLateness()
@@ -1005,6 +1019,7 @@ void MainWindow::closeJob()
     m_counters->setSnapshot(nullptr);
     m_topology->setData(nullptr, nullptr);
     m_linkList->setSnapshot(nullptr);
+    m_hosts->setSnapshot(nullptr);
     m_incidents->setAnalysis(nullptr, nullptr);
     m_summary->setMessage(tr("No bundle open."));
     showViews(false);
@@ -1249,7 +1264,7 @@ bool MainWindow::confirmLeavingJob()
 
 JobViews MainWindow::jobViews() const
 {
-    return { m_state, m_heatmap, m_linkHeatmap, m_linkList, m_fabricFind };
+    return { m_state, m_heatmap, m_linkHeatmap, m_linkList, m_fabricFind, m_hosts };
 }
 
 void MainWindow::restorePreviousJob()

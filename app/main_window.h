@@ -34,6 +34,7 @@ class FlapsPanel;
 class LinkHeatmapWidget;
 class HeatmapWidget;
 class IncidentsPanel;
+class HostsPanel;
 class LinkListPanel;
 class SharedProgress;
 class SummaryView;
@@ -81,6 +82,7 @@ public:
     TopologyWidget* topology() const { return m_topology; }
     CounterPlotWidget* counters() const { return m_counters; }
     LinkListPanel* linkList() const { return m_linkList; }
+    HostsPanel* hostsPanel() const { return m_hosts; }
     QLineEdit* fabricFind() const { return m_fabricFind; }
     void cancelLoading(); // what the progress dialog's Cancel does
     // Edit › Go to: selects the ranks a rank number or host name names (view/rank_search.h); false when none.
@@ -137,6 +139,7 @@ private:
     void ensureLateness();
     void rebuildRecentMenu();
     void applyAnalysis();
+    void showHosts(const std::shared_ptr<const JobSnapshot>& snap);
     void showViews(bool on); // the analysis (or none, in training) to every view that shows it
     std::shared_ptr<const AnalysisResult> shownAnalysis() const;
 
@@ -159,6 +162,7 @@ private:
     CounterPlotWidget* m_counters;
     TopologyWidget* m_topology;
     LinkListPanel* m_linkList;
+    HostsPanel* m_hosts;
     IncidentsPanel* m_incidents;
     TrainingPanel* m_trainingPanel;
     WelcomePanel* m_welcome;

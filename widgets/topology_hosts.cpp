@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 namespace stallscope {
 
@@ -150,6 +151,12 @@ void TopologyWidget::drawHosts(QPainter& p, const Layout& l, std::optional<LinkI
             p.setBrush(
                 std::binary_search(selected.begin(), selected.end(), int(i)) ? yellow : pal.color(QPalette::Mid));
             p.drawRect(l.hostBox[i]);
+            if (i < m_flagged.size() && m_flagged[i]) { // a corner, so the selection's yellow still shows
+                const QRectF b = l.hostBox[i];
+                const double s = std::min({ 9.0, b.width(), b.height() });
+                p.setBrush(healthColor(LinkHealth::Erroring, pal));
+                p.drawPolygon(QPolygonF({ b.topRight(), b.topRight() - QPointF(s, 0), b.topRight() + QPointF(0, s) }));
+            }
         }
         if (marked) { // the culprit's host outlined, as its switch is
             const auto& link = m_snap->topology.link(*marked);
@@ -173,6 +180,11 @@ void TopologyWidget::drawHosts(QPainter& p, const Layout& l, std::optional<LinkI
         const QRectF box = l.hostBox[std::size_t(host)];
         p.fillRect(QRectF(box.center().x() - w / 2, box.top() + 1, w, box.height() - 1), c);
     };
+    for (std::size_t h = 0; h < m_flagged.size(); ++h) {
+        if (m_flagged[h]) {
+            mark(int(h), healthColor(LinkHealth::Erroring, pal), 2.0);
+        }
+    }
     for (const int h : selected) {
         mark(h, yellow, 2.0);
     }
@@ -200,6 +212,23 @@ void TopologyWidget::drawHostLabels(QPainter& p, const Layout& l, QSizeF size) c
         }
         p.drawText(label.rect, label.inside ? Qt::AlignCenter : Qt::AlignLeft | Qt::AlignVCenter, label.text);
     }
+}
+
+void TopologyWidget::setFlaggedHosts(const std::vector<std::string>& hosts)
+{
+    m_flagged.assign(m_hosts.size(), false);
+    if (m_snap) {
+        const std::set<std::string> names(hosts.begin(), hosts.end());
+        for (std::size_t i = 0; i < m_hosts.size(); ++i) {
+            m_flagged[i] = names.count(m_snap->str(m_hosts[i])) > 0;
+        }
+    }
+    update();
+}
+
+int TopologyWidget::flaggedHostCount() const
+{
+    return int(std::count(m_flagged.begin(), m_flagged.end(), true));
 }
 
 int TopologyWidget::hostBlockAt(QPointF pos) const

@@ -120,6 +120,7 @@ void TopologyWidget::setData(std::shared_ptr<const JobSnapshot> snap, std::share
     m_ranksOfHost.clear();
     m_states.reset();
     m_expandedHost = -1;
+    m_flagged.clear();
     m_zoom = 1.0; // another fabric: the whole of it
     m_panX = 0;
     m_matches.clear(); // node ids of the previous snapshot
@@ -469,6 +470,9 @@ bool TopologyWidget::event(QEvent* event)
                        .arg(ranks.size())
                        .arg(ranks.empty() ? 0 : ranks.front())
                        .arg(ranks.empty() ? 0 : ranks.back());
+            if (std::size_t(h) < m_flagged.size() && m_flagged[std::size_t(h)]) {
+                text += tr("<br>node findings: see the Hosts panel");
+            }
         } else if (auto link = linkAt(help->pos())) {
             const auto& l = m_snap->topology.link(*link);
             text = tr("%1 p%2 ↔ %3 p%4: %5")

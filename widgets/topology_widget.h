@@ -148,6 +148,10 @@ public:
     std::optional<QPointF> nodeOnScreen(NodeId node) const;
     QString podName(int pod) const;
     int expandedHost() const { return m_expandedHost; }
+    // Hosts with node findings (the Hosts panel's), marked in the host row with a corner in the erroring colour;
+    // names that are no host of this fabric are ignored. setData clears them.
+    void setFlaggedHosts(const std::vector<std::string>& hosts);
+    int flaggedHostCount() const;
     // Hosts too narrow to tell apart are drawn as blocks of hosts cabled to the same leaves.
     bool hostsCompact() const;
     int hostBlockCount() const { return int(m_hostBlocks.size()); }
@@ -185,6 +189,7 @@ private:
     QString m_search;
     std::vector<NodeId> m_matches;
     int m_expandedHost = -1; // host whose HCAs are drawn one by one
+    std::vector<bool> m_flagged; // per host (index into m_hosts); empty: none
 };
 
 } // namespace stallscope

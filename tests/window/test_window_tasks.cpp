@@ -7,19 +7,20 @@
 #include "counter_plot_widget.h"
 #include "flaps_panel.h"
 #include "heatmap_palette.h"
-#include "incidents_panel.h"
 #include "heatmap_widget.h"
+#include "hosts_panel.h"
 #include "import/open_job.h"
+#include "incidents_panel.h"
+#include "isolated_settings.h"
 #include "link_heatmap_widget.h"
 #include "link_list_panel.h"
-#include "isolated_settings.h"
 #include "load_job.h"
 #include "main_window.h"
 #include "open_dialog.h"
 #include "postmortem_render.h"
+#include "test_support.h"
 #include "theme.h"
 #include "topology_widget.h"
-#include "test_support.h"
 #include "view/review_session.h"
 #include "view/view_state.h"
 
@@ -37,10 +38,11 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
-#include <QTest>
 #include <QStatusBar>
+#include <QTest>
 #include <QTimer>
 
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <memory>
@@ -92,8 +94,7 @@ bool open(MainWindow& w, const std::string& path)
 }
 
 // Runs `act` on the next modal dialog of type T once it is up (inside its exec loop), as a person answering it.
-template <typename T>
-void whenDialog(std::function<void(T*)> act, int triesLeft = 500)
+template <typename T> void whenDialog(std::function<void(T*)> act, int triesLeft = 500)
 {
     QTimer::singleShot(10, [act, triesLeft] {
         if (auto* d = qobject_cast<T*>(QApplication::activeModalWidget())) {
@@ -720,4 +721,46 @@ TEST_CASE("while a job opens its views say so, and with nothing open they say ho
     CHECK(w.heatmap()->emptyText().startsWith(QStringLiteral("Open a bundle")));
     w.closeBundle();
     CHECK(w.incidentsPanel()->detailText().startsWith(QStringLiteral("Open a bundle")));
+}
+
+TEST_CASE("the Hosts panel: a host with a port down leads, is marked in the fabric, and picks its ranks", "[window]")
+{
+    // The logs-only golden job (gpu-k001, gpu-k002 and their fabric) with an ibstat taken on gpu-k002 afterwards.
+    test::TempDir dir;
+    const auto folder = dir.path() / "job";
+    std::filesystem::copy(test::testDataPath("logs-only/link"), folder, std::filesystem::copy_options::recursive);
+    std::filesystem::create_directories(folder / "gpu-k002");
+    std::ofstream(folder / "gpu-k002" / "ibstat.txt")
+        << "CA 'mlx5_1'\n\tCA type: MT4129\n\tNumber of ports: 1\n\tFirmware version: 28.39.1002\n"
+           "\tNode GUID: 0x0c42a10300007004\n\tPort 1:\n\t\tState: Down\n\t\tPhysical state: Polling\n"
+           "\t\tRate: 10\n\t\tBase lid: 65535\n\t\tSM lid: 1\n\t\tPort GUID: 0x0c42a10300007004\n"
+           "\t\tLink layer: InfiniBand\n";
+    Opened opened(folder.string());
+    auto& w = opened.w;
+    auto* hosts = w.hostsPanel();
+    REQUIRE(hosts->hostCount() >= 2);
+    CHECK(hosts->cellText(0, HostsPanel::kHost) == QStringLiteral("gpu-k002"));
+    CHECK(hosts->cellText(0, HostsPanel::kFindings).contains(QStringLiteral("port down")));
+    CHECK(hosts->cellText(0, HostsPanel::kState) == QStringLiteral("1 of 1 Down"));
+    const auto lines = hosts->childTexts(0).join(QLatin1Char('\n'));
+    CHECK(lines.contains(QStringLiteral("mlx5_1/1 — Down / Polling")));
+    CHECK(lines.contains(QStringLiteral("[ibstat]"))); // the tools that showed the port
+    CHECK(w.topology()->flaggedHostCount() == 1);
+
+    // Picking the host selects its ranks; Go to another host moves the panel's row with it.
+    hosts->selectHostRow(0);
+    CHECK(w.viewState()->selectedRanks() == std::vector<std::uint32_t> { 2, 3 });
+    REQUIRE(w.goTo(QStringLiteral("gpu-k001")));
+    CHECK(hosts->selectedHost() == QStringLiteral("gpu-k001"));
+
+    // The filter belongs to this job: the next job opens with the whole list and none of these hosts.
+    hosts->setFilterText(QStringLiteral("k002"));
+    CHECK(hosts->visibleCount() == 1);
+    REQUIRE(open(w, jobs().a)); // no notes: nothing to ask
+    CHECK(hosts->filterText().isEmpty());
+    CHECK(hosts->visibleCount() == hosts->hostCount());
+    for (int i = 0; i < hosts->hostCount(); ++i) {
+        CHECK_FALSE(hosts->cellText(i, HostsPanel::kHost).startsWith(QStringLiteral("gpu-k00")));
+    }
+    CHECK(w.topology()->flaggedHostCount() == 0);
 }
