@@ -109,3 +109,28 @@ TEST_CASE("rank log: Open MPI pml_ucx errors are socket errors of the rank its p
     CHECK(ucx->status == 10);
     CHECK_THAT(ucx->text, Catch::Contains("UCX Remote access on mlx5_1:1/IB"));
 }
+
+TEST_CASE("logs: Open MPI tags behind --timestamp-output stamps split the ranks", "[rank_log][ucx]")
+{
+    const auto text = stallscope::test::readFile(
+        std::filesystem::path(STALLSCOPE_TEST_DATA_DIR) / "logs" / "combined-ompi-timestamp.log");
+    const auto parts = splitByRankPrefix(text);
+    REQUIRE(parts.size() == 2);
+    CHECK(parts[0].rank == 2u);
+    CHECK(parts[1].rank == 5u);
+    CHECK(parts[1].lineNumbers == std::vector<std::int64_t> { 2, 3 });
+    auto five = parseRankLog("combined-ompi-timestamp.log", parts[1].text);
+    REQUIRE(five);
+    CHECK(five->host == "gpu-c022");
+    CHECK(five->rank == 5u);
+    const auto ucx = std::find_if(five->events.begin(), five->events.end(),
+        [](const LogEvent& e) { return e.kind == LogEventKind::CompletionError; });
+    REQUIRE(ucx != five->events.end());
+    CHECK(ucx->hca == "mlx5_1");
+    CHECK(ucx->timeNs == 1'779'273'667'881'204'000LL); // UCX's own time, not the launcher's zone-less stamp
+    auto two = parseRankLog("combined-ompi-timestamp.log", parts[0].text);
+    REQUIRE(two);
+    CHECK(std::any_of(two->events.begin(), two->events.end(), [](const LogEvent& e) {
+        return e.kind == LogEventKind::SocketError && e.text.find("Connection reset by remote peer") != std::string::npos;
+    }));
+}
