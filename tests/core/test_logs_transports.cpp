@@ -134,3 +134,17 @@ TEST_CASE("logs: Open MPI tags behind --timestamp-output stamps split the ranks"
         return e.kind == LogEventKind::SocketError && e.text.find("Connection reset by remote peer") != std::string::npos;
     }));
 }
+
+TEST_CASE("rank log: damaged UCX and Open MPI lines are read without a fact or a crash", "[rank_log][ucx][hostile]")
+{
+    const std::string text = std::string(4000, '[') + " ib_mlx5_log.c:1  x on mlx5_0:1/IB (synd 0x15)\n"
+        + "[gpu-c012:1:0] ib_mlx5_log.c:1  x on mlx5_0:1/IB (synd 0x" + std::string(3000, 'f') + " vend 0x"
+        + std::string(50, '9') + ")\n" + "Wed May 20 10:41:07 2026[1,\n" + "[gpu-c012:7] pml_ucx.c:\n";
+    auto f = parseRankLog("bad.log", text);
+    REQUIRE(f);
+    REQUIRE(f->events.size() == 2); // both lines name an HCA and a syndrome, however damaged
+    CHECK(f->events[0].hca == "mlx5_0");
+    CHECK(f->events[0].status == 12);
+    CHECK(f->events[1].status == 21); // a syndrome too long is no known one: a general error
+    CHECK(splitByRankPrefix(text).empty());
+}

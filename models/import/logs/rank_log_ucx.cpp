@@ -71,6 +71,9 @@ int wcStatusOf(int syndrome)
 // "[gpu-c012:4242:0:4250]" (older). Takes the host, the pid and the time when there.
 void readUcxPrefix(std::string_view head, LogEvent& e, MessageState& c, std::string& pid)
 {
+    // UCX's prefix stands just before its file name; looking no further back keeps a line of many '[' linear.
+    constexpr std::size_t kPrefixReach = 160;
+    head.remove_prefix(head.size() > kPrefixReach ? head.size() - kPrefixReach : 0);
     for (std::size_t open = head.find('['); open != std::string_view::npos; open = head.find('[', open + 1)) {
         LineScan s(head, open + 1);
         if (const auto sec = s.digits(12); !sec.empty() && s.lit(".")) {
