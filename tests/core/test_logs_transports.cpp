@@ -102,8 +102,8 @@ TEST_CASE("rank log: Open MPI pml_ucx errors are socket errors of the rank its p
     CHECK(sockets[0].text == "Open MPI pml_ucx: ucx send failed: Connection reset by remote peer, pid 6102");
     CHECK(sockets[0].line == 2);
     CHECK_THAT(sockets[1].text, Catch::Contains("ucp_ep_create(proc=3) failed: Connection reset by remote peer"));
-    const auto ucx = std::find_if(f->events.begin(), f->events.end(),
-        [](const LogEvent& e) { return e.kind == LogEventKind::CompletionError; });
+    const auto ucx = std::find_if(
+        f->events.begin(), f->events.end(), [](const LogEvent& e) { return e.kind == LogEventKind::CompletionError; });
     REQUIRE(ucx != f->events.end());
     CHECK(ucx->hca == "mlx5_1");
     CHECK(ucx->status == 10);
@@ -131,7 +131,8 @@ TEST_CASE("logs: Open MPI tags behind --timestamp-output stamps split the ranks"
     auto two = parseRankLog("combined-ompi-timestamp.log", parts[0].text);
     REQUIRE(two);
     CHECK(std::any_of(two->events.begin(), two->events.end(), [](const LogEvent& e) {
-        return e.kind == LogEventKind::SocketError && e.text.find("Connection reset by remote peer") != std::string::npos;
+        return e.kind == LogEventKind::SocketError
+            && e.text.find("Connection reset by remote peer") != std::string::npos;
     }));
 }
 
