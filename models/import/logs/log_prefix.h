@@ -8,16 +8,39 @@
 #include "import/common/log_clock.h"
 
 #include <array>
+#include <cctype>
 #include <optional>
 #include <string_view>
 
 namespace stallscope::logs {
 
+// The length of Open MPI's `--timestamp-output` stamp before its "[1,12]<stdout>:" tag: ctime's fixed 24 characters
+// "Mon Aug  5 12:50:21 2026", directly followed by "[". 0 when the line does not start so. The stamp is the launcher
+// host's local time without a zone, so it is skipped, not read as a time.
+inline std::size_t ompiTimestampLength(std::string_view line)
+{
+    constexpr std::string_view shape = "aaa aaa dd dd:dd:dd dddd[";
+    if (line.size() < shape.size()) {
+        return 0;
+    }
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+        const auto c = static_cast<unsigned char>(line[i]);
+        const bool ok = shape[i] == 'a' ? std::isalpha(c) != 0
+            : shape[i] == 'd'           ? std::isdigit(c) != 0 || (i == 8 && c == ' ')
+                                        : line[i] == shape[i];
+        if (!ok) {
+            return 0;
+        }
+    }
+    return shape.size() - 1;
+}
+
 // Where the text after a launcher's prefix begins: srun -l "12: " (padded: " 7: "), torchrun --tee "[default5]:", Ray
-// "(WorkerDict pid=3490362) " or "(RayTrainWorker pid=12, ip=10.0.0.5) ", Open MPI "[1,12]<stdout>:".
+// "(WorkerDict pid=3490362) " or "(RayTrainWorker pid=12, ip=10.0.0.5) ", Open MPI "[1,12]<stdout>:" (behind its
+// --timestamp-output stamp).
 inline std::size_t afterLauncherPrefix(std::string_view line)
 {
-    LineScan s(line);
+    LineScan s(line, ompiTimestampLength(line));
     // srun pads its labels to the widest task id (" 7: " among 64 tasks, Slurm's "%*d: ").
     if (const auto p = s.pos(); (s.skipSpaces(), s.digits(10).empty()) || !s.lit(": ")) {
         s.seek(p);

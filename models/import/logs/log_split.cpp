@@ -39,6 +39,9 @@ struct Prefix
 std::optional<Prefix> linePrefix(std::string_view line)
 {
     std::size_t i = 0;
+    if (const auto stamp = logs::ompiTimestampLength(line); stamp > 0) {
+        line.remove_prefix(stamp); // Open MPI's --timestamp-output stamp before its "[1,12]<stdout>:" tag
+    }
     if (line.substr(0, 5) == "[rank") {
         i = 5;
         const auto r = digitsAt(line, i);

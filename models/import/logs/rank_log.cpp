@@ -18,7 +18,8 @@ namespace stallscope {
 
 bool looksLikeRankLog(const std::string& text)
 {
-    for (const char* mark : { "NCCL INFO", "NCCL WARN", "[rank", "ProcessGroupNCCL", "Watchdog caught collective" }) {
+    for (const char* mark : { "NCCL INFO", "NCCL WARN", "[rank", "ProcessGroupNCCL", "Watchdog caught collective",
+             "ib_mlx5_log.c:", "pml_ucx.c:" }) {
         if (text.find(mark) != std::string::npos) {
             return true;
         }
@@ -56,8 +57,8 @@ std::optional<TimeNs> c10PrefixAt(LineScan& s, const LogClock& clock)
         f[0] = toNumber<int>(monthDay.substr(0, m));
         f[1] = toNumber<int>(monthDay.substr(m));
     }
-    if (f[0] && f[1] && s.lit(" ") && (f[2] = s.fixed(2)) && s.lit(":")
-        && (f[3] = s.fixed(2)) && s.lit(":") && (f[4] = s.fixed(2)) && s.lit(".")) {
+    if (f[0] && f[1] && s.lit(" ") && (f[2] = s.fixed(2)) && s.lit(":") && (f[3] = s.fixed(2)) && s.lit(":")
+        && (f[4] = s.fixed(2)) && s.lit(".")) {
         const auto frac = s.digits(12);
         if (!frac.empty() && s.lit(" ")) {
             s.until("]");
@@ -198,7 +199,7 @@ private:
         readPgPrefix(line, e);
         const auto body = line.substr(s.pos());
         for (auto reader : { commInit, usingList, netChoice, whatLine, watchdogException, completion, asyncEvent,
-                 watchdogTimeout, watchdogFailure, heartbeat, terminate, socketError }) {
+                 watchdogTimeout, watchdogFailure, heartbeat, terminate, socketError, ucxCompletion, ompiUcxError }) {
             if (const auto r = reader(body, e, m_msg); r != Read::Nothing) {
                 return r;
             }

@@ -4,7 +4,8 @@
 // One rank's stderr: PyTorch ProcessGroupNCCL lines and NCCL's own INFO/WARN lines, in the wording variants of
 // docs/formats.md §2 across versions. Extracts what joins and what accuses: rank, host, the HCAs NCCL uses
 // (`NET/IB : Using [0]mlx5_0:1/IB ...`), transport completion errors with their status and HCA (the EARLIEST
-// ones point at the culprit), port error / active events, and watchdog timeouts with their sequence number.
+// ones point at the culprit), port error / active events, and watchdog timeouts with their sequence number. UCX's
+// mlx5 completion errors (Open MPI, UCC) are read as completion errors too.
 // Launcher prefixes (torchrun --tee, srun -l, Ray) are stripped first. Hand-written scanning (no regex): every line
 // is read in time linear in its length. Lines glued behind a progress bar's carriage returns are read one by one;
 // a message hard-wrapped onto the next physical line is joined back.

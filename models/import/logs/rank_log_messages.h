@@ -37,5 +37,7 @@ Read watchdogException(std::string_view body, LogEvent& e, MessageState& c);
 Read terminate(std::string_view body, LogEvent& e, MessageState& c);
 Read whatLine(std::string_view body, LogEvent& e, MessageState& c);
 Read socketError(std::string_view body, LogEvent& e, MessageState& c);
+Read ucxCompletion(std::string_view body, LogEvent& e, MessageState& c); // rank_log_ucx.cpp
+Read ompiUcxError(std::string_view body, LogEvent& e, MessageState& c); // rank_log_ucx.cpp
 
 } // namespace stallscope::logs
