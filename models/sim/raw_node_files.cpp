@@ -176,7 +176,11 @@ std::string writeNodeFiles(const JobSnapshot& snap, const fs::path& dir, TimeNs 
     const auto& t = snap.topology;
     // Link events by (node GUID, port); a port whose own end reported nothing takes its peer's (the switch side).
     std::map<std::pair<std::uint64_t, std::uint16_t>, std::vector<const LinkEvent*>> events;
+    // Events after the window's end happen after the files were collected.
     for (const auto& e : snap.linkEvents) {
+        if (e.timeNs >= snap.job.span.end) {
+            continue;
+        }
         events[{ e.guid, e.port }].push_back(&e);
     }
     // Last error counter readings by (node, port): the sysfs copy is read once, at the end.
