@@ -36,6 +36,9 @@ const std::vector<OptionSpec> kSpecs = {
     { "kineto", false, "with --raw: also write a PyTorch profiler trace per rank" },
     { "no-flight-recorder", false, "with --raw: write no Flight Recorder dumps (logs, traces, counters only)" },
     { "no-counters", false, "with --raw: write no port counters (e.g. they are in --openmetrics for a server)" },
+    { "node-files", false,
+        "with --raw: also write each host's ibstat, dmesg and /sys/class/infiniband copy under\n"
+        "nodes/<host>/, as they stand at the end of the window" },
     { "openmetrics", true,
         "also write every port's counters to FILE as OpenMetrics with timestamps (node_exporter and\n"
         "treydock names), for `promtool tsdb create-blocks-from openmetrics`" },
@@ -289,6 +292,7 @@ int runSimulate(const std::vector<std::string>& args, std::ostream& out, std::os
     raw.kineto = parsed.has("kineto");
     raw.flightRecorder = !parsed.has("no-flight-recorder");
     raw.counters = !parsed.has("no-counters");
+    raw.nodeFiles = parsed.has("node-files");
     const bool asRaw = parsed.has("raw");
     SimulationWritten written;
     if (asRaw) { // what a cluster leaves behind, and beside it the truth it was made from

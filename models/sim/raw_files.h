@@ -2,7 +2,8 @@
 #pragma once
 
 // Internal to the raw writer (raw_writer.cpp): one function per kind of file a cluster leaves, each returning the
-// file's text. Rank side in raw_rank_files.cpp, fabric side in raw_fabric_files.cpp.
+// file's text. Rank side in raw_rank_files.cpp, fabric side in raw_fabric_files.cpp, hosts' node files in
+// raw_node_files.cpp.
 
 #include "core/job_snapshot.h"
 
@@ -30,5 +31,11 @@ std::string ibsimNet(const JobSnapshot& snap);
 std::string opensmLog(const JobSnapshot& snap, TimeNs local);
 // Writes the switch exposition and one collector CSV per host into `dir`; "" or an error naming the file.
 std::string writeCounters(const JobSnapshot& snap, const std::filesystem::path& dir);
+std::uint64_t portGuid(std::uint64_t nodeGuid); // the port GUID ibnetdiscover prints for a node
+std::uint32_t lidOf(std::uint32_t node); // the LID the simulated subnet manager gave a node
+
+// Node side (raw_node_files.cpp). Writes nodes/<host>/{ibstat.txt,dmesg.txt,sys/class/infiniband/...} per host
+// into `dir`, one host at a time; the kernel log in local time `local` from UTC. "" or an error naming the file.
+std::string writeNodeFiles(const JobSnapshot& snap, const std::filesystem::path& dir, TimeNs local);
 
 } // namespace stallscope::rawfiles

@@ -107,6 +107,11 @@ std::string writeRawFolder(const JobSnapshot& snap, const std::string& dirName, 
             return e;
         }
     }
+    if (options.nodeFiles) {
+        if (auto e = writeNodeFiles(snap, dir, options.logUtcOffsetNs); !e.empty()) {
+            return e;
+        }
+    }
     return options.counters ? writeCounters(snap, dir) : std::string();
 }
 

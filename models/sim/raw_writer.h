@@ -14,6 +14,9 @@
 //   counters-<host>.csv      HCA port counters, in the CSV of `stallscope collect`
 //   switch-counters.prom     switch port counters as treydock/infiniband_exporter exposes them (ms timestamps)
 //   opensm.log               the subnet manager's view of the link events (port removed / rediscovered, traps)
+//   nodes/<host>/            with nodeFiles: what is collected from each host at the end of the window:
+//                            ibstat.txt, dmesg.txt (--time-format iso, the HCA's Port: N Link DOWN/ACTIVE lines)
+//                            and sys/class/infiniband/<dev>/ (state, phys_state, rate, link_downed, ...)
 // Local times in logs are UTC unless logUtcOffsetNs says otherwise.
 
 #include "core/job_snapshot.h"
@@ -28,6 +31,7 @@ struct RawWriteOptions
     std::size_t frEntries = 0; // keep the last N entries per rank, like TORCH_FR_BUFFER_SIZE; 0 = all
     bool flightRecorder = true; // write the dumps (off: a folder of logs, traces and counters only)
     bool counters = true; // write the port counters (off: they live elsewhere, e.g. in a Prometheus server)
+    bool nodeFiles = false; // also write each host's ibstat, dmesg and /sys/class/infiniband copy (nodes/<host>/)
     bool kineto = false; // also write a PyTorch profiler trace per rank (<host>_<pid>.<ns>.pt.trace.json)
     TimeNs logUtcOffsetNs = 0; // rank logs and the OpenSM log in local time this far from UTC (e.g. +2 h)
     TimeNs profilerSkewNs = 0; // profiler traces' clock this far from the dumps' (a badly synced host)

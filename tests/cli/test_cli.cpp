@@ -702,6 +702,31 @@ TEST_CASE("simulate --raw --no-flight-recorder: a folder of logs names the same 
     CHECK_THAT(analysis.out, Catch::Contains("What the logs say"));
 }
 
+TEST_CASE("simulate --raw --node-files: each host's ibstat, dmesg and sysfs copy, and the folder still analyses",
+    "[cli][import][node_tools]")
+{
+    TempDir tmp;
+    const auto raw = tmp.str("with-nodes");
+    auto sim = runBinary({ "simulate", "--preset", "small", "--duration", "3m", "--fault",
+        "flap:host-leaf:rank=9:at=60s:for=2s", "--raw", "--node-files", "--out", raw });
+    INFO(sim.err);
+    REQUIRE(sim.code == 0);
+    const std::filesystem::path nodes = std::filesystem::path(raw) / "nodes";
+    CHECK_THAT(test::readFile(nodes / "gpu-a001" / "dmesg.txt"),
+        Catch::Contains("mlx5_1: Port: 1 Link DOWN") && Catch::Contains("mlx5_1: Port: 1 Link ACTIVE"));
+    CHECK_THAT(test::readFile(nodes / "gpu-a000" / "dmesg.txt"), !Catch::Contains("Link DOWN"));
+    CHECK(test::readFile(nodes / "gpu-a001" / "sys/class/infiniband/mlx5_1/ports/1/counters/link_downed") == "1\n");
+    CHECK(test::readFile(nodes / "gpu-a001" / "sys/class/infiniband/mlx5_1/ports/1/state") == "4: ACTIVE\n");
+    CHECK(test::readFile(nodes / "gpu-a001" / "sys/class/infiniband/mlx5_1/ports/1/rate") == "400 Gb/sec (4X NDR)\n");
+    CHECK_THAT(test::readFile(nodes / "gpu-a000" / "ibstat.txt"),
+        Catch::Contains("CA 'mlx5_7'")
+            && Catch::Contains("\t\tState: Active\n\t\tPhysical state: LinkUp\n\t\tRate: 400\n"));
+    auto analysis = runBinary({ "analyze", raw });
+    INFO(analysis.out);
+    REQUIRE(analysis.code == 0);
+    CHECK_THAT(analysis.out, Catch::Contains("culprit      gpu-a001 mlx5_1"));
+}
+
 TEST_CASE("SIGTERM ends the window with its exercise folder removed from the temp folder", "[cli][training]")
 {
     // #45: `kill` left /tmp/stallscope-exercise-XXXXXX behind (no destructor ran).
