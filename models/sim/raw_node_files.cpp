@@ -107,7 +107,7 @@ std::string isoStamp(TimeNs t, TimeNs offset)
     const auto tm = civil(t + offset);
     const auto offMin = offset / (60 * kNsPerSec);
     const auto absMin = offMin < 0 ? -offMin : offMin;
-    char buf[48];
+    char buf[96]; // room for any int fields snprintf may print, so it never truncates
     std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d,%06lld%c%02lld:%02lld", tm.tm_year + 1900,
         tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
         static_cast<long long>(((t + offset) % kNsPerSec + kNsPerSec) % kNsPerSec / 1000), offMin < 0 ? '-' : '+',
