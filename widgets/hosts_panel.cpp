@@ -186,6 +186,9 @@ void addLine(QTreeWidgetItem* host, const QString& label, const QString& text, c
     auto* item = new KeyedItem(host, QStringList { label + QStringLiteral(" — ") + text });
     item->setToolTip(0, tip.isEmpty() ? text : tip);
     item->setFirstColumnSpanned(true);
+    for (int c = 0; c < HostsPanel::kColumnCount; ++c) { // added order under any sorted column: findings first
+        item->setData(c, kKeyRole, qlonglong(host->childCount()));
+    }
 }
 
 } // namespace

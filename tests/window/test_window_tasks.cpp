@@ -742,6 +742,9 @@ TEST_CASE("the Hosts panel: a host with a port down leads, is marked in the fabr
     CHECK(hosts->cellText(0, HostsPanel::kHost) == QStringLiteral("gpu-k002"));
     CHECK(hosts->cellText(0, HostsPanel::kFindings).contains(QStringLiteral("port down")));
     CHECK(hosts->cellText(0, HostsPanel::kState) == QStringLiteral("1 of 1 Down"));
+    REQUIRE_FALSE(hosts->childTexts(0).isEmpty());
+    CHECK(hosts->childTexts(0).front().startsWith(
+        QStringLiteral("mlx5_1/1 — mlx5_1 port 1 is Down"))); // the finding leads
     const auto lines = hosts->childTexts(0).join(QLatin1Char('\n'));
     CHECK(lines.contains(QStringLiteral("mlx5_1/1 — Down / Polling")));
     CHECK(lines.contains(QStringLiteral("[ibstat]"))); // the tools that showed the port
