@@ -130,6 +130,11 @@ void answerSaveAs(const QString& path)
 {
     whenDialog<QFileDialog>([path](QFileDialog* d) {
         d->selectFile(path);
+        // selectFile leaves the name box alone while it has the keyboard focus, which the dialog sometimes has
+        // by now: typed, as a person does, the name is the one accepted either way.
+        if (auto* name = d->findChild<QLineEdit*>(QStringLiteral("fileNameEdit"))) {
+            name->setText(QFileInfo(path).fileName());
+        }
         QMetaObject::invokeMethod(d, "accept"); // the Save button's slot
     });
 }
@@ -687,6 +692,7 @@ TEST_CASE("Alt+Left and Alt+Right walk back and forth through every view change,
     answerSaveAs(file);
     REQUIRE(w.saveSession(false));
     const auto saved = loadSession(file.toStdString());
+    INFO((saved ? std::string() : saved.error().format()) << " / " << w.statusBar()->currentMessage().toStdString());
     REQUIRE(saved);
     CHECK(saved->back == std::vector<TimeRange> { all });
     CHECK(saved->window == incidentWindow);
