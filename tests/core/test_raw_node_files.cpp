@@ -96,7 +96,7 @@ TEST_CASE("simulated node files of a host link flap name the flapping port and n
     CHECK(has(mine, "link_downed", device + "/1")); // one down, counted by the port's sysfs counter
     CHECK(has(mine, "kernel link down", "")); // the kernel's Port: 1 Link DOWN line
     // Every finding is on the flapping host; the link came back, so its ports are not down now.
-    CHECK(std::all_of(all.begin(), all.end(), [&](const NodeFinding& f) { return f.host == host; }));
+    CHECK(std::all_of(all.begin(), all.end(), [&, h = host](const NodeFinding& f) { return f.host == h; }));
     CHECK_FALSE(has(mine, "port down", device + "/1"));
     const auto healthy = host == "gpu-a000" ? "gpu-a001" : "gpu-a000";
     CHECK(findingsOf(all, healthy).empty());
@@ -129,5 +129,5 @@ TEST_CASE("simulated node files of a degraded host link show it below its tier",
     const auto all = findNodeProblems(*job.snapshot);
     INFO(nodeFindingsText(all));
     CHECK(has(findingsOf(all, host), "below its tier", device + "/1"));
-    CHECK(std::all_of(all.begin(), all.end(), [&](const NodeFinding& f) { return f.host == host; }));
+    CHECK(std::all_of(all.begin(), all.end(), [&, h = host](const NodeFinding& f) { return f.host == h; }));
 }
