@@ -111,6 +111,13 @@ void classify(const JobSnapshot& snap, Incident& inc)
         inc.summary = "no link implicated" + told;
         return;
     }
+    if (inc.launcherRank) {
+        // Every rank entered (or no dump says); torchrun saw this rank fail first, with an error of its own.
+        inc.kind = IncidentKind::DeadRank;
+        inc.suspectRanks = { *inc.launcherRank };
+        inc.summary = "no link implicated" + told;
+        return;
+    }
     if (!inc.firstFailedRanks.empty()) {
         inc.kind = IncidentKind::Hang;
         inc.suspectRanks = inc.firstFailedRanks;

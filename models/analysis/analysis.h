@@ -157,6 +157,9 @@ struct Incident
     // NCCL RAS's story: the one rank a RAS status or monitor named dead or missing from its communicator while
     // the collective hung (no link blamed). Like killedRank, it names the suspect when every rank entered.
     std::optional<std::uint32_t> rasRank;
+    // torchrun's story: the rank its failure table names as the root cause (first observed failure), when that
+    // rank did not merely abort (SIGABRT is how every rank ends after a watchdog timeout: no cause then).
+    std::optional<std::uint32_t> launcherRank;
     std::string summary; // one line for people
     PolicyVerdict policy;
 };
@@ -241,6 +244,14 @@ struct LogError // an NCCL or transport error as one rank's log gives it
     std::int64_t line = 0;
 };
 
+struct LogLauncherFailure // a failed worker as its launcher (torchrun) reports it
+{
+    TimeNs timeNs = kNoTime;
+    std::uint32_t rank = kNoRank;
+    std::string host, text; // text: "rank 21 (local_rank 5): exitcode -6 (pid 48121): Signal 6 (SIGABRT) ..."
+    std::int64_t exitCode = 0; // negative: killed by that signal
+};
+
 struct LogStory
 {
     std::size_t facts = 0;
@@ -255,6 +266,10 @@ struct LogStory
     std::optional<std::uint32_t> crashedRank; // the one task killed by a signal other than SIGABRT
     std::string crash; // that task's fate as Slurm says it
     std::size_t tasksEnded = 0; // Slurm tasks killed by a signal or exited with an error: never "healthy" then
+    // torchrun's failure table: the rank it names as the root cause (first observed failure), and how many ranks
+    // its tables say failed, the root cause among them.
+    std::optional<LogLauncherFailure> firstFailure;
+    std::size_t launcherFailures = 0;
     std::vector<std::string> transports; // "IB via mlx5_0, mlx5_1: ranks 0..7", "Socket: ranks 8..15"
     bool socketFallback = false; // a rank's NCCL found no IB device and used TCP sockets
     std::string summary; // one line

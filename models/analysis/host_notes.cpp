@@ -6,6 +6,7 @@
 #include "core/time_format.h"
 
 #include <algorithm>
+#include <limits>
 #include <set>
 
 namespace stallscope::analysis {
@@ -19,6 +20,13 @@ bool isTaskFate(const JobSnapshot& snap, const HostNote& n)
 {
     return snap.str(n.source) == "slurm" && n.rank != kNoRank
         && (snap.str(n.kind) == "killed by signal" || snap.str(n.kind) == "exited");
+}
+
+// torchrun's root cause that is a cause: a rank that exited with an error or was killed, not one that aborted.
+bool isLauncherCause(const JobSnapshot& snap, const HostNote& n)
+{
+    return snap.str(n.source) == "torchrun" && n.rank != kNoRank && snap.str(n.kind) == "first observed failure"
+        && n.code != -kSigAbrt && n.code != std::numeric_limits<std::int64_t>::min(); // min: the table said none
 }
 
 // RAS facts that say a rank dropped out of the job (not merely that it lags or erred).
@@ -59,6 +67,12 @@ void attachHostNotes(const JobSnapshot& snap, Incident& inc)
     if (lost.size() == 1) {
         inc.rasRank = *lost.begin();
     }
+    for (const auto& n : snap.notes) { // notes are in time order: the first root cause of the window
+        if (isLauncherCause(snap, n) && inWindow(n)) {
+            inc.launcherRank = n.rank;
+            break;
+        }
+    }
 
     std::set<std::uint32_t> ranks(inc.suspectRanks.begin(), inc.suspectRanks.end());
     ranks.insert(inc.missingRanks.begin(), inc.missingRanks.end());
@@ -68,6 +82,9 @@ void attachHostNotes(const JobSnapshot& snap, Incident& inc)
     }
     if (inc.rasRank) {
         ranks.insert(*inc.rasRank);
+    }
+    if (inc.launcherRank) {
+        ranks.insert(*inc.launcherRank);
     }
     std::set<StringId> hosts;
     for (const auto r : ranks) {
@@ -102,7 +119,8 @@ void attachHostNotes(const JobSnapshot& snap, Incident& inc)
             break;
         }
         if (hostNames.count(f.host)) {
-            inc.hostEvidence.push_back({ kNoTime, f.host + ": " + f.kind + ": " + f.text + " [" + f.evidence + "]", 1.0 });
+            inc.hostEvidence.push_back(
+                { kNoTime, f.host + ": " + f.kind + ": " + f.text + " [" + f.evidence + "]", 1.0 });
         }
     }
 }
@@ -125,6 +143,16 @@ std::string hostStory(const JobSnapshot& snap, const Incident& inc)
         for (const auto& n : snap.notes) {
             if (n.rank == *inc.rasRank && isRasLoss(snap, n)) {
                 s += (s.empty() ? "" : "; ") + std::string("NCCL RAS: ") + snap.str(n.text);
+                break;
+            }
+        }
+    }
+    if (inc.launcherRank && inc.launcherRank != inc.killedRank) {
+        for (const auto& n : snap.notes) {
+            if (n.rank == *inc.launcherRank && isLauncherCause(snap, n)) {
+                const auto host = snap.str(n.host);
+                s += (s.empty() ? "" : "; ") + std::string("torchrun's first observed failure: rank ")
+                    + std::to_string(n.rank) + (host.empty() ? "" : " (" + host + ")") + ", " + snap.str(n.text);
                 break;
             }
         }

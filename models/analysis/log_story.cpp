@@ -8,6 +8,7 @@
 #include "core/time_format.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -16,6 +17,8 @@ namespace stallscope {
 namespace {
 
 constexpr std::int64_t kSigAbrt = 6;
+// torchrun's exitcode when its table did not say one (import/logs/host_log.h kNoExitCode).
+constexpr std::int64_t kNoExitCode = std::numeric_limits<std::int64_t>::min();
 
 // Runs of consecutive ranks: "0..7, 9".
 std::string runs(const std::vector<std::uint32_t>& ranks)
@@ -289,6 +292,26 @@ void readSlurm(const JobSnapshot& snap, LogStory& story)
     }
 }
 
+// torchrun's tables: the root cause it observed first (the earliest when several agents printed one), and the
+// count of failed ranks.
+void readLauncher(const JobSnapshot& snap, LogStory& story)
+{
+    for (const auto& n : snap.notes) {
+        if (snap.str(n.source) != "torchrun") {
+            continue;
+        }
+        ++story.launcherFailures;
+        if (snap.str(n.kind) != "first observed failure") {
+            continue;
+        }
+        auto& f = story.firstFailure;
+        const bool earlier = f && n.timeNs != kNoTime && (f->timeNs == kNoTime || n.timeNs < f->timeNs);
+        if (!f || earlier) {
+            f = LogLauncherFailure { n.timeNs, n.rank, snap.str(n.host), snap.str(n.text), n.code };
+        }
+    }
+}
+
 void readTransports(const JobSnapshot& snap, LogStory& story)
 {
     std::map<std::string, std::vector<std::uint32_t>> byTransport;
@@ -306,6 +329,24 @@ void readTransports(const JobSnapshot& snap, LogStory& story)
     }
 }
 
+// "exited with code 1", "killed by signal 6 (SIGABRT)": torchrun's exitcode, negative for a signal.
+std::string exitWording(std::int64_t code)
+{
+    if (code == kNoExitCode) {
+        return "failed (its exitcode not said)";
+    }
+    if (code >= 0) {
+        return "exited with code " + std::to_string(code);
+    }
+    const std::pair<std::int64_t, const char*> names[] = { { 1, "SIGHUP" }, { 2, "SIGINT" }, { 4, "SIGILL" },
+        { 6, "SIGABRT" }, { 7, "SIGBUS" }, { 8, "SIGFPE" }, { 9, "SIGKILL" }, { 11, "SIGSEGV" }, { 15, "SIGTERM" } };
+    std::string name;
+    for (const auto& [sig, n] : names) {
+        name = sig == -code ? std::string(" (") + n + ")" : name;
+    }
+    return "killed by signal " + std::to_string(-code) + name;
+}
+
 std::string storySummary(const JobSnapshot& snap, const LogStory& s)
 {
     auto who = [&](std::uint32_t r) {
@@ -321,6 +362,18 @@ std::string storySummary(const JobSnapshot& snap, const LogStory& s)
     if (s.crashedRank) {
         add(who(*s.crashedRank) + " crashed (" + s.crash + "), the others collateral");
     }
+    if (s.firstFailure) {
+        const auto& f = *s.firstFailure;
+        add("torchrun's first observed failure: "
+            + (f.rank != kNoRank     ? who(f.rank)
+                    : f.host.empty() ? std::string("a rank")
+                                     : "a rank on " + f.host)
+            + " " + exitWording(f.exitCode)
+            + (f.exitCode == -kSigAbrt ? " (an abort: how ranks end after a watchdog timeout, so perhaps not the cause)"
+                                       : ""));
+    } else if (s.launcherFailures > 0) {
+        add("torchrun: " + std::to_string(s.launcherFailures) + " rank(s) failed");
+    }
     if (!s.deadRanks.empty()) {
         add("rank(s) " + runs(s.deadRanks) + " stopped logging before the others timed out");
     }
@@ -330,7 +383,8 @@ std::string storySummary(const JobSnapshot& snap, const LogStory& s)
     if (s.hang) {
         add("hang in " + s.hang->op + " SeqNum " + std::to_string(s.hang->seq) + " ("
             + std::to_string(s.hang->timedOut.size()) + " rank(s) timed out"
-            + (s.hang->neverReached.empty() ? "" : ", " + std::to_string(s.hang->neverReached.size()) + " never reached it")
+            + (s.hang->neverReached.empty() ? ""
+                                            : ", " + std::to_string(s.hang->neverReached.size()) + " never reached it")
             + ")");
     }
     if (!s.timeLimit.empty()) {
@@ -348,11 +402,11 @@ std::string storySummary(const JobSnapshot& snap, const LogStory& s)
 // PyTorch's OpType ("ALLREDUCE", "_REDUCE_SCATTER_BASE", "ALLGATHER_COALESCED") as an operation.
 CollectiveOp opOfType(std::string_view t)
 {
-    const std::pair<std::string_view, CollectiveOp> kinds[] = { { "ALLREDUCE", CollectiveOp::AllReduce },
-        { "REDUCE_SCATTER", CollectiveOp::ReduceScatter }, { "ALLGATHER", CollectiveOp::AllGather },
-        { "ALLTOALL", CollectiveOp::AllToAll }, { "BROADCAST", CollectiveOp::Broadcast },
-        { "BARRIER", CollectiveOp::Barrier }, { "REDUCE", CollectiveOp::Reduce }, { "SEND", CollectiveOp::Send },
-        { "RECV", CollectiveOp::Recv } };
+    const std::pair<std::string_view, CollectiveOp> kinds[]
+        = { { "ALLREDUCE", CollectiveOp::AllReduce }, { "REDUCE_SCATTER", CollectiveOp::ReduceScatter },
+              { "ALLGATHER", CollectiveOp::AllGather }, { "ALLTOALL", CollectiveOp::AllToAll },
+              { "BROADCAST", CollectiveOp::Broadcast }, { "BARRIER", CollectiveOp::Barrier },
+              { "REDUCE", CollectiveOp::Reduce }, { "SEND", CollectiveOp::Send }, { "RECV", CollectiveOp::Recv } };
     for (const auto& [name, op] : kinds) {
         if (t.find(name) != std::string_view::npos) {
             return op;
@@ -365,7 +419,9 @@ CollectiveOp opOfType(std::string_view t)
 
 std::optional<Incident> analysis::logIncident(const JobSnapshot& snap, const LogStory& s)
 {
-    if (snap.groups.empty() || snap.job.worldSize == 0 || (!s.hang && !s.firstError && !s.crashedRank)) {
+    const bool firstFailure = s.firstFailure && s.firstFailure->rank != kNoRank;
+    if (snap.groups.empty() || snap.job.worldSize == 0
+        || (!s.hang && !s.firstError && !s.crashedRank && !firstFailure)) {
         return std::nullopt;
     }
     Incident inc;
@@ -392,6 +448,9 @@ std::optional<Incident> analysis::logIncident(const JobSnapshot& snap, const Log
     if (inc.startNs == kNoTime || (errorNs != kNoTime && errorNs < inc.startNs)) {
         inc.startNs = errorNs;
     }
+    if (inc.startNs == kNoTime && firstFailure) {
+        inc.startNs = s.firstFailure->timeNs;
+    }
     if (inc.startNs == kNoTime) {
         inc.startNs = snap.job.span.start;
     }
@@ -403,14 +462,17 @@ std::optional<Incident> analysis::logIncident(const JobSnapshot& snap, const Log
     if (inc.suspectRanks.empty() && s.crashedRank) {
         inc.suspectRanks = { *s.crashedRank };
     }
+    if (inc.suspectRanks.empty() && firstFailure) {
+        inc.suspectRanks = { s.firstFailure->rank };
+    }
     return inc;
 }
 
 std::optional<LogStory> readLogStory(const JobSnapshot& snap)
 {
-    const bool slurm = std::any_of(
-        snap.notes.begin(), snap.notes.end(), [&](const HostNote& n) { return snap.str(n.source) == "slurm"; });
-    if (snap.logFacts.empty() && !slurm) {
+    const bool fates = std::any_of(snap.notes.begin(), snap.notes.end(),
+        [&](const HostNote& n) { return snap.str(n.source) == "slurm" || snap.str(n.source) == "torchrun"; });
+    if (snap.logFacts.empty() && !fates) {
         return std::nullopt;
     }
     LogStory story;
@@ -425,6 +487,7 @@ std::optional<LogStory> readLogStory(const JobSnapshot& snap)
     findHang(snap, story);
     findFirstError(snap, story);
     readSlurm(snap, story);
+    readLauncher(snap, story);
     readTransports(snap, story);
     story.summary = storySummary(snap, story);
     return story;

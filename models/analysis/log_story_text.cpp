@@ -26,7 +26,8 @@ std::string rankList(const std::vector<std::uint32_t>& ranks, std::size_t most =
 
 std::string errorText(const LogError& e)
 {
-    std::string s = when(e.timeNs) + "  " + (e.rank == kNoRank ? std::string("rank ?") : "rank " + std::to_string(e.rank))
+    std::string s = when(e.timeNs) + "  "
+        + (e.rank == kNoRank ? std::string("rank ?") : "rank " + std::to_string(e.rank))
         + (e.host.empty() ? "" : " " + e.host) + (e.hca.empty() ? "" : " " + e.hca) + "  " + e.kind;
     if (e.status >= 0) {
         s += ", status " + std::to_string(e.status);
@@ -93,6 +94,18 @@ std::string logStoryText(const JobSnapshot&, const LogStory& s)
     if (s.crashedRank) {
         o << "  crash          rank " << *s.crashedRank << ": " << s.crash << " (the others' aborts followed)\n";
     }
+    if (s.firstFailure) {
+        const auto& f = *s.firstFailure;
+        o << "  first failure  " << (f.rank == kNoRank ? std::string("rank ?") : "rank " + std::to_string(f.rank))
+          << (f.host.empty() ? "" : " on " + f.host) << (f.timeNs == kNoTime ? std::string() : " at " + when(f.timeNs))
+          << ": " << f.text << " (torchrun's root cause";
+        if (s.launcherFailures > 1) {
+            o << "; " << s.launcherFailures - 1 << " other rank(s) failed after it";
+        }
+        o << ")\n";
+    } else if (s.launcherFailures > 0) {
+        o << "  failed         " << s.launcherFailures << " rank(s), as torchrun reports them\n";
+    }
     if (!s.timeLimit.empty()) {
         o << "  time limit     " << s.timeLimit << '\n';
     }
@@ -156,6 +169,14 @@ nlohmann::ordered_json logStoryJson(const LogStory& s)
     j["crashed_rank"] = s.crashedRank ? ordered_json(*s.crashedRank) : ordered_json(nullptr);
     j["crash"] = s.crash;
     j["slurm_tasks_ended"] = s.tasksEnded;
+    if (s.firstFailure) {
+        const auto& f = *s.firstFailure;
+        j["first_failure"] = { { "rank", f.rank != kNoRank ? ordered_json(f.rank) : ordered_json(nullptr) },
+            { "host", f.host }, { "exitcode", f.exitCode }, { "text", f.text } };
+    } else {
+        j["first_failure"] = nullptr;
+    }
+    j["launcher_failures"] = s.launcherFailures;
     j["time_limit"] = s.timeLimit;
     j["transports"] = s.transports;
     j["socket_fallback"] = s.socketFallback;

@@ -75,12 +75,9 @@ void whatIfTable(std::ostream& o, const PolicyVerdict& p)
     o << ")\n";
 }
 
-void incidentDetail(std::ostream& o, const JobSnapshot& snap, const Incident& inc)
+// "  collective   pg 0 seq 1580 all_reduce 64 MiB (usually 12ms)".
+void collectiveLine(std::ostream& o, const JobSnapshot& snap, const Incident& inc)
 {
-    o << "\nIncident " << inc.number << " — " << toString(inc.kind) << ", " << formatUtc(inc.startNs) << " ("
-      << formatSince(inc.startNs, snap.job.clockOriginNs) << "), " << formatDuration(inc.endNs - inc.startNs) << ", "
-      << inc.ranksAffected << " ranks\n";
-    o << "  summary      " << inc.summary << '\n';
     const auto& group = snap.groups[inc.group];
     o << "  collective   pg " << snap.str(group.name);
     if (group.ranks.size() < snap.job.worldSize) {
@@ -93,6 +90,19 @@ void incidentDetail(std::ostream& o, const JobSnapshot& snap, const Incident& in
         o << " (usually " << formatDuration(inc.baselineNs) << ')';
     }
     o << '\n';
+}
+
+void incidentDetail(std::ostream& o, const JobSnapshot& snap, const Incident& inc)
+{
+    o << "\nIncident " << inc.number << " — " << toString(inc.kind) << ", " << formatUtc(inc.startNs) << " ("
+      << formatSince(inc.startNs, snap.job.clockOriginNs) << "), " << formatDuration(inc.endNs - inc.startNs) << ", "
+      << inc.ranksAffected << " ranks\n";
+    o << "  summary      " << inc.summary << '\n';
+    if (snap.collectiveCount() == 0 && inc.seq == 0) { // logs alone, and no watchdog line named a collective
+        o << "  collective   none named (no collective records, and no timeout line in the logs)\n";
+    } else {
+        collectiveLine(o, snap, inc);
+    }
     if (inc.heldRanks > 0) {
         o << "  held         " << inc.heldRanks << " ranks of other groups waited for it in their next collective\n";
     }
@@ -164,8 +174,7 @@ void incidentDetail(std::ostream& o, const JobSnapshot& snap, const Incident& in
     if (p.crashGpuSeconds > 0) {
         o << " + " << formatCount(std::uint64_t(p.crashGpuSeconds + 0.5)) << " GPU-s of lost work and restart";
     }
-    o << " = " << formatFixed(p.totalGpuSeconds / 3600, 2)
-      << " GPU-h; " << costPerDayText(p) << '\n';
+    o << " = " << formatFixed(p.totalGpuSeconds / 3600, 2) << " GPU-h; " << costPerDayText(p) << '\n';
     if (!p.whatIf.empty()) {
         whatIfTable(o, p);
     }
@@ -205,7 +214,8 @@ std::string analysisText(const JobSnapshot& snap, const AnalysisResult& r)
     std::ostringstream o;
     const bool untimed = snap.job.span.start == 0 && snap.job.span.end == 0; // no line read carries a time
     o << "Job " << snap.job.name << ": " << snap.job.worldSize << " ranks, "
-      << (untimed ? std::string("time unknown") : formatUtc(snap.job.span.start) + " .. " + formatUtc(snap.job.span.end))
+      << (untimed ? std::string("time unknown")
+                  : formatUtc(snap.job.span.start) + " .. " + formatUtc(snap.job.span.end))
       << "; "
       << (snap.policy.adaptive.on ? snap.policy.timerText()
                                   : "NCCL_IB_TIMEOUT=" + std::to_string(snap.policy.ncclIbTimeout));
@@ -321,6 +331,7 @@ std::string analysisJson(const JobSnapshot& snap, const AnalysisResult& r)
         i["host_evidence"] = said;
         i["killed_rank"] = inc.killedRank ? ordered_json(*inc.killedRank) : ordered_json(nullptr);
         i["ras_rank"] = inc.rasRank ? ordered_json(*inc.rasRank) : ordered_json(nullptr);
+        i["launcher_rank"] = inc.launcherRank ? ordered_json(*inc.launcherRank) : ordered_json(nullptr);
         i["missing_ranks"] = inc.missingRanks;
         i["first_failed_ranks"] = inc.firstFailedRanks;
         i["timed_out_ranks"] = inc.timedOutRanks;
@@ -335,8 +346,7 @@ std::string analysisJson(const JobSnapshot& snap, const AnalysisResult& r)
         i["retry_budget_ns"] = p.retryBudgetNs;
         i["under_budget"] = p.underBudget;
         i["cost"] = { { "stall_gpu_seconds", p.stallGpuSeconds }, { "crash_gpu_seconds", p.crashGpuSeconds },
-            { "total_gpu_seconds", p.totalGpuSeconds },
-            { "per_day_if_hourly_gpu_hours", p.costPerDayIfHourlyGpuHours },
+            { "total_gpu_seconds", p.totalGpuSeconds }, { "per_day_if_hourly_gpu_hours", p.costPerDayIfHourlyGpuHours },
             { "recurrence", p.recurrence.empty() ? ordered_json(nullptr) : ordered_json(p.recurrence) },
             { "flaps_per_day", p.flapsPerDay }, { "per_day_gpu_hours", p.costPerDayGpuHours } };
         ordered_json whatIf = ordered_json::array();

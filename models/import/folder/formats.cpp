@@ -594,6 +594,23 @@ std::any readHostLog(const std::string& file, const std::string& text, const Log
     return r;
 }
 
+// One process's share of a combined log, read into `r` when it says something.
+void readPart(const std::string& file, const RankLines& part, const LogClock& clock, LogRead& r)
+{
+    auto f = parseRankLog(file, part.text, clock);
+    if (!f) {
+        return; // this rank printed nothing Stallscope reads
+    }
+    restoreLineNumbers(f.value(), file, part.lineNumbers);
+    // The launcher's prefix names the global rank — unless it is srun's task and NCCL's world communicator
+    // says this process is another rank (torchrun under srun: one task per node).
+    const bool node = part.srunTask && f->rank && f->nranks && *f->rank != *part.rank;
+    if (part.rank && !node) {
+        f->rank = part.rank;
+    }
+    r.ranks.push_back(std::move(f.value()));
+}
+
 std::any readRankLog(const std::string& file, const std::string& text, const LogClock& clock)
 {
     LogRead r;
@@ -612,15 +629,18 @@ std::any readRankLog(const std::string& file, const std::string& text, const Log
         return r;
     }
     for (const auto& part : parts) {
-        auto f = parseRankLog(file, part.text, clock);
-        if (!f) {
-            continue; // this rank printed nothing Stallscope reads
+        // srun's label over torchrun is a node: its part holds that node's ranks, told apart by NCCL's prefix.
+        auto inner = part.srunTask ? splitByRankPrefix(part.text) : std::vector<RankLines> {};
+        if (inner.empty()) {
+            readPart(file, part, clock, r);
         }
-        restoreLineNumbers(f.value(), file, part.lineNumbers);
-        if (part.rank) {
-            f->rank = part.rank; // the launcher's prefix names the global rank
+        for (auto& p : inner) {
+            for (auto& n : p.lineNumbers) {
+                n = n >= 1 && static_cast<std::size_t>(n) <= part.lineNumbers.size() ? part.lineNumbers[n - 1] : n;
+            }
+            p.rank.reset(); // the lines say whose they are
+            readPart(file, p, clock, r);
         }
-        r.ranks.push_back(std::move(f.value()));
     }
     return r;
 }
@@ -677,9 +697,8 @@ std::optional<LoadIssue> addRankLog(FileInput& in, Gathered& g)
         saidMore += addRankFacts(in.path, std::move(r.ranks[i]), r.parts, g, i < kNamedEach) && i >= kNamedEach;
     }
     if (r.ranks.size() > kNamedEach) {
-        g.recognised.push_back(g.shown(in.path) + ": rank log, and "
-            + std::to_string(r.ranks.size() - kNamedEach) + " more of the " + std::to_string(r.parts)
-            + " ranks in this file, read like those above"
+        g.recognised.push_back(g.shown(in.path) + ": rank log, and " + std::to_string(r.ranks.size() - kNamedEach)
+            + " more of the " + std::to_string(r.parts) + " ranks in this file, read like those above"
             + (saidMore > 0 ? " (" + std::to_string(saidMore) + " of them said how they went: see the incidents)"
                             : std::string()));
     }

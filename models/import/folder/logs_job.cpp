@@ -51,18 +51,38 @@ std::uint32_t worldFromInit(Gathered& g, std::uint32_t seen)
     return world;
 }
 
+bool isTorchrunFate(HostEventKind k)
+{
+    return k == HostEventKind::RankFailed || k == HostEventKind::RankFailedFirst;
+}
+
 // srun starting one task per GPU: its highest task is the world's highest rank (used when no rank line says more).
-std::uint32_t worldFromTasks(const Gathered& g)
+// torchrun's table names global ranks: the world holds them whatever else says.
+std::uint32_t worldFromFates(const Gathered& g, bool torchrun)
 {
     std::uint32_t world = 0;
     for (const auto& [file, h] : g.hostLogs) {
         for (const auto& e : h.events) {
-            if (e.kind == HostEventKind::TaskSignal || e.kind == HostEventKind::TaskExit) {
+            const bool slurm = e.kind == HostEventKind::TaskSignal || e.kind == HostEventKind::TaskExit;
+            if (torchrun ? isTorchrunFate(e.kind) : slurm) {
                 world = std::max<std::uint32_t>(world, std::min(e.lastTask, kMaxTasksPerLine) + 1);
             }
         }
     }
     return world;
+}
+
+// A rank whose own lines did not say its host gets the one torchrun's table names for it.
+void placeFromTorchrun(JobSnapshot& snap, const Gathered& g)
+{
+    for (const auto& [file, h] : g.hostLogs) {
+        for (const auto& e : h.events) {
+            if (isTorchrunFate(e.kind) && e.firstTask < snap.ranks.size() && !e.host.empty()
+                && snap.str(snap.ranks[e.firstTask].host).empty()) {
+                snap.ranks[e.firstTask].host = snap.strings.intern(e.host);
+            }
+        }
+    }
 }
 
 } // namespace
@@ -71,16 +91,16 @@ bool logsMakeAJob(const Gathered& g)
 {
     return std::any_of(g.logs.begin(), g.logs.end(),
                [](const auto& l) { return l.second.rank || !l.second.host.empty() || !l.second.events.empty(); })
-        || worldFromTasks(g) > 0;
+        || worldFromFates(g, false) > 0 || worldFromFates(g, true) > 0;
 }
 
 std::uint32_t addLogJob(JobSnapshot& snap, OwnedColumns& owned, Gathered& g, const std::string& dir)
 {
     const auto top = highestRank(g);
     std::uint32_t world = top ? *top + 1 : 0;
-    world = std::max(world, worldFromInit(g, world));
+    world = std::max({ world, worldFromInit(g, world), worldFromFates(g, true) });
     if (world == 0) {
-        world = worldFromTasks(g);
+        world = worldFromFates(g, false);
     }
     if (world == 0) {
         // No line names a rank: each log is one process, numbered in the folder's path order (said, not hidden).
@@ -100,6 +120,7 @@ std::uint32_t addLogJob(JobSnapshot& snap, OwnedColumns& owned, Gathered& g, con
     }
     snap.groups.push_back(std::move(all));
     placeRanks(snap, g, world);
+    placeFromTorchrun(snap, g);
     owned.ranks.resize(world);
     g.warnings.push_back({ dir, 0, -1,
         "no Flight Recorder dump or profiler trace: opened as a job of " + std::to_string(world)

@@ -2,6 +2,8 @@
 // The snapshot's notes (core/job_snapshot.h HostNote) from what the folder's Slurm, kernel and rank logs said.
 #include "import/folder/gathered.h"
 
+#include <algorithm>
+
 namespace stallscope::folder {
 
 namespace {
@@ -20,6 +22,11 @@ bool isNote(LogEventKind k)
     default:
         return false;
     }
+}
+
+bool isTorchrun(HostEventKind k)
+{
+    return k == HostEventKind::RankFailed || k == HostEventKind::RankFailedFirst;
 }
 
 std::string rankNoteText(const LogEvent& e)
@@ -48,7 +55,14 @@ void addHostNotes(JobSnapshot& snap, const Gathered& g)
     const auto fabricManager = snap.strings.intern("fabric manager");
     const auto pytorch = snap.strings.intern("pytorch");
     const auto nccl = snap.strings.intern("nccl");
+    const auto torchrun = snap.strings.intern("torchrun");
     const auto worldSize = snap.job.worldSize;
+    // Where torchrun ran (its failure table is here), srun started one torchrun per node: a task is a node, not a
+    // rank, and its fate stays with the host.
+    const bool tasksAreNodes = std::any_of(g.hostLogs.begin(), g.hostLogs.end(), [](const auto& h) {
+        return std::any_of(
+            h.second.events.begin(), h.second.events.end(), [](const HostEvent& e) { return isTorchrun(e.kind); });
+    });
     for (const auto& [file, facts] : g.hostLogs) {
         for (const auto& e : facts.events) {
             HostNote n;
@@ -59,9 +73,16 @@ void addHostNotes(JobSnapshot& snap, const Gathered& g)
             const bool task = e.kind == HostEventKind::TaskSignal || e.kind == HostEventKind::TaskExit;
             n.source = task || e.kind == HostEventKind::StepCancelled ? slurm
                 : isFabricManager(e.kind)                             ? fabricManager
+                : isTorchrun(e.kind)                                  ? torchrun
                                                                       : kernel;
             if (!e.evidence.empty()) {
                 n.evidence = snap.strings.intern(file + ":" + std::to_string(e.line) + ": " + e.evidence);
+            }
+            if (isTorchrun(e.kind)) { // torchrun names the global rank and its host
+                n.rank = e.firstTask < worldSize ? e.firstTask : kNoRank;
+                n.text = snap.strings.intern(e.text);
+                snap.notes.push_back(n);
+                continue;
             }
             if (!task) {
                 n.text = snap.strings.intern(
@@ -70,9 +91,10 @@ void addHostNotes(JobSnapshot& snap, const Gathered& g)
                 continue;
             }
             // A Slurm task is a global rank when srun starts one task per GPU (its host agrees); with torchrun
-            // under srun a task is a node, and the note stays with the host.
+            // under srun a task is a node, and the note stays with the host (said by its host disagreeing, or by
+            // torchrun's table).
             bool placed = false;
-            for (std::uint64_t t = e.firstTask; t <= e.lastTask && t < worldSize; ++t) {
+            for (std::uint64_t t = e.firstTask; !tasksAreNodes && t <= e.lastTask && t < worldSize; ++t) {
                 const auto& host = snap.ranks[t].host;
                 if (snap.str(host).empty() || snap.str(host) == e.host) {
                     n.rank = static_cast<std::uint32_t>(t);

@@ -28,6 +28,10 @@ std::string_view toString(HostEventKind k)
         return "exited";
     case HostEventKind::StepCancelled:
         return "cancelled";
+    case HostEventKind::RankFailed:
+        return "failed";
+    case HostEventKind::RankFailedFirst:
+        return "first observed failure";
     case HostEventKind::LinkDown:
         return "link down";
     case HostEventKind::LinkUp:
@@ -367,6 +371,9 @@ public:
         if (prefix != Prefix::None) {
             m_inFmRecord = false; // a kernel or syslog line: no Fabric Manager record goes on past it
         }
+        if (m_torchrun.line(body, lineNo)) {
+            return;
+        }
         if (srun(body, e) || stepCancelled(body, e) || mlx5(body, e) || xid(body, e) || nvidia(body, e)) {
             return;
         }
@@ -383,6 +390,7 @@ public:
     // lines; elsewhere (a rank log whose own lines start "[Jun 1 …") they are only lines nobody reads.
     void finish()
     {
+        m_torchrun.finish();
         if (!m_sawFm) {
             return;
         }
@@ -671,14 +679,16 @@ private:
     std::optional<std::size_t> m_record; // the GPU NVLink error whose field lines may follow
     std::set<std::string> m_offBusXid; // GPUs an Xid 79 named (pciName)
     std::map<std::string, std::string> m_uuids; // GPU (pciName) → "GPU-…" from "NVRM: GPU at PCI:…: GPU-…"
+    host_log::TorchrunTable m_torchrun { m_file, m_clock, m_f };
 };
 
 } // namespace
 
 bool looksLikeHostLog(const std::string& text)
 {
-    for (const char* mark : { "srun: error: ", "slurmstepd: error: ***", "mlx5_core", "NVRM: Xid", "NVRM: GPU ",
-             "SXid (", "AER: ", "pciehp", ": segfault at ", "nvidia-peermem " }) {
+    for (const char* mark :
+        { "srun: error: ", "slurmstepd: error: ***", "Root Cause (first observed failure):", "mlx5_core", "NVRM: Xid",
+            "NVRM: GPU ", "SXid (", "AER: ", "pciehp", ": segfault at ", "nvidia-peermem " }) {
         if (text.find(mark) != std::string::npos) {
             return true;
         }
@@ -708,7 +718,8 @@ Result<HostLogFacts> parseHostLog(
     reader.finish();
     if (f.events.empty()) {
         return LoadIssue { file, 0, -1,
-            "no Slurm task fate, kernel link, GPU, NVSwitch or PCIe event or Fabric Manager error found" };
+            "no Slurm task fate, torchrun failure, kernel link, GPU, NVSwitch or PCIe event or Fabric Manager error "
+            "found" };
     }
     return f;
 }

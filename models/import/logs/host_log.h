@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// What the scheduler, the hosts' kernels and NVIDIA Fabric Manager say about a job's end (docs/formats.md §2d):
-// Slurm's per-task fates ("srun: error: gpu-b003: task 12: Killed"), step cancellations, the kernel log's mlx5 link
+// What the scheduler, the launcher, the hosts' kernels and NVIDIA Fabric Manager say about a job's end
+// (docs/formats.md §2d): Slurm's per-task fates ("srun: error: gpu-b003: task 12: Killed"), step cancellations,
+// torchrun's failure table (each failed rank, and the first observed failure), the kernel log's mlx5 link
 // and port-module events, NVIDIA Xid GPU faults, NVSwitch SXids, GPUs off the bus, PCIe AER and hotplug link
 // events, segfaults inside NCCL/CUDA libraries and nvidia-peermem errors — from `dmesg -T`, `dmesg --time-format
 // iso`, `journalctl -k -o short-iso[-precise]`, syslog files and plain `dmesg` (seconds since boot: no wall time,
@@ -12,6 +13,7 @@
 #include "core/types.h"
 #include "import/common/log_clock.h"
 
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +24,10 @@ enum class HostEventKind {
     TaskSignal, // srun: a task killed by a signal (Killed = 9, Aborted = 6, Segmentation fault = 11, ...)
     TaskExit, // srun: a task exited with a non-zero code
     StepCancelled, // slurmstepd: "*** STEP 1234.0 ON host CANCELLED AT ... ***" (or JOB, with a reason)
+    // torchrun's failure table (ChildFailedError): a worker that failed (firstTask: its global rank, code: its
+    // exitcode, negative for a signal), and the one torchrun names as the root cause (first observed failure).
+    RankFailed,
+    RankFailedFirst,
     LinkDown, // kernel: "mlx5_core 0000:3b:00.0 ib0: Link down"
     LinkUp,
     PortModule, // kernel: mlx5 "Port module event[error]: module 0, Cable error, ..."
@@ -53,7 +59,7 @@ struct HostEvent
     TimeNs timeNs = kNoTime; // srun lines and plain dmesg carry none
     std::string host; // the host the line is about ("" when the line does not say: plain dmesg, dmesg -T)
     std::uint32_t firstTask = 0, lastTask = 0; // srun: the tasks the line names (a range "tasks 0-3")
-    std::int64_t code = -1; // signal, exit code or Xid number
+    std::int64_t code = -1; // signal, exit code or Xid number; torchrun's exitcode (kNoExitCode: not said)
     std::string device; // kernel: "0000:3b:00.0 ib0", "PCI:0000:3b:00"
     std::string text; // the message as the line says it (cut at 240 characters)
     std::string evidence; // the whole line as read (cut at 240 characters): what a finding shows as its evidence
@@ -72,15 +78,18 @@ struct HostLogFacts
     static constexpr std::size_t kKeptUnknown = 20;
 };
 
-// "srun: error:", "slurmstepd: error: ***", "mlx5_core", "NVRM: Xid", "NVRM: GPU ", "SXid (", "AER: ",
-// "pciehp", "segfault at " or "nvidia-peermem" anywhere in the text, or one of its first lines shaped as Fabric
-// Manager's "[Dec 04 2026 03:04:55] [ERROR] [tid 12] ...".
+// "srun: error:", "slurmstepd: error: ***", "Root Cause (first observed failure):", "mlx5_core", "NVRM: Xid", "NVRM:
+// GPU ", "SXid (", "AER: ", "pciehp", "segfault at " or "nvidia-peermem" anywhere in the text, or one of its first
+// lines shaped as Fabric Manager's "[Dec 04 2026 03:04:55] [ERROR] [tid 12] ...".
 bool looksLikeHostLog(const std::string& text);
 
 // The host's facts; `fileHost` names the host a file without host names is about (a dmesg copied from it:
 // "gpu-b003.dmesg", "gpu-b003/dmesg.txt"), "" when unknown. An error when no line is one of these.
 Result<HostLogFacts> parseHostLog(
     const std::string& file, const std::string& text, const LogClock& clock, const std::string& fileHost = {});
+
+// torchrun's exitcode is any integer (negative: the signal): an entry that does not say one has this.
+inline constexpr std::int64_t kNoExitCode = std::numeric_limits<std::int64_t>::min();
 
 // Most tasks one srun line may name: a range past this is a damaged line, not a reason to allocate.
 inline constexpr std::uint32_t kMaxTasksPerLine = 1u << 20;

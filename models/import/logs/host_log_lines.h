@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace stallscope::host_log {
 
@@ -48,5 +49,59 @@ bool fabricManagerFact(std::string_view level, std::string_view msg, HostEvent& 
 // A field line under "Fabric Manager detected GPU NVL Fatal error on :" ("gpuGuid : 0x…", "portNum : 4"):
 // the fields that name the GPU and its port are added to the record's text.
 void fabricManagerField(std::string_view line, HostEvent& record);
+
+// torchrun's failure table, printed by its agent when a worker fails (ChildFailedError):
+//   ============================================================
+//   train.py FAILED
+//   ------------------------------------------------------------
+//   Failures:
+//   [1]:
+//     time      : 2026-11-02_03:14:15
+//     host      : gpu-b003
+//     rank      : 21 (local_rank: 5)
+//     exitcode  : -6 (pid: 48121)
+//     error_file: <N/A>
+//     traceback : Signal 6 (SIGABRT) received by PID 48121
+//   ------------------------------------------------------------
+//   Root Cause (first observed failure):
+//   [0]:
+//     ...
+//   ============================================================
+// ("  <NO_OTHER_FAILURES>" when only the root cause failed). Fed one line at a time, after the reader's time
+// prefix; srun labels ("3: "), "> " quote markers and indentation before a line are passed over. Each entry
+// becomes a RankFailed or RankFailedFirst event once its last field is read (at the next entry, a rule or the
+// file's end). Single-threaded, one per file.
+class TorchrunTable
+{
+public:
+    TorchrunTable(const std::string& file, const LogClock& clock, HostLogFacts& f)
+        : m_file(file)
+        , m_clock(clock)
+        , m_f(f)
+    {
+    }
+    // True when the line belongs to a table (an entry may have been finished into the facts); false leaves the
+    // line to the other readers.
+    bool line(std::string_view body, std::int64_t lineNo);
+    void finish() { flush(); } // the entry still open when the file ends
+
+private:
+    enum class Section { None, Failures, RootCause };
+    void flush();
+    void field(std::string_view key, std::string_view value, std::string_view line, std::int64_t lineNo);
+
+    const std::string& m_file;
+    const LogClock& m_clock;
+    HostLogFacts& m_f;
+    Section m_section = Section::None;
+    std::optional<HostEvent> m_entry; // the entry being read, from its "[N]:" line
+    std::int64_t m_entryLine = 0;
+    bool m_rank = false; // the entry's rank field was read: without one it is no fact
+    bool m_rankWarned = false; // ... or read and refused, with a warning of its own
+    std::int64_t m_localRank = -1, m_pid = -1;
+    std::optional<std::int64_t> m_exitCode;
+    std::string m_traceback; // the traceback field, or a Python traceback's last line (its exception)
+    bool m_inTraceback = false; // the lines of a Python traceback follow "traceback : Traceback (most recent ..."
+};
 
 } // namespace stallscope::host_log

@@ -32,6 +32,7 @@ struct Prefix
 {
     std::string process;
     std::optional<std::uint32_t> rank;
+    bool srunTask = false;
 };
 
 // What a line's launcher prefix names: "[rank12]:" and "[1,12]<stdout>:" a global rank; "12: " (srun --label) a
@@ -73,7 +74,7 @@ std::optional<Prefix> linePrefix(std::string_view line)
             return Prefix { "task " + std::to_string(*task) + ", local rank " + std::to_string(*local), std::nullopt };
         }
     }
-    return Prefix { "rank " + std::to_string(*task), task };
+    return Prefix { "rank " + std::to_string(*task), task, true };
 }
 
 std::vector<RankLines> sorted(std::map<std::string, RankLines>& parts)
@@ -100,6 +101,7 @@ std::vector<RankLines> splitByLauncher(const std::string& text)
             current = &parts[p->process];
             current->process = std::move(p->process);
             current->rank = p->rank;
+            current->srunTask = p->srunTask;
         }
         if (current) {
             current->text.append(line).push_back('\n');

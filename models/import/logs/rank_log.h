@@ -67,6 +67,7 @@ struct RankLines
 {
     std::optional<std::uint32_t> rank; // when the prefix names the global rank; else the lines say it
     std::string process; // what the prefix names: "rank 12", or "task 3, local rank 5" (srun over torchrun)
+    bool srunTask = false; // the prefix is srun's label: a rank with one task per GPU, a node under torchrun
     std::string text;
     std::vector<std::int64_t> lineNumbers;
 };
