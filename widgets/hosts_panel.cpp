@@ -167,9 +167,10 @@ QString ranksLine(const HostInventory& h)
 {
     QStringList uses;
     for (const auto& r : h.ranks) {
-        uses << QObject::tr("rank %1 GPU %2%3")
+        uses << QObject::tr("rank %1 GPU %2%3%4")
                     .arg(r.rank)
                     .arg(r.localGpu)
+                    .arg(r.gpuPci.empty() ? QString() : QStringLiteral(" (") + q(r.gpuPci) + QStringLiteral(")"))
                     .arg(r.hca.empty() ? QString() : QStringLiteral(" → ") + q(r.hca));
         if (uses.size() == 16 && h.ranks.size() > 16) {
             uses << QObject::tr("… %1 more").arg(h.ranks.size() - 16);

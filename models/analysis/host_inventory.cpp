@@ -3,6 +3,7 @@
 #include "analysis/host_inventory.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <map>
 
@@ -101,7 +102,81 @@ void checkRanks(HostInventory& h)
     }
 }
 
+// Each rank's GPU as NCCL's world init line names it: the Init fact's text ends ", busId 41000"
+// (import/logs/rank_log_messages.cpp commInit).
+std::map<std::uint32_t, std::string> gpuPciOfRanks(const JobSnapshot& snap)
+{
+    std::map<std::uint32_t, std::string> out;
+    constexpr std::string_view kBus = ", busId ";
+    for (const auto& f : snap.logFacts) {
+        if (f.kind != LogEventKind::Init || f.rank == kNoRank) {
+            continue;
+        }
+        const std::string_view text = snap.str(f.text);
+        if (const auto at = text.find(kBus); at != std::string_view::npos) {
+            if (auto pci = pciOfNcclBusId(text.substr(at + kBus.size())); !pci.empty()) {
+                out[f.rank] = std::move(pci);
+            }
+        }
+    }
+    return out;
+}
+
+// The kernel's GPU notes (an Xid, a GPU off the bus) by host: what checkGpus looks through.
+std::map<std::string, std::vector<std::string>> gpuNotesByHost(const JobSnapshot& snap)
+{
+    std::map<std::string, std::vector<std::string>> out;
+    for (const auto& n : snap.notes) {
+        const auto& kind = snap.str(n.kind);
+        if (kind == "GPU Xid" || kind == "GPU off the bus") {
+            out[snap.str(n.host)].push_back(snap.str(n.text));
+        }
+    }
+    return out;
+}
+
+// A rank runs on a GPU its host's kernel reported an Xid for or off the bus (the note names the GPU's PCI address,
+// perhaps without its function: "PCI:0000:41:00").
+void checkGpus(const std::vector<std::string>& gpuNotes, HostInventory& h)
+{
+    for (const auto& r : h.ranks) {
+        if (r.gpuPci.size() < 2) {
+            continue;
+        }
+        const auto device = r.gpuPci.substr(0, r.gpuPci.size() - 2); // "0000:41:00"
+        for (const auto& text : gpuNotes) {
+            if (text.find(device) != std::string::npos) {
+                h.conflicts.push_back("rank " + std::to_string(r.rank) + " (GPU " + std::to_string(r.localGpu) + ", "
+                    + r.gpuPci + ") runs on a GPU the kernel reports: " + text);
+                break;
+            }
+        }
+    }
+}
+
 } // namespace
+
+std::string pciOfNcclBusId(std::string_view busId)
+{
+    std::string hex;
+    for (const char c : busId) {
+        if (std::isxdigit(static_cast<unsigned char>(c))) {
+            hex.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+        } else if (c != ':' && c != '.') {
+            break;
+        }
+    }
+    constexpr std::size_t kFunctionDeviceBus = 5, kDomain = 4, kLongest = 16;
+    if (hex.size() < 3 || hex.size() > kLongest) {
+        return {};
+    }
+    if (hex.size() < kFunctionDeviceBus + kDomain) {
+        hex.insert(0, kFunctionDeviceBus + kDomain - hex.size(), '0');
+    }
+    const auto domainEnd = hex.size() - kFunctionDeviceBus;
+    return hex.substr(0, domainEnd) + ":" + hex.substr(domainEnd, 2) + ":" + hex.substr(domainEnd + 2, 2) + "."
+        + hex.substr(domainEnd + 4, 1);
+}
 
 std::string inventoryPortName(const HostPort& p)
 {
@@ -121,6 +196,7 @@ std::vector<HostInventory> hostInventory(const JobSnapshot& snap, const std::vec
         h.host = name;
         return h;
     };
+    const auto gpuPci = gpuPciOfRanks(snap);
     for (std::uint32_t r = 0; r < snap.ranks.size(); ++r) {
         const auto& info = snap.ranks[r];
         const auto& name = snap.str(info.host);
@@ -128,8 +204,10 @@ std::vector<HostInventory> hostInventory(const JobSnapshot& snap, const std::vec
             continue;
         }
         const auto& hca = snap.str(info.hca);
+        const auto pci = gpuPci.find(r);
         of(name).ranks.push_back(
-            { r, info.localGpu, hca.empty() ? std::string() : hca + "/" + std::to_string(info.hcaPort) });
+            { r, info.localGpu, hca.empty() ? std::string() : hca + "/" + std::to_string(info.hcaPort),
+                pci == gpuPci.end() ? std::string() : pci->second });
     }
     std::map<std::pair<std::string, std::string>, std::size_t> portIndex; // (host, "mlx5_0/1") → ports[i]
     for (const auto& p : snap.hostPorts) {
@@ -153,6 +231,7 @@ std::vector<HostInventory> hostInventory(const JobSnapshot& snap, const std::vec
             ++of(name).notes;
         }
     }
+    const auto gpuNotes = gpuNotesByHost(snap);
     std::vector<HostInventory> out;
     out.reserve(hosts.size());
     for (auto& [name, h] : hosts) {
@@ -160,6 +239,9 @@ std::vector<HostInventory> hostInventory(const JobSnapshot& snap, const std::vec
             return std::pair(a.port.device, a.port.port) < std::pair(b.port.device, b.port.port);
         });
         checkRanks(h);
+        if (const auto gpu = gpuNotes.find(name); gpu != gpuNotes.end()) {
+            checkGpus(gpu->second, h);
+        }
         out.push_back(std::move(h));
     }
     const auto rank = [](const HostInventory& h) { return h.portDown() ? 0 : !h.findings.empty() ? 1 : 2; };

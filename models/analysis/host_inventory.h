@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// An inventory per host: its ranks and the GPU and HCA each uses, its HCA ports as every node tool and sysfs copy
-// showed them (one row per device and port, the readings merged), the HCAs a tool could no longer reach, and its
-// node findings. The sources are checked against each other: two tools that disagree on a port's firmware, rate,
-// link layer or LID, and a rank whose NCCL uses an HCA port that a tool shows down or gone, are listed as
-// conflicts. The Hosts panel shows it; a pure function of a snapshot and its findings, safe on any thread.
+// An inventory per host: its ranks and the GPU (index and PCI address) and HCA each uses, its HCA ports as every node
+// tool and sysfs copy showed them (one row per device and port, the readings merged), the HCAs a tool could no longer
+// reach, and its node findings. The sources are checked against each other: two tools that disagree on a port's
+// firmware, rate, link layer or LID, a rank whose NCCL uses an HCA port that a tool shows down or gone, and a rank on a
+// GPU the kernel reports an Xid for or off the bus, are listed as conflicts. The Hosts panel shows it; a pure function
+// of a snapshot and its findings, safe on any thread.
 
 #include "analysis/node_findings.h"
 #include "core/job_snapshot.h"
@@ -26,6 +27,7 @@ struct InventoryRank
     std::uint32_t rank = 0;
     std::uint16_t localGpu = 0;
     std::string hca; // "mlx5_3/1"; "" when nothing said which HCA it uses
+    std::string gpuPci; // "0000:41:00.0", from the busId of NCCL's init line; "" when no line said it
 };
 
 struct HostInventory
@@ -47,5 +49,9 @@ std::vector<HostInventory> hostInventory(const JobSnapshot& snap, const std::vec
 
 // "mlx5_0/1" for a port (the device alone for port 0: its ports were not listed).
 std::string inventoryPortName(const HostPort& p);
+
+// NCCL's busId ("41000", "0000:41:00.0"; its int64 printed in hex: domain, bus, device, function) as the kernel
+// names the GPU: "0000:41:00.0". "" when it is not one.
+std::string pciOfNcclBusId(std::string_view busId);
 
 } // namespace stallscope

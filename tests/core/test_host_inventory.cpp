@@ -106,3 +106,45 @@ TEST_CASE("an inventory checks its sources against each other", "[host_inventory
     CHECK(hosts[1].ranks.size() == 2);
     CHECK(hosts[1].ranks[1].hca == "mlx5_2/1");
 }
+
+TEST_CASE("NCCL's busId is the GPU's PCI address as the kernel writes it", "[host_inventory]")
+{
+    CHECK(pciOfNcclBusId("41000") == "0000:41:00.0");
+    CHECK(pciOfNcclBusId("1b000") == "0000:1b:00.0");
+    CHECK(pciOfNcclBusId("c1001") == "0000:c1:00.1");
+    CHECK(pciOfNcclBusId("141000") == "0001:41:00.0"); // a domain of its own
+    CHECK(pciOfNcclBusId("0000:3B:00.0") == "0000:3b:00.0");
+    CHECK(pciOfNcclBusId("") == "");
+    CHECK(pciOfNcclBusId("zz") == "");
+    CHECK(pciOfNcclBusId("12345678901234567890") == ""); // longer than an int64 in hex
+}
+
+TEST_CASE("each rank's GPU by PCI address, and a rank on a GPU the kernel reports is a conflict", "[host_inventory]")
+{
+    test::TempDir dir;
+    test::writeFile(dir.path() / "rank3.log",
+        "gpu-q004:9001:9001 [1] NCCL INFO comm 0x5501 rank 3 nranks 4 cudaDev 1 busId 41000 commId 0x77 - Init "
+        "COMPLETE\n");
+    test::writeFile(dir.path() / "rank2.log",
+        "gpu-q004:9000:9000 [0] NCCL INFO comm 0x5500 rank 2 nranks 4 cudaDev 0 busId 1b000 commId 0x77 - Init "
+        "COMPLETE\n");
+    std::filesystem::create_directory(dir.path() / "gpu-q004");
+    test::writeFile(dir.path() / "gpu-q004" / "dmesg.txt",
+        "[Tue Nov  3 14:22:01 2026] NVRM: Xid (PCI:0000:41:00): 79, pid=9001, name=python3, GPU has fallen off the "
+        "bus.\n");
+    auto job = openJob(dir.str());
+    INFO((job ? "" : job.error().format()));
+    REQUIRE(job);
+    const auto& snap = *job->snapshot;
+    const auto hosts = hostInventory(snap, findNodeProblems(snap));
+    const auto h
+        = std::find_if(hosts.begin(), hosts.end(), [](const HostInventory& x) { return x.host == "gpu-q004"; });
+    REQUIRE(h != hosts.end());
+    REQUIRE(h->ranks.size() == 2);
+    CHECK(h->ranks[0].rank == 2);
+    CHECK(h->ranks[0].gpuPci == "0000:1b:00.0");
+    CHECK(h->ranks[1].gpuPci == "0000:41:00.0");
+    INFO((h->conflicts.empty() ? std::string() : h->conflicts.front()));
+    CHECK(has(h->conflicts, "rank 3 (GPU 1, 0000:41:00.0)", "Xid 79"));
+    CHECK_FALSE(has(h->conflicts, "rank 2", "Xid"));
+}
