@@ -425,25 +425,94 @@ int severity(const NodeFinding& f)
     return static_cast<int>(it - kOrder.begin());
 }
 
+// What a port's sampled link_downed series says about the reading of a sysfs copy: how often the register rose
+// while it was sampled, and over which span (ns). Empty when the port was not sampled at least twice.
+struct SampledDowns
+{
+    std::uint64_t rises = 0;
+    TimeNs from = 0, to = 0;
+};
+
+// Sampled ports by where a host tool names them: (node GUID, port) and ("host/device", port), since a collector's
+// CSV names the host and device and the topology gives the GUID, or the other way round.
+struct Sampled
+{
+    std::map<std::pair<std::uint64_t, std::uint16_t>, SampledDowns> byGuid;
+    std::map<std::pair<std::string, std::uint16_t>, SampledDowns> byName;
+
+    const SampledDowns* find(const HostPort& p) const
+    {
+        if (const auto g = p.nodeGuid ? byGuid.find({ p.nodeGuid, p.port }) : byGuid.end(); g != byGuid.end()) {
+            return &g->second;
+        }
+        const auto n = byName.find({ p.host + "/" + p.device, p.port });
+        return n == byName.end() ? nullptr : &n->second;
+    }
+};
+
+Sampled sampledDowns(const JobSnapshot& snap)
+{
+    Sampled out;
+    for (const auto& s : snap.counters) {
+        if (s.kind != CounterKind::LinkDowned || s.size() < 2 || s.port >= snap.counterPorts.size()) {
+            continue;
+        }
+        const auto& cp = snap.counterPorts[s.port];
+        SampledDowns d { 0, s.timesNs.front(), s.timesNs.back() };
+        for (std::size_t i = 1; i < s.size(); ++i) {
+            const auto a = s.value(i - 1), b = s.value(i);
+            d.rises += b >= a ? b - a : b; // a fall is a reset: the count starts again from zero
+        }
+        out.byGuid[{ cp.guid, cp.port }] = d;
+        if (cp.node) {
+            const auto& n = snap.topology.node(*cp.node);
+            out.byGuid[{ n.guid, cp.port }] = d;
+            if (n.kind == NodeKind::Hca) {
+                out.byName[{ std::string(snap.str(n.host)) + "/" + std::string(snap.str(n.hcaName)), cp.port }] = d;
+            }
+        }
+    }
+    return out;
+}
+
+// A port's link_downed count. The register counts every drop since the counters were last cleared, often weeks of
+// them, so a count the sampled series shows unchanged predates the data and is no finding; one it shows rising is.
+std::optional<NodeFinding> linkDownedFinding(const HostPort& p, const Sampled& sampled)
+{
+    if (!p.linkDowned || *p.linkDowned == 0) {
+        return std::nullopt;
+    }
+    const auto* series = sampled.find(p);
+    if (series && series->rises == 0) {
+        return std::nullopt;
+    }
+    const bool saturated = *p.linkDowned >= 255; // an 8-bit counter at its maximum
+    std::string text = p.device + " port " + std::to_string(p.port) + ": link_downed = " + std::to_string(*p.linkDowned)
+        + (saturated ? " (saturated: the link went down at least that often since the counters were "
+                       "cleared; later drops are not counted)"
+                     : ": the link went down since the counters were cleared");
+    if (series) {
+        text += "; " + std::to_string(series->rises) + " of the drops between " + formatUtc(series->from) + " and "
+            + formatUtc(series->to) + ", while the port's counters were sampled";
+    }
+    return NodeFinding { p.host, portName(p), "link_downed", std::move(text),
+        p.file + "/counters/link_downed: " + std::to_string(*p.linkDowned), false };
+}
+
 } // namespace
 
 std::vector<NodeFinding> findNodeProblems(const JobSnapshot& snap)
 {
     std::vector<NodeFinding> out;
     std::map<std::string, std::vector<const HostPort*>> byHost;
+    const auto sampled = sampledDowns(snap);
     for (const auto& p : snap.hostPorts) {
         byHost[p.host].push_back(&p);
         if (auto f = stateFinding(p)) {
             out.push_back(std::move(*f));
         }
-        if (p.linkDowned && *p.linkDowned > 0) {
-            const bool saturated = *p.linkDowned >= 255; // an 8-bit counter at its maximum
-            out.push_back({ p.host, portName(p), "link_downed",
-                p.device + " port " + std::to_string(p.port) + ": link_downed = " + std::to_string(*p.linkDowned)
-                    + (saturated ? " (saturated: the link went down at least that often since the counters were "
-                                   "cleared; later drops are not counted)"
-                                 : ": the link went down since the counters were cleared"),
-                p.file + "/counters/link_downed: " + std::to_string(*p.linkDowned), false });
+        if (auto f = linkDownedFinding(p, sampled)) {
+            out.push_back(std::move(*f));
         }
     }
     for (const auto& g : snap.goneHcas) {

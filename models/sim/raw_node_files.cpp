@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: MIT
 // The raw writer's per-host node files (docs/raw-folders.md): what an engineer collects from each host after an
 // incident — `ibstat`, `dmesg --time-format iso` and a copy of /sys/class/infiniband — as the HCA ports stand at
-// the end of the simulated window. A host whose link flapped logs each down and up, counts them in link_downed,
+// the end of the simulated window (the copy's files dated then). A host whose link flapped logs each down and up,
+// counts them in link_downed (on top of what the register held before, as the collector read it),
 // and shows Down/Polling when the link is still down at the end; a degraded link shows its lower width or speed.
 #include "sim/raw_files.h"
 
 #include "core/atomic_file.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <sstream>
 
 namespace stallscope::rawfiles {
@@ -30,6 +33,7 @@ struct PortView
     std::string speed; // "NDR"
     std::vector<const LinkEvent*> events; // this port's downs and ups, by time
     std::uint64_t symbolErrors = 0, errorRecoveries = 0; // last readings of the simulated counters
+    std::optional<std::uint64_t> linkDowned; // ... and link_downed's, which carries downs from before the window
 };
 
 // Nominal lane rate in Gb/s as ibstat and sysfs print it (4x EDR is "100", 4x FDR "56"), not the encoded rate.
@@ -140,14 +144,24 @@ std::string dmesgText(const std::vector<PortView>& ports, TimeNs start, TimeNs o
     return o.str();
 }
 
+// Epoch ns as a file time, for the copy's modification times.
+fs::file_time_type collectedAt(TimeNs ns)
+{
+    using namespace std::chrono;
+    return time_point_cast<fs::file_time_type::duration>(file_clock::from_sys(sys_time<nanoseconds>(nanoseconds(ns))));
+}
+
 // The sysfs files of one port and its device, in the kernel's wording ("4: ACTIVE", "5: LinkUp",
 // "400 Gb/sec (4X NDR)").
-std::string writeSysfs(const fs::path& root, const PortView& p)
+std::string writeSysfs(const fs::path& root, const PortView& p, TimeNs collectedNs)
 {
+    // The register the collector sampled: its last reading, which the window's downs moved (the count of
+    // downs alone where no collector sampled the port).
     std::uint64_t downs = 0;
     for (const auto* e : p.events) {
         downs += e->state == LinkState::Down ? 1 : 0;
     }
+    downs = p.linkDowned.value_or(downs);
     const auto dev = root / p.device;
     const auto port = dev / "ports" / std::to_string(p.port);
     const std::string rate
@@ -165,6 +179,8 @@ std::string writeSysfs(const fs::path& root, const PortView& p)
         if (auto e = writeFileAtomic(path.string(), text + "\n"); !e.empty()) {
             return e;
         }
+        // A copy is dated by its files' modification time (docs/formats.md §4): taken at the window's end.
+        fs::last_write_time(path, collectedAt(collectedNs), ec);
     }
     return {};
 }
@@ -185,14 +201,19 @@ std::string writeNodeFiles(const JobSnapshot& snap, const fs::path& dir, TimeNs 
     }
     // Last error counter readings by (node, port): the sysfs copy is read once, at the end.
     std::map<std::pair<std::uint32_t, std::uint16_t>, std::pair<std::uint64_t, std::uint64_t>> errors;
+    std::map<std::pair<std::uint32_t, std::uint16_t>, std::uint64_t> linkDowned;
     for (const auto& s : snap.counters) {
         const auto& cp = snap.counterPorts[s.port];
-        if (!cp.node || s.size() == 0
-            || (s.kind != CounterKind::SymbolError && s.kind != CounterKind::LinkErrorRecovery)) {
+        if (!cp.node || s.size() == 0) {
             continue;
         }
-        auto& v = errors[{ index(*cp.node), cp.port }];
-        (s.kind == CounterKind::SymbolError ? v.first : v.second) = s.value(s.size() - 1);
+        const std::pair key { index(*cp.node), cp.port };
+        if (s.kind == CounterKind::LinkDowned) {
+            linkDowned[key] = s.value(s.size() - 1);
+        } else if (s.kind == CounterKind::SymbolError || s.kind == CounterKind::LinkErrorRecovery) {
+            auto& v = errors[key];
+            (s.kind == CounterKind::SymbolError ? v.first : v.second) = s.value(s.size() - 1);
+        }
     }
     // HCA node indices per host; each host's files are built and written before the next host's.
     std::map<std::string, std::vector<std::uint32_t>> hosts;
@@ -231,6 +252,9 @@ std::string writeNodeFiles(const JobSnapshot& snap, const fs::path& dir, TimeNs 
                     v.symbolErrors = e->second.first;
                     v.errorRecoveries = e->second.second;
                 }
+                if (auto d = linkDowned.find({ n, p }); d != linkDowned.end()) {
+                    v.linkDowned = d->second;
+                }
                 ports.push_back(std::move(v));
             }
         }
@@ -248,7 +272,7 @@ std::string writeNodeFiles(const JobSnapshot& snap, const fs::path& dir, TimeNs 
             return e;
         }
         for (const auto& p : ports) {
-            if (auto e = writeSysfs(hostDir / "sys" / "class" / "infiniband", p); !e.empty()) {
+            if (auto e = writeSysfs(hostDir / "sys" / "class" / "infiniband", p, snap.job.span.end); !e.empty()) {
                 return e;
             }
         }
