@@ -71,7 +71,7 @@ bool logsMakeAJob(const Gathered& g)
 {
     return std::any_of(g.logs.begin(), g.logs.end(),
                [](const auto& l) { return l.second.rank || !l.second.host.empty() || !l.second.events.empty(); })
-        || worldFromTasks(g) > 0;
+        || worldFromTasks(g) > 0 || analyzerWorld(g) > 0;
 }
 
 std::uint32_t addLogJob(JobSnapshot& snap, OwnedColumns& owned, Gathered& g, const std::string& dir)
@@ -79,6 +79,7 @@ std::uint32_t addLogJob(JobSnapshot& snap, OwnedColumns& owned, Gathered& g, con
     const auto top = highestRank(g);
     std::uint32_t world = top ? *top + 1 : 0;
     world = std::max(world, worldFromInit(g, world));
+    world = std::max(world, analyzerWorld(g)); // the ranks the Flight Recorder analyzer names
     if (world == 0) {
         world = worldFromTasks(g);
     }
