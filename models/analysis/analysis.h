@@ -252,6 +252,20 @@ struct LogLauncherFailure // a failed worker as its launcher (torchrun) reports 
     std::int64_t exitCode = 0; // negative: killed by that signal
 };
 
+// What the Flight Recorder analyzer (fr_trace) concluded about one collective, from every rank's dump: read from
+// its saved output (import/logs/fr_trace_text.h), not from the ranks' own lines.
+struct LogAnalyzerFinding
+{
+    std::string pg; // "group info" as fr_trace printed it: "0:default_pg", or the group's name alone
+    std::int64_t seq = -1; // -1: the oldest wording gives none
+    std::string op; // "nccl:all_reduce"
+    std::vector<std::uint32_t> missing; // ranks that never joined it
+    std::vector<std::pair<std::uint32_t, std::string>> culprits; // rank, the error type and its detail
+    std::string mismatch; // a size mismatch that names no rank (all-to-all)
+    std::string file;
+    std::int64_t line = 0; // where fr_trace said it first
+};
+
 struct LogStory
 {
     std::size_t facts = 0;
@@ -272,6 +286,8 @@ struct LogStory
     std::size_t launcherFailures = 0;
     std::vector<std::string> transports; // "IB via mlx5_0, mlx5_1: ranks 0..7", "Socket: ranks 8..15"
     bool socketFallback = false; // a rank's NCCL found no IB device and used TCP sockets
+    std::vector<LogAnalyzerFinding> analyzer; // in the order fr_trace printed them
+    std::vector<std::uint32_t> analyzerNoDump; // ranks fr_trace had no dump from ("we cannot decide ...")
     std::string summary; // one line
 };
 

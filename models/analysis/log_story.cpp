@@ -9,8 +9,10 @@
 
 #include <algorithm>
 #include <limits>
+#include <cctype>
 #include <map>
 #include <set>
+#include <tuple>
 
 namespace stallscope {
 
@@ -135,7 +137,7 @@ void placeTheOthers(
 {
     std::set<std::uint32_t> withLog;
     for (const auto& f : snap.logFacts) {
-        if (f.rank != kNoRank) {
+        if (f.rank != kNoRank && !isAnalyzerFinding(f.kind)) { // fr_trace's findings are no line of the rank's log
             withLog.insert(f.rank);
         }
     }
@@ -184,6 +186,78 @@ void findHang(const JobSnapshot& snap, LogStory& story)
     auto h = hangOf(snap, *best);
     placeTheOthers(snap, rankTimeout, h, story);
     story.hang = std::move(h);
+}
+
+// "group 0 (default_pg)" from fr_trace's "0:default_pg".
+std::string analyzerGroup(const std::string& pg)
+{
+    const auto colon = pg.find(':');
+    return "group " + (colon == std::string::npos ? pg : pg.substr(0, colon) + " (" + pg.substr(colon + 1) + ")");
+}
+
+// The Flight Recorder analyzer's findings, one per collective it printed (in its order), and the ranks it had no
+// dump from.
+void readAnalyzer(const JobSnapshot& snap, LogStory& story)
+{
+    // (file, group, seq, op) → the finding's index
+    std::map<std::tuple<std::string, std::string, std::int64_t, std::string>, std::size_t> index;
+    std::set<std::uint32_t> noDump;
+    for (const auto& f : snap.logFacts) {
+        if (!isAnalyzerFinding(f.kind)) {
+            continue;
+        }
+        if (f.kind == LogEventKind::AnalyzerNoDump) {
+            if (f.rank != kNoRank) {
+                noDump.insert(f.rank);
+            }
+            continue;
+        }
+        const auto key = std::tuple(snap.str(f.file), snap.str(f.pg), f.seq, snap.str(f.op));
+        const auto [it, added] = index.try_emplace(key, story.analyzer.size());
+        if (added) {
+            story.analyzer.push_back({ snap.str(f.pg), f.seq, snap.str(f.op), {}, {}, {}, snap.str(f.file), f.line });
+        }
+        auto& a = story.analyzer[it->second];
+        if (f.kind == LogEventKind::AnalyzerMissingRank && f.rank != kNoRank) {
+            a.missing.push_back(f.rank);
+        } else if (f.kind == LogEventKind::AnalyzerMismatch && f.rank != kNoRank) {
+            a.culprits.emplace_back(f.rank, snap.str(f.text));
+        } else if (f.kind == LogEventKind::AnalyzerMismatch) {
+            a.mismatch = snap.str(f.text);
+        }
+    }
+    for (auto& a : story.analyzer) { // the same output saved twice names its ranks twice
+        std::sort(a.missing.begin(), a.missing.end());
+        a.missing.erase(std::unique(a.missing.begin(), a.missing.end()), a.missing.end());
+    }
+    story.analyzerNoDump.assign(noDump.begin(), noDump.end());
+}
+
+// "Flight Recorder analyzer: rank(s) 3, 5 never joined nccl:all_reduce SeqNum 57 of group 0 (default_pg)".
+std::string analyzerClause(const LogStory& s)
+{
+    const std::string c = "Flight Recorder analyzer: ";
+    if (s.analyzer.empty()) {
+        return c + "no dump from rank(s) " + runs(s.analyzerNoDump) + ", so it could not decide";
+    }
+    const auto& a = s.analyzer.front();
+    const auto what
+        = a.op + (a.seq < 0 ? std::string() : " SeqNum " + std::to_string(a.seq)) + " of " + analyzerGroup(a.pg);
+    const auto more = s.analyzer.size() > 1 ? " (and " + std::to_string(s.analyzer.size() - 1) + " more finding(s))"
+                                            : std::string();
+    if (!a.missing.empty()) {
+        return c + "rank(s) " + runs(a.missing) + " never joined " + what + more;
+    }
+    if (!a.culprits.empty()) {
+        std::vector<std::uint32_t> ranks;
+        for (const auto& [rank, text] : a.culprits) {
+            ranks.push_back(rank);
+        }
+        const auto& type = a.culprits.front().second;
+        return c + "rank(s) " + runs(ranks) + " disagree on " + what + " (" + type.substr(0, type.find(',')) + ")"
+            + more;
+    }
+    return c + what + ": " + a.mismatch + more;
 }
 
 bool isError(LogEventKind k)
@@ -387,6 +461,9 @@ std::string storySummary(const JobSnapshot& snap, const LogStory& s)
                                             : ", " + std::to_string(s.hang->neverReached.size()) + " never reached it")
             + ")");
     }
+    if (!s.analyzer.empty() || !s.analyzerNoDump.empty()) {
+        add(analyzerClause(s));
+    }
     if (!s.timeLimit.empty()) {
         add("Slurm cancelled the job at its time limit");
     }
@@ -415,13 +492,59 @@ CollectiveOp opOfType(std::string_view t)
     return CollectiveOp::Other;
 }
 
+// fr_trace's op ("nccl:all_reduce", "nccl:_reduce_scatter_base") as an operation.
+CollectiveOp opOfAnalyzer(const std::string& op)
+{
+    std::string t;
+    for (const char c : std::string_view(op).substr(op.find(':') + 1)) { // npos + 1: the whole name
+        if (c != '_') {
+            t += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+        }
+    }
+    return t.find("REDUCESCATTER") != std::string::npos ? CollectiveOp::ReduceScatter : opOfType(t);
+}
+
+// fr_trace matched every rank's dump: when no error names a rank, the ranks it says never joined a collective (else
+// those whose collective disagrees with the others') are the suspects, more precisely than the ranks whose log
+// shows no timeout; with no hang in the logs, its collective is the incident's.
+void useAnalyzer(const JobSnapshot& snap, const LogStory& s, Incident& inc)
+{
+    const auto it = std::find_if(s.analyzer.begin(), s.analyzer.end(),
+        [](const LogAnalyzerFinding& a) { return !a.missing.empty() || !a.culprits.empty(); });
+    if (it == s.analyzer.end() || !inc.firstFailedRanks.empty()) {
+        return;
+    }
+    if (!it->missing.empty()) {
+        inc.missingRanks = it->missing;
+        inc.suspectRanks = it->missing;
+    } else {
+        inc.suspectRanks.clear();
+        for (const auto& [rank, text] : it->culprits) {
+            inc.suspectRanks.push_back(rank);
+        }
+        std::sort(inc.suspectRanks.begin(), inc.suspectRanks.end());
+        inc.suspectRanks.erase(std::unique(inc.suspectRanks.begin(), inc.suspectRanks.end()), inc.suspectRanks.end());
+    }
+    if (s.hang) {
+        return;
+    }
+    const auto name = it->pg.substr(0, it->pg.find(':'));
+    for (std::size_t g = 0; g < snap.groups.size(); ++g) {
+        if (snap.str(snap.groups[g].name) == name) {
+            inc.group = static_cast<std::uint16_t>(g);
+        }
+    }
+    inc.seq = static_cast<std::uint32_t>(std::clamp<std::int64_t>(it->seq, 0, 0xffffffff));
+    inc.op = opOfAnalyzer(it->op);
+}
+
 } // namespace
 
 std::optional<Incident> analysis::logIncident(const JobSnapshot& snap, const LogStory& s)
 {
     const bool firstFailure = s.firstFailure && s.firstFailure->rank != kNoRank;
     if (snap.groups.empty() || snap.job.worldSize == 0
-        || (!s.hang && !s.firstError && !s.crashedRank && !firstFailure)) {
+        || (!s.hang && !s.firstError && !s.crashedRank && !firstFailure && s.analyzer.empty())) {
         return std::nullopt;
     }
     Incident inc;
@@ -459,6 +582,7 @@ std::optional<Incident> analysis::logIncident(const JobSnapshot& snap, const Log
         inc.firstFailedRanks = { s.firstError->rank };
     }
     inc.suspectRanks = inc.firstFailedRanks.empty() ? inc.missingRanks : inc.firstFailedRanks;
+    useAnalyzer(snap, s, inc);
     if (inc.suspectRanks.empty() && s.crashedRank) {
         inc.suspectRanks = { *s.crashedRank };
     }
@@ -489,6 +613,7 @@ std::optional<LogStory> readLogStory(const JobSnapshot& snap)
     readSlurm(snap, story);
     readLauncher(snap, story);
     readTransports(snap, story);
+    readAnalyzer(snap, story);
     story.summary = storySummary(snap, story);
     return story;
 }

@@ -49,6 +49,45 @@ std::string numel(std::int64_t in, std::int64_t out)
     return ", NumelIn " + std::to_string(in) + ", NumelOut " + std::to_string(out);
 }
 
+// fr_trace's findings: "  fr_trace       nccl:all_reduce SeqNum 57 of group 0:default_pg: rank(s) 3, 5 never
+// joined  (fr.txt:5)", a line per culprit, and the ranks it had no dump from.
+void analyzerText(std::ostringstream& o, const LogStory& s)
+{
+    for (const auto& a : s.analyzer) {
+        const auto what = a.op + (a.seq < 0 ? std::string() : " SeqNum " + std::to_string(a.seq)) + " of group "
+            + (a.pg.empty() ? "?" : a.pg);
+        const auto where = "  (" + a.file + ":" + std::to_string(a.line) + ")\n";
+        if (!a.missing.empty()) {
+            o << "  fr_trace       " << what << ": rank(s) " << rankList(a.missing) << " never joined" << where;
+        }
+        for (const auto& [rank, text] : a.culprits) {
+            o << "  fr_trace       " << what << ": culprit rank " << rank << ", " << text << where;
+        }
+        if (!a.mismatch.empty()) {
+            o << "  fr_trace       " << what << ": " << a.mismatch << where;
+        }
+    }
+    if (!s.analyzerNoDump.empty()) {
+        o << "  fr_trace       no dump from rank(s) " << rankList(s.analyzerNoDump) << ": it could not decide\n";
+    }
+}
+
+nlohmann::ordered_json analyzerJson(const LogStory& s)
+{
+    using nlohmann::ordered_json;
+    ordered_json findings = ordered_json::array();
+    for (const auto& a : s.analyzer) {
+        ordered_json culprits = ordered_json::array();
+        for (const auto& [rank, text] : a.culprits) {
+            culprits.push_back({ { "rank", rank }, { "error", text } });
+        }
+        findings.push_back({ { "pg", a.pg }, { "seq", a.seq < 0 ? ordered_json(nullptr) : ordered_json(a.seq) },
+            { "op", a.op }, { "missing_ranks", a.missing }, { "culprits", culprits }, { "mismatch", a.mismatch },
+            { "file", a.file }, { "line", a.line } });
+    }
+    return { { "findings", findings }, { "no_dump_ranks", s.analyzerNoDump } };
+}
+
 } // namespace
 
 std::string logStoryText(const JobSnapshot&, const LogStory& s)
@@ -109,6 +148,7 @@ std::string logStoryText(const JobSnapshot&, const LogStory& s)
     if (!s.timeLimit.empty()) {
         o << "  time limit     " << s.timeLimit << '\n';
     }
+    analyzerText(o, s);
     for (const auto& t : s.transports) {
         o << "  transport      " << t << '\n';
     }
@@ -180,6 +220,7 @@ nlohmann::ordered_json logStoryJson(const LogStory& s)
     j["time_limit"] = s.timeLimit;
     j["transports"] = s.transports;
     j["socket_fallback"] = s.socketFallback;
+    j["fr_trace"] = analyzerJson(s);
     return j;
 }
 

@@ -30,6 +30,12 @@ std::string_view toString(LogEventKind k)
         return "init";
     case LogEventKind::NcclWarning:
         return "NCCL warning";
+    case LogEventKind::AnalyzerMissingRank:
+        return "fr_trace missing rank";
+    case LogEventKind::AnalyzerMismatch:
+        return "fr_trace mismatch";
+    case LogEventKind::AnalyzerNoDump:
+        return "fr_trace no dump";
     }
     return "event";
 }
@@ -66,6 +72,11 @@ std::string describe(const LogFact& f, const StringPool& strings)
         add(s, num("last enqueued ", f.lastEnqueued));
         add(s, num("last started ", f.lastStarted));
         add(s, num("last completed ", f.lastCompleted));
+        break;
+    case LogEventKind::AnalyzerMissingRank:
+    case LogEventKind::AnalyzerMismatch:
+        add(s, (f.seq < 0 ? std::string("collective") : "SeqNum " + std::to_string(f.seq)) + " " + strings.str(f.op));
+        add(s, strings.str(f.text));
         break;
     case LogEventKind::CompletionError:
         add(s, num("status ", f.status));

@@ -28,8 +28,19 @@ enum class LogEventKind : std::uint8_t {
     SocketError, // NCCL's bootstrap/proxy socket: "Call to recv from ... failed", "Connection closed by remote peer"
     Init, // NCCL: "comm ... rank N nranks M cudaDev D busId B ... Init COMPLETE": the rank joined its communicator
     NcclWarning, // any other "NCCL WARN" line: kept with its text
+    // What PyTorch's Flight Recorder analyzer (fr_trace) printed about a collective, read from its saved output
+    // (import/logs/fr_trace_text.h): conclusions drawn from every rank's dump, not a line of the rank's own log.
+    AnalyzerMissingRank, // this rank never joined collective SeqNum `seq` of group `pg` (one fact per missing rank)
+    AnalyzerMismatch, // a culprit of a mismatched collective: text = the error type and its detail
+    AnalyzerNoDump, // fr_trace had no dump from this rank, so it could not decide what went wrong
 };
 std::string_view toString(LogEventKind k); // "completion error", "port error", ...
+// A conclusion of the Flight Recorder analyzer, not a line the rank logged.
+inline bool isAnalyzerFinding(LogEventKind k)
+{
+    return k == LogEventKind::AnalyzerMissingRank || k == LogEventKind::AnalyzerMismatch
+        || k == LogEventKind::AnalyzerNoDump;
+}
 
 // One fact of a rank's log, as the snapshot keeps it. Numbers a line did not give are -1.
 struct LogFact
@@ -41,13 +52,13 @@ struct LogFact
     StringId hca {}; // "mlx5_3" when the line names it
     StringId peer {}; // "10.0.1.12<48133>"
     StringId pg {}; // the process group the line names ("0"), empty when none
-    StringId op {}; // watchdog timeouts: OpType as PyTorch spells it ("ALLREDUCE")
+    StringId op {}; // watchdog timeouts: OpType as PyTorch spells it ("ALLREDUCE"); fr_trace: "nccl:all_reduce"
     StringId text {}; // exception and what(), socket error reason, a warning's text
     StringId file {}; // the log it came from, as the folder names it
     std::int64_t line = 0;
     int status = -1; // completion errors: ibv_wc_status
     int vendorErr = -1;
-    std::int64_t seq = -1; // watchdog timeouts and failures: SeqNum / work sequence id
+    std::int64_t seq = -1; // watchdog timeouts and failures: SeqNum / work sequence id; fr_trace: its sequence number
     std::int64_t numelIn = -1, numelOut = -1; // watchdog timeouts: elements in and out (PyTorch 2.2+)
     std::int64_t ranForMs = -1, timeoutMs = -1;
     std::int64_t lastEnqueued = -1, lastStarted = -1, lastCompleted = -1; // the PG status a watchdog printed

@@ -59,7 +59,7 @@ void summarizeFacts(const JobSnapshot& snap, SnapshotSummary& s)
     };
     for (const auto& f : snap.logFacts) {
         const auto file = snap.str(f.file) + ":" + std::to_string(f.line);
-        see(kindOf(s.facts, "rank logs", std::string(toString(f.kind))),
+        see(kindOf(s.facts, isAnalyzerFinding(f.kind) ? "fr_trace" : "rank logs", std::string(toString(f.kind))),
             whoAndWhen(snap, f.timeNs, f.rank, f.host) + ": " + describe(f, snap.strings) + " (" + file + ")");
     }
     for (const auto& n : snap.notes) {

@@ -18,6 +18,7 @@
 #include "import/infiniband/ibnetdiscover.h"
 #include "import/infiniband/opensm_log.h"
 #include "import/kineto/kineto_trace.h"
+#include "import/logs/fr_trace_text.h"
 #include "import/logs/host_log.h"
 #include "import/node_tools/node_tools.h"
 #include "import/logs/rank_log.h"
@@ -237,6 +238,12 @@ const std::vector<Target>& targets()
     static const std::vector<Target> table = {
         { "rank_log", rankLog },
         { "host_log", hostLog },
+        { "fr_trace",
+            [](std::string_view in) {
+                const std::string text(in);
+                looksLikeFrTraceText(text);
+                parseFrTraceText("fr.txt", text);
+            } },
         { "node_tools",
             [](std::string_view in) {
                 const std::string text(in);

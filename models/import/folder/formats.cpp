@@ -705,6 +705,32 @@ std::optional<LoadIssue> addRankLog(FileInput& in, Gathered& g)
     return std::nullopt;
 }
 
+// The Flight Recorder analyzer's output, saved or pasted: read before the clocks are known (it carries no time, so
+// it says nothing about the year). A job's output that also holds the ranks' own lines is read in the logs' phase,
+// as a rank log too (frTraceInRankLog).
+bool frTraceAlone(const std::string& text)
+{
+    return looksLikeFrTraceText(text) && !looksLikeRankLog(text);
+}
+
+bool frTraceInRankLog(const std::string& text)
+{
+    return looksLikeRankLog(text) && looksLikeFrTraceText(text);
+}
+
+std::optional<LoadIssue> addFrTrace(FileInput& in, Gathered& g)
+{
+    auto r = parseFrTraceText(in.path.string(), in.text);
+    if (!r) {
+        return r.error();
+    }
+    g.warn(r->warnings);
+    const auto said = countsByKind(r->facts);
+    g.note(in.path, "Flight Recorder analyzer output", said.empty() ? "no rank named" : said);
+    g.frTrace.emplace_back(in.path.string(), std::move(r.value()));
+    return looksLikeRankLog(in.text) ? addRankLog(in, g) : std::nullopt;
+}
+
 std::optional<LoadIssue> addMapping(FileInput& in, Gathered& g)
 {
     auto m = parseMapping(in.path.string(), in.text);
@@ -785,6 +811,8 @@ const std::vector<Format>& formats()
         { "node InfiniBand tools", looksLikeNodeTools, 3, nullptr, addNodeTools },
         { "NCCL RAS output", looksLikeRasText, 3, nullptr, addRasText },
         { "OpenSM log", looksLikeOpensmLog, 3, nullptr, addOpensmLog },
+        { "Flight Recorder analyzer output", frTraceAlone, 0, nullptr, addFrTrace },
+        { "Flight Recorder analyzer output", frTraceInRankLog, 3, nullptr, addFrTrace },
         { "rank log", looksLikeRankLog, 3, nullptr, addRankLog, false, readRankLog },
         { "host log", looksLikeHostLog, 3, nullptr, addHostLog, false, readHostLog },
         { "Prometheus exposition", looksLikePrometheusExposition, 0, scanExposition, addExposition },

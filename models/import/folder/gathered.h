@@ -14,6 +14,7 @@
 #include "import/infiniband/fabric_tools.h"
 #include "import/infiniband/opensm_log.h"
 #include "import/infiniband/sysfs_tree.h"
+#include "import/logs/fr_trace_text.h"
 #include "import/logs/host_log.h"
 #include "import/logs/rank_log.h"
 #include "import/nccl/inspector.h"
@@ -45,6 +46,7 @@ struct Gathered
     std::vector<std::pair<std::string, RankLogFacts>> logs;
     std::set<std::size_t> rankFromName; // logs whose rank came from a file or folder name, not their lines
     std::vector<std::pair<std::string, HostLogFacts>> hostLogs; // Slurm output, kernel logs
+    std::vector<std::pair<std::string, FrTraceText>> frTrace; // the Flight Recorder analyzer's saved output
     std::vector<OpensmLog> opensm;
     std::vector<std::pair<std::string, InspectorFile>> inspector; // NCCL Inspector logs, one per process
     std::vector<std::pair<std::string, RasReport>> ras; // NCCL RAS status / monitor output
@@ -115,6 +117,10 @@ bool logsMakeAJob(const Gathered& g);
 std::uint32_t addLogJob(JobSnapshot& snap, OwnedColumns& owned, Gathered& g, const std::string& dir);
 // Every rank log's events as the snapshot's log facts, in time order.
 void addLogFacts(JobSnapshot& snap, const Gathered& g);
+// The Flight Recorder analyzer's findings (import/folder/fr_trace_facts.cpp): the job size the ranks they name
+// need (0 when they name none), and the findings as log facts after the others (they carry no time).
+std::uint32_t analyzerWorld(const Gathered& g);
+void addAnalyzerFacts(JobSnapshot& snap, const Gathered& g);
 // Names the ranks of the job with no collective record (their dump or trace is not in the folder, or empty).
 void warnRanksWithoutRecords(const OwnedColumns& owned, const std::string& dir, std::vector<LoadIssue>& warnings);
 void addCounters(Gathered& g, CounterSink& sink);

@@ -91,7 +91,7 @@ bool logsMakeAJob(const Gathered& g)
 {
     return std::any_of(g.logs.begin(), g.logs.end(),
                [](const auto& l) { return l.second.rank || !l.second.host.empty() || !l.second.events.empty(); })
-        || worldFromFates(g, false) > 0 || worldFromFates(g, true) > 0;
+        || worldFromFates(g, false) > 0 || worldFromFates(g, true) > 0 || analyzerWorld(g) > 0;
 }
 
 std::uint32_t addLogJob(JobSnapshot& snap, OwnedColumns& owned, Gathered& g, const std::string& dir)
@@ -99,6 +99,7 @@ std::uint32_t addLogJob(JobSnapshot& snap, OwnedColumns& owned, Gathered& g, con
     const auto top = highestRank(g);
     std::uint32_t world = top ? *top + 1 : 0;
     world = std::max({ world, worldFromInit(g, world), worldFromFates(g, true) });
+    world = std::max(world, analyzerWorld(g)); // the ranks the Flight Recorder analyzer names
     if (world == 0) {
         world = worldFromFates(g, false);
     }

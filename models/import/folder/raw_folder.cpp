@@ -126,6 +126,7 @@ Result<LoadedJob> loadRawFolder(
         folder::warnRanksWithoutRecords(*owned, dir, g.warnings);
     }
     folder::addLogFacts(*snap, g);
+    folder::addAnalyzerFacts(*snap, g);
     auto& sink = g.counters;
     sink.timeOffsetNs = g.mapping.offset("counters"); // the mapping file's correction of sample times
     folder::addCounters(g, sink); // before the topology is built: it places HCAs no topology describes
