@@ -715,7 +715,25 @@ TEST_CASE("simulate --raw --node-files: each host's ibstat, dmesg and sysfs copy
     CHECK_THAT(test::readFile(nodes / "gpu-a001" / "dmesg.txt"),
         Catch::Contains("mlx5_1: Port: 1 Link DOWN") && Catch::Contains("mlx5_1: Port: 1 Link ACTIVE"));
     CHECK_THAT(test::readFile(nodes / "gpu-a000" / "dmesg.txt"), !Catch::Contains("Link DOWN"));
-    CHECK(test::readFile(nodes / "gpu-a001" / "sys/class/infiniband/mlx5_1/ports/1/counters/link_downed") == "1\n");
+    // The register the host's collector read last: the drops from before the window, and this one.
+    std::string lastDowned, first;
+    std::istringstream csv(test::readFile(std::filesystem::path(raw) / "counters-gpu-a001.csv"));
+    for (std::string row; std::getline(csv, row);) {
+        if (row.find(",gpu-a001,mlx5_1,1,") != std::string::npos) {
+            std::vector<std::string> cells;
+            std::istringstream cs(row);
+            for (std::string cell; std::getline(cs, cell, ',');) {
+                cells.push_back(cell);
+            }
+            REQUIRE(cells.size() > 5); // t_ns,host,device,port,state,link_downed,...
+            first = first.empty() ? cells[5] : first;
+            lastDowned = cells[5];
+        }
+    }
+    REQUIRE_FALSE(lastDowned.empty());
+    CHECK(std::stoull(lastDowned) == std::stoull(first) + 1);
+    CHECK(test::readFile(nodes / "gpu-a001" / "sys/class/infiniband/mlx5_1/ports/1/counters/link_downed")
+        == lastDowned + "\n");
     CHECK(test::readFile(nodes / "gpu-a001" / "sys/class/infiniband/mlx5_1/ports/1/state") == "4: ACTIVE\n");
     CHECK(test::readFile(nodes / "gpu-a001" / "sys/class/infiniband/mlx5_1/ports/1/rate") == "400 Gb/sec (4X NDR)\n");
     CHECK_THAT(test::readFile(nodes / "gpu-a000" / "ibstat.txt"),
