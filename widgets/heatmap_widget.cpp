@@ -374,7 +374,7 @@ void HeatmapWidget::drawAxis(QPainter& p, const QRect& plot, const TimeAxisMappi
         }
     }
     TimeNs t = firstTick(map.visible.start, step);
-    for (; t <= map.visible.end; t += step) {
+    for (; !snap.job.untimed() && t <= map.visible.end; t += step) { // no ticks on a clock the files never gave
         const double x = plot.left() + map.x(t);
         if (x < plot.left() || x > plot.right()) {
             continue;
@@ -394,7 +394,13 @@ void HeatmapWidget::drawAxis(QPainter& p, const QRect& plot, const TimeAxisMappi
     const QString stuck = m_order == RowOrder::FirstStuck && !m_firstStuck.isEmpty()
         ? tr(" · first stuck: %1").arg(m_firstStuck)
         : QString();
-    const QString title = tr("%1 — %2 ranks, rows by %3%4 — %5 (window %6, from %7 since job start)")
+    const QString when = snap.job.untimed()
+        ? tr("time unknown (the files carry no times)")
+        : tr("%1 (window %2, from %3 since job start)")
+              .arg(QString::fromStdString(utcRange(map.visible.start, map.visible.end)))
+              .arg(QString::fromStdString(formatDuration(map.visible.delta())))
+              .arg(QString::fromStdString(formatSince(map.visible.start, snap.job.clockOriginNs)));
+    const QString title = tr("%1 — %2 ranks, rows by %3%4 — %5")
             .arg(QString::fromStdString(snap.job.name))
             .arg(snap.job.worldSize)
             .arg(m_order == RowOrder::Rank      ? tr("rank")
@@ -402,9 +408,7 @@ void HeatmapWidget::drawAxis(QPainter& p, const QRect& plot, const TimeAxisMappi
                     : m_order == RowOrder::Rail ? tr("rail / leaf")
                                                 : tr("first stuck"))
             .arg(foldNote(plot.height()))
-            .arg(QString::fromStdString(utcRange(map.visible.start, map.visible.end)))
-            .arg(QString::fromStdString(formatDuration(map.visible.delta())))
-            .arg(QString::fromStdString(formatSince(map.visible.start, snap.job.clockOriginNs)));
+            .arg(when);
     p.drawText(QRect(6, 1, plot.right(), 14), Qt::AlignLeft | Qt::AlignTop,
         p.fontMetrics().elidedText(title + stuck, Qt::ElideRight, plot.right()));
     // Rank labels in the gutter, each with its host (the ruler's gutter has room for both): the rank in the text

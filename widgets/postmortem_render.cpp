@@ -32,14 +32,17 @@ QString titleText(const RenderInputs& in, const RenderRequest& req, const Incide
 {
     const auto& snap = *in.snapshot;
     QString t = q(snap.job.name) + QStringLiteral(" — %1 ranks").arg(snap.job.worldSize);
-    if (inc) {
+    if (inc && snap.job.untimed()) {
+        t += QStringLiteral(" — incident #%1: %2, time unknown").arg(inc->number).arg(q(incidentLabel(*inc)));
+    } else if (inc) {
         t += QStringLiteral(" — incident #%1: %2, %3 UTC, %4 stall")
                  .arg(inc->number)
                  .arg(q(incidentLabel(*inc)))
                  .arg(q(formatUtc(inc->startNs).substr(0, 23)))
                  .arg(q(formatDuration(inc->endNs - inc->startNs)));
     } else {
-        t += QStringLiteral(" — %1").arg(q(utcRange(req.window.start, req.window.end)));
+        t += QStringLiteral(" — %1").arg(snap.job.untimed() ? QStringLiteral("time unknown")
+                                                            : q(utcRange(req.window.start, req.window.end)));
     }
     return t;
 }

@@ -58,15 +58,30 @@ struct Doc
     std::ostringstream md, h;
 };
 
+std::string spanText(const JobSnapshot& snap)
+{
+    return snap.job.untimed() ? std::string("time unknown")
+                              : formatUtc(snap.job.span.start) + " .. " + formatUtc(snap.job.span.end);
+}
+
+std::string startText(const JobSnapshot& snap, const Incident& inc)
+{
+    return snap.job.untimed() ? std::string("time unknown") : formatUtc(inc.startNs);
+}
+
+std::string durationText(const JobSnapshot& snap, const Incident& inc)
+{
+    return snap.job.untimed() ? std::string("unknown") : formatDuration(inc.endNs - inc.startNs);
+}
+
 void summary(Doc& d, const JobSnapshot& snap, const AnalysisResult& r)
 {
     d.md << "# Incident report: " << markdownText(snap.job.name) << "\n\n"
-         << snap.job.worldSize << " ranks, " << formatUtc(snap.job.span.start) << " .. " << formatUtc(snap.job.span.end)
-         << ". Timeout policy: " << snap.policy.timerText() << " (retry budget "
+         << snap.job.worldSize << " ranks, " << spanText(snap) << ". Timeout policy: " << snap.policy.timerText() << " (retry budget "
          << formatDuration(snap.policy.retryBudgetNs()) << "), collective timeout "
          << formatDuration(snap.policy.collectiveTimeoutNs) << ".\n\n";
     d.h << "<h1>Incident report: " << html(snap.job.name) << "</h1>\n<p>" << snap.job.worldSize << " ranks, "
-        << html(formatUtc(snap.job.span.start)) << " .. " << html(formatUtc(snap.job.span.end)) << ". Timeout policy: "
+        << html(spanText(snap)) << ". Timeout policy: "
         << "<code>" << html(snap.policy.timerText()) << "</code> (retry budget "
         << html(formatDuration(snap.policy.retryBudgetNs())) << "), collective timeout "
         << html(formatDuration(snap.policy.collectiveTimeoutNs)) << ".</p>\n";
@@ -76,8 +91,7 @@ void summary(Doc& d, const JobSnapshot& snap, const AnalysisResult& r)
     d.h << "<table><tr><th>#</th><th>start (UTC)</th><th>duration</th><th>ranks</th><th>kind</th>"
         << "<th>culprit link / suspect</th><th>GPU-s lost</th><th>GPU-h/day at the rate seen</th></tr>\n";
     for (const auto& inc : r.incidents) {
-        const std::string cells[] = { std::to_string(inc.number), formatUtc(inc.startNs),
-            formatDuration(inc.endNs - inc.startNs), std::to_string(inc.ranksAffected), incidentLabel(inc),
+        const std::string cells[] = { std::to_string(inc.number), startText(snap, inc), durationText(snap, inc), std::to_string(inc.ranksAffected), incidentLabel(inc),
             culprit(inc), formatCount(std::uint64_t(inc.policy.totalGpuSeconds + 0.5)),
             formatFixed(inc.policy.recurrence.empty() ? inc.policy.costPerDayIfHourlyGpuHours
                                                       : inc.policy.costPerDayGpuHours,
@@ -101,7 +115,7 @@ void summary(Doc& d, const JobSnapshot& snap, const AnalysisResult& r)
 void incident(Doc& d, const JobSnapshot& snap, const Incident& inc, const std::string& image)
 {
     const std::string title = "Incident " + std::to_string(inc.number) + ": " + incidentLabel(inc) + ", "
-        + formatUtc(inc.startNs) + ", " + formatDuration(inc.endNs - inc.startNs);
+        + startText(snap, inc) + (snap.job.untimed() ? "" : ", " + durationText(snap, inc));
     const auto text = printable(incidentText(snap, inc), true);
     const auto fence = markdownFence(text);
     d.md << "\n## " << markdownText(title) << "\n\n"

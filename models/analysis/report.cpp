@@ -94,9 +94,14 @@ void collectiveLine(std::ostream& o, const JobSnapshot& snap, const Incident& in
 
 void incidentDetail(std::ostream& o, const JobSnapshot& snap, const Incident& inc)
 {
-    o << "\nIncident " << inc.number << " — " << toString(inc.kind) << ", " << formatUtc(inc.startNs) << " ("
-      << formatSince(inc.startNs, snap.job.clockOriginNs) << "), " << formatDuration(inc.endNs - inc.startNs) << ", "
-      << inc.ranksAffected << " ranks\n";
+    o << "\nIncident " << inc.number << " — " << toString(inc.kind) << ", ";
+    if (snap.job.untimed()) {
+        o << "time unknown";
+    } else {
+        o << formatUtc(inc.startNs) << " (" << formatSince(inc.startNs, snap.job.clockOriginNs) << "), "
+          << formatDuration(inc.endNs - inc.startNs);
+    }
+    o << ", " << inc.ranksAffected << " ranks\n";
     o << "  summary      " << inc.summary << '\n';
     if (snap.collectiveCount() == 0 && inc.seq == 0) { // logs alone, and no watchdog line named a collective
         o << "  collective   none named (no collective records, and no timeout line in the logs)\n";
@@ -109,7 +114,8 @@ void incidentDetail(std::ostream& o, const JobSnapshot& snap, const Incident& in
     if (!inc.missingRanks.empty()) {
         o << "  missing      " << inc.missingRanks.size() << " rank(s) never entered it:";
         for (std::size_t i = 0; i < inc.missingRanks.size() && i < 8; ++i) {
-            o << ' ' << inc.missingRanks[i] << " (" << snap.str(snap.ranks[inc.missingRanks[i]].host) << ')';
+            const auto host = snap.str(snap.ranks[inc.missingRanks[i]].host);
+            o << ' ' << inc.missingRanks[i] << (host.empty() ? "" : " (" + std::string(host) + ')');
         }
         o << '\n';
     }
@@ -212,9 +218,8 @@ std::string incidentText(const JobSnapshot& snap, const Incident& inc)
 std::string analysisText(const JobSnapshot& snap, const AnalysisResult& r)
 {
     std::ostringstream o;
-    const bool untimed = snap.job.span.start == 0 && snap.job.span.end == 0; // no line read carries a time
     o << "Job " << snap.job.name << ": " << snap.job.worldSize << " ranks, "
-      << (untimed ? std::string("time unknown")
+      << (snap.job.untimed() ? std::string("time unknown")
                   : formatUtc(snap.job.span.start) + " .. " + formatUtc(snap.job.span.end))
       << "; "
       << (snap.policy.adaptive.on ? snap.policy.timerText()
@@ -238,9 +243,11 @@ std::string analysisText(const JobSnapshot& snap, const AnalysisResult& r)
          "      GPU-s lost\n";
     for (const auto& inc : r.incidents) {
         char line[512];
-        std::snprintf(line, sizeof line, "%3d  %s  %s    %-8s  %-9s  %5u  %-40s %10s\n", inc.number,
-            formatUtc(inc.startNs).c_str(), formatSince(inc.startNs, snap.job.clockOriginNs).c_str(),
-            formatDuration(inc.endNs - inc.startNs).c_str(), std::string(toString(inc.kind)).c_str(), inc.ranksAffected,
+        const bool noTime = snap.job.untimed();
+        std::snprintf(line, sizeof line, "%3d  %-27s  %-13s    %-8s  %-9s  %5u  %-40s %10s\n", inc.number,
+            noTime ? "time unknown" : formatUtc(inc.startNs).c_str(),
+            noTime ? "" : formatSince(inc.startNs, snap.job.clockOriginNs).c_str(),
+            noTime ? "" : formatDuration(inc.endNs - inc.startNs).c_str(), std::string(toString(inc.kind)).c_str(), inc.ranksAffected,
             culpritOrSuspect(inc).c_str(), formatCount(std::uint64_t(inc.policy.totalGpuSeconds + 0.5)).c_str());
         o << line;
     }

@@ -32,6 +32,9 @@ struct JobInfo
     std::uint32_t worldSize = 0;
     TimeNs clockOriginNs = 0; // job start on the job clock; "time since job start" is measured from here
     TimeRange span; // covers every record and counter sample
+
+    // No file read carried a time (an fr_trace output alone): views and reports say "time unknown", not the epoch.
+    bool untimed() const { return span.start == 0 && span.end == 0; }
 };
 
 struct RankInfo

@@ -654,6 +654,22 @@ TEST_CASE(
     CHECK(runInProcess({ "convert", bundle, "--out", tmp.str("b2") }).code == 0);
 }
 
+TEST_CASE("a report of fr_trace output alone says the time is unknown rather than dating it at the epoch",
+    "[cli][logs_job][fr_trace]")
+{
+    TempDir tmp;
+    const auto dir = (std::filesystem::path(STALLSCOPE_TEST_DATA_DIR) / "logs-only" / "fr-trace").string();
+    const auto out = tmp.path() / "report";
+    auto r = runBinary({ "report", dir, "--out", out.string() });
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    const auto md = test::readFile(out / "report.md");
+    CHECK_THAT(md, Catch::Contains("8 ranks, time unknown."));
+    CHECK_THAT(md, Catch::Contains("## Incident 1: dead rank, time unknown"));
+    CHECK_THAT(md, !Catch::Contains("1970"));
+    CHECK_THAT(test::readFile(out / "report.html"), !Catch::Contains("1970"));
+}
+
 TEST_CASE("logs alone through the CLI: info lists the facts, analyze says what the logs say, --json refusals parse",
     "[cli][logs_job]")
 {

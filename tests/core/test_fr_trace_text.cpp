@@ -313,6 +313,10 @@ TEST_CASE(
     const auto text = analysisText(snap, r);
     CHECK_THAT(text, Catch::Contains("rank(s) 3, 5 never joined  (analysis.txt:6)"));
     CHECK_THAT(text, Catch::Contains("culprit rank 6, COLLECTIVE_TYPE_MISMATCH"));
+    // fr_trace prints no times: the incident says so rather than dating it at the epoch, and ranks no line placed
+    // on a host are listed without an empty host.
+    CHECK_THAT(text, Catch::Contains("Incident 1 — dead_rank, time unknown, 8 ranks"));
+    CHECK_THAT(text, !Catch::Contains("1970") && Catch::Contains("never entered it: 3 5\n"));
     const auto json = analysisJson(snap, r);
     CHECK_THAT(json, Catch::Contains("\"fr_trace\""));
     CHECK_THAT(json, Catch::Contains("\"missing_ranks\": [\n"));
