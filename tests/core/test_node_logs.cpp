@@ -243,3 +243,44 @@ TEST_CASE("Fabric Manager's log is recognised by its prefix, not its words", "[n
     REQUIRE_FALSE(none.ok()); // INFO lines only: nothing to say
     CHECK_THAT(none.error().format(), Catch::Contains("fm.log"));
 }
+
+TEST_CASE("SXid Data lines: a fact of unknown severity alone, none after their severity line", "[node][node_logs]")
+{
+    LogClock clock;
+    clock.year = 2026;
+    const std::string text
+        = "[   41.200311] nvidia-nvswitch5: SXid (PCI:0000:0b:00.0): 22013, Data {0x00000007, 0x00000007}\n"
+          "[   41.200390] nvidia-nvswitch5: SXid (PCI:0000:0b:00.0): 22013, Non-fatal, Link 08 Minion Link DLREQ\n"
+          "[   41.200402] nvidia-nvswitch5: SXid (PCI:0000:0b:00.0): 22013, Severity 0 Engine instance 08\n"
+          "[   41.200417] nvidia-nvswitch5: SXid (PCI:0000:0b:00.0): 22013, Data {0x00000008, 0x00000008}\n"
+          "[   41.300100] nvidia-nvswitch2: SXid (PCI:0000:0e:00.0): 20034, Fatal, Link 19 LTSSM Fault Up\n"
+          "[   41.300151] nvidia-nvswitch5: SXid (PCI:0000:0b:00.0): 22013, Data {0x00000009, 0x00000009}\n"
+          "[   41.300190] nvidia-nvswitch2: SXid (PCI:0000:0e:00.0): 20034, Data {0x00000013}\n"
+          "gpu-b14: [   41.400000] nvidia-nvswitch2: SXid (PCI:0000:0e:00.0): 20034, Data {0x00000013}\n"
+          "[   41.500000] nvidia-nvswitch2: SXid (PCI:0000:0e:00.0): 20034, Data\n";
+    auto r = parseHostLog("gpu-b13/dmesg.txt", text, clock, "gpu-b13");
+    INFO((r ? "" : r.error().format()));
+    REQUIRE(r.ok());
+    const auto& ev = r->events;
+    REQUIRE(ev.size() == 6);
+    // Its severity line is not in the paste (cut off above it): the SXid, its severity unknown — not a guess.
+    CHECK(ev[0].kind == HostEventKind::SxidUnknown);
+    CHECK(ev[0].code == 22013);
+    CHECK(ev[0].device == "nvidia-nvswitch5 0000:0b:00.0");
+    CHECK(ev[0].text == "SXid 22013, severity not in the log");
+    CHECK(ev[0].line == 1);
+    CHECK(ev[1].kind == HostEventKind::SxidNonFatal); // lines 3 and 4 are the same SXid's: no second fact
+    CHECK(ev[1].line == 2);
+    CHECK(ev[2].kind == HostEventKind::SxidFatal);
+    CHECK(ev[2].line == 5);
+    CHECK(ev[3].kind == HostEventKind::SxidUnknown); // switch 5's record ended at its Data line: a new SXid
+    CHECK(ev[3].line == 6);
+    // Line 7 completes switch 2's fatal SXid; line 8 is another host's (pdsh), line 9 that SXid again.
+    CHECK(ev[4].kind == HostEventKind::SxidUnknown);
+    CHECK(ev[4].host == "gpu-b14");
+    CHECK(ev[4].line == 8);
+    CHECK(ev[5].line == 9);
+    CHECK(ev[5].host == "gpu-b13");
+    CHECK(toString(HostEventKind::SxidUnknown) == "NVSwitch SXid, severity not logged");
+    CHECK(r->warnings.empty());
+}

@@ -46,6 +46,8 @@ std::string_view toString(HostEventKind k)
         return "NVSwitch SXid fatal";
     case HostEventKind::SxidNonFatal:
         return "NVSwitch SXid non-fatal";
+    case HostEventKind::SxidUnknown:
+        return "NVSwitch SXid, severity not logged";
     case HostEventKind::PcieCorrected:
         return "PCIe corrected error";
     case HostEventKind::PcieUncorrected:
@@ -500,6 +502,9 @@ private:
     // line on some branches); the GPU's UUID, when an "NVRM: GPU at" line named it, goes with it.
     void keep(HostEvent e)
     {
+        if (!sxidIsNew(e)) {
+            return;
+        }
         if (e.kind == HostEventKind::GpuOffBus) {
             if (m_offBusXid.count(e.device)) {
                 return;
@@ -509,6 +514,28 @@ private:
             }
         }
         m_f.events.push_back(std::move(e));
+    }
+
+    // The driver prints an SXid as its severity line, a "Severity …" line and a "Data {…}" line: the Data line is
+    // a fact of its own only when no severity line of that switch and SXid came before it (one fact per SXid).
+    bool sxidIsNew(const HostEvent& e)
+    {
+        const bool severity = e.kind == HostEventKind::SxidFatal || e.kind == HostEventKind::SxidNonFatal;
+        if (!severity && e.kind != HostEventKind::SxidUnknown) {
+            return true;
+        }
+        const auto key = e.host + " " + e.device;
+        const auto open = m_sxidOpen.find(key);
+        if (!severity && open != m_sxidOpen.end() && open->second == e.code) {
+            m_sxidOpen.erase(open); // this SXid's Data line: its record is complete
+            return false;
+        }
+        if (severity && (open != m_sxidOpen.end() || m_sxidOpen.size() < kMaxRemembered)) {
+            m_sxidOpen[key] = e.code;
+        } else if (open != m_sxidOpen.end()) {
+            m_sxidOpen.erase(open); // a Data line of another SXid closes the switch's open record
+        }
+        return true;
     }
 
     // "srun: error: gpu-b003: task 12: Killed", "srun: error: gpu-b003: tasks 0-3,6: Aborted (core dumped)",
@@ -678,6 +705,7 @@ private:
     std::vector<std::int64_t> m_cutFm; // lines that start as Fabric Manager's prefix and are cut
     std::optional<std::size_t> m_record; // the GPU NVLink error whose field lines may follow
     std::set<std::string> m_offBusXid; // GPUs an Xid 79 named (pciName)
+    std::map<std::string, std::int64_t> m_sxidOpen; // host and switch → the SXid whose severity line came last
     std::map<std::string, std::string> m_uuids; // GPU (pciName) → "GPU-…" from "NVRM: GPU at PCI:…: GPU-…"
     host_log::TorchrunTable m_torchrun { m_file, m_clock, m_f };
 };

@@ -35,6 +35,9 @@ enum class HostEventKind {
     GpuOffBus, // kernel: "NVRM: GPU 0000:c1:00.0: GPU has fallen off the bus." with no Xid 79 for that GPU before it
     SxidFatal, // kernel: "nvidia-nvswitch2: SXid (PCI:0000:86:00.0): 20034, Fatal, Link 32 ..." (code: the SXid)
     SxidNonFatal, // kernel: "nvidia-nvswitch2: SXid (PCI:0000:86:00.0): 12028, Non-fatal, Link 32 ..."
+    // kernel: "nvidia-nvswitch2: SXid (PCI:0000:86:00.0): 12028, Data {0x…}" with no severity line before it (a
+    // grep or a paste that kept only this line): the SXid, whether it was fatal unknown.
+    SxidUnknown,
     PcieCorrected, // kernel: "pcieport 0000:00:01.1: AER: Corrected error received: 0000:01:00.0"
     PcieUncorrected, // kernel: "... AER: Uncorrected (Fatal) error received: ..." (code 1 fatal, 0 non-fatal)
     PcieLinkDown, // kernel: pciehp "Slot(3): Link Down" / "Card not present", AER's "Surprise Down Error"

@@ -31,7 +31,8 @@ std::optional<std::pair<std::string, std::string>> gpuUuidLine(std::string_view 
 // "NVRM: GPU 0000:c1:00.0: GPU has fallen off the bus." (GpuOffBus; other "NVRM: GPU <pci>:" lines are Used).
 Read gpuOffBus(std::string_view body, HostEvent& e);
 // "nvidia-nvswitch2: SXid (PCI:0000:86:00.0): 12028, Non-fatal, Link 32 ..." (the line that says the severity;
-// the same SXid's "Severity …" and "Data {…}" lines are Used).
+// the same SXid's "Severity …" line is Used) and "… 12028, Data {0x…}" (SxidUnknown: the reader drops it when the
+// same switch's severity line for that SXid came before it).
 Read sxid(std::string_view body, HostEvent& e);
 // "pcieport 0000:00:01.1: AER: Corrected error received: …", "… AER: Uncorrected (Fatal) error received: …" and
 // the newer "Correctable/Uncorrectable (…) error message received from …"; AER's "Surprise Down Error" detail.

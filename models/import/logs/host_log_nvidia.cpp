@@ -128,16 +128,23 @@ Read sxid(std::string_view body, HostEvent& e)
         return Read::Damaged;
     }
     s.lit(", ");
-    // The severity line carries the fact; "Severity 0 Engine instance …" and "Data {…}" repeat the SXid.
+    e.code = toNumber<std::int64_t>(code);
+    const auto sw = wordBefore(body, anchor); // "nvidia-nvswitch2"
+    e.device = (sw.empty() ? std::string() : std::string(sw) + " ") + pciName(pci);
+    // A paste may hold only an SXid's "Data {…}" lines (a grep, a `dmesg --level err`): each is a fact of unknown
+    // severity. The reader drops it when the same switch's severity line for that SXid came before it.
+    if (s.lit("Data")) {
+        e.kind = HostEventKind::SxidUnknown;
+        e.text = "SXid " + std::string(code) + ", severity not in the log";
+        return Read::Fact;
+    }
+    // The severity line carries the fact; "Severity 0 Engine instance …" repeats the SXid.
     const bool fatal = s.lit("Fatal");
     if (!fatal && !s.lit("Non-fatal")) {
         return Read::Used;
     }
     s.lit(", ");
     e.kind = fatal ? HostEventKind::SxidFatal : HostEventKind::SxidNonFatal;
-    e.code = toNumber<std::int64_t>(code);
-    const auto sw = wordBefore(body, anchor); // "nvidia-nvswitch2"
-    e.device = (sw.empty() ? std::string() : std::string(sw) + " ") + pciName(pci);
     e.text = "SXid " + std::string(code) + (fatal ? ", fatal" : ", non-fatal")
         + (s.atEnd() ? std::string() : ": " + clipped(s.rest()));
     return Read::Fact;
