@@ -45,8 +45,14 @@ Read libSegfault(std::string_view body, HostEvent& e);
 Read peermem(std::string_view body, HostEvent& e);
 
 // Fabric Manager: what a line of `level` ("ERROR", "WARNING", ...) saying `msg` is, into `e` (kind, code, device,
-// text); false for a line that is no fact (INFO, DEBUG, a WARNING naming none of the failures).
+// text); false for a line that is no fact (INFO, DEBUG, a WARNING naming none of the failures). `level` "" is a
+// journal's copy of the line, which says none: a fact when it names a failure or says it failed or erred.
 bool fabricManagerFact(std::string_view level, std::string_view msg, HostEvent& e);
+// A systemd message about Fabric Manager's unit ("nvidia-fabricmanager.service: …", "… NVIDIA fabric manager
+// service."): namesFabricManagerUnit says it is one; fabricManagerUnit makes FmStopped of a failed start or an
+// exit with a non-zero status, false for the unit's other lines (starting, started, stopped).
+bool namesFabricManagerUnit(std::string_view msg);
+bool fabricManagerUnit(std::string_view msg, HostEvent& e);
 // A field line under "Fabric Manager detected GPU NVL Fatal error on :" ("gpuGuid : 0x…", "portNum : 4"):
 // the fields that name the GPU and its port are added to the record's text.
 void fabricManagerField(std::string_view line, HostEvent& record);

@@ -293,8 +293,13 @@ std::string fmDevice(std::string_view msg)
 
 bool fabricManagerFact(std::string_view level, std::string_view msg, HostEvent& e)
 {
-    const bool error = level == "ERROR" || level == "FATAL" || level == "CRITICAL";
-    if (!error && level != "WARNING" && level != "WARN") {
+    // A journal's copy says no level: Fabric Manager prints its failures and its milestones ("Connected to 1
+    // node.", "Successfully configured all the available NVSwitches …") there; a line saying it failed or erred
+    // is an error.
+    const bool said = !level.empty();
+    const bool error = said ? level == "ERROR" || level == "FATAL" || level == "CRITICAL"
+                            : hasLower(msg, "error") || hasLower(msg, "fail");
+    if (said && !error && level != "WARNING" && level != "WARN") {
         return false;
     }
     e.kind = HostEventKind::FmError;
@@ -320,6 +325,25 @@ bool fabricManagerFact(std::string_view level, std::string_view msg, HostEvent& 
         }
     }
     e.device = fmDevice(msg);
+    e.text = clipped(msg);
+    return true;
+}
+
+bool namesFabricManagerUnit(std::string_view msg)
+{
+    return hasLower(msg, "nvidia-fabricmanager") || hasLower(msg, "fabric manager service");
+}
+
+bool fabricManagerUnit(std::string_view msg, HostEvent& e)
+{
+    // systemd's words (src/core): "Failed to start …", "<unit>: Failed with result '…'", "<unit>: Main process
+    // exited, code=exited, status=1/FAILURE" (also "Control process"); a status of 0 is a clean stop.
+    const bool failed = hasLower(msg, "failed to start") || hasLower(msg, "failed with result")
+        || (hasLower(msg, "process exited") && !hasLower(msg, "status=0/"));
+    if (!failed) {
+        return false; // Starting, Started, Stopping, Stopped, Deactivated successfully
+    }
+    e.kind = HostEventKind::FmStopped;
     e.text = clipped(msg);
     return true;
 }
