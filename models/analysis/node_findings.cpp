@@ -319,6 +319,10 @@ constexpr GpuRule kGpuRules[] = {
         "a process crashed inside NCCL or CUDA: its rank died there, the others wait for it" },
     { "nvidia-peermem error", "nvidia-peermem error", false,
         "GPUDirect RDMA (nvidia-peermem) failed to free or map GPU memory: transfers over it may fail" },
+    // Only the SXid's Data line is in the log: which SXids are fatal is NVIDIA's table to say, not ours to guess.
+    { "NVSwitch SXid, severity not logged", "NVSwitch SXid", false,
+        "an NVSwitch reported an SXid; the line saying whether it was fatal is not in the log (NVIDIA's SXid table "
+        "gives each number's severity)" },
     { "NVSwitch SXid non-fatal", "NVSwitch non-fatal error", false, "an NVSwitch reported a non-fatal error" },
     { "NVSwitch non-fatal error", "NVSwitch non-fatal error", false, "an NVSwitch reported a non-fatal error" },
     { "Fabric Manager error", "Fabric Manager error", false, "Fabric Manager logged an error" },
@@ -419,8 +423,8 @@ int severity(const NodeFinding& f)
         "port not activated", "NVSwitch trunk link failure", "NVLink training failed", "NVLink down", "link_downed",
         "port flapping", "error counters", "HCA missing from a source", "kernel link down", "kernel port module event",
         "GPU NVLink error", "PCIe uncorrected error", "segfault in a GPU library", "nvidia-peermem error",
-        "NVSwitch non-fatal error", "Fabric Manager error", "below its tier", "mixed rates", "mixed link layers",
-        "PCIe corrected errors" };
+        "NVSwitch SXid", "NVSwitch non-fatal error", "Fabric Manager error", "below its tier", "mixed rates",
+        "mixed link layers", "PCIe corrected errors" };
     const auto it = std::find(kOrder.begin(), kOrder.end(), f.kind);
     return static_cast<int>(it - kOrder.begin());
 }

@@ -19,13 +19,13 @@ using namespace stallscope::test;
 
 namespace {
 
-HostLogFacts readGolden(const std::string& name)
+HostLogFacts readGolden(const std::string& name, const std::string& host = "gpu-b12")
 {
     LogClock clock; // UTC: the folder's zone when no mapping says otherwise
     clock.year = 2026;
-    const auto text = testData("node-folder/gpu-b12/" + name);
+    const auto text = testData("node-folder/" + host + "/" + name);
     REQUIRE(looksLikeHostLog(text));
-    auto r = parseHostLog(name, text, clock, "gpu-b12");
+    auto r = parseHostLog(name, text, clock, host);
     INFO((r ? "" : r.error().format()));
     REQUIRE(r.ok());
     return std::move(r.value());
@@ -44,10 +44,25 @@ void checkEvent(const HostEvent& e, HostEventKind kind, const std::string& when,
     CHECK_FALSE(e.evidence.empty());
 }
 
-const NodeFinding* finding(const std::vector<NodeFinding>& all, const std::string& kind)
+const NodeFinding* finding(const std::vector<NodeFinding>& all, const std::string& kind, const std::string& host = {})
 {
-    const auto it = std::find_if(all.begin(), all.end(), [&](const NodeFinding& f) { return f.kind == kind; });
+    const auto it = std::find_if(all.begin(), all.end(),
+        [&](const NodeFinding& f) { return f.kind == kind && (host.empty() || f.host == host); });
     return it == all.end() ? nullptr : &*it;
+}
+
+// What a test says of an event read from a journal: its kind, host, time, line, device and text.
+void checkJournalEvent(const HostEvent& e, HostEventKind kind, const std::string& host, const std::string& when,
+    std::int64_t line, const std::string& device, const std::string& textHas)
+{
+    INFO("line " << e.line << ": " << e.evidence);
+    CHECK(e.kind == kind);
+    CHECK(e.host == host);
+    CHECK(formatUtc(e.timeNs) == when);
+    CHECK(e.line == line);
+    CHECK(e.device == device);
+    CHECK_THAT(e.text, Catch::Contains(textHas));
+    CHECK(isFabricManager(e.kind));
 }
 
 } // namespace
@@ -242,4 +257,160 @@ TEST_CASE("Fabric Manager's log is recognised by its prefix, not its words", "[n
     const auto none = parseHostLog("fm.log", "[Feb 25 2025 13:59:45] [INFO] [tid 1803] all well\n", LogClock {});
     REQUIRE_FALSE(none.ok()); // INFO lines only: nothing to say
     CHECK_THAT(none.error().format(), Catch::Contains("fm.log"));
+}
+
+TEST_CASE("journalctl -u nvidia-fabricmanager: the journal's host and time, the message read as Fabric Manager's",
+    "[node][node_logs][journal]")
+{
+    const auto f = readGolden("journalctl-fabricmanager.txt", "gpu-f031");
+    const auto& ev = f.events;
+    REQUIRE(ev.size() == 8);
+    const std::string h = "gpu-f031";
+    checkJournalEvent(ev[0], HostEventKind::FmNvSwitchNonFatal, h, "2026-12-05 10:21:33.000 UTC", 6,
+        "0000:86:00.0 port 61", "detected NVSwitch non-fatal error 12028");
+    CHECK(ev[0].code == 12028);
+    CHECK(ev[0].text.find("nv-fabricmanager") == std::string::npos); // the message, not the journal's prefix
+    CHECK_THAT(ev[0].evidence, Catch::StartsWith("Dec 05 10:21:33 gpu-f031 nv-fabricmanager[2311]: "));
+    checkJournalEvent(ev[1], HostEventKind::FmNvSwitchFatal, h, "2026-12-05 10:21:40.000 UTC", 7,
+        "0000:86:00.0 port 62", "detected NVSwitch fatal error 20034");
+    CHECK(ev[1].code == 20034);
+    checkJournalEvent(ev[2], HostEventKind::FmNvlinkTraining, h, "2026-12-05 10:21:41.000 UTC", 8,
+        "0000:86:00.0 port 62", "NVLink training failed");
+    // The start script's lines: Fabric Manager's own failure, then the script's word on it.
+    checkJournalEvent(ev[3], HostEventKind::FmError, h, "2026-12-05 10:26:04.000 UTC", 12, "",
+        "failed with error:WARNING Nothing to do");
+    checkJournalEvent(ev[4], HostEventKind::FmError, h, "2026-12-05 10:26:04.000 UTC", 13, "", "failed! Exit code: 1");
+    // systemd's lines about the unit: the failed start, in its three lines.
+    checkJournalEvent(ev[5], HostEventKind::FmStopped, h, "2026-12-05 10:26:04.000 UTC", 14, "", "status=1/FAILURE");
+    checkJournalEvent(ev[6], HostEventKind::FmStopped, h, "2026-12-05 10:26:04.000 UTC", 15, "", "Failed with result");
+    checkJournalEvent(ev[7], HostEventKind::FmStopped, h, "2026-12-05 10:26:04.000 UTC", 16, "",
+        "Failed to start NVIDIA fabric manager service.");
+    // "-- Logs begin … --", "-- Boot … --", the milestones ("Connected to 1 node.", "Successfully configured …")
+    // and the unit's Starting/Started lines are read, and are no facts and no unknown lines.
+    CHECK(f.unknownLines == 0);
+    CHECK(f.warnings.empty());
+}
+
+TEST_CASE("journalctl -o short-iso and short-precise behind pdsh: each line's host from the journal, no entries read",
+    "[node][node_logs][journal]")
+{
+    const auto f = readGolden("pdsh-journalctl-fm.txt", "gpu-f031");
+    const auto& ev = f.events;
+    REQUIRE(ev.size() == 2);
+    checkJournalEvent(ev[0], HostEventKind::FmNvSwitchNonFatal, "gpu-f031", "2026-12-05 10:21:33.000 UTC", 1,
+        "0000:86:00.0 port 61", "non-fatal error 12028");
+    checkJournalEvent(ev[1], HostEventKind::FmNvSwitchFatal, "gpu-f033", "2026-12-05 10:22:07.481 UTC", 3,
+        "0000:a6:00.0 port 33", "fatal error 20034");
+    CHECK(f.unknownLines == 0); // "gpu-f032: -- No entries --" and the milestone are read
+    CHECK(f.warnings.empty());
+}
+
+TEST_CASE("journal lines: other processes stay unknown, damaged Fabric Manager lines never crash or become facts",
+    "[node][node_logs][journal]")
+{
+    LogClock clock;
+    clock.year = 2026;
+    const std::string text = "Dec 05 10:21:33 gpu-f031 nv-fabricmanager[2311]: detected NVSwitch fatal error\n"
+                             "Dec 05 10:21:34 gpu-f031 nv-fabricmanager[23\n"
+                             "Dec 05 10:21:35 gpu-f031 nv-fabricmanager[2311]: \n"
+                             "Dec 05 10:21:3\n"
+                             "Dec 05 10:21:36 gpu-f031 sshd[812]: Failed password for root\n"
+                             "Dec 05 10:21:37 gpu-f031 systemd[1]: Started Session 4 of user root.\n"
+                             "Dec 05 10:21:38 gpu-f031 systemd[1]: nvidia-fabricmanager.service: Main process exited, "
+                             "code=exited, status=0/SUCCESS\n";
+    REQUIRE(looksLikeHostLog(text));
+    auto r = parseHostLog("journal.txt", text, clock, "");
+    INFO((r ? "" : r.error().format()));
+    REQUIRE(r.ok());
+    REQUIRE(r->events.size() == 1); // the fatal error without its number or switch: still the fact
+    CHECK(r->events[0].kind == HostEventKind::FmNvSwitchFatal);
+    CHECK(r->events[0].code == -1);
+    CHECK(r->events[0].host == "gpu-f031");
+    // The cut process tag, the cut time and other processes' lines are no reader's: counted. Fabric Manager's empty
+    // line and the unit's clean exit are read.
+    CHECK(r->unknownLines == 4);
+    CHECK_FALSE(looksLikeHostLog("we restarted nvidia-fabricmanager today\nDec 05 10:21:36 h sshd[1]: hi\n"));
+}
+
+TEST_CASE("SXid Data lines: a fact of unknown severity alone, none after their severity line", "[node][node_logs]")
+{
+    LogClock clock;
+    clock.year = 2026;
+    const std::string text
+        = "[   41.200311] nvidia-nvswitch5: SXid (PCI:0000:0b:00.0): 22013, Data {0x00000007, 0x00000007}\n"
+          "[   41.200390] nvidia-nvswitch5: SXid (PCI:0000:0b:00.0): 22013, Non-fatal, Link 08 Minion Link DLREQ\n"
+          "[   41.200402] nvidia-nvswitch5: SXid (PCI:0000:0b:00.0): 22013, Severity 0 Engine instance 08\n"
+          "[   41.200417] nvidia-nvswitch5: SXid (PCI:0000:0b:00.0): 22013, Data {0x00000008, 0x00000008}\n"
+          "[   41.300100] nvidia-nvswitch2: SXid (PCI:0000:0e:00.0): 20034, Fatal, Link 19 LTSSM Fault Up\n"
+          "[   41.300151] nvidia-nvswitch5: SXid (PCI:0000:0b:00.0): 22013, Data {0x00000009, 0x00000009}\n"
+          "[   41.300190] nvidia-nvswitch2: SXid (PCI:0000:0e:00.0): 20034, Data {0x00000013}\n"
+          "gpu-b14: [   41.400000] nvidia-nvswitch2: SXid (PCI:0000:0e:00.0): 20034, Data {0x00000013}\n"
+          "[   41.500000] nvidia-nvswitch2: SXid (PCI:0000:0e:00.0): 20034, Data\n";
+    auto r = parseHostLog("gpu-b13/dmesg.txt", text, clock, "gpu-b13");
+    INFO((r ? "" : r.error().format()));
+    REQUIRE(r.ok());
+    const auto& ev = r->events;
+    REQUIRE(ev.size() == 6);
+    // Its severity line is not in the paste (cut off above it): the SXid, its severity unknown — not a guess.
+    CHECK(ev[0].kind == HostEventKind::SxidUnknown);
+    CHECK(ev[0].code == 22013);
+    CHECK(ev[0].device == "nvidia-nvswitch5 0000:0b:00.0");
+    CHECK(ev[0].text == "SXid 22013, severity not in the log");
+    CHECK(ev[0].line == 1);
+    CHECK(ev[1].kind == HostEventKind::SxidNonFatal); // lines 3 and 4 are the same SXid's: no second fact
+    CHECK(ev[1].line == 2);
+    CHECK(ev[2].kind == HostEventKind::SxidFatal);
+    CHECK(ev[2].line == 5);
+    CHECK(ev[3].kind == HostEventKind::SxidUnknown); // switch 5's record ended at its Data line: a new SXid
+    CHECK(ev[3].line == 6);
+    // Line 7 completes switch 2's fatal SXid; line 8 is another host's (pdsh), line 9 that SXid again.
+    CHECK(ev[4].kind == HostEventKind::SxidUnknown);
+    CHECK(ev[4].host == "gpu-b14");
+    CHECK(ev[4].line == 8);
+    CHECK(ev[5].line == 9);
+    CHECK(ev[5].host == "gpu-b13");
+    CHECK(toString(HostEventKind::SxidUnknown) == "NVSwitch SXid, severity not logged");
+    CHECK(r->warnings.empty());
+}
+
+TEST_CASE("a node folder of journalctl and dmesg -l err pastes: Fabric Manager and SXid node findings",
+    "[node][node_logs][journal]")
+{
+    auto job = openJob(testDataPath("node-folder/gpu-f031").string());
+    INFO((job ? "" : job.error().format()));
+    REQUIRE(job);
+    const auto& snap = *job->snapshot;
+    const auto fm = std::count_if(snap.notes.begin(), snap.notes.end(),
+        [&](const HostNote& n) { return snap.str(n.source) == "fabric manager"; });
+    CHECK(fm == 10); // 8 from the unit's journal, 2 from the pdsh paste
+    CHECK(std::all_of(snap.notes.begin(), snap.notes.end(), [&](const HostNote& n) {
+        return snap.str(n.host).starts_with("gpu-f03") && n.timeNs != kNoTime && !snap.str(n.evidence).empty();
+    }));
+
+    const auto all = findNodeProblems(snap);
+    INFO(nodeFindingsText(all));
+    const auto* fatal = finding(all, "NVSwitch fatal error", "gpu-f031");
+    REQUIRE(fatal);
+    CHECK(fatal->portDown);
+    CHECK_THAT(fatal->text, Catch::Contains("1 line,") && Catch::Contains("2026-12-05 10:21:40"));
+    CHECK_THAT(fatal->evidence, Catch::Contains("journalctl-fabricmanager.txt:7: "));
+    CHECK(finding(all, "NVSwitch fatal error", "gpu-f033"));
+    const auto* stopped = finding(all, "Fabric Manager stopped", "gpu-f031");
+    REQUIRE(stopped);
+    CHECK(stopped->portDown);
+    CHECK_THAT(stopped->text, Catch::Contains("3 lines") && Catch::Contains("Failed to start"));
+    CHECK_THAT(stopped->evidence, Catch::Contains("journalctl-fabricmanager.txt:16: "));
+    // The Data lines alone: an SXid finding that says the severity is not known, not a fatal one.
+    const auto* sxid = finding(all, "NVSwitch SXid", "gpu-f031");
+    REQUIRE(sxid);
+    CHECK_FALSE(sxid->portDown);
+    CHECK_THAT(sxid->text, Catch::Contains("not in the log") && Catch::Contains("2 lines"));
+    CHECK_THAT(sxid->evidence, Catch::Contains("dmesg-err.txt:2: "));
+    for (const char* kind : { "Fabric Manager error", "NVLink training failed", "NVSwitch non-fatal error" }) {
+        INFO(kind);
+        CHECK(finding(all, kind, "gpu-f031"));
+    }
+    const auto* nonFatal = finding(all, "NVSwitch non-fatal error", "gpu-f031");
+    REQUIRE(nonFatal);
+    CHECK_THAT(nonFatal->text, Catch::Contains("2 lines")); // the unit's journal and the pdsh paste
 }

@@ -46,6 +46,8 @@ std::string_view toString(HostEventKind k)
         return "NVSwitch SXid fatal";
     case HostEventKind::SxidNonFatal:
         return "NVSwitch SXid non-fatal";
+    case HostEventKind::SxidUnknown:
+        return "NVSwitch SXid, severity not logged";
     case HostEventKind::PcieCorrected:
         return "PCIe corrected error";
     case HostEventKind::PcieUncorrected:
@@ -217,7 +219,8 @@ std::optional<Head> dmesgTHead(LineScan& s, const LogClock& clock)
     return std::nullopt;
 }
 
-// syslog: "Nov  2 03:04:05 gpu-b003 kernel: " — local time, no year (the clock's).
+// syslog and journalctl's default (short): "Nov  2 03:04:05 gpu-b003 kernel: " — local time, no year (the
+// clock's); journalctl -o short-precise adds ".123456" to the seconds.
 std::optional<Head> syslogHead(LineScan& s, const LogClock& clock)
 {
     const auto start = s.pos();
@@ -225,12 +228,55 @@ std::optional<Head> syslogHead(LineScan& s, const LogClock& clock)
     const int month = monthFromAbbreviation(s.word());
     s.skipSpaces();
     const auto day = month > 0 ? s.number<int>() : std::nullopt;
-    if (day && s.lit(" ") && clockAt(s, hms) && s.lit(" ")) {
-        Head h { logTimeNs(clock, clock.year, month, *day, hms[0], hms[1], hms[2], 0), std::string(s.word()) };
-        return h;
+    if (day && s.lit(" ") && clockAt(s, hms)) {
+        TimeNs frac = 0;
+        if (s.lit(".")) {
+            auto digits = std::string(s.digits(9));
+            digits.resize(9, '0');
+            frac = toNumber<TimeNs>(digits);
+        }
+        if (s.lit(" ")) {
+            return Head { logTimeNs(clock, clock.year, month, *day, hms[0], hms[1], hms[2], frac),
+                std::string(s.word()) };
+        }
     }
     s.seek(start);
     return std::nullopt;
+}
+
+// journalctl's own lines between the entries: "-- Logs begin at … --", "-- Journal begins at … --", "-- Boot
+// 3f2a… --", "-- Reboot --", "-- No entries --". Read, never facts.
+bool journalMarker(std::string_view rest)
+{
+    while (!rest.empty() && (rest.back() == ' ' || rest.back() == '\r')) {
+        rest.remove_suffix(1);
+    }
+    return rest.size() >= 6 && rest.starts_with("-- ") && rest.ends_with(" --");
+}
+
+// Who logged a journal's or syslog's line, after its prefix: Fabric Manager ("nv-fabricmanager[2311]: ",
+// "nvidia-fabricmanager[2311]: ", its start script "nvidia-fabricmanager-start.sh[4753]: ") or systemd about
+// Fabric Manager's unit ("systemd[1]: nvidia-fabricmanager.service: Failed with result 'exit-code'."). The cursor
+// ends at the message; it is unchanged for any other process.
+enum class FmJournal { No, Message, Unit };
+
+FmJournal fmJournalTag(LineScan& s)
+{
+    const auto start = s.pos();
+    s.skipSpaces();
+    const auto name = s.word();
+    const bool fm = name.starts_with("nv-fabricmanager") || name.starts_with("nvidia-fabricmanager");
+    if ((fm || name == "systemd") && (!s.lit("[") || (!s.digits(10).empty() && s.lit("]"))) && s.lit(":")) {
+        s.skipSpaces();
+        if (fm) {
+            return FmJournal::Message;
+        }
+        if (host_log::namesFabricManagerUnit(s.rest())) {
+            return FmJournal::Unit;
+        }
+    }
+    s.seek(start);
+    return FmJournal::No;
 }
 
 // Fabric Manager's log: "[Dec 04 2026 03:04:55] [ERROR] [tid 1234] " — local time, the folder's zone.
@@ -361,6 +407,17 @@ public:
             fabricManagerLine(level, body, e);
             return;
         }
+        if (prefix == Prefix::None && journalMarkerLine(body)) {
+            m_inFmRecord = false;
+            return;
+        }
+        if (prefix == Prefix::Time) {
+            LineScan tag(body);
+            if (const auto j = fmJournalTag(tag); j != FmJournal::No) {
+                fabricManagerJournal(j, tag.rest(), e);
+                return;
+            }
+        }
         if (prefix == Prefix::None && startsLikeFmHead(body)) {
             if (m_cutFm.size() < kMaxRemembered) {
                 m_cutFm.push_back(lineNo); // a warning once the file shows it is Fabric Manager's (finish)
@@ -461,11 +518,40 @@ private:
         m_inFmRecord = true;
         m_record.reset();
         if (host_log::fabricManagerFact(level, msg, e)) {
-            m_f.events.push_back(std::move(e));
-            if (m_f.events.back().kind == HostEventKind::FmGpuNvlink) {
-                m_record = m_f.events.size() - 1;
-            }
+            keepFm(std::move(e));
         }
+    }
+
+    // A journal's (or syslog's) line from Fabric Manager or about its unit, its prefix already read: the message
+    // goes to the rules that read Fabric Manager's own log. journald splits a multi-line record into lines of
+    // their own, so a line that is no fact may be a field line of the GPU NVL record before it.
+    void fabricManagerJournal(FmJournal j, std::string_view msg, HostEvent& e)
+    {
+        m_inFmRecord = false; // the journal prefixes every line: no unprefixed field lines follow
+        const bool fact
+            = j == FmJournal::Unit ? host_log::fabricManagerUnit(msg, e) : host_log::fabricManagerFact({}, msg, e);
+        if (fact) {
+            keepFm(std::move(e));
+        } else if (j == FmJournal::Message && m_record) {
+            host_log::fabricManagerField(msg, m_f.events[*m_record]);
+        }
+    }
+
+    void keepFm(HostEvent e)
+    {
+        m_f.events.push_back(std::move(e));
+        if (m_f.events.back().kind == HostEventKind::FmGpuNvlink) {
+            m_record = m_f.events.size() - 1;
+        } else {
+            m_record.reset();
+        }
+    }
+
+    // "-- No entries --" and the like, also behind a pdsh prefix.
+    static bool journalMarkerLine(std::string_view body)
+    {
+        LineScan s(body);
+        return journalMarker(body) || (pdshHost(s) && journalMarker(s.rest()));
     }
 
     // The NVIDIA and PCIe wordings (host_log_nvidia.cpp); true when one of them read the line.
@@ -500,6 +586,9 @@ private:
     // line on some branches); the GPU's UUID, when an "NVRM: GPU at" line named it, goes with it.
     void keep(HostEvent e)
     {
+        if (!sxidIsNew(e)) {
+            return;
+        }
         if (e.kind == HostEventKind::GpuOffBus) {
             if (m_offBusXid.count(e.device)) {
                 return;
@@ -509,6 +598,28 @@ private:
             }
         }
         m_f.events.push_back(std::move(e));
+    }
+
+    // The driver prints an SXid as its severity line, a "Severity …" line and a "Data {…}" line: the Data line is
+    // a fact of its own only when no severity line of that switch and SXid came before it (one fact per SXid).
+    bool sxidIsNew(const HostEvent& e)
+    {
+        const bool severity = e.kind == HostEventKind::SxidFatal || e.kind == HostEventKind::SxidNonFatal;
+        if (!severity && e.kind != HostEventKind::SxidUnknown) {
+            return true;
+        }
+        const auto key = e.host + " " + e.device;
+        const auto open = m_sxidOpen.find(key);
+        if (!severity && open != m_sxidOpen.end() && open->second == e.code) {
+            m_sxidOpen.erase(open); // this SXid's Data line: its record is complete
+            return false;
+        }
+        if (severity && (open != m_sxidOpen.end() || m_sxidOpen.size() < kMaxRemembered)) {
+            m_sxidOpen[key] = e.code;
+        } else if (open != m_sxidOpen.end()) {
+            m_sxidOpen.erase(open); // a Data line of another SXid closes the switch's open record
+        }
+        return true;
     }
 
     // "srun: error: gpu-b003: task 12: Killed", "srun: error: gpu-b003: tasks 0-3,6: Aborted (core dumped)",
@@ -678,9 +789,50 @@ private:
     std::vector<std::int64_t> m_cutFm; // lines that start as Fabric Manager's prefix and are cut
     std::optional<std::size_t> m_record; // the GPU NVLink error whose field lines may follow
     std::set<std::string> m_offBusXid; // GPUs an Xid 79 named (pciName)
+    std::map<std::string, std::int64_t> m_sxidOpen; // host and switch → the SXid whose severity line came last
     std::map<std::string, std::string> m_uuids; // GPU (pciName) → "GPU-…" from "NVRM: GPU at PCI:…: GPU-…"
     host_log::TorchrunTable m_torchrun { m_file, m_clock, m_f };
 };
+
+} // namespace
+
+namespace {
+
+// A journal's or syslog's line from Fabric Manager or about its unit (`journalctl -u nvidia-fabricmanager`, in
+// any of its short formats, perhaps behind a pdsh prefix): known by its prefix and process, not its words.
+bool fmJournalLine(std::string_view line, const LogClock& clock)
+{
+    LineScan s(line);
+    s.skipSpaces();
+    const auto start = s.pos();
+    for (const bool pdsh : { false, true }) {
+        s.seek(start);
+        if ((!pdsh || pdshHost(s)) && (isoHead(s) || syslogHead(s, clock)) && fmJournalTag(s) != FmJournal::No) {
+            return true;
+        }
+    }
+    return false;
+}
+
+// Such a line anywhere in the text (a whole host's journal holds Fabric Manager's lines deep in it): the lines
+// that name "fabricmanager", the first 64 of them, are tried.
+bool hasFmJournalLine(std::string_view text)
+{
+    const LogClock clock;
+    std::size_t at = 0;
+    for (int n = 0; n < 64 && (at = text.find("fabricmanager", at)) != std::string_view::npos; ++n) {
+        const auto from = at > 4096 ? at - 4096 : 0; // a longer line is no journal line: look back no further
+        const auto nl = text.substr(from, at - from).rfind('\n');
+        const auto begin = nl == std::string_view::npos ? from : from + nl + 1;
+        const auto end = std::min(text.find('\n', at), text.size());
+        if ((nl != std::string_view::npos || from == 0) && end - begin <= 4096
+            && fmJournalLine(text.substr(begin, end - begin), clock)) {
+            return true;
+        }
+        at = end;
+    }
+    return false;
+}
 
 } // namespace
 
@@ -706,7 +858,7 @@ bool looksLikeHostLog(const std::string& text)
         }
         at = end + 1;
     }
-    return false;
+    return hasFmJournalLine(text);
 }
 
 Result<HostLogFacts> parseHostLog(

@@ -7,7 +7,8 @@
 // and port-module events, NVIDIA Xid GPU faults, NVSwitch SXids, GPUs off the bus, PCIe AER and hotplug link
 // events, segfaults inside NCCL/CUDA libraries and nvidia-peermem errors — from `dmesg -T`, `dmesg --time-format
 // iso`, `journalctl -k -o short-iso[-precise]`, syslog files and plain `dmesg` (seconds since boot: no wall time,
-// kept without one) — and the error lines of /var/log/fabricmanager.log. Read by LineScan, linear in each line.
+// kept without one) — and the error lines of /var/log/fabricmanager.log, or of Fabric Manager's journal
+// (`journalctl -u nvidia-fabricmanager`). Read by LineScan, linear in each line.
 
 #include "core/result.h"
 #include "core/types.h"
@@ -35,6 +36,9 @@ enum class HostEventKind {
     GpuOffBus, // kernel: "NVRM: GPU 0000:c1:00.0: GPU has fallen off the bus." with no Xid 79 for that GPU before it
     SxidFatal, // kernel: "nvidia-nvswitch2: SXid (PCI:0000:86:00.0): 20034, Fatal, Link 32 ..." (code: the SXid)
     SxidNonFatal, // kernel: "nvidia-nvswitch2: SXid (PCI:0000:86:00.0): 12028, Non-fatal, Link 32 ..."
+    // kernel: "nvidia-nvswitch2: SXid (PCI:0000:86:00.0): 12028, Data {0x…}" with no severity line before it (a
+    // grep or a paste that kept only this line): the SXid, whether it was fatal unknown.
+    SxidUnknown,
     PcieCorrected, // kernel: "pcieport 0000:00:01.1: AER: Corrected error received: 0000:01:00.0"
     PcieUncorrected, // kernel: "... AER: Uncorrected (Fatal) error received: ..." (code 1 fatal, 0 non-fatal)
     PcieLinkDown, // kernel: pciehp "Slot(3): Link Down" / "Card not present", AER's "Surprise Down Error"
@@ -80,7 +84,8 @@ struct HostLogFacts
 
 // "srun: error:", "slurmstepd: error: ***", "Root Cause (first observed failure):", "mlx5_core", "NVRM: Xid", "NVRM:
 // GPU ", "SXid (", "AER: ", "pciehp", "segfault at " or "nvidia-peermem" anywhere in the text, or one of its first
-// lines shaped as Fabric Manager's "[Dec 04 2026 03:04:55] [ERROR] [tid 12] ...".
+// lines shaped as Fabric Manager's "[Dec 04 2026 03:04:55] [ERROR] [tid 12] ...", or a journal line of Fabric
+// Manager or its unit ("Dec 05 10:21:33 gpu-f031 nv-fabricmanager[2311]: ...") anywhere.
 bool looksLikeHostLog(const std::string& text);
 
 // The host's facts; `fileHost` names the host a file without host names is about (a dmesg copied from it:

@@ -31,7 +31,8 @@ std::optional<std::pair<std::string, std::string>> gpuUuidLine(std::string_view 
 // "NVRM: GPU 0000:c1:00.0: GPU has fallen off the bus." (GpuOffBus; other "NVRM: GPU <pci>:" lines are Used).
 Read gpuOffBus(std::string_view body, HostEvent& e);
 // "nvidia-nvswitch2: SXid (PCI:0000:86:00.0): 12028, Non-fatal, Link 32 ..." (the line that says the severity;
-// the same SXid's "Severity …" and "Data {…}" lines are Used).
+// the same SXid's "Severity …" line is Used) and "… 12028, Data {0x…}" (SxidUnknown: the reader drops it when the
+// same switch's severity line for that SXid came before it).
 Read sxid(std::string_view body, HostEvent& e);
 // "pcieport 0000:00:01.1: AER: Corrected error received: …", "… AER: Uncorrected (Fatal) error received: …" and
 // the newer "Correctable/Uncorrectable (…) error message received from …"; AER's "Surprise Down Error" detail.
@@ -44,8 +45,14 @@ Read libSegfault(std::string_view body, HostEvent& e);
 Read peermem(std::string_view body, HostEvent& e);
 
 // Fabric Manager: what a line of `level` ("ERROR", "WARNING", ...) saying `msg` is, into `e` (kind, code, device,
-// text); false for a line that is no fact (INFO, DEBUG, a WARNING naming none of the failures).
+// text); false for a line that is no fact (INFO, DEBUG, a WARNING naming none of the failures). `level` "" is a
+// journal's copy of the line, which says none: a fact when it names a failure or says it failed or erred.
 bool fabricManagerFact(std::string_view level, std::string_view msg, HostEvent& e);
+// A systemd message about Fabric Manager's unit ("nvidia-fabricmanager.service: …", "… NVIDIA fabric manager
+// service."): namesFabricManagerUnit says it is one; fabricManagerUnit makes FmStopped of a failed start or an
+// exit with a non-zero status, false for the unit's other lines (starting, started, stopped).
+bool namesFabricManagerUnit(std::string_view msg);
+bool fabricManagerUnit(std::string_view msg, HostEvent& e);
 // A field line under "Fabric Manager detected GPU NVL Fatal error on :" ("gpuGuid : 0x…", "portNum : 4"):
 // the fields that name the GPU and its port are added to the record's text.
 void fabricManagerField(std::string_view line, HostEvent& record);

@@ -128,16 +128,23 @@ Read sxid(std::string_view body, HostEvent& e)
         return Read::Damaged;
     }
     s.lit(", ");
-    // The severity line carries the fact; "Severity 0 Engine instance …" and "Data {…}" repeat the SXid.
+    e.code = toNumber<std::int64_t>(code);
+    const auto sw = wordBefore(body, anchor); // "nvidia-nvswitch2"
+    e.device = (sw.empty() ? std::string() : std::string(sw) + " ") + pciName(pci);
+    // A paste may hold only an SXid's "Data {…}" lines (a grep, a `dmesg --level err`): each is a fact of unknown
+    // severity. The reader drops it when the same switch's severity line for that SXid came before it.
+    if (s.lit("Data")) {
+        e.kind = HostEventKind::SxidUnknown;
+        e.text = "SXid " + std::string(code) + ", severity not in the log";
+        return Read::Fact;
+    }
+    // The severity line carries the fact; "Severity 0 Engine instance …" repeats the SXid.
     const bool fatal = s.lit("Fatal");
     if (!fatal && !s.lit("Non-fatal")) {
         return Read::Used;
     }
     s.lit(", ");
     e.kind = fatal ? HostEventKind::SxidFatal : HostEventKind::SxidNonFatal;
-    e.code = toNumber<std::int64_t>(code);
-    const auto sw = wordBefore(body, anchor); // "nvidia-nvswitch2"
-    e.device = (sw.empty() ? std::string() : std::string(sw) + " ") + pciName(pci);
     e.text = "SXid " + std::string(code) + (fatal ? ", fatal" : ", non-fatal")
         + (s.atEnd() ? std::string() : ": " + clipped(s.rest()));
     return Read::Fact;
@@ -286,8 +293,13 @@ std::string fmDevice(std::string_view msg)
 
 bool fabricManagerFact(std::string_view level, std::string_view msg, HostEvent& e)
 {
-    const bool error = level == "ERROR" || level == "FATAL" || level == "CRITICAL";
-    if (!error && level != "WARNING" && level != "WARN") {
+    // A journal's copy says no level: Fabric Manager prints its failures and its milestones ("Connected to 1
+    // node.", "Successfully configured all the available NVSwitches …") there; a line saying it failed or erred
+    // is an error.
+    const bool said = !level.empty();
+    const bool error = said ? level == "ERROR" || level == "FATAL" || level == "CRITICAL"
+                            : hasLower(msg, "error") || hasLower(msg, "fail");
+    if (said && !error && level != "WARNING" && level != "WARN") {
         return false;
     }
     e.kind = HostEventKind::FmError;
@@ -313,6 +325,25 @@ bool fabricManagerFact(std::string_view level, std::string_view msg, HostEvent& 
         }
     }
     e.device = fmDevice(msg);
+    e.text = clipped(msg);
+    return true;
+}
+
+bool namesFabricManagerUnit(std::string_view msg)
+{
+    return hasLower(msg, "nvidia-fabricmanager") || hasLower(msg, "fabric manager service");
+}
+
+bool fabricManagerUnit(std::string_view msg, HostEvent& e)
+{
+    // systemd's words (src/core): "Failed to start …", "<unit>: Failed with result '…'", "<unit>: Main process
+    // exited, code=exited, status=1/FAILURE" (also "Control process"); a status of 0 is a clean stop.
+    const bool failed = hasLower(msg, "failed to start") || hasLower(msg, "failed with result")
+        || (hasLower(msg, "process exited") && !hasLower(msg, "status=0/"));
+    if (!failed) {
+        return false; // Starting, Started, Stopping, Stopped, Deactivated successfully
+    }
+    e.kind = HostEventKind::FmStopped;
     e.text = clipped(msg);
     return true;
 }
