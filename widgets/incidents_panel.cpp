@@ -105,11 +105,13 @@ void IncidentsPanel::setAnalysis(
         }
         // A crash lasts until the job died, not until the stalled collective's timeout: said so, in its own colour.
         const bool died = inc.jobCrashed && inc.jobDiedNs != kNoTime;
-        const QString duration = died
-            ? tr("%1 until the job died").arg(QString::fromStdString(formatDuration(inc.jobDiedNs - inc.startNs)))
-            : QString::fromStdString(formatDuration(inc.endNs - inc.startNs));
+        const bool untimed = m_snap && m_snap->job.untimed();
+        const QString duration = untimed ? tr("unknown")
+            : died ? tr("%1 until the job died").arg(QString::fromStdString(formatDuration(inc.jobDiedNs - inc.startNs)))
+                   : QString::fromStdString(formatDuration(inc.endNs - inc.startNs));
+        const QString start = untimed ? tr("time unknown") : QString::fromStdString(formatUtc(inc.startNs).substr(0, 23));
         const QStringList cells
-            = { QString::number(inc.number), QString::fromStdString(formatUtc(inc.startNs).substr(0, 23)), duration,
+            = { QString::number(inc.number), start, duration,
                   QString::number(inc.ranksAffected), QString::fromStdString(incidentLabel(inc)), culprit,
                   QString::fromStdString(formatCount(std::uint64_t(inc.policy.totalGpuSeconds + 0.5))) };
         const QColor crash = HeatmapPalette::fromPalette(palette()).failed;

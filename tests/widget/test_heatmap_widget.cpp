@@ -5,6 +5,7 @@
 #include "counter_plot_widget.h"
 #include "heatmap_palette.h"
 #include "heatmap_widget.h"
+#include "import/open_job.h"
 #include "incidents_panel.h"
 #include "link_list_panel.h"
 #include "test_support.h"
@@ -16,6 +17,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <limits>
 
 #include <QApplication>
@@ -566,6 +568,20 @@ TEST_CASE("the incident detail is a structured page whose evidence times move th
     CHECK(f.state.cursor() == t);
     CHECK(f.state.window().start <= t);
     CHECK(f.state.window().end >= t);
+}
+
+TEST_CASE("an incident of a job no file gave a time is listed as \"time unknown\", not at the epoch", "[widget]")
+{
+    auto job = openJob((std::filesystem::path(STALLSCOPE_TEST_DATA_DIR) / "logs-only" / "fr-trace").string());
+    REQUIRE(job);
+    std::shared_ptr<const JobSnapshot> snap = job->snapshot;
+    REQUIRE(snap->job.untimed());
+    ViewState state;
+    IncidentsPanel panel(&state);
+    panel.setAnalysis(snap, std::make_shared<AnalysisResult>(analyze(*snap)));
+    REQUIRE(panel.rowCount() == 1);
+    CHECK(panel.cellText(0, 1) == QStringLiteral("time unknown"));
+    CHECK(panel.cellText(0, 2) == QStringLiteral("unknown"));
 }
 
 namespace {
