@@ -5,7 +5,6 @@
 #include "analysis/incident_frame.h"
 #include "core/issue_groups.h"
 #include "core/mapped_file.h"
-#include "core/path_relation.h"
 #include "core/snapshot_summary.h"
 #include "core/time_format.h"
 #include "counter_plot_widget.h"
@@ -19,8 +18,7 @@
 #include "link_list_panel.h"
 #include "load_job.h"
 #include "open_dialog.h"
-#include "postmortem_render.h"
-#include "postmortem_report.h"
+#include "output_controller.h"
 #include "refusal.h"
 #include "summary_view.h"
 #include "theme.h"
@@ -43,7 +41,6 @@
 #include <QActionGroup>
 #include <QApplication>
 #include <QCheckBox>
-#include <QClipboard>
 #include <QCloseEvent>
 #include <QColor>
 #include <QDateTimeEdit>
@@ -63,7 +60,6 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
-#include <QPainter>
 #include <QPointer>
 #include <QProgressDialog>
 #include <QScreen>
@@ -118,6 +114,8 @@ MainWindow::MainWindow(QWidget* parent)
     setCentralWidget(m_central);
     setAcceptDrops(true);
     m_training = new TrainingController(this, m_state, m_trainingPanel);
+    m_output = new OutputController(this, m_state, m_heatmap, m_linkHeatmap,
+        { [this] { return m_opened.get(); }, [this] { return shownAnalysis(); }, [this] { return m_analysisHidden; } });
     createDocks();
     createMenus();
     showEmptyStates(EmptyState::NoJob);
@@ -143,10 +141,10 @@ MainWindow::MainWindow(QWidget* parent)
     });
     connect(m_state, &ViewState::cursorChanged, this, &MainWindow::updateStatus);
     connect(m_state, &ViewState::annotationsChanged, this, &MainWindow::updateTitle);
-    connect(m_heatmap, &HeatmapWidget::exportRequested, this, &MainWindow::exportView);
-    connect(m_linkHeatmap, &LinkHeatmapWidget::exportRequested, this, &MainWindow::exportView);
-    connect(m_counters, &CounterPlotWidget::exportRequested, this, &MainWindow::exportView);
-    connect(m_topology, &TopologyWidget::exportRequested, this, &MainWindow::exportView);
+    connect(m_heatmap, &HeatmapWidget::exportRequested, m_output, &OutputController::exportView);
+    connect(m_linkHeatmap, &LinkHeatmapWidget::exportRequested, m_output, &OutputController::exportView);
+    connect(m_counters, &CounterPlotWidget::exportRequested, m_output, &OutputController::exportView);
+    connect(m_topology, &TopologyWidget::exportRequested, m_output, &OutputController::exportView);
     connect(m_heatmap, &HeatmapWidget::hoveredRankChanged, this, [this](int rank) {
         m_hoveredRank = rank;
         updateStatus();
@@ -286,13 +284,13 @@ void MainWindow::createMenus()
     file->addAction(tr("&Close"), QKeySequence::Close, this, &MainWindow::closeBundle);
     file->addSeparator();
     file->addAction(
-        tr("&Export view as PNG / SVG / PDF…"), QKeySequence(Qt::CTRL | Qt::Key_E), this, &MainWindow::exportView);
-    file->addAction(tr("Save &report…"), this, &MainWindow::saveReport);
+        tr("&Export view as PNG / SVG / PDF…"), QKeySequence(Qt::CTRL | Qt::Key_E), m_output, &OutputController::exportView);
+    file->addAction(tr("Save &report…"), m_output, &OutputController::saveReport);
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::closeAllWindows);
 
     auto* edit = menuBar()->addMenu(tr("&Edit"));
-    edit->addAction(tr("&Copy image"), QKeySequence::Copy, this, &MainWindow::copyImage);
+    edit->addAction(tr("&Copy image"), QKeySequence::Copy, m_output, &OutputController::copyImage);
     edit->addAction(tr("Add &note at cursor…"), QKeySequence(Qt::CTRL | Qt::Key_M), this, &MainWindow::addNote);
     edit->addAction(tr("&Go to rank or host…"), QKeySequence(Qt::CTRL | Qt::Key_G), this, [this] {
         bool ok = false;
@@ -1074,101 +1072,6 @@ void MainWindow::rebuildRecentMenu()
     }
 }
 
-namespace {
-// What the window shows now, as a render request: current window, selected incident, palette, row orders, metric.
-RenderRequest currentRequest(
-    const ViewState& state, const HeatmapWidget& ranks, const LinkHeatmapWidget& links, const QPalette& palette, QSize size)
-{
-    RenderRequest req;
-    req.rowOrder = ranks.rowOrder();
-    req.metric = ranks.metric();
-    req.linkRowOrder = links.rowOrder();
-    req.incident = state.selectedIncident();
-    req.window = state.window();
-    req.size = size;
-    req.dark = palette.color(QPalette::Window).lightness() < 128;
-    return req;
-}
-} // namespace
-
-// False, after telling the user why, when `out` is or lies inside what this window opened (core/path_relation.h).
-bool MainWindow::outsideOpened(const QString& out, const QString& what)
-{
-    const auto r = m_opened ? pathRelation(m_opened->path, out.toStdString()) : PathRelation::Apart;
-    if (r != PathRelation::Same && r != PathRelation::Inside) {
-        return true;
-    }
-    warnPlain(this, tr("Choose another place"),
-        tr("%1 is inside %2, which this window opened. Stallscope never writes into what it opened: the %3 would "
-           "be read as input the next time the folder is opened. Choose a place outside it.")
-            .arg(out, QString::fromStdString(m_opened->path), what));
-    return false;
-}
-
-void MainWindow::exportView()
-{
-    if (!m_opened) {
-        return;
-    }
-    const auto path = QFileDialog::getSaveFileName(this, tr("Export view"), QStringLiteral("stallscope.png"),
-        tr("PNG image (*.png);;SVG image (*.svg);;PDF document (*.pdf)"));
-    if (path.isEmpty() || !outsideOpened(path, tr("image"))) {
-        return;
-    }
-    const RenderInputs in { m_opened->snapshot, shownAnalysis(), m_opened->heatmap, m_opened->linkHeatmap,
-        m_analysisHidden ? nullptr : m_opened->fabricReview };
-    auto req = currentRequest(*m_state, *m_heatmap, *m_linkHeatmap, palette(), QSize(1600, 1000));
-    req.fabric = m_opened->snapshot->job.worldSize == 0;
-    req.annotations = m_state->annotations();
-    const auto err = renderToFile(path.toStdString(), in, req);
-    err.empty() ? statusBar()->showMessage(tr("Exported %1").arg(path))
-                : (void)warnPlain(this, tr("Export failed"), QString::fromStdString(err));
-}
-
-void MainWindow::copyImage()
-{
-    if (!m_opened) {
-        return;
-    }
-    QImage img(QSize(1600, 1000), QImage::Format_RGB32);
-    {
-        QPainter p(&img);
-        auto req = currentRequest(*m_state, *m_heatmap, *m_linkHeatmap, palette(), img.size());
-        req.annotations = m_state->annotations();
-        req.fabric = m_opened->snapshot->job.worldSize == 0;
-        renderComposite(p,
-            { m_opened->snapshot, shownAnalysis(), m_opened->heatmap, m_opened->linkHeatmap,
-                m_analysisHidden ? nullptr : m_opened->fabricReview },
-            req);
-    }
-    QApplication::clipboard()->setImage(img);
-    statusBar()->showMessage(tr("Image copied"));
-}
-
-void MainWindow::saveReport()
-{
-    if (!m_opened) {
-        return;
-    }
-    if (m_analysisHidden) {
-        statusBar()->showMessage(tr("A report shows the analysis: Check your answer first"));
-        return;
-    }
-    // A save dialog, not getExistingDirectory: that one refuses a folder that does not exist yet, and a report
-    // usually goes into a new one (writeReport creates it).
-    const auto dir = QFileDialog::getSaveFileName(this, tr("Save report as folder"), QStringLiteral("report"));
-    if (dir.isEmpty() || !outsideOpened(dir, tr("report"))) {
-        return;
-    }
-    ReportOptions options;
-    options.annotations = m_state->annotations();
-    const auto err = writeReport(dir.toStdString(),
-        { m_opened->snapshot, m_opened->analysis, m_opened->heatmap, m_opened->linkHeatmap, m_opened->fabricReview },
-        options);
-    err.empty() ? statusBar()->showMessage(tr("Report saved in %1").arg(dir))
-                : (void)warnPlain(this, tr("Report failed"), QString::fromStdString(err));
-}
-
 void MainWindow::openSession(const QString& path)
 {
     auto session = loadSession(path.toStdString());
@@ -1218,7 +1121,7 @@ bool MainWindow::saveSession(bool saveAs)
             path += QStringLiteral(".stallscope"); // what File › Open and a double-click recognise
         }
     }
-    if (!outsideOpened(path, tr("session"))) {
+    if (!m_output->outsideOpened(path, tr("session"))) {
         return false;
     }
     ReviewSession s;

@@ -36,6 +36,7 @@ class HeatmapWidget;
 class IncidentsPanel;
 class HostsPanel;
 class LinkListPanel;
+class OutputController;
 class SharedProgress;
 class SummaryView;
 class TopologyWidget;
@@ -108,7 +109,6 @@ private:
     void liveTick();
     void noteNewFlaps(const OpenedBundle& opened);
     void noteFilesCutShort(); // GUI thread, every 2 s: a mapped file of the open bundle shrank on disk
-    bool outsideOpened(const QString& out, const QString& what);
     void askPrometheus();
     void createDocks();
     void onLoaded();
@@ -130,9 +130,6 @@ private:
     void showShortcuts();
     void updateStatus();
     void addRecent(const QString& path);
-    void exportView();
-    void copyImage();
-    void saveReport();
     void openSession(const QString& path);
     void addNote();
     void applyPendingSession();
@@ -169,6 +166,7 @@ private:
     QStackedWidget* m_central = nullptr;
     QFutureWatcher<std::string> m_demoJob; // "" or why the demo could not be written
     TrainingController* m_training = nullptr;
+    OutputController* m_output = nullptr; // File › Export view, Save report; Edit › Copy image
     bool m_analysisHidden = false;
     SummaryView* m_summary;
     QListWidget* m_warnings;
