@@ -19,6 +19,7 @@
 #include "load_job.h"
 #include "open_dialog.h"
 #include "output_controller.h"
+#include "recent_files.h"
 #include "refusal.h"
 #include "summary_view.h"
 #include "theme.h"
@@ -75,10 +76,6 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 namespace stallscope {
-
-namespace {
-constexpr int kMaxRecent = 8;
-}
 
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent)
@@ -203,7 +200,7 @@ MainWindow::MainWindow(QWidget* parent)
     resize(std::max(1000, screen.width() * 9 / 10), std::max(700, screen.height() * 9 / 10));
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
-    rebuildRecentMenu();
+    m_recent->rebuild();
 }
 
 MainWindow::~MainWindow()
@@ -276,7 +273,8 @@ void MainWindow::createMenus()
     m_liveAction = file->addAction(tr("&Live: follow the server"), this, [this](bool on) { setLive(on); });
     m_liveAction->setCheckable(true);
     m_liveAction->setEnabled(false);
-    m_recentMenu = file->addMenu(tr("Open &Recent"));
+    m_recent = new RecentFiles(file->addMenu(tr("Open &Recent")), m_welcome, this);
+    connect(m_recent, &RecentFiles::openRequested, this, &MainWindow::openBundle);
     file->addSeparator();
     file->addAction(tr("&Save session"), QKeySequence::Save, this, [this] { saveSession(false); });
     file->addAction(tr("Save session &as…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), this,
@@ -847,7 +845,7 @@ void MainWindow::onLoaded()
     }
     // A server is reopened through File › Open from Prometheus; an exercise's temporary folder does not outlive it.
     if (opened->path.rfind("http", 0) != 0 && !(m_training && m_training->active())) {
-        addRecent(QString::fromStdString(opened->path));
+        m_recent->add(QString::fromStdString(opened->path));
     }
     applyPendingSession();
     updateTitle();
@@ -1038,40 +1036,6 @@ void MainWindow::updateStatus()
                                    QString::fromStdString(formatSince(t, m_opened->snapshot->job.clockOriginNs))));
 }
 
-void MainWindow::addRecent(const QString& path)
-{
-    QSettings settings;
-    auto recent = settings.value(QStringLiteral("recent")).toStringList();
-    recent.removeAll(path);
-    recent.prepend(path);
-    while (recent.size() > kMaxRecent) {
-        recent.removeLast();
-    }
-    settings.setValue(QStringLiteral("recent"), recent);
-    rebuildRecentMenu();
-}
-
-void MainWindow::rebuildRecentMenu()
-{
-    if (!m_recentMenu) {
-        return;
-    }
-    m_recentMenu->clear();
-    QStringList recent;
-    for (const auto& path : QSettings().value(QStringLiteral("recent")).toStringList()) {
-        if (QFileInfo::exists(path)) { // a bundle deleted since is not offered
-            recent << path;
-        }
-    }
-    for (const auto& path : recent) {
-        m_recentMenu->addAction(path, this, [this, path] { openBundle(path); });
-    }
-    m_recentMenu->setEnabled(!recent.isEmpty());
-    if (m_welcome) {
-        m_welcome->setRecent(recent);
-    }
-}
-
 void MainWindow::openSession(const QString& path)
 {
     auto session = loadSession(path.toStdString());
@@ -1098,7 +1062,7 @@ void MainWindow::applyPendingSession()
     if (!s.layout.empty()) {
         restoreState(QByteArray::fromBase64(QByteArray::fromStdString(s.layout)));
     }
-    addRecent(m_sessionPath);
+    m_recent->add(m_sessionPath);
     statusBar()->showMessage(tr("Session %1: %2 %3")
                                  .arg(m_sessionPath)
                                  .arg(s.annotations.size())
@@ -1134,7 +1098,7 @@ bool MainWindow::saveSession(bool saveAs)
     }
     m_sessionPath = path;
     m_state->markNotesSaved();
-    addRecent(path);
+    m_recent->add(path);
     updateTitle();
     statusBar()->showMessage(tr("Session saved: %1").arg(path));
     return true;

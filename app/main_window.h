@@ -22,7 +22,6 @@ class QActionGroup;
 class QLabel;
 class QLineEdit;
 class QListWidget;
-class QMenu;
 class QProgressDialog;
 class QStackedWidget;
 class QTimer;
@@ -37,6 +36,7 @@ class IncidentsPanel;
 class HostsPanel;
 class LinkListPanel;
 class OutputController;
+class RecentFiles;
 class SharedProgress;
 class SummaryView;
 class TopologyWidget;
@@ -129,12 +129,10 @@ private:
     void showDocumentation();
     void showShortcuts();
     void updateStatus();
-    void addRecent(const QString& path);
     void openSession(const QString& path);
     void addNote();
     void applyPendingSession();
     void ensureLateness();
-    void rebuildRecentMenu();
     void applyAnalysis();
     void showHosts(const std::shared_ptr<const JobSnapshot>& snap);
     void showViews(bool on); // the analysis (or none, in training) to every view that shows it
@@ -171,7 +169,7 @@ private:
     SummaryView* m_summary;
     QListWidget* m_warnings;
     QLabel* m_cursorLabel;
-    QMenu* m_recentMenu = nullptr;
+    RecentFiles* m_recent = nullptr; // File › Open Recent and the welcome page's list
     QFutureWatcher<std::shared_ptr<OpenedBundle>>* m_watcher;
     std::shared_ptr<SharedProgress> m_progress;
     quint64 m_loadGeneration = 0; // stage results of an older load are dropped
