@@ -5,7 +5,6 @@
 #include "analysis/incident_frame.h"
 #include "core/issue_groups.h"
 #include "core/mapped_file.h"
-#include "core/path_relation.h"
 #include "core/snapshot_summary.h"
 #include "core/time_format.h"
 #include "counter_plot_widget.h"
@@ -19,8 +18,8 @@
 #include "link_list_panel.h"
 #include "load_job.h"
 #include "open_dialog.h"
-#include "postmortem_render.h"
-#include "postmortem_report.h"
+#include "output_controller.h"
+#include "recent_files.h"
 #include "refusal.h"
 #include "summary_view.h"
 #include "theme.h"
@@ -43,7 +42,6 @@
 #include <QActionGroup>
 #include <QApplication>
 #include <QCheckBox>
-#include <QClipboard>
 #include <QCloseEvent>
 #include <QColor>
 #include <QDateTimeEdit>
@@ -63,7 +61,6 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
-#include <QPainter>
 #include <QPointer>
 #include <QProgressDialog>
 #include <QScreen>
@@ -79,10 +76,6 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 namespace stallscope {
-
-namespace {
-constexpr int kMaxRecent = 8;
-}
 
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent)
@@ -118,6 +111,8 @@ MainWindow::MainWindow(QWidget* parent)
     setCentralWidget(m_central);
     setAcceptDrops(true);
     m_training = new TrainingController(this, m_state, m_trainingPanel);
+    m_output = new OutputController(this, m_state, m_heatmap, m_linkHeatmap,
+        { [this] { return m_opened.get(); }, [this] { return shownAnalysis(); }, [this] { return m_analysisHidden; } });
     createDocks();
     createMenus();
     showEmptyStates(EmptyState::NoJob);
@@ -143,10 +138,10 @@ MainWindow::MainWindow(QWidget* parent)
     });
     connect(m_state, &ViewState::cursorChanged, this, &MainWindow::updateStatus);
     connect(m_state, &ViewState::annotationsChanged, this, &MainWindow::updateTitle);
-    connect(m_heatmap, &HeatmapWidget::exportRequested, this, &MainWindow::exportView);
-    connect(m_linkHeatmap, &LinkHeatmapWidget::exportRequested, this, &MainWindow::exportView);
-    connect(m_counters, &CounterPlotWidget::exportRequested, this, &MainWindow::exportView);
-    connect(m_topology, &TopologyWidget::exportRequested, this, &MainWindow::exportView);
+    connect(m_heatmap, &HeatmapWidget::exportRequested, m_output, &OutputController::exportView);
+    connect(m_linkHeatmap, &LinkHeatmapWidget::exportRequested, m_output, &OutputController::exportView);
+    connect(m_counters, &CounterPlotWidget::exportRequested, m_output, &OutputController::exportView);
+    connect(m_topology, &TopologyWidget::exportRequested, m_output, &OutputController::exportView);
     connect(m_heatmap, &HeatmapWidget::hoveredRankChanged, this, [this](int rank) {
         m_hoveredRank = rank;
         updateStatus();
@@ -205,7 +200,7 @@ MainWindow::MainWindow(QWidget* parent)
     resize(std::max(1000, screen.width() * 9 / 10), std::max(700, screen.height() * 9 / 10));
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
-    rebuildRecentMenu();
+    m_recent->rebuild();
 }
 
 MainWindow::~MainWindow()
@@ -278,7 +273,8 @@ void MainWindow::createMenus()
     m_liveAction = file->addAction(tr("&Live: follow the server"), this, [this](bool on) { setLive(on); });
     m_liveAction->setCheckable(true);
     m_liveAction->setEnabled(false);
-    m_recentMenu = file->addMenu(tr("Open &Recent"));
+    m_recent = new RecentFiles(file->addMenu(tr("Open &Recent")), m_welcome, this);
+    connect(m_recent, &RecentFiles::openRequested, this, &MainWindow::openBundle);
     file->addSeparator();
     file->addAction(tr("&Save session"), QKeySequence::Save, this, [this] { saveSession(false); });
     file->addAction(tr("Save session &as…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), this,
@@ -286,13 +282,13 @@ void MainWindow::createMenus()
     file->addAction(tr("&Close"), QKeySequence::Close, this, &MainWindow::closeBundle);
     file->addSeparator();
     file->addAction(
-        tr("&Export view as PNG / SVG / PDF…"), QKeySequence(Qt::CTRL | Qt::Key_E), this, &MainWindow::exportView);
-    file->addAction(tr("Save &report…"), this, &MainWindow::saveReport);
+        tr("&Export view as PNG / SVG / PDF…"), QKeySequence(Qt::CTRL | Qt::Key_E), m_output, &OutputController::exportView);
+    file->addAction(tr("Save &report…"), m_output, &OutputController::saveReport);
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::closeAllWindows);
 
     auto* edit = menuBar()->addMenu(tr("&Edit"));
-    edit->addAction(tr("&Copy image"), QKeySequence::Copy, this, &MainWindow::copyImage);
+    edit->addAction(tr("&Copy image"), QKeySequence::Copy, m_output, &OutputController::copyImage);
     edit->addAction(tr("Add &note at cursor…"), QKeySequence(Qt::CTRL | Qt::Key_M), this, &MainWindow::addNote);
     edit->addAction(tr("&Go to rank or host…"), QKeySequence(Qt::CTRL | Qt::Key_G), this, [this] {
         bool ok = false;
@@ -849,7 +845,7 @@ void MainWindow::onLoaded()
     }
     // A server is reopened through File › Open from Prometheus; an exercise's temporary folder does not outlive it.
     if (opened->path.rfind("http", 0) != 0 && !(m_training && m_training->active())) {
-        addRecent(QString::fromStdString(opened->path));
+        m_recent->add(QString::fromStdString(opened->path));
     }
     applyPendingSession();
     updateTitle();
@@ -1040,135 +1036,6 @@ void MainWindow::updateStatus()
                                    QString::fromStdString(formatSince(t, m_opened->snapshot->job.clockOriginNs))));
 }
 
-void MainWindow::addRecent(const QString& path)
-{
-    QSettings settings;
-    auto recent = settings.value(QStringLiteral("recent")).toStringList();
-    recent.removeAll(path);
-    recent.prepend(path);
-    while (recent.size() > kMaxRecent) {
-        recent.removeLast();
-    }
-    settings.setValue(QStringLiteral("recent"), recent);
-    rebuildRecentMenu();
-}
-
-void MainWindow::rebuildRecentMenu()
-{
-    if (!m_recentMenu) {
-        return;
-    }
-    m_recentMenu->clear();
-    QStringList recent;
-    for (const auto& path : QSettings().value(QStringLiteral("recent")).toStringList()) {
-        if (QFileInfo::exists(path)) { // a bundle deleted since is not offered
-            recent << path;
-        }
-    }
-    for (const auto& path : recent) {
-        m_recentMenu->addAction(path, this, [this, path] { openBundle(path); });
-    }
-    m_recentMenu->setEnabled(!recent.isEmpty());
-    if (m_welcome) {
-        m_welcome->setRecent(recent);
-    }
-}
-
-namespace {
-// What the window shows now, as a render request: current window, selected incident, palette, row orders, metric.
-RenderRequest currentRequest(
-    const ViewState& state, const HeatmapWidget& ranks, const LinkHeatmapWidget& links, const QPalette& palette, QSize size)
-{
-    RenderRequest req;
-    req.rowOrder = ranks.rowOrder();
-    req.metric = ranks.metric();
-    req.linkRowOrder = links.rowOrder();
-    req.incident = state.selectedIncident();
-    req.window = state.window();
-    req.size = size;
-    req.dark = palette.color(QPalette::Window).lightness() < 128;
-    return req;
-}
-} // namespace
-
-// False, after telling the user why, when `out` is or lies inside what this window opened (core/path_relation.h).
-bool MainWindow::outsideOpened(const QString& out, const QString& what)
-{
-    const auto r = m_opened ? pathRelation(m_opened->path, out.toStdString()) : PathRelation::Apart;
-    if (r != PathRelation::Same && r != PathRelation::Inside) {
-        return true;
-    }
-    warnPlain(this, tr("Choose another place"),
-        tr("%1 is inside %2, which this window opened. Stallscope never writes into what it opened: the %3 would "
-           "be read as input the next time the folder is opened. Choose a place outside it.")
-            .arg(out, QString::fromStdString(m_opened->path), what));
-    return false;
-}
-
-void MainWindow::exportView()
-{
-    if (!m_opened) {
-        return;
-    }
-    const auto path = QFileDialog::getSaveFileName(this, tr("Export view"), QStringLiteral("stallscope.png"),
-        tr("PNG image (*.png);;SVG image (*.svg);;PDF document (*.pdf)"));
-    if (path.isEmpty() || !outsideOpened(path, tr("image"))) {
-        return;
-    }
-    const RenderInputs in { m_opened->snapshot, shownAnalysis(), m_opened->heatmap, m_opened->linkHeatmap,
-        m_analysisHidden ? nullptr : m_opened->fabricReview };
-    auto req = currentRequest(*m_state, *m_heatmap, *m_linkHeatmap, palette(), QSize(1600, 1000));
-    req.fabric = m_opened->snapshot->job.worldSize == 0;
-    req.annotations = m_state->annotations();
-    const auto err = renderToFile(path.toStdString(), in, req);
-    err.empty() ? statusBar()->showMessage(tr("Exported %1").arg(path))
-                : (void)warnPlain(this, tr("Export failed"), QString::fromStdString(err));
-}
-
-void MainWindow::copyImage()
-{
-    if (!m_opened) {
-        return;
-    }
-    QImage img(QSize(1600, 1000), QImage::Format_RGB32);
-    {
-        QPainter p(&img);
-        auto req = currentRequest(*m_state, *m_heatmap, *m_linkHeatmap, palette(), img.size());
-        req.annotations = m_state->annotations();
-        req.fabric = m_opened->snapshot->job.worldSize == 0;
-        renderComposite(p,
-            { m_opened->snapshot, shownAnalysis(), m_opened->heatmap, m_opened->linkHeatmap,
-                m_analysisHidden ? nullptr : m_opened->fabricReview },
-            req);
-    }
-    QApplication::clipboard()->setImage(img);
-    statusBar()->showMessage(tr("Image copied"));
-}
-
-void MainWindow::saveReport()
-{
-    if (!m_opened) {
-        return;
-    }
-    if (m_analysisHidden) {
-        statusBar()->showMessage(tr("A report shows the analysis: Check your answer first"));
-        return;
-    }
-    // A save dialog, not getExistingDirectory: that one refuses a folder that does not exist yet, and a report
-    // usually goes into a new one (writeReport creates it).
-    const auto dir = QFileDialog::getSaveFileName(this, tr("Save report as folder"), QStringLiteral("report"));
-    if (dir.isEmpty() || !outsideOpened(dir, tr("report"))) {
-        return;
-    }
-    ReportOptions options;
-    options.annotations = m_state->annotations();
-    const auto err = writeReport(dir.toStdString(),
-        { m_opened->snapshot, m_opened->analysis, m_opened->heatmap, m_opened->linkHeatmap, m_opened->fabricReview },
-        options);
-    err.empty() ? statusBar()->showMessage(tr("Report saved in %1").arg(dir))
-                : (void)warnPlain(this, tr("Report failed"), QString::fromStdString(err));
-}
-
 void MainWindow::openSession(const QString& path)
 {
     auto session = loadSession(path.toStdString());
@@ -1195,7 +1062,7 @@ void MainWindow::applyPendingSession()
     if (!s.layout.empty()) {
         restoreState(QByteArray::fromBase64(QByteArray::fromStdString(s.layout)));
     }
-    addRecent(m_sessionPath);
+    m_recent->add(m_sessionPath);
     statusBar()->showMessage(tr("Session %1: %2 %3")
                                  .arg(m_sessionPath)
                                  .arg(s.annotations.size())
@@ -1218,7 +1085,7 @@ bool MainWindow::saveSession(bool saveAs)
             path += QStringLiteral(".stallscope"); // what File › Open and a double-click recognise
         }
     }
-    if (!outsideOpened(path, tr("session"))) {
+    if (!m_output->outsideOpened(path, tr("session"))) {
         return false;
     }
     ReviewSession s;
@@ -1231,7 +1098,7 @@ bool MainWindow::saveSession(bool saveAs)
     }
     m_sessionPath = path;
     m_state->markNotesSaved();
-    addRecent(path);
+    m_recent->add(path);
     updateTitle();
     statusBar()->showMessage(tr("Session saved: %1").arg(path));
     return true;

@@ -22,7 +22,6 @@ class QActionGroup;
 class QLabel;
 class QLineEdit;
 class QListWidget;
-class QMenu;
 class QProgressDialog;
 class QStackedWidget;
 class QTimer;
@@ -36,6 +35,8 @@ class HeatmapWidget;
 class IncidentsPanel;
 class HostsPanel;
 class LinkListPanel;
+class OutputController;
+class RecentFiles;
 class SharedProgress;
 class SummaryView;
 class TopologyWidget;
@@ -108,7 +109,6 @@ private:
     void liveTick();
     void noteNewFlaps(const OpenedBundle& opened);
     void noteFilesCutShort(); // GUI thread, every 2 s: a mapped file of the open bundle shrank on disk
-    bool outsideOpened(const QString& out, const QString& what);
     void askPrometheus();
     void createDocks();
     void onLoaded();
@@ -129,15 +129,10 @@ private:
     void showDocumentation();
     void showShortcuts();
     void updateStatus();
-    void addRecent(const QString& path);
-    void exportView();
-    void copyImage();
-    void saveReport();
     void openSession(const QString& path);
     void addNote();
     void applyPendingSession();
     void ensureLateness();
-    void rebuildRecentMenu();
     void applyAnalysis();
     void showHosts(const std::shared_ptr<const JobSnapshot>& snap);
     void showViews(bool on); // the analysis (or none, in training) to every view that shows it
@@ -169,11 +164,12 @@ private:
     QStackedWidget* m_central = nullptr;
     QFutureWatcher<std::string> m_demoJob; // "" or why the demo could not be written
     TrainingController* m_training = nullptr;
+    OutputController* m_output = nullptr; // File › Export view, Save report; Edit › Copy image
     bool m_analysisHidden = false;
     SummaryView* m_summary;
     QListWidget* m_warnings;
     QLabel* m_cursorLabel;
-    QMenu* m_recentMenu = nullptr;
+    RecentFiles* m_recent = nullptr; // File › Open Recent and the welcome page's list
     QFutureWatcher<std::shared_ptr<OpenedBundle>>* m_watcher;
     std::shared_ptr<SharedProgress> m_progress;
     quint64 m_loadGeneration = 0; // stage results of an older load are dropped
