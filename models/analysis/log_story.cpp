@@ -22,19 +22,34 @@ constexpr std::int64_t kSigAbrt = 6;
 // torchrun's exitcode when its table did not say one (import/logs/host_log.h kNoExitCode).
 constexpr std::int64_t kNoExitCode = std::numeric_limits<std::int64_t>::min();
 
-// Runs of consecutive ranks: "0..7, 9".
 std::string runs(const std::vector<std::uint32_t>& ranks)
 {
+    // Sorted ranks in pieces: "3" alone, "0..7" consecutive, "0..16376 every 8" evenly spaced (a rail's ranks:
+    // one GPU of each host). At most kShown pieces are written, the rest counted, so a line about 16,384 ranks
+    // stays a line.
+    constexpr std::size_t kShown = 12;
     std::string s;
+    std::size_t pieces = 0, left = 0;
     for (std::size_t i = 0; i < ranks.size();) {
         auto j = i;
-        while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) {
+        const auto step = i + 1 < ranks.size() ? ranks[i + 1] - ranks[i] : 0;
+        while (step > 0 && j + 1 < ranks.size() && ranks[j + 1] - ranks[j] == step) {
             ++j;
         }
-        s += (s.empty() ? "" : ", ") + std::to_string(ranks[i]) + (j > i ? ".." + std::to_string(ranks[j]) : "");
+        if (step > 1 && j - i < 2) {
+            j = i; // two evenly spaced ranks are just two ranks
+        }
+        if (pieces++ < kShown) {
+            s += (s.empty() ? "" : ", ") + std::to_string(ranks[i]) + (j > i ? ".." + std::to_string(ranks[j]) : "")
+                + (j > i && step > 1 ? " every " + std::to_string(step) : "");
+        } else {
+            left += j - i + 1;
+        }
         i = j + 1;
     }
-    return s;
+    const bool strided = s.find(" every ") != std::string::npos;
+    return s + (left > 0 ? " and " + formatCount(left) + " more" : "")
+        + (strided || left > 0 ? " (" + formatCount(ranks.size()) + " ranks)" : "");
 }
 
 struct Key

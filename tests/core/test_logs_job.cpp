@@ -179,6 +179,63 @@ TEST_CASE("logs alone: a damaged nranks never sizes the job", "[logs_job][hostil
     CHECK(anyWarning(job.value(), "nranks 900000"));
 }
 
+TEST_CASE("logs alone: the ranks of each transport are written as evenly spaced runs, and a long list is cut",
+    "[logs_job]")
+{
+    // 64 ranks on 8 hosts, GPU g of each host on mlx5_g: each HCA carries every 8th rank (a rail). The story said
+    // "ranks 0, 8, 16, ..." rank by rank, 13 kB a line at 16,384 ranks.
+    TempDir tmp;
+    std::string text;
+    for (std::uint32_t r = 0; r < 64; ++r) {
+        const auto prefix = "gpu-s" + std::to_string(100 + r / 8) + ":" + std::to_string(500 + r) + ":"
+            + std::to_string(500 + r) + " [" + std::to_string(r % 8) + "] NCCL INFO ";
+        text += prefix + "NET/IB : Using [0]mlx5_" + std::to_string(r % 8) + ":1/IB ; OOB ib0:10.0.0.1<0>\n";
+        text += prefix + "Using network IB\n";
+        text += prefix + "comm 0x1 rank " + std::to_string(r) + " nranks 64 cudaDev " + std::to_string(r % 8)
+            + " busId 1000 commId 0x9 - Init COMPLETE\n";
+    }
+    writeFile(tmp.path() / "train.log", text);
+    auto job = openJob(tmp.str());
+    INFO((job ? std::string() : job.error().format()));
+    REQUIRE(job);
+    REQUIRE(job->snapshot->job.worldSize == 64);
+    const auto r = analyze(*job->snapshot);
+    REQUIRE(r.logStory);
+    const auto& t = r.logStory->transports;
+    REQUIRE(t.size() == 8);
+    CHECK(t[0] == "IB via mlx5_0: ranks 0..56 every 8 (8 ranks)");
+    CHECK(t[7] == "IB via mlx5_7: ranks 7..63 every 8 (8 ranks)");
+
+    // The 18 primes below 64 on mlx5_9, the rest on mlx5_8: no pattern, so 12 pieces are written, the rest counted.
+    std::string irregular;
+    const auto prime = [](std::uint32_t n) {
+        for (std::uint32_t d = 2; d * d <= n; ++d) {
+            if (n % d == 0) {
+                return false;
+            }
+        }
+        return n > 1;
+    };
+    for (std::uint32_t r = 0; r < 64; ++r) {
+        const auto prefix = "gpu-u" + std::to_string(100 + r / 8) + ":" + std::to_string(500 + r) + ":"
+            + std::to_string(500 + r) + " [" + std::to_string(r % 8) + "] NCCL INFO ";
+        irregular += prefix + "NET/IB : Using [0]mlx5_" + (prime(r) ? "9" : "8") + ":1/IB ; OOB ib0:10.0.0.1<0>\n";
+        irregular += prefix + "Using network IB\n";
+        irregular += prefix + "comm 0x1 rank " + std::to_string(r) + " nranks 64 cudaDev " + std::to_string(r % 8)
+            + " busId 1000 commId 0x9 - Init COMPLETE\n";
+    }
+    TempDir other;
+    writeFile(other.path() / "train.log", irregular);
+    auto second = openJob(other.str());
+    REQUIRE(second);
+    const auto story = analyze(*second->snapshot).logStory;
+    REQUIRE(story);
+    REQUIRE(story->transports.size() == 2);
+    const auto& primes = story->transports[1];
+    CHECK_THAT(primes, Catch::StartsWith("IB via mlx5_9: ranks 2..3, 5, 7, 11, 13") && Catch::EndsWith(" more (18 ranks)"));
+    CHECK(std::count(primes.begin(), primes.end(), ',') == 11); // 12 pieces
+}
+
 TEST_CASE("rank log: PyTorch status lines, Numel fields, what() timeouts, old NCCL completion, other WARNs",
     "[rank_log]")
 {
