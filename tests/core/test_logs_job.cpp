@@ -184,15 +184,18 @@ TEST_CASE("logs alone: the ranks of each transport are written as evenly spaced 
 {
     // 64 ranks on 8 hosts, GPU g of each host on mlx5_g: each HCA carries every 8th rank (a rail). The story said
     // "ranks 0, 8, 16, ..." rank by rank, 13 kB a line at 16,384 ranks.
+    // One rank's NCCL lines: its host (8 ranks a host), the HCA it uses, Init COMPLETE of a 64-rank job.
+    const auto rankLines = [](std::uint32_t r, const std::string& hca) {
+        const auto prefix = "gpu-s" + std::to_string(100 + r / 8) + ":" + std::to_string(500 + r) + ":"
+            + std::to_string(500 + r) + " [" + std::to_string(r % 8) + "] NCCL INFO ";
+        return prefix + "NET/IB : Using [0]" + hca + ":1/IB ; OOB ib0:10.0.0.1<0>\n" + prefix + "Using network IB\n"
+            + prefix + "comm 0x1 rank " + std::to_string(r) + " nranks 64 cudaDev " + std::to_string(r % 8)
+            + " busId 1000 commId 0x9 - Init COMPLETE\n";
+    };
     TempDir tmp;
     std::string text;
     for (std::uint32_t r = 0; r < 64; ++r) {
-        const auto prefix = "gpu-s" + std::to_string(100 + r / 8) + ":" + std::to_string(500 + r) + ":"
-            + std::to_string(500 + r) + " [" + std::to_string(r % 8) + "] NCCL INFO ";
-        text += prefix + "NET/IB : Using [0]mlx5_" + std::to_string(r % 8) + ":1/IB ; OOB ib0:10.0.0.1<0>\n";
-        text += prefix + "Using network IB\n";
-        text += prefix + "comm 0x1 rank " + std::to_string(r) + " nranks 64 cudaDev " + std::to_string(r % 8)
-            + " busId 1000 commId 0x9 - Init COMPLETE\n";
+        text += rankLines(r, "mlx5_" + std::to_string(r % 8));
     }
     writeFile(tmp.path() / "train.log", text);
     auto job = openJob(tmp.str());
@@ -217,12 +220,7 @@ TEST_CASE("logs alone: the ranks of each transport are written as evenly spaced 
         return n > 1;
     };
     for (std::uint32_t r = 0; r < 64; ++r) {
-        const auto prefix = "gpu-u" + std::to_string(100 + r / 8) + ":" + std::to_string(500 + r) + ":"
-            + std::to_string(500 + r) + " [" + std::to_string(r % 8) + "] NCCL INFO ";
-        irregular += prefix + "NET/IB : Using [0]mlx5_" + (prime(r) ? "9" : "8") + ":1/IB ; OOB ib0:10.0.0.1<0>\n";
-        irregular += prefix + "Using network IB\n";
-        irregular += prefix + "comm 0x1 rank " + std::to_string(r) + " nranks 64 cudaDev " + std::to_string(r % 8)
-            + " busId 1000 commId 0x9 - Init COMPLETE\n";
+        irregular += rankLines(r, prime(r) ? "mlx5_9" : "mlx5_8");
     }
     TempDir other;
     writeFile(other.path() / "train.log", irregular);
