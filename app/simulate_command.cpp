@@ -32,6 +32,8 @@ const std::vector<OptionSpec> kSpecs = {
     { "format", true, "binary | jsonl: how collectives and counters are written (default binary)" },
     { "raw", false, "write the folder of raw files a cluster leaves behind instead of a bundle" },
     { "fr-format", true, "with --raw: pickle | json Flight Recorder dumps (default pickle)" },
+    { "records-from", true,
+        "with --raw: Flight Recorder dumps and profiler traces of these ranks only, e.g. 0-7 (one host) or 0" },
     { "fr-entries", true, "with --raw: keep the last N entries per rank, like TORCH_FR_BUFFER_SIZE (default all)" },
     { "kineto", false, "with --raw: also write a PyTorch profiler trace per rank" },
     { "no-flight-recorder", false, "with --raw: write no Flight Recorder dumps (logs, traces, counters only)" },
@@ -288,6 +290,15 @@ int runSimulate(const std::vector<std::string>& args, std::ostream& out, std::os
     if (auto v = parsed.find("fr-entries"); v && !parseNumber(*v, raw.frEntries)) {
         err << "stallscope simulate: --fr-entries: expected a number of entries\n";
         return kExitUsage;
+    }
+    if (auto v = parsed.find("records-from")) {
+        auto ranks = parseRankSet(*v, config->worldSize());
+        if (!ranks) {
+            err << "stallscope simulate: --records-from: expected ranks below " << config->worldSize()
+                << " as a list of numbers and ranges, e.g. 0-7,16\n";
+            return kExitUsage;
+        }
+        raw.recordRanks = std::move(*ranks);
     }
     raw.kineto = parsed.has("kineto");
     raw.flightRecorder = !parsed.has("no-flight-recorder");

@@ -73,6 +73,9 @@ std::string rankList(const std::vector<std::uint32_t>& ranks, std::size_t max = 
 // Decides the kind from the evidence gathered, names the suspects, writes the one-line summary.
 void classify(const JobSnapshot& snap, Incident& inc)
 {
+    if (inc.kind == IncidentKind::Straggler && inc.suspectRanks.empty()) {
+        return; // waits of the ranks with records, folded with their summary (foldUnexplainedWaits)
+    }
     if (inc.kind == IncidentKind::Straggler) {
         inc.summary = "rank " + std::to_string(inc.suspectRanks.front()) + " ("
             + snap.str(snap.ranks[inc.suspectRanks.front()].host) + ") arrives last, by "
@@ -95,6 +98,16 @@ void classify(const JobSnapshot& snap, Incident& inc)
         inc.suspectRanks = inc.missingRanks;
         inc.summary
             = "no link implicated; rank(s) " + rankList(inc.missingRanks) + " never entered the collective" + told;
+        return;
+    }
+    if (!inc.silentRanks.empty()) {
+        // The ranks with records all entered; of those without, the logs say these never reached it.
+        inc.kind = IncidentKind::DeadRank;
+        inc.suspectRanks = inc.silentRanks;
+        inc.summary = "no link implicated; rank(s) " + rankList(inc.silentRanks)
+            + " never reached it: no timeout in their logs while the others timed out (no collective record of "
+              "theirs)"
+            + told;
         return;
     }
     if (inc.killedRank) {
@@ -128,6 +141,24 @@ void classify(const JobSnapshot& snap, Incident& inc)
                                                  : "no link implicated; the collective stretched on every rank";
 }
 
+// With thin coverage the ranks affected were extrapolated to the whole group; a suspect the logs or Slurm name
+// dead, with no record of its own and not already left out as missing, was not inside the collective.
+void leaveOutDeadSuspects(const JobSnapshot& snap, Incident& inc)
+{
+    if (!inc.coverage.extrapolated || inc.kind != IncidentKind::DeadRank) {
+        return;
+    }
+    const double seconds = double(inc.endNs - inc.startNs) / 1e9;
+    for (const auto r : inc.suspectRanks) {
+        const bool recorded = r < snap.collectives.size() && snap.collectives[r].size() > 0;
+        const bool counted = std::find(inc.missingRanks.begin(), inc.missingRanks.end(), r) != inc.missingRanks.end();
+        if (!recorded && !counted && inc.ranksAffected > 0) {
+            --inc.ranksAffected;
+            inc.gpuSecondsLost = std::max(0.0, inc.gpuSecondsLost - seconds);
+        }
+    }
+}
+
 } // namespace
 
 AnalysisResult analyze(const JobSnapshot& snap, const AnalysisOptions& options, Progress& progress)
@@ -140,8 +171,11 @@ AnalysisResult analyze(const JobSnapshot& snap, const AnalysisOptions& options, 
     out.incidents = findStalls(snap, out.collectives, options);
     auto stragglers = findStragglers(snap, out.collectives);
     out.logStory = readLogStory(snap);
-    if (out.logStory && snap.collectiveCount() == 0) { // logs alone: their story is the incident, and the fabric's
-        if (auto inc = logIncident(snap, *out.logStory)) { // evidence (topology, counters) is weighed for it below
+    for (auto& inc : out.incidents) {
+        describeAbsentRanks(snap, out.logStory, inc);
+    }
+    if (out.logStory) { // the logs' story as the incident the records lack; the fabric's evidence (topology,
+        if (auto inc = logOnlyIncident(snap, *out.logStory, out.incidents)) { // counters) is weighed for it below
             out.incidents.push_back(std::move(*inc));
         }
     }
@@ -154,6 +188,7 @@ AnalysisResult analyze(const JobSnapshot& snap, const AnalysisOptions& options, 
         attributeToFabric(fabric, out.incidents[i]);
         progress.report("Attributing to the fabric", i + 1, out.incidents.size());
     }
+    foldUnexplainedWaits(out.incidents);
     out.incidents.insert(
         out.incidents.end(), std::make_move_iterator(stragglers.begin()), std::make_move_iterator(stragglers.end()));
 
@@ -164,6 +199,7 @@ AnalysisResult analyze(const JobSnapshot& snap, const AnalysisOptions& options, 
         inc.number = static_cast<int>(i + 1);
         attachHostNotes(snap, inc);
         classify(snap, inc);
+        leaveOutDeadSuspects(snap, inc);
         priceIncident(snap, inc);
     }
     priceRecurrence(snap, out.incidents);

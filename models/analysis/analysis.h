@@ -57,6 +57,23 @@ struct CollectiveMatch
 };
 
 enum class IncidentKind { LinkFlap, DeadRank, Straggler, Hang, Unknown };
+
+// How many ranks a conclusion rests on. Dumps or traces from every rank are rare after an incident (one node's
+// dumps, rank 0's profiler trace), so a stall is found from the ranks that have records, and says how many those are.
+struct Coverage
+{
+    std::uint32_t groupRanks = 0; // ranks of the incident's process group
+    std::uint32_t recorded = 0; // of those, ranks with any collective record (Flight Recorder dump, profiler trace)
+    std::uint32_t seen = 0; // of those, ranks whose record shows the incident (they were inside the collective)
+    // Too few ranks have records for a quorum of the group: the incident was found from the ranks present, and the
+    // ranks affected and the cost are the group's, extrapolated from them.
+    bool extrapolated = false;
+    std::uint32_t onlyRank = kNoRank; // when a single rank of the group has records: that rank
+    std::string absentLogs; // what the logs of the ranks without records say of the same window ("" when none)
+    bool partial() const { return recorded < groupRanks; }
+};
+// "seen on all 8 of 8 ranks with records; 120 ranks have none", "seen on rank 0's record alone (...)".
+std::string coverageText(const Coverage& c);
 std::string_view toString(IncidentKind k); // "link_flap", ...
 
 struct EvidenceLine
@@ -143,6 +160,9 @@ struct Incident
     bool jobCrashed = false;
     TimeNs jobDiedNs = kNoTime;
     std::vector<std::uint32_t> missingRanks; // never entered the collective
+    // Ranks without a record whose log has no timeout for this collective while the others' logs do (they never
+    // reached it, LogHang::neverReached): with thin coverage, the suspects the records cannot name.
+    std::vector<std::uint32_t> silentRanks;
     std::vector<std::uint32_t> suspectRanks; // missing, first failed, or straggling ranks
     std::vector<std::uint32_t> firstFailedRanks; // transport-retry failures, earliest first
     std::uint32_t timedOutRanks = 0; // gave up at the collective timeout
@@ -161,6 +181,7 @@ struct Incident
     // rank did not merely abort (SIGABRT is how every rank ends after a watchdog timeout: no cause then).
     std::optional<std::uint32_t> launcherRank;
     std::string summary; // one line for people
+    Coverage coverage; // for incidents found from collective records; recorded = 0 for one told by the logs alone
     PolicyVerdict policy;
 };
 

@@ -538,6 +538,14 @@ void attributeToFabric(const FabricIndex& fx, Incident& inc)
                     "by its own evidence, not by the job's paths",
                     0 });
             }
+            if (inc.coverage.onlyRank != kNoRank) {
+                v.confidence = v.confidence == "high" ? "medium" : "low";
+                v.evidence.push_back({ inc.startNs,
+                    "the stall is on one rank's record alone (rank " + std::to_string(inc.coverage.onlyRank)
+                        + "): it cannot tell a fabric stall from a late peer; the link is named by its own evidence "
+                          "at that moment",
+                    0 });
+            }
             inc.culprit = std::move(v);
             blamed = true;
         } else if (inc.otherLinks.size() < 5 && !(weakIsCommon && weak(sc))) {

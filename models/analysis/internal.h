@@ -13,6 +13,9 @@
 namespace stallscope {
 // The logs' story as the "logs" object of the analysis JSON (log_story_text.cpp).
 nlohmann::ordered_json logStoryJson(const LogStory& story);
+// Sorted ranks as consecutive and evenly spaced runs, at most 12 pieces and the rest counted: "0..7, 16..120 every 8
+// (16 ranks)" (log_story.cpp).
+std::string rankRuns(const std::vector<std::uint32_t>& ranks);
 } // namespace stallscope
 
 namespace stallscope::analysis {
@@ -81,6 +84,18 @@ void attachHostNotes(const JobSnapshot& snap, Incident& incident);
 // given host notes and priced like any other (log_story.cpp).
 std::optional<Incident> logIncident(const JobSnapshot& snap, const LogStory& story);
 std::string hostStory(const JobSnapshot& snap, const Incident& incident);
+// coverage.cpp: for an incident found from the records of some ranks only, what the other ranks' logs say of its
+// window (Coverage::absentLogs), and the logs' dead ranks among them as its silent ranks.
+void describeAbsentRanks(const JobSnapshot& snap, const std::optional<LogStory>& story, Incident& incident);
+// With thin coverage a peer without records that arrives late in collective after collective (a straggler) makes
+// every present rank wait each time: a run of such waits with no fabric evidence becomes one incident ("a peer
+// without records arrived late"), not one per collective. `incidents` sorted by start.
+void foldUnexplainedWaits(std::vector<Incident>& incidents);
+// The incident the logs tell when no record does: in a job of logs alone, or one whose few ranks with records
+// (rank 0's profiler trace keeps completed kernels only) show nothing of it. nullopt when an incident found from
+// the records already covers its time, or when most ranks have records (their silence is then an answer).
+std::optional<Incident> logOnlyIncident(
+    const JobSnapshot& snap, const LogStory& story, const std::vector<Incident>& fromRecords);
 // Cost of one outage under `policy` for a job of `worldSize` GPUs, the path restored by `recovery`.
 WhatIfRow predict(
     const TimeoutPolicy& policy, TimeNs outage, Recovery recovery, TimeNs reroute, std::uint32_t worldSize);

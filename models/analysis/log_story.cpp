@@ -22,7 +22,9 @@ constexpr std::int64_t kSigAbrt = 6;
 // torchrun's exitcode when its table did not say one (import/logs/host_log.h kNoExitCode).
 constexpr std::int64_t kNoExitCode = std::numeric_limits<std::int64_t>::min();
 
-std::string runs(const std::vector<std::uint32_t>& ranks)
+} // namespace
+
+std::string rankRuns(const std::vector<std::uint32_t>& ranks)
 {
     // Sorted ranks in pieces: "3" alone, "0..7" consecutive, "0..16376 every 8" evenly spaced (a rail's ranks:
     // one GPU of each host). At most kShown pieces are written, the rest counted, so a line about 16,384 ranks
@@ -51,6 +53,8 @@ std::string runs(const std::vector<std::uint32_t>& ranks)
     return s + (left > 0 ? " and " + formatCount(left) + " more" : "")
         + (strided || left > 0 ? " (" + formatCount(ranks.size()) + " ranks)" : "");
 }
+
+namespace {
 
 struct Key
 {
@@ -253,7 +257,7 @@ std::string analyzerClause(const LogStory& s)
 {
     const std::string c = "Flight Recorder analyzer: ";
     if (s.analyzer.empty()) {
-        return c + "no dump from rank(s) " + runs(s.analyzerNoDump) + ", so it could not decide";
+        return c + "no dump from rank(s) " + rankRuns(s.analyzerNoDump) + ", so it could not decide";
     }
     const auto& a = s.analyzer.front();
     const auto what
@@ -261,7 +265,7 @@ std::string analyzerClause(const LogStory& s)
     const auto more = s.analyzer.size() > 1 ? " (and " + std::to_string(s.analyzer.size() - 1) + " more finding(s))"
                                             : std::string();
     if (!a.missing.empty()) {
-        return c + "rank(s) " + runs(a.missing) + " never joined " + what + more;
+        return c + "rank(s) " + rankRuns(a.missing) + " never joined " + what + more;
     }
     if (!a.culprits.empty()) {
         std::vector<std::uint32_t> ranks;
@@ -269,7 +273,7 @@ std::string analyzerClause(const LogStory& s)
             ranks.push_back(rank);
         }
         const auto& type = a.culprits.front().second;
-        return c + "rank(s) " + runs(ranks) + " disagree on " + what + " (" + type.substr(0, type.find(',')) + ")"
+        return c + "rank(s) " + rankRuns(ranks) + " disagree on " + what + " (" + type.substr(0, type.find(',')) + ")"
             + more;
     }
     return c + what + ": " + a.mismatch + more;
@@ -414,7 +418,7 @@ void readTransports(const JobSnapshot& snap, LogStory& story)
         story.socketFallback = story.socketFallback || t == "Socket";
     }
     for (const auto& [t, ranks] : byTransport) {
-        story.transports.push_back(t + ": rank" + (ranks.size() > 1 ? "s " : " ") + runs(ranks));
+        story.transports.push_back(t + ": rank" + (ranks.size() > 1 ? "s " : " ") + rankRuns(ranks));
     }
 }
 
@@ -464,7 +468,7 @@ std::string storySummary(const JobSnapshot& snap, const LogStory& s)
         add("torchrun: " + std::to_string(s.launcherFailures) + " rank(s) failed");
     }
     if (!s.deadRanks.empty()) {
-        add("rank(s) " + runs(s.deadRanks) + " stopped logging before the others timed out");
+        add("rank(s) " + rankRuns(s.deadRanks) + " stopped logging before the others timed out");
     }
     if (!s.desyncs.empty()) {
         add("desync at SeqNum " + std::to_string(s.desyncs.front().seq) + ": ranks disagree on the collective");
@@ -593,6 +597,12 @@ std::optional<Incident> analysis::logIncident(const JobSnapshot& snap, const Log
         inc.startNs = snap.job.span.start;
     }
     inc.endNs = inc.endNs == kNoTime ? std::max(inc.startNs, snap.job.span.end) : inc.endNs;
+    if (s.hang && s.hang->lastTimeoutNs != kNoTime) { // the watchdogs gave up: the job went down with them
+        inc.jobCrashed = true;
+        inc.jobDiedNs = s.hang->lastTimeoutNs;
+    }
+    inc.ranksAffected -= std::min<std::uint32_t>(inc.ranksAffected, std::uint32_t(inc.missingRanks.size()));
+    inc.gpuSecondsLost = double(inc.ranksAffected) * double(inc.endNs - inc.startNs) / 1e9;
     if (s.firstError && s.firstError->rank != kNoRank) {
         inc.firstFailedRanks = { s.firstError->rank };
     }

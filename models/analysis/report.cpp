@@ -85,7 +85,8 @@ void collectiveLine(std::ostream& o, const JobSnapshot& snap, const Incident& in
         o << " (" << (desc.empty() || desc == "undefined" ? std::string() : std::string(desc) + ", ")
           << group.ranks.size() << " ranks)";
     }
-    o << " seq " << inc.seq << ' ' << toString(inc.op) << ' ' << formatBytes(double(inc.bytes));
+    o << " seq " << inc.seq << ' ' << toString(inc.op) << ' '
+      << (inc.bytes > 0 ? formatBytes(double(inc.bytes)) : "(size not known: no record of it)");
     if (inc.baselineNs > 0) {
         o << " (usually " << formatDuration(inc.baselineNs) << ')';
     }
@@ -107,6 +108,9 @@ void incidentDetail(std::ostream& o, const JobSnapshot& snap, const Incident& in
         o << "  collective   none named (no collective records, and no timeout line in the logs)\n";
     } else {
         collectiveLine(o, snap, inc);
+    }
+    if (inc.coverage.partial() && inc.coverage.recorded > 0) {
+        o << "  coverage     " << coverageText(inc.coverage) << '\n';
     }
     if (inc.heldRanks > 0) {
         o << "  held         " << inc.heldRanks << " ranks of other groups waited for it in their next collective\n";
@@ -320,6 +324,12 @@ std::string analysisJson(const JobSnapshot& snap, const AnalysisResult& r)
         i["duration_ns"] = inc.endNs - inc.startNs;
         i["ranks_affected"] = inc.ranksAffected;
         i["held_ranks"] = inc.heldRanks;
+        const auto& cov = inc.coverage;
+        i["coverage"] = { { "group_ranks", cov.groupRanks }, { "ranks_with_records", cov.recorded },
+            { "ranks_seen", cov.seen }, { "extrapolated", cov.extrapolated },
+            { "absent_ranks_logs", cov.absentLogs.empty() ? ordered_json(nullptr) : ordered_json(cov.absentLogs) },
+            { "text", cov.recorded > 0 ? ordered_json(coverageText(cov)) : ordered_json(nullptr) } };
+        i["silent_ranks"] = inc.silentRanks;
         i["collective"] = { { "pg", snap.str(snap.groups[inc.group].name) }, { "seq", inc.seq },
             { "op", std::string(toString(inc.op)) }, { "bytes", inc.bytes }, { "baseline_ns", inc.baselineNs } };
         i["summary"] = inc.summary;

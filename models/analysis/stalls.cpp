@@ -36,13 +36,44 @@ private:
     std::vector<TimeNs> m_recent;
 };
 
+// Per group, its ranks with any collective record. A rank killed outright writes no dump, so among ranks that
+// nearly all have records one without is a suspect; when few have records (one node's dumps, rank 0's trace) the
+// others are simply unknown.
+struct GroupCoverage
+{
+    std::uint32_t ranks = 0;
+    std::uint32_t recorded = 0;
+    std::uint32_t onlyRank = kNoRank; // the one rank with records, when there is one
+    bool partial = false; // too few records for a quorum of the group: stalls are found from the ranks present
+};
+
+std::vector<GroupCoverage> groupCoverage(const JobSnapshot& snap, double quorum)
+{
+    std::vector<GroupCoverage> out(snap.groups.size());
+    for (std::size_t g = 0; g < snap.groups.size(); ++g) {
+        auto& c = out[g];
+        for (const auto r : snap.groups[g].ranks) {
+            ++c.ranks;
+            if (r < snap.collectives.size() && snap.collectives[r].size() > 0) {
+                c.onlyRank = c.recorded == 0 ? r : kNoRank;
+                ++c.recorded;
+            }
+        }
+        c.partial = double(c.recorded) < quorum * double(c.ranks);
+    }
+    return out;
+}
+
 // Ranks of `group` with no record for `seq` (they never entered it). Scans each rank backwards from the
-// end, because hangs sit at the end of the data.
-std::vector<std::uint32_t> missingRanks(const JobSnapshot& snap, const CollectiveMatch& m)
+// end, because hangs sit at the end of the data. `recordedOnly`: skip ranks with no record at all (unknown).
+std::vector<std::uint32_t> missingRanks(const JobSnapshot& snap, const CollectiveMatch& m, bool recordedOnly)
 {
     std::vector<std::uint32_t> out;
     for (const auto r : snap.groups[m.group].ranks) {
         const auto& c = snap.collectives[r];
+        if (recordedOnly && c.size() == 0) {
+            continue;
+        }
         bool found = false;
         for (std::size_t i = c.size(); i-- > 0;) {
             if (snap.shapes[c.shape[i]].group == m.group && c.seq[i] <= m.seq) {
@@ -80,7 +111,7 @@ std::vector<std::uint32_t> failedRanks(const JobSnapshot& snap, const Collective
     return out;
 }
 
-Incident makeIncident(const JobSnapshot& snap, const CollectiveMatch& m, TimeNs baseline)
+Incident makeIncident(const JobSnapshot& snap, const CollectiveMatch& m, TimeNs baseline, const GroupCoverage& cov)
 {
     Incident inc;
     const auto& shape = snap.shapes[m.shape];
@@ -89,7 +120,13 @@ Incident makeIncident(const JobSnapshot& snap, const CollectiveMatch& m, TimeNs 
     inc.op = shape.op;
     inc.bytes = shape.bytes;
     inc.baselineNs = baseline;
-    inc.ranksAffected = m.entered;
+    inc.coverage.groupRanks = cov.ranks;
+    inc.coverage.recorded = cov.recorded;
+    inc.coverage.seen = m.entered;
+    inc.coverage.onlyRank = cov.onlyRank;
+    inc.coverage.extrapolated = cov.partial;
+    // A collective blocks every rank of its group: the ranks without records were inside it too.
+    inc.ranksAffected = cov.partial ? cov.ranks : m.entered;
     return inc;
 }
 
@@ -169,21 +206,24 @@ std::vector<Incident> findStalls(
         globalBaseline[shape] = median(v);
     }
     std::vector<bool> groupHung(snap.groups.size(), false);
+    const auto coverage = groupCoverage(snap, options.quorum);
     for (const auto& m : matches) {
-        const auto groupSize = snap.groups[m.group].ranks.size();
+        const auto& cov = coverage[m.group];
+        // With thin coverage the quorum is of the ranks that have records: every present rank inside it.
+        const auto present = cov.partial ? cov.recorded : cov.ranks;
         auto& base = baselines.try_emplace(m.shape, options.baselineWindow).first->second;
         const TimeNs baseline = base.warm() ? base.value() : globalBaseline[m.shape];
-        const bool quorum = double(m.entered) >= options.quorum * double(groupSize);
+        const bool quorum = double(m.entered) >= options.quorum * double(present);
         const auto longer = [&](TimeNs d) {
             return double(d) > options.stallFactor * double(baseline) && d - baseline > options.minStallNs;
         };
         if (m.completed > 0) {
             if (quorum && longer(m.minInsideNs)) {
-                Incident inc = makeIncident(snap, m, baseline);
+                Incident inc = makeIncident(snap, m, baseline, cov);
                 inc.kind = IncidentKind::Unknown;
                 inc.startNs = m.minInsideArrivalNs; // the last arriver's arrival: progress stops from here
                 inc.endNs = m.minInsideArrivalNs + m.minInsideNs;
-                inc.gpuSecondsLost = double(m.entered) * double(m.minInsideNs - baseline) / 1e9;
+                inc.gpuSecondsLost = double(inc.ranksAffected) * double(m.minInsideNs - baseline) / 1e9;
                 out.push_back(std::move(inc));
             } else {
                 base.push(m.minInsideNs);
@@ -199,17 +239,19 @@ std::vector<Incident> findStalls(
             continue; // simply still running when the data ends
         }
         groupHung[m.group] = true;
-        Incident inc = makeIncident(snap, m, baseline);
+        Incident inc = makeIncident(snap, m, baseline, cov);
         inc.kind = IncidentKind::Hang;
         inc.startNs = m.lastArrivalNs;
         inc.endNs = gaveUp ? m.lastGiveUpNs : snap.job.span.end;
         inc.jobCrashed = gaveUp;
         inc.jobDiedNs = gaveUp ? m.lastGiveUpNs : kNoTime;
-        inc.missingRanks = missingRanks(snap, m);
+        inc.missingRanks = missingRanks(snap, m, cov.partial);
         inc.firstFailedRanks = failedRanks(snap, m);
         inc.timedOutRanks = m.timedOut;
-        inc.ranksAffected = m.entered; // every rank stuck inside it; missing ranks are listed apart
-        inc.gpuSecondsLost = double(m.entered) * double(inc.endNs - inc.startNs) / 1e9;
+        // Every rank stuck inside it; missing ranks are listed apart. With thin coverage: the group, less the
+        // ranks known to have stayed out.
+        inc.ranksAffected = cov.partial ? cov.ranks - std::uint32_t(inc.missingRanks.size()) : m.entered;
+        inc.gpuSecondsLost = double(inc.ranksAffected) * double(inc.endNs - inc.startNs) / 1e9;
         out.push_back(std::move(inc));
     }
     // One outage can stretch back-to-back collectives: merge stalls that touch.
@@ -265,7 +307,8 @@ std::vector<Incident> findStragglers(const JobSnapshot& snap, const std::vector<
                 out.back().gpuSecondsLost += lost;
                 continue;
             }
-            Incident inc = makeIncident(snap, matches[i], 0);
+            Incident inc = makeIncident(snap, matches[i], 0, GroupCoverage {});
+            inc.coverage = {};
             inc.stragglerLeadNs = median(v);
             inc.kind = IncidentKind::Straggler;
             inc.startNs = matches[i].firstArrivalNs;

@@ -2,8 +2,10 @@
 #include "sim/raw_writer.h"
 
 #include "core/atomic_file.h"
+#include "core/parse_number.h"
 #include "sim/raw_files.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 
@@ -51,6 +53,31 @@ std::string slurmOutput(const JobSnapshot& snap)
 
 } // namespace
 
+std::optional<std::vector<std::uint32_t>> parseRankSet(std::string_view text, std::uint32_t world)
+{
+    std::vector<std::uint32_t> out;
+    while (!text.empty()) {
+        const auto comma = text.find(',');
+        const auto piece = text.substr(0, comma);
+        text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
+        const auto dash = piece.find('-');
+        const auto first = parseNumber<std::uint32_t>(piece.substr(0, dash));
+        const auto last = dash == std::string_view::npos ? first : parseNumber<std::uint32_t>(piece.substr(dash + 1));
+        if (!first || !last || *first > *last || *last >= world) {
+            return std::nullopt;
+        }
+        for (auto r = *first; r <= *last; ++r) {
+            out.push_back(r);
+        }
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    if (out.empty()) {
+        return std::nullopt;
+    }
+    return out;
+}
+
 std::string writeRawFolder(const JobSnapshot& snap, const std::string& dirName, const RawWriteOptions& options)
 {
     const fs::path dir(dirName);
@@ -69,13 +96,15 @@ std::string writeRawFolder(const JobSnapshot& snap, const std::string& dirName, 
         const std::size_t from
             = options.frEntries == 0 || c.size() <= options.frEntries ? 0 : c.size() - options.frEntries;
         const auto thread = std::to_string(140213377414976ULL + r);
-        if (options.flightRecorder) {
+        const bool recorded = options.recordRanks.empty()
+            || std::binary_search(options.recordRanks.begin(), options.recordRanks.end(), r);
+        if (options.flightRecorder && recorded) {
             const auto dump = options.pickle ? pickleDump(snap, r, from, thread) : jsonDump(snap, r, from, thread);
             if (auto e = writeFileAtomic((dir / ("nccl_trace_rank_" + std::to_string(r))).string(), dump); !e.empty()) {
                 return e;
             }
         }
-        if (options.kineto) {
+        if (options.kineto && recorded) {
             const auto name = std::string(snap.str(snap.ranks[r].host)) + "_" + std::to_string(40000 + r) + "."
                 + std::to_string(snap.job.span.start) + ".pt.trace.json";
             if (auto e = writeFileAtomic((dir / name).string(), kinetoTrace(snap, r, options.profilerSkewNs));

@@ -21,7 +21,10 @@
 
 #include "core/job_snapshot.h"
 
+#include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace stallscope {
 
@@ -33,11 +36,17 @@ struct RawWriteOptions
     bool counters = true; // write the port counters (off: they live elsewhere, e.g. in a Prometheus server)
     bool nodeFiles = false; // also write each host's ibstat, dmesg and /sys/class/infiniband copy (nodes/<host>/)
     bool kineto = false; // also write a PyTorch profiler trace per rank (<host>_<pid>.<ns>.pt.trace.json)
+    // Dumps and traces for these ranks only, sorted (what is retrieved after an incident: one node's dumps, rank 0's
+    // profiler trace); empty = every rank. Logs, counters and node files are written for every rank regardless.
+    std::vector<std::uint32_t> recordRanks;
     TimeNs logUtcOffsetNs = 0; // rank logs and the OpenSM log in local time this far from UTC (e.g. +2 h)
     TimeNs profilerSkewNs = 0; // profiler traces' clock this far from the dumps' (a badly synced host)
 };
 
 // Returns "" or an error naming the file that could not be written. Each file is written atomically.
+// "0-7,16,32-33" → sorted ranks, each below `world`; nullopt for anything else.
+std::optional<std::vector<std::uint32_t>> parseRankSet(std::string_view text, std::uint32_t world);
+
 std::string writeRawFolder(const JobSnapshot& snap, const std::string& dir, const RawWriteOptions& options = {});
 
 } // namespace stallscope

@@ -707,6 +707,16 @@ void addLinkEvents(JobSnapshot& snap, Gathered& g)
         [](const RouteUpdate& a, const RouteUpdate& b) { return a.timeNs < b.timeNs; });
 }
 
+namespace {
+// Fewer than half the ranks have a collective record, but some do.
+bool fewRanksRecorded(const JobSnapshot& snap)
+{
+    const auto recorded = std::count_if(
+        snap.collectives.begin(), snap.collectives.end(), [](const RankCollectives& c) { return c.size() > 0; });
+    return recorded > 0 && std::size_t(recorded) * 2 < snap.collectives.size();
+}
+} // namespace
+
 void widenSpan(JobSnapshot& snap)
 {
     TimeNs lo = snap.job.span.start, hi = snap.job.span.end;
@@ -717,6 +727,24 @@ void widenSpan(JobSnapshot& snap)
                     lo = std::min(lo, t);
                     hi = std::max(hi, t);
                 }
+            }
+        }
+    }
+    if (fewRanksRecorded(snap)) {
+        // One node's dumps or rank 0's trace: the job ran on past them (a hang after the last record a trace keeps,
+        // the others' watchdog timeouts), and the ranks' logs say how far.
+        for (const auto& r : snap.ranks) {
+            for (auto t : { r.logFirstNs, r.logLastNs }) {
+                if (t != kNoTime) {
+                    lo = std::min(lo, t);
+                    hi = std::max(hi, t);
+                }
+            }
+        }
+        for (const auto& f : snap.logFacts) {
+            if (f.timeNs != kNoTime && !isAnalyzerFinding(f.kind)) {
+                lo = std::min(lo, f.timeNs);
+                hi = std::max(hi, f.timeNs);
             }
         }
     }
