@@ -129,7 +129,7 @@ void describeAbsentRanks(const JobSnapshot& snap, const std::optional<LogStory>&
 
 void foldUnexplainedWaits(std::vector<Incident>& incidents)
 {
-    constexpr std::size_t kMinRun = 5; // fewer waits are read one by one
+    constexpr std::size_t kMinRun = 3; // fewer waits are read one by one
     constexpr TimeNs kMaxGapNs = 30 * kNsPerSec; // waits further apart are separate events
     const auto foldable = [](const Incident& i) {
         return i.coverage.extrapolated && i.kind == IncidentKind::Unknown && !i.culprit && !i.jobCrashed;
