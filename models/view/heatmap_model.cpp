@@ -165,12 +165,16 @@ std::shared_ptr<const std::vector<HeatmapModel::LogRow>> HeatmapModel::logRowsOf
         row.aliveFrom = s.ranks[r].logFirstNs;
         row.aliveTo = s.ranks[r].logLastNs;
         row.applies = row.aliveFrom != kNoTime;
+        row.logged = row.aliveFrom != kNoTime;
         any = true;
     }
     if (!any) {
         return nullptr; // a full job: every row is drawn from its records alone
     }
     for (const auto& f : s.logFacts) { // time order: the first failure of each rank
+        if (f.rank < rows->size() && !isAnalyzerFinding(f.kind)) {
+            (*rows)[f.rank].logged = true; // an untimed line too (NCCL's init lines carry no time)
+        }
         const bool fails = f.kind == LogEventKind::CompletionError || f.kind == LogEventKind::DeviceFatal
             || f.kind == LogEventKind::WatchdogTimeout;
         if (fails && f.rank < rows->size() && f.timeNs != kNoTime && (*rows)[f.rank].failedAt == kNoTime

@@ -86,6 +86,11 @@ public:
     {
         return !m_logRows || rank >= m_logRows->size() || !(*m_logRows)[rank].unrecorded;
     }
+    // No record, but a line of its own log (timed or not): what the row's tooltip says of it.
+    bool knownFromLogOnly(std::uint32_t rank) const
+    {
+        return !recorded(rank) && (*m_logRows)[rank].logged; // not recorded: a row of m_logRows
+    }
 
     const JobSnapshot& snapshot() const { return *m_snap; }
     std::uint32_t rows() const { return static_cast<std::uint32_t>(m_snap->collectives.size()); }
@@ -153,6 +158,7 @@ private:
         TimeNs failedAt = kNoTime;
         bool applies = false; // the rank has no record and a log says something
         bool unrecorded = false; // the rank has no record (with or without a log)
+        bool logged = false; // a line of its own log names it (not only the Flight Recorder analyzer)
     };
     void applyLogRow(std::uint32_t rank, TimeNs t0, TimeNs t1, std::uint8_t& present, std::uint8_t& failed) const;
     void markUnrecorded(std::uint32_t rank, std::size_t width, HeatCell* out) const;

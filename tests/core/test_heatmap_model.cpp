@@ -243,6 +243,7 @@ TEST_CASE("ranks known only from their logs are unknown where present, ranks wit
                 mismatched += c.unrecorded != (r < kRecorded ? 0 : c.present);
             }
             CHECK(model->recorded(r) == (r < kRecorded));
+            CHECK(model->knownFromLogOnly(r) == (r >= kRecorded)); // every rank left its log
             CHECK(mismatched == 0);
             if (r < kRecorded) {
                 CHECK(unrecorded == 0);
