@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "test_support.h"
 
+#include "sim/raw_writer.h"
+
 #include <catch2/catch.hpp>
 
 #include <atomic>
@@ -104,6 +106,23 @@ std::string folderFingerprint(const fs::path& dir)
         out += l + "\n";
     }
     return out;
+}
+
+void writePartialRawFolder(const JobSnapshot& snap, const fs::path& dir, std::uint32_t recordedRanks)
+{
+    REQUIRE(writeRawFolder(snap, dir.string()).empty());
+    const std::string prefix = "nccl_trace_rank_";
+    std::vector<fs::path> dropped;
+    for (const auto& e : fs::directory_iterator(dir)) {
+        const auto name = e.path().filename().string();
+        if (name.rfind(prefix, 0) == 0 && std::stoul(name.substr(prefix.size())) >= recordedRanks) {
+            dropped.push_back(e.path());
+        }
+    }
+    REQUIRE(dropped.size() + recordedRanks == snap.ranks.size());
+    for (const auto& p : dropped) {
+        fs::remove(p);
+    }
 }
 
 } // namespace stallscope::test

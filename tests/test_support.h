@@ -38,5 +38,8 @@ void writeFile(const std::filesystem::path& p, const std::string& content);
 bool sameCounterSeries(const JobSnapshot& a, const JobSnapshot& b);
 // Listing "name size mtime-ns" of every file, to prove a load wrote nothing.
 std::string folderFingerprint(const std::filesystem::path& dir);
+// `snap` written as the raw folder a cluster leaves behind (sim/raw_writer.h), keeping the Flight Recorder dumps of
+// ranks below `recordedRanks` only: the other ranks are known from their logs alone (issue #44).
+void writePartialRawFolder(const JobSnapshot& snap, const std::filesystem::path& dir, std::uint32_t recordedRanks);
 
 } // namespace stallscope::test

@@ -26,6 +26,9 @@ HeatmapPalette HeatmapPalette::fromPalette(const QPalette& p)
     h.stalled = QColor(0xd5, 0x5e, 0x00); // Okabe–Ito vermillion
     h.held = QColor::fromRgb(mix(h.computing, h.stalled, 95)); // related to the stall, clearly not it
     h.failed = dark ? QColor(0xe0, 0x8a, 0xc0) : QColor(0x8e, 0x2f, 0x6e); // reddish purple
+    // Neutral, 11-12 L* (CIELAB lightness) from computing and 12-19 from the background; the hatch 9 L* further.
+    h.unknown = dark ? QColor(0x4d, 0x4f, 0x56) : QColor(0xcf, 0xd0, 0xd4);
+    h.unknownHatch = dark ? QColor(0x61, 0x64, 0x6b) : QColor(0xb6, 0xb8, 0xbe);
     h.text = p.color(QPalette::WindowText);
     h.grid = dark ? QColor(0x55, 0x58, 0x60) : QColor(0xb8, 0xbb, 0xc2);
     h.cursor = dark ? QColor(0xf0, 0xe4, 0x42) : QColor(0x00, 0x00, 0x00);
@@ -47,7 +50,20 @@ QRgb HeatmapPalette::color(const HeatCell& c) const
     if (c.held > 0) {
         return mix(computing, held, 160 + (c.held * 95) / 255);
     }
+    if (c.unrecorded > 0) {
+        return unknown.rgb();
+    }
     return mix(computing, inside, c.inside);
+}
+
+QRgb HeatmapPalette::colorAt(const HeatCell& c, int x, int y, int hatchPx) const
+{
+    return isUnknown(c) ? unknownAt(x, y, hatchPx) : color(c);
+}
+
+QRgb HeatmapPalette::unknownAt(int x, int y, int hatchPx) const
+{
+    return (x + y) % std::max(1, hatchPx) == 0 ? unknownHatch.rgb() : unknown.rgb();
 }
 
 QRgb HeatmapPalette::rampColor(std::uint8_t share)

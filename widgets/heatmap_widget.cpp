@@ -164,6 +164,13 @@ QString HeatmapWidget::tooltipAt(QPoint pos) const
     if (cell.failed > 0) {
         text += QStringLiteral("<br><b>failed or timed out</b>");
     }
+    if (m_model->knownFromLogOnly(*rank)) {
+        text += QStringLiteral("<br><b>no collective record</b>: known from its log only (no dump or trace of it in "
+                               "the folder), so what it did here is unknown");
+    } else if (!m_model->recorded(*rank)) {
+        text += QStringLiteral("<br><b>no collective record</b> and no line of its own log, so what it did here is "
+                               "unknown");
+    }
     return text;
 }
 
@@ -193,20 +200,27 @@ QImage makeRaster(const HeatmapWidget::Key& key, const HeatmapModel& model, cons
     QImage raster(key.size, QImage::Format_RGB32);
     std::vector<HeatCell> cells;
     model.rasterize(TimeAxisMapping { key.window, key.size.width() }, key.size.height(), shown, cells);
+    const int hatch = std::max(2, int(std::lround(HeatmapPalette::kHatchPx * key.dpr))); // device pixels
+    // The ramps say nothing of a rank with no record either: its cells are unknown there too, not 0 %.
+    auto ramp = [&](const HeatCell& c, std::uint8_t v, int x, int y) {
+        return !c.present  ? palette.background.rgb()
+            : c.unrecorded ? palette.unknownAt(x, y, hatch)
+                           : HeatmapPalette::rampColor(v);
+    };
     for (int y = 0; y < key.size.height(); ++y) {
         auto* line = reinterpret_cast<QRgb*>(raster.scanLine(y));
         const auto* src = cells.data() + std::size_t(y) * std::size_t(key.size.width());
         if (key.metric == HeatmapMetric::State) {
             for (int x = 0; x < key.size.width(); ++x) {
-                line[x] = palette.color(src[x]);
+                line[x] = palette.colorAt(src[x], x, y, hatch);
             }
         } else if (key.metric == HeatmapMetric::TimeInCollectives) {
             for (int x = 0; x < key.size.width(); ++x) {
-                line[x] = src[x].present ? HeatmapPalette::rampColor(src[x].inside) : palette.background.rgb();
+                line[x] = ramp(src[x], src[x].inside, x, y);
             }
         } else {
             for (int x = 0; x < key.size.width(); ++x) {
-                line[x] = src[x].present ? HeatmapPalette::rampColor(src[x].late) : palette.background.rgb();
+                line[x] = ramp(src[x], src[x].late, x, y);
             }
         }
     }
@@ -620,8 +634,43 @@ void HeatmapWidget::drawSelectedRanks(QPainter& p, const QRect& plot) const
     }
 }
 
+namespace {
+
+// A legend swatch of the unknown state, hatched as the raster hatches it.
+QImage unknownSwatch(const HeatmapPalette& palette, int px)
+{
+    QImage swatch(px, px, QImage::Format_RGB32);
+    for (int y = 0; y < px; ++y) {
+        for (int x = 0; x < px; ++x) {
+            swatch.setPixel(x, y, palette.unknownAt(x, y, HeatmapPalette::kHatchPx));
+        }
+    }
+    return swatch;
+}
+
+} // namespace
+
+// One legend entry at x: its swatch (hatched for the unknown state), its label; returns where the next one starts.
+int HeatmapWidget::drawLegendItem(QPainter& p, int x, int top, const QColor& color, const QString& label) const
+{
+    if (color == m_palette.unknown) {
+        p.drawImage(QPoint(x, top + 3), unknownSwatch(m_palette, 12));
+    } else {
+        p.fillRect(QRect(x, top + 3, 12, 12), color);
+    }
+    p.setPen(m_palette.grid);
+    p.drawRect(QRect(x, top + 3, 12, 12));
+    p.setPen(m_palette.text);
+    const int w = p.fontMetrics().horizontalAdvance(label);
+    p.drawText(QRect(x + 16, top, w + 4, 18), Qt::AlignVCenter, label);
+    return x + 16 + w + 18;
+}
+
 void HeatmapWidget::drawLegend(QPainter& p, const QRect& area) const
 {
+    // Only a job with ranks known from their logs alone has unknown rows; its legend says what they are.
+    const bool unknown = m_model && m_model->hasUnrecordedRanks();
+    const QString unknownLabel = tr("unknown (no collective record)");
     if (m_metric != HeatmapMetric::State) {
         p.setPen(m_palette.text);
         const bool late = m_metric == HeatmapMetric::Lateness;
@@ -635,8 +684,12 @@ void HeatmapWidget::drawLegend(QPainter& p, const QRect& area) const
             p.fillRect(QRect(area.left() + w + 8 + i, area.top() + 3, 1, 12),
                 HeatmapPalette::rampColor(std::uint8_t(i * 255 / 159)));
         }
-        p.drawText(QRect(area.left() + w + 172, area.top(), 160, 18), Qt::AlignVCenter,
-            late ? tr("≥ 1 s (log scale)") : tr("100 %"));
+        const QString right = late ? tr("≥ 1 s (log scale)") : tr("100 %");
+        p.drawText(QRect(area.left() + w + 172, area.top(), 160, 18), Qt::AlignVCenter, right);
+        if (unknown) {
+            drawLegendItem(p, area.left() + w + 172 + p.fontMetrics().horizontalAdvance(right) + 18, area.top(),
+                m_palette.unknown, unknownLabel);
+        }
         return;
     }
     const bool groups = m_model && m_model->hasGroupStalls();
@@ -649,15 +702,12 @@ void HeatmapWidget::drawLegend(QPainter& p, const QRect& area) const
         items.emplace_back(m_palette.held, tr("held (waiting in another group for it)"));
     }
     items.emplace_back(m_palette.failed, tr("failed / timed out"));
+    if (unknown) {
+        items.emplace_back(m_palette.unknown, unknownLabel);
+    }
     int x = area.left();
     for (const auto& [color, label] : items) {
-        p.fillRect(QRect(x, area.top() + 3, 12, 12), color);
-        p.setPen(m_palette.grid);
-        p.drawRect(QRect(x, area.top() + 3, 12, 12));
-        p.setPen(m_palette.text);
-        const int w = p.fontMetrics().horizontalAdvance(label);
-        p.drawText(QRect(x + 16, area.top(), w + 4, 18), Qt::AlignVCenter, label);
-        x += 16 + w + 18;
+        x = drawLegendItem(p, x, area.top(), color, label);
     }
 }
 

@@ -98,6 +98,7 @@ private:
     void drawCrashMarks(QPainter& p, const QRect& plot, const TimeAxisMapping& map) const;
     static QRectF incidentTagRect(const QFontMetrics& fm, const QRect& plot, double x0, double x1, const QString& tag);
     void drawLegend(QPainter& p, const QRect& area) const;
+    int drawLegendItem(QPainter& p, int x, int top, const QColor& color, const QString& label) const;
 
     ViewState* m_state;
     std::shared_ptr<const HeatmapModel> m_model;

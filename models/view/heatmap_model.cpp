@@ -149,37 +149,41 @@ std::shared_ptr<HeatmapModel> HeatmapModel::shell(SnapshotPtr snap, std::vector<
     return m;
 }
 
-// Ranks with no record whose log says something: the span of their lines and their first failure.
+// Ranks with no record: unknown while present; for those whose log says something, the span of their lines and
+// their first failure.
 std::shared_ptr<const std::vector<HeatmapModel::LogRow>> HeatmapModel::logRowsOf(const JobSnapshot& s)
 {
-    if (s.logFacts.empty() && std::none_of(s.ranks.begin(), s.ranks.end(), [](const RankInfo& r) {
-            return r.logFirstNs != kNoTime;
-        })) {
-        return nullptr;
-    }
+    auto hasRecords = [&](std::size_t r) { return r < s.collectives.size() && s.collectives[r].size() > 0; };
     auto rows = std::make_shared<std::vector<LogRow>>(s.ranks.size());
     bool any = false;
     for (std::size_t r = 0; r < s.ranks.size(); ++r) {
-        if (r < s.collectives.size() && s.collectives[r].size() > 0) {
+        if (hasRecords(r)) {
             continue;
         }
         auto& row = (*rows)[r];
+        row.unrecorded = true;
         row.aliveFrom = s.ranks[r].logFirstNs;
         row.aliveTo = s.ranks[r].logLastNs;
         row.applies = row.aliveFrom != kNoTime;
-        any = any || row.applies;
+        row.logged = row.aliveFrom != kNoTime;
+        any = true;
+    }
+    if (!any) {
+        return nullptr; // a full job: every row is drawn from its records alone
     }
     for (const auto& f : s.logFacts) { // time order: the first failure of each rank
+        if (f.rank < rows->size() && !isAnalyzerFinding(f.kind)) {
+            (*rows)[f.rank].logged = true; // an untimed line too (NCCL's init lines carry no time)
+        }
         const bool fails = f.kind == LogEventKind::CompletionError || f.kind == LogEventKind::DeviceFatal
             || f.kind == LogEventKind::WatchdogTimeout;
         if (fails && f.rank < rows->size() && f.timeNs != kNoTime && (*rows)[f.rank].failedAt == kNoTime
-            && !(f.rank < s.collectives.size() && s.collectives[f.rank].size() > 0)) {
+            && !hasRecords(f.rank)) {
             (*rows)[f.rank].failedAt = f.timeNs;
             (*rows)[f.rank].applies = true;
-            any = true;
         }
     }
-    return any ? rows : nullptr;
+    return rows;
 }
 
 void HeatmapModel::applyLogRow(
@@ -196,6 +200,17 @@ void HeatmapModel::applyLogRow(
     }
     if (row.failedAt != kNoTime && t1 > row.failedAt && present) {
         failed = 255;
+    }
+}
+
+// Not stored in the levels (a rank has records or not, for the whole job): set per raster from `present`.
+void HeatmapModel::markUnrecorded(std::uint32_t rank, std::size_t width, HeatCell* out) const
+{
+    if (recorded(rank)) {
+        return;
+    }
+    for (std::size_t x = 0; x < width; ++x) {
+        out[x].unrecorded = out[x].present;
     }
 }
 
@@ -517,6 +532,7 @@ void HeatmapModel::rasterizeRank(const TimeAxisMapping& map, const FramePlan& pl
             applyLogRow(rank, map.t(double(x)), map.t(double(x + 1)), out[x].present, out[x].failed);
         }
         applyGroupStalls(plan, rank, out);
+        markUnrecorded(rank, W, out);
         return;
     }
     const auto n = m_levels->bucketsAt[plan.level];
@@ -548,6 +564,7 @@ void HeatmapModel::rasterizeRank(const TimeAxisMapping& map, const FramePlan& pl
         out[x] = c;
     }
     applyGroupStalls(plan, rank, out);
+    markUnrecorded(rank, W, out);
 }
 
 // A rank outside the group that stalled was not in the stalled collective: its time inside one there is held.
@@ -576,7 +593,9 @@ void HeatmapModel::rasterize(
     }
     const FramePlan framePlan = plan(map);
     // Pixel rows are independent: split them over the cores. Pixel row y shows ranks [r0, r1) of `order`
-    // (several ranks per row when ranks outnumber pixels: stalled/failed max, inside averaged).
+    // (several ranks per row when ranks outnumber pixels: stalled/failed max, inside averaged; unrecorded max,
+    // so a row is never drawn computing while a rank in it is unknown, and the palette still draws a stall,
+    // hold or failure of its recorded ranks over it).
     auto work = [&](std::size_t yBegin, std::size_t yEnd) {
         std::vector<float> scratch;
         std::vector<HeatCell> rankRow(W);
@@ -600,6 +619,7 @@ void HeatmapModel::rasterize(
                     dst[x].present = std::max(dst[x].present, rankRow[x].present);
                     dst[x].late = std::max(dst[x].late, rankRow[x].late);
                     dst[x].held = std::max(dst[x].held, rankRow[x].held);
+                    dst[x].unrecorded = std::max(dst[x].unrecorded, rankRow[x].unrecorded);
                 }
             }
             const auto count = static_cast<unsigned>(r1 - r0);

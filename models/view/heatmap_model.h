@@ -8,6 +8,9 @@
 // A pyramid of power-of-two buckets (per rank) serves coarse zoom; finer zoom rasterizes straight from the
 // records (binary search of the visible window). Activity narrower than a cell is folded into it: stalled
 // and failed shares are max-aggregated so a one-pixel stall never vanishes, inside shares are averaged.
+// A rank with no collective record (its dump or trace is not in the folder: issue #44) is drawn as unknown, not as
+// computing: its cells are `unrecorded`, and a pixel row folding it with recorded ranks is too (max), so the
+// computing colour always means that every rank of the row was seen computing.
 // Immutable after build(); rasterize() may run on any thread.
 
 #include "analysis/analysis.h"
@@ -34,6 +37,9 @@ struct HeatCell
     // Share inside a collective during a stall of a group the rank is not in: it waited in its own group's next
     // collective for the stalled group (pod groups: the other pods, docs/formats.md §6b). Exclusive of `stalled`.
     std::uint8_t held = 0;
+    // 255 where the rank is present but has no collective record at all (known from its log only, issue #44): what
+    // it did here is unknown. The other shares stay 0 for it, except `failed` from its log's first error.
+    std::uint8_t unrecorded = 0;
 };
 
 // A stored pyramid cell: 4 bytes (the stall share is an overlay applied per column at rasterization).
@@ -74,6 +80,17 @@ public:
     {
         return std::any_of(m_stallMembers.begin(), m_stallMembers.end(), [](const auto& m) { return m != nullptr; });
     }
+    // Some rank has no collective record (only some dumps or traces in the folder): its rows are drawn unknown.
+    bool hasUnrecordedRanks() const { return m_logRows != nullptr; }
+    bool recorded(std::uint32_t rank) const
+    {
+        return !m_logRows || rank >= m_logRows->size() || !(*m_logRows)[rank].unrecorded;
+    }
+    // No record, but a line of its own log (timed or not): what the row's tooltip says of it.
+    bool knownFromLogOnly(std::uint32_t rank) const
+    {
+        return !recorded(rank) && (*m_logRows)[rank].logged; // not recorded: a row of m_logRows
+    }
 
     const JobSnapshot& snapshot() const { return *m_snap; }
     std::uint32_t rows() const { return static_cast<std::uint32_t>(m_snap->collectives.size()); }
@@ -97,7 +114,7 @@ public:
     static constexpr TimeNs kTogetherMinNs = 10'000'000; // 10 ms, compute jitter between ranks
 
     // Fills `out` (widthPx × heightPx, row-major) for the visible window. When there are more ranks than
-    // pixel rows, each pixel row aggregates consecutive ranks of `order` (max for stalled/failed).
+    // pixel rows, each pixel row aggregates consecutive ranks of `order` (max for stalled/failed/unrecorded).
     void rasterize(const TimeAxisMapping& map, int heightPx, const std::vector<std::uint32_t>& order,
         std::vector<HeatCell>& out) const;
 
@@ -133,14 +150,18 @@ private:
     };
     void applyGroupStalls(const FramePlan& plan, std::uint32_t rank, HeatCell* out) const;
     // What a rank known only from its log shows, with no record to draw (issue #40): present from its first to its
-    // last timed line, failed from its first error or watchdog timeout on. Empty when every rank has records.
+    // last timed line, failed from its first error or watchdog timeout on, unknown while present (issue #44).
+    // Null when every rank has records.
     struct LogRow
     {
         TimeNs aliveFrom = kNoTime, aliveTo = kNoTime; // kNoTime: no timed line, present over the whole span
         TimeNs failedAt = kNoTime;
         bool applies = false; // the rank has no record and a log says something
+        bool unrecorded = false; // the rank has no record (with or without a log)
+        bool logged = false; // a line of its own log names it (not only the Flight Recorder analyzer)
     };
     void applyLogRow(std::uint32_t rank, TimeNs t0, TimeNs t1, std::uint8_t& present, std::uint8_t& failed) const;
+    void markUnrecorded(std::uint32_t rank, std::size_t width, HeatCell* out) const;
     FramePlan plan(const TimeAxisMapping& map) const;
     void rasterizeRank(const TimeAxisMapping& map, const FramePlan& plan, std::uint32_t rank,
         std::vector<float>& scratch, HeatCell* out) const;
@@ -158,7 +179,7 @@ private:
     TimeNs m_baseNs = 1;
     std::shared_ptr<const Levels> m_levels;
     std::shared_ptr<const Levels> m_lateLevels; // same buckets; .late holds the lateness (optional)
-    std::shared_ptr<const std::vector<LogRow>> m_logRows; // per rank; null when no rank is known from its log alone
+    std::shared_ptr<const std::vector<LogRow>> m_logRows; // per rank; null when every rank has records
 
     static void addCoarserLevels(Levels& levels, std::uint32_t ranks);
     static std::shared_ptr<HeatmapModel> shell(SnapshotPtr snap, std::vector<TimeRange> stalls);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// The rank heatmap's model without a widget: the level-0 bucket rule (memory bounded at any rank count) and the
-// records-only model `render` uses, which must draw what the window's pyramid draws.
+// The rank heatmap's model without a widget: the level-0 bucket rule (memory bounded at any rank count), the
+// records-only model `render` uses, which must draw what the window's pyramid draws, and ranks without records.
 #include "analysis/analysis.h"
+#include "import/open_job.h"
 #include "test_support.h"
 #include "view/heatmap_model.h"
 
@@ -200,4 +201,78 @@ TEST_CASE("first-stuck order explains itself: ranks in together make its top row
     CHECK(HeatmapModel::explain(*g).find("rank 5 entered 3") == 0);
     CHECK(HeatmapModel::explain(*g).find("the others waited for it") != std::string::npos);
     CHECK_FALSE(HeatmapModel::recordsOnly(sim.snapshot, {})->firstStuck()); // no stall, nothing to explain
+}
+
+// #44: a folder with the Flight Recorder dumps of ranks 0..7 only; the other ranks are known from their logs.
+TEST_CASE("ranks known only from their logs are unknown where present, ranks with records never", "[heatmap]")
+{
+    constexpr std::uint32_t kRecorded = 8;
+    const auto sim = simulateOrFail(tinyConfig());
+    TempDir tmp;
+    writePartialRawFolder(*sim.snapshot, tmp.path(), kRecorded);
+    auto job = openJob(tmp.str());
+    INFO((job ? std::string() : job.error().format()));
+    REQUIRE(job);
+    const auto snap = job->snapshot;
+    const auto R = static_cast<std::uint32_t>(snap->collectives.size());
+    REQUIRE(R == sim.snapshot->collectives.size());
+    NullProgress none;
+    const auto pyramid = HeatmapModel::build(snap, {}, none);
+    const auto records = HeatmapModel::recordsOnly(snap, {});
+    REQUIRE(pyramid->levels() > 1);
+    CHECK(pyramid->hasUnrecordedRanks());
+    const auto& span = snap->job.span;
+    const int w = 400;
+
+    // The whole job from the levels, and a second of the flap from the records (rank 37's log has times only
+    // there, from its port error at +60 s to port active at +62 s: it is alive only then): one row per rank.
+    const TimeNs flap = snap->job.clockOriginNs + 60 * kNsPerSec;
+    const std::pair<const HeatmapModel*, TimeRange> views[]
+        = { { pyramid.get(), span }, { records.get(), { flap + kNsPerSec / 2, flap + 3 * kNsPerSec / 2 } } };
+    for (const auto& [model, window] : views) {
+        INFO("levels: " << model->levels());
+        const auto cells = raster(*model, window, w, int(R));
+        for (std::uint32_t r = 0; r < R; ++r) {
+            INFO("rank " << r);
+            int present = 0, unrecorded = 0, inside = 0, mismatched = 0;
+            for (int x = 0; x < w; ++x) {
+                const auto& c = cells[std::size_t(r) * w + std::size_t(x)];
+                present += c.present > 0;
+                unrecorded += c.unrecorded > 0;
+                inside += c.inside > 0;
+                mismatched += c.unrecorded != (r < kRecorded ? 0 : c.present);
+            }
+            CHECK(model->recorded(r) == (r < kRecorded));
+            CHECK(model->knownFromLogOnly(r) == (r >= kRecorded)); // every rank left its log
+            CHECK(mismatched == 0);
+            if (r < kRecorded) {
+                CHECK(unrecorded == 0);
+                CHECK(inside > 0);
+            } else {
+                CHECK(unrecorded > 0); // alive from its log: some cells to draw unknown
+                CHECK(inside == 0); // and no collective made up
+            }
+        }
+    }
+
+    SECTION("a pixel row folding recorded and unrecorded ranks is unknown (max), rows of recorded ranks are not")
+    {
+        const int h = 20; // 3 or 4 ranks a row: row 2 folds ranks 6..8, rows 0 and 1 ranks 0..5
+        const auto cells = raster(*pyramid, span, w, h);
+        auto unknownCells = [&](int y) {
+            return std::count_if(
+                cells.begin() + y * w, cells.begin() + (y + 1) * w, [](const HeatCell& c) { return c.unrecorded > 0; });
+        };
+        CHECK(unknownCells(0) == 0);
+        CHECK(unknownCells(1) == 0);
+        CHECK(unknownCells(2) > 0);
+        CHECK(unknownCells(h - 1) > 0);
+    }
+    SECTION("the full folder has no unrecorded rank: its raster is what it was")
+    {
+        const auto full = HeatmapModel::build(sim.snapshot, {}, none);
+        CHECK_FALSE(full->hasUnrecordedRanks());
+        const auto cells = raster(*full, span, w, int(R));
+        CHECK(std::none_of(cells.begin(), cells.end(), [](const HeatCell& c) { return c.unrecorded > 0; }));
+    }
 }

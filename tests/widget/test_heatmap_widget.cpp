@@ -17,6 +17,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <filesystem>
 #include <limits>
 
@@ -408,6 +409,122 @@ TEST_CASE("hourly-flap at 1,024 ranks: a full-height stall band at each flap and
     const auto zoomedCols = stallColumns(zoomed, w.plotRect(), stall, 0.99);
     const double expected = double(inc.endNs - inc.startNs) / w.mapping().nsPerPx();
     CHECK(double(zoomedCols.size()) == Approx(expected).margin(3));
+}
+
+// #44: a rank with no collective record is unknown, not idle.
+TEST_CASE("the unknown colour differs from every other state, light and dark, and is hatched", "[widget]")
+{
+    auto distance
+        = [](QRgb a, QRgb b) { return std::hypot(qRed(a) - qRed(b), qGreen(a) - qGreen(b), qBlue(a) - qBlue(b)); };
+    for (const bool dark : { false, true }) {
+        INFO((dark ? "dark" : "light"));
+        const auto pal = HeatmapPalette::fromPalette(themePalette(dark));
+        HeatCell unknown {};
+        unknown.present = 255;
+        unknown.unrecorded = 255;
+        HeatCell idle {};
+        idle.present = 255;
+        const QRgb u = pal.color(unknown);
+        CHECK(u == pal.unknown.rgb());
+        CHECK(u != pal.color(idle));
+        // Apart from each state by its lightness or its hue (colour-blind safe: not by hue alone where it is close).
+        CHECK(std::abs(QColor(u).lightness() - QColor(pal.color(idle)).lightness()) >= 20);
+        CHECK(std::abs(QColor(u).lightness() - pal.background.lightness()) >= 20);
+        for (const QColor& other : { pal.background, pal.computing, pal.inside, pal.stalled, pal.held, pal.failed }) {
+            INFO(other.name().toStdString());
+            CHECK(distance(u, other.rgb()) >= 40);
+        }
+        // A failure, a stall or a hold of the rank (or of a recorded rank in the same folded row) outranks unknown.
+        for (auto alarm : { &HeatCell::failed, &HeatCell::stalled, &HeatCell::held }) {
+            HeatCell with = unknown, without = idle;
+            with.*alarm = without.*alarm = 255;
+            CHECK(pal.color(with) == pal.color(without));
+            CHECK_FALSE(pal.isUnknown(with));
+        }
+        // The hatch: a line every kHatchPx along x + y, over unknown cells only.
+        int lines = 0;
+        for (int y = 0; y < 8; ++y) {
+            for (int x = 0; x < 8; ++x) {
+                lines += pal.colorAt(unknown, x, y, HeatmapPalette::kHatchPx) == pal.unknownHatch.rgb();
+                CHECK(pal.colorAt(idle, x, y, HeatmapPalette::kHatchPx) == pal.color(idle));
+            }
+        }
+        CHECK(lines == 64 / HeatmapPalette::kHatchPx);
+        CHECK(distance(pal.unknownHatch.rgb(), u) >= 20);
+        CHECK(distance(pal.unknownHatch.rgb(), pal.computing.rgb()) >= 40);
+    }
+}
+
+TEST_CASE("a folder with some ranks' dumps draws the others unknown, never computing, and says why", "[widget]")
+{
+    constexpr std::uint32_t kRecorded = 8;
+    const auto sim = simulateOrFail(tinyConfig());
+    TempDir tmp;
+    writePartialRawFolder(*sim.snapshot, tmp.path(), kRecorded);
+    auto job = openJob(tmp.str());
+    REQUIRE(job);
+    const auto analysis = std::make_shared<AnalysisResult>(analyze(*job->snapshot));
+    NullProgress none;
+    const auto model = HeatmapModel::build(job->snapshot, stallWindows(*analysis), none);
+    ViewState state;
+    state.setSpan(job->snapshot->job.span);
+    for (const bool dark : { false, true }) {
+        INFO((dark ? "dark" : "light"));
+        HeatmapWidget w(&state);
+        w.setPalette(themePalette(dark));
+        w.setModel(model, analysis);
+        w.resize(1200, 600);
+        const auto pal = HeatmapPalette::fromPalette(themePalette(dark));
+        const QRect plot = w.plotRect();
+        for (const auto metric : { HeatmapMetric::State, HeatmapMetric::TimeInCollectives }) {
+            w.setMetric(metric);
+            const QImage img = w.renderImage(QSize(1200, 600));
+            const QRgb idle = metric == HeatmapMetric::State ? pal.computing.rgb() : HeatmapPalette::rampColor(0);
+            int unknownRecorded = 0, unknownOthers = 0, idleOthers = 0;
+            for (int y = plot.top(); y <= plot.bottom(); ++y) {
+                const auto rank = w.rankAt(QPoint(plot.left(), y));
+                REQUIRE(rank);
+                for (int x = plot.left(); x <= plot.right(); ++x) {
+                    const QRgb c = img.pixel(x, y);
+                    const bool unknown = c == pal.unknown.rgb() || c == pal.unknownHatch.rgb();
+                    (*rank < kRecorded ? unknownRecorded : unknownOthers) += unknown;
+                    idleOthers += *rank >= kRecorded && c == idle;
+                }
+            }
+            CHECK(unknownRecorded == 0);
+            CHECK(unknownOthers > plot.width() * plot.height() / 2);
+            CHECK(idleOthers == 0);
+            // The legend explains the hatch: the unknown colours below the rows.
+            int legend = 0;
+            for (int y = plot.bottom() + 1; y < img.height(); ++y) {
+                for (int x = 0; x < img.width(); ++x) {
+                    legend += img.pixel(x, y) == pal.unknown.rgb();
+                }
+            }
+            CHECK(legend > 0);
+        }
+        const int x = plot.left() + plot.width() / 4;
+        auto rowOf = [&](std::uint32_t rank) { return plot.top() + int((rank + 0.5) * plot.height() / model->rows()); };
+        const QString unrecorded = w.tooltipAt(QPoint(x, rowOf(20)));
+        CHECK(unrecorded.contains(QStringLiteral("rank 20")));
+        CHECK(unrecorded.contains(QStringLiteral("no collective record")));
+        CHECK(unrecorded.contains(QStringLiteral("known from its log only")));
+        CHECK_FALSE(w.tooltipAt(QPoint(x, rowOf(3))).contains(QStringLiteral("no collective record")));
+    }
+    // A full job's legend has no such entry (nor its colour anywhere).
+    Fixture f;
+    HeatmapWidget full(&f.state);
+    full.setModel(f.model, f.analysis);
+    full.resize(1200, 600);
+    const QImage img = full.renderImage(QSize(1200, 600));
+    const auto pal = HeatmapPalette::fromPalette(full.palette());
+    int unknown = 0;
+    for (int y = 0; y < img.height(); ++y) {
+        for (int x = 0; x < img.width(); ++x) {
+            unknown += img.pixel(x, y) == pal.unknown.rgb();
+        }
+    }
+    CHECK(unknown == 0);
 }
 
 TEST_CASE("colour by time in collectives, a host selected in the topology lights up its ranks", "[widget]")
