@@ -172,7 +172,10 @@ int runAnalyze(const std::vector<std::string>& args, std::ostream& out, std::ost
     const auto& snap = *loaded->snapshot;
     const bool json = parsed.has("json");
     if (parsed.has("fabric") || snap.job.worldSize == 0) {
-        const auto review = reviewFabric(snap, fabricOptions);
+        auto review = reviewFabric(snap, fabricOptions);
+        if (snap.job.worldSize > 0) { // the job's own folder: which of its stalls each link is in
+            noteJobStalls(review, analyze(snap, options));
+        }
         std::vector<ReviewedJob> jobs;
         if (auto it = parsed.options.find("job"); it != parsed.options.end()) {
             for (const auto& path : it->second) {

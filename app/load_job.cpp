@@ -107,7 +107,9 @@ OpenedBundle openWith(
     progress.report("Analysing", 0, 1);
     out.analysis = std::make_shared<AnalysisResult>(analyze(*out.snapshot, AnalysisOptions {}, progress));
     progress.report("Reviewing the fabric", 0, 1);
-    out.fabricReview = std::make_shared<FabricReview>(reviewFabric(*out.snapshot, FabricReviewOptions {}, progress));
+    auto review = reviewFabric(*out.snapshot, FabricReviewOptions {}, progress);
+    noteJobStalls(review, *out.analysis);
+    out.fabricReview = std::make_shared<FabricReview>(std::move(review));
     progress.report("Building heatmap levels", 0, 1);
     auto [rankLevels, linkLevels] = levels.get();
     out.heatmap = rankLevels->withStalls(*out.analysis);

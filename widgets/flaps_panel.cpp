@@ -141,11 +141,13 @@ void FlapsPanel::setReview(std::shared_ptr<const JobSnapshot> snap, std::shared_
             item(tr("never down: %1 retrains in %2 bursts, %3 symbol errors")
                      .arg(l.retrains)
                      .arg(l.errorBursts)
-                     .arg(QString::fromStdString(formatCount(l.symbolErrors)))));
+                     .arg(QString::fromStdString(formatCount(l.symbolErrors)))
+                + QString::fromStdString(jobStallsText(l))));
         m_table->setItem(row, kNext, item({}));
         m_table->setItem(row, kDown, item({}));
         m_table->setItem(row, kCost, item({}));
-        for (int c = 0; c < kColumns; ++c) {
+        // Greyed as background noise, unless its retrains fall in the job's stalls: then it is a suspect.
+        for (int c = 0; c < kColumns && l.jobStalls.empty(); ++c) {
             m_table->item(row, c)->setForeground(palette().color(QPalette::PlaceholderText));
         }
         ++row;
@@ -183,6 +185,9 @@ void FlapsPanel::selectRow(int row)
         m_state->setCursor(l.flaps.back().timeNs()); // the latest flap: where the counters tell the story
         listFlaps(n);
     } else {
+        if (!l.retrainBrackets.empty()) { // the latest retrain, as for a flap
+            m_state->setCursor(l.retrainBrackets.back().end);
+        }
         m_flapList->clear();
         m_listed = -1;
     }

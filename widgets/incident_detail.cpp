@@ -140,6 +140,9 @@ QString incidentHtml(const JobSnapshot& snap, const Incident& inc)
         collective += QObject::tr(" (usually %1)").arg(QString::fromStdString(formatDuration(inc.baselineNs)));
     }
     h += row(QObject::tr("Collective"), collective);
+    if (inc.coverage.partial() && inc.coverage.recorded > 0) {
+        h += row(QObject::tr("Coverage"), esc(coverageText(inc.coverage)));
+    }
     if (inc.culprit) {
         const auto& c = *inc.culprit;
         h += row(QObject::tr("Culprit"),

@@ -110,9 +110,14 @@ void IncidentsPanel::setAnalysis(
             : died ? tr("%1 until the job died").arg(QString::fromStdString(formatDuration(inc.jobDiedNs - inc.startNs)))
                    : QString::fromStdString(formatDuration(inc.endNs - inc.startNs));
         const QString start = untimed ? tr("time unknown") : QString::fromStdString(formatUtc(inc.startNs).substr(0, 23));
+        // Extrapolated from the ranks with records: say on how many it rests, in the cell and its tooltip.
+        const bool thin = inc.coverage.extrapolated && inc.coverage.recorded > 0;
+        const QString ranks = thin
+            ? tr("%1 (%2 with records)").arg(inc.ranksAffected).arg(inc.coverage.recorded)
+            : QString::number(inc.ranksAffected);
         const QStringList cells
             = { QString::number(inc.number), start, duration,
-                  QString::number(inc.ranksAffected), QString::fromStdString(incidentLabel(inc)), culprit,
+                  ranks, QString::fromStdString(incidentLabel(inc)), culprit,
                   QString::fromStdString(formatCount(std::uint64_t(inc.policy.totalGpuSeconds + 0.5))) };
         const QColor crash = HeatmapPalette::fromPalette(palette()).failed;
         for (int c = 0; c < cells.size(); ++c) {
@@ -125,6 +130,9 @@ void IncidentsPanel::setAnalysis(
                 QFont f = item->font();
                 f.setBold(true);
                 item->setFont(f);
+            }
+            if (c == 3 && thin) {
+                item->setToolTip(QString::fromStdString(coverageText(inc.coverage)));
             }
             m_table->setItem(row, c, item);
         }

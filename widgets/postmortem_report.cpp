@@ -118,11 +118,18 @@ void incident(Doc& d, const JobSnapshot& snap, const Incident& inc, const std::s
         + startText(snap, inc) + (snap.job.untimed() ? "" : ", " + durationText(snap, inc));
     const auto text = printable(incidentText(snap, inc), true);
     const auto fence = markdownFence(text);
+    // The ranks it rests on, beside the summary when not every rank has records: a reader must not take an
+    // extrapolation for a measurement.
+    const std::string coverage = inc.coverage.partial() && inc.coverage.recorded > 0
+        ? "Coverage: " + coverageText(inc.coverage) + "."
+        : std::string();
     d.md << "\n## " << markdownText(title) << "\n\n"
-         << markdownText(inc.summary) << "\n\n![incident " << inc.number << "](" << image << ")\n\n"
+         << markdownText(inc.summary) << "\n\n" << (coverage.empty() ? "" : markdownText(coverage) + "\n\n")
+         << "![incident " << inc.number << "](" << image << ")\n\n"
          << fence << "\n"
          << text << fence << "\n";
     d.h << "<h2 id=\"incident-" << inc.number << "\">" << html(title) << "</h2>\n<p>" << html(inc.summary) << "</p>\n"
+        << (coverage.empty() ? "" : "<p><em>" + html(coverage) + "</em></p>\n")
         << "<img src=\"" << image << "\" alt=\"incident " << inc.number << "\">\n<pre>" << html(text) << "</pre>\n";
 }
 

@@ -240,6 +240,7 @@ private:
             [](const FlapSighting& x, const FlapSighting& y) { return x.timeNs() < y.timeNs(); });
         for (std::size_t i = 0; i < retrainSteps.size(); ++i) {
             r.errorBursts += i == 0 || retrainSteps[i].fromNs - retrainSteps[i - 1].toNs > kBurstGapNs;
+            r.retrainBrackets.push_back({ retrainSteps[i].fromNs, retrainSteps[i].toNs });
         }
         symbolTrend(r, ports);
         for (const auto& f : r.flaps) {
@@ -465,6 +466,35 @@ FabricReview reviewFabric(const JobSnapshot& snap, const FabricReviewOptions& op
     });
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return out;
+}
+
+void noteJobStalls(FabricReview& review, const AnalysisResult& job)
+{
+    const auto mark = [&](ReviewedLink& l) {
+        l.jobStalls.clear();
+        for (const auto& inc : job.incidents) {
+            if (inc.kind == IncidentKind::Straggler) {
+                continue;
+            }
+            const auto near = [&](TimeNs from, TimeNs to) {
+                const TimeNs slack = std::max<TimeNs>(to - from, kNsPerSec); // the counter sample's own width
+                return from <= inc.endNs + slack && to + slack >= inc.startNs;
+            };
+            bool hit = std::any_of(l.flaps.begin(), l.flaps.end(),
+                [&](const FlapSighting& f) { return near(f.earliestNs, f.latestNs); });
+            hit = hit || std::any_of(l.retrainBrackets.begin(), l.retrainBrackets.end(),
+                             [&](const TimeRange& b) { return near(b.start, b.end); });
+            if (hit) {
+                l.jobStalls.push_back(inc.number);
+            }
+        }
+    };
+    for (auto& l : review.flapping) {
+        mark(l);
+    }
+    for (auto& l : review.erroring) {
+        mark(l);
+    }
 }
 
 FabricReview reviewFabric(const JobSnapshot& snap, const FabricReviewOptions& options)

@@ -73,6 +73,7 @@ struct ReviewedLink
     std::vector<FlapSighting> flaps; // sorted by time
     bool saturated = false; // link_downed stuck at its maximum: flaps after that are invisible
     std::uint32_t retrains = 0; // link_error_recovery steps (the link recovered without going down)
+    std::vector<TimeRange> retrainBrackets; // the sample intervals those steps fell in, in time order
     std::uint32_t errorBursts = 0; // retrains grouped: ones less than 10 minutes apart are one burst
     std::uint64_t symbolErrors = 0; // both ends, over the whole span
     TimeNs downTotalNs = 0; // over the flaps whose length is known
@@ -90,6 +91,9 @@ struct ReviewedLink
     bool lengthAssumed = false; // no flap's length is known: priced as shorter than one retry period
     double gpuHoursPerFlap = 0;
     double gpuHoursPerDay = 0;
+    // With a job in the same data: its job-wide stalls (incident numbers) that a flap or retrain of this link
+    // falls in, whoever the job's analysis blamed (noteJobStalls).
+    std::vector<int> jobStalls;
 };
 
 struct FabricReview
@@ -111,12 +115,19 @@ struct FabricReview
 FabricReview reviewFabric(const JobSnapshot& snap, const FabricReviewOptions& options, Progress& progress);
 FabricReview reviewFabric(const JobSnapshot& snap, const FabricReviewOptions& options = {});
 
+// Marks each flapping or erroring link with the job's stalls its flaps or retrains fall in (a sample bracket
+// overlapping the stall, a sample's width of slack): the review of a job's own folder then says which of the job's
+// stalls each link coincides with.
+void noteJobStalls(FabricReview& review, const AnalysisResult& job);
+
 std::string fabricReviewText(const JobSnapshot& snap, const FabricReview& review);
 std::string fabricReviewJson(const JobSnapshot& snap, const FabricReview& review); // stallscope.fabric/1
 
 // "every 1h00m02s ± 3s, 23 times since Mon 2026-11-02 09:17"
 std::string describeRecurrence(const Recurrence& r);
 std::vector<TimeNs> flapTimes(const ReviewedLink& l); // each flap's time, in order
+// "; in this job's stalls 1, 2 and 3" (ReviewedLink::jobStalls), or "" when it is in none.
+std::string jobStallsText(const ReviewedLink& l);
 
 // Flaps a day at the rate seen: one a period when they recur, else the sightings over the span, a day at least (a
 // single flap in a minute is not 1,440 a day). The one rate the fabric review and a job's incidents are priced by.

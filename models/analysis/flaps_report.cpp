@@ -97,10 +97,22 @@ void flappingText(std::ostream& o, const FabricReview& rv, const ReviewedLink& l
     if (l.retrains > 0) {
         o << "; " << l.retrains << " retrains";
     }
-    o << '\n' << "    " << priceLine(rv, l) << '\n';
+    o << jobStallsText(l) << '\n' << "    " << priceLine(rv, l) << '\n';
 }
 
 } // namespace
+
+std::string jobStallsText(const ReviewedLink& l)
+{
+    if (l.jobStalls.empty()) {
+        return "";
+    }
+    std::string s = l.jobStalls.size() == 1 ? "; in this job's stall " : "; in this job's stalls ";
+    for (std::size_t i = 0; i < l.jobStalls.size(); ++i) {
+        s += (i == 0 ? "" : i + 1 == l.jobStalls.size() ? " and " : ", ") + std::to_string(l.jobStalls[i]);
+    }
+    return s;
+}
 
 std::vector<TimeNs> flapTimes(const ReviewedLink& l)
 {
@@ -181,7 +193,8 @@ std::string fabricReviewText(const JobSnapshot& snap, const FabricReview& rv)
         o << "\nErroring links, never down (" << rv.erroring.size() << "):\n";
         for (const auto& l : rv.erroring) {
             o << "    " << linkTitle(l) << ": " << l.retrains << " retrains in " << l.errorBursts << " burst"
-              << (l.errorBursts == 1 ? "" : "s") << ", " << formatCount(l.symbolErrors) << " symbol errors\n";
+              << (l.errorBursts == 1 ? "" : "s") << ", " << formatCount(l.symbolErrors) << " symbol errors"
+              << jobStallsText(l) << "\n";
         }
     }
     if (!rv.degraded.empty()) {
@@ -247,6 +260,7 @@ std::string fabricReviewJson(const JobSnapshot& snap, const FabricReview& rv)
         }
         x["symbol_trend"] = { { "flaps_with_symbol_errors_before", l.flapsWithSymbolsBefore },
             { "before_per_10min", l.symbolsBeforePer10Min }, { "otherwise_per_10min", l.symbolsOtherwisePer10Min } };
+        x["job_stalls"] = l.jobStalls;
         x["cost"] = { { "flaps_per_day", l.flapsPerDay }, { "crashes", l.crashes },
             { "stall_per_flap_ns", l.stallPerFlapNs }, { "length_assumed", l.lengthAssumed },
             { "gpu_hours_per_flap", l.gpuHoursPerFlap }, { "gpu_hours_per_day", l.gpuHoursPerDay } };

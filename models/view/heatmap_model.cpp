@@ -156,14 +156,19 @@ std::shared_ptr<const std::vector<HeatmapModel::LogRow>> HeatmapModel::logRowsOf
     auto hasRecords = [&](std::size_t r) { return r < s.collectives.size() && s.collectives[r].size() > 0; };
     auto rows = std::make_shared<std::vector<LogRow>>(s.ranks.size());
     bool any = false;
+    // When some ranks have records, the others were in the same collectives from the start (a collective needs
+    // every rank of its group): a logged rank's row is unknown from the job's start, not from its first timed line
+    // (NCCL's init lines carry no time, so that is often a watchdog timeout at the end), to the job's end.
+    const bool someRecorded = s.collectiveCount() > 0;
     for (std::size_t r = 0; r < s.ranks.size(); ++r) {
         if (hasRecords(r)) {
             continue;
         }
         auto& row = (*rows)[r];
         row.unrecorded = true;
-        row.aliveFrom = s.ranks[r].logFirstNs;
-        row.aliveTo = s.ranks[r].logLastNs;
+        const bool timed = s.ranks[r].logFirstNs != kNoTime;
+        row.aliveFrom = someRecorded && timed ? s.job.span.start : s.ranks[r].logFirstNs;
+        row.aliveTo = someRecorded && timed ? s.job.span.end : s.ranks[r].logLastNs;
         row.applies = row.aliveFrom != kNoTime;
         row.logged = row.aliveFrom != kNoTime;
         any = true;

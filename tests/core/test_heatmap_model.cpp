@@ -225,7 +225,8 @@ TEST_CASE("ranks known only from their logs are unknown where present, ranks wit
     const int w = 400;
 
     // The whole job from the levels, and a second of the flap from the records (rank 37's log has times only
-    // there, from its port error at +60 s to port active at +62 s: it is alive only then): one row per rank.
+    // there, from its port error at +60 s to port active at +62 s; other ranks hold records, so it is unknown from
+    // the job's start): one row per rank.
     const TimeNs flap = snap->job.clockOriginNs + 60 * kNsPerSec;
     const std::pair<const HeatmapModel*, TimeRange> views[]
         = { { pyramid.get(), span }, { records.get(), { flap + kNsPerSec / 2, flap + 3 * kNsPerSec / 2 } } };
@@ -251,6 +252,11 @@ TEST_CASE("ranks known only from their logs are unknown where present, ranks wit
             } else {
                 CHECK(unrecorded > 0); // alive from its log: some cells to draw unknown
                 CHECK(inside == 0); // and no collective made up
+                if (model == pyramid.get()) {
+                    // In the same collectives as the recorded ranks from the start: unknown all along, never "no data"
+                    // before its first timed line.
+                    CHECK(unrecorded == w);
+                }
             }
         }
     }

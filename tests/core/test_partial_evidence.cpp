@@ -3,6 +3,7 @@
 // (what is usually retrieved after an incident), names the same incidents and culprits as a folder with every
 // rank's dumps, with stall lengths within 5 %, and says how many ranks each conclusion rests on.
 #include "analysis/analysis.h"
+#include "analysis/flaps.h"
 #include "import/open_job.h"
 #include "sim/raw_writer.h"
 #include "test_support.h"
@@ -245,4 +246,34 @@ TEST_CASE("thin coverage raises no stall in a healthy job, and a straggler outsi
             CHECK(i.suspectRanks.empty());
         }
     }
+}
+
+TEST_CASE("the fabric review of the job's folder lists the job's stalls each erroring link's retrains fall in",
+    "[core][analysis][sim][partial][fabric]")
+{
+    auto config = scenario("errors:leaf-spine:leaf=3:spine=1:at=60s:count=3:gap=20s:pause=3s");
+    // A marginal cable counting symbol errors all along, never retraining: erroring, and in no stall.
+    config.faults.push_back(parseFaultSpec("noisy:leaf-spine:leaf=1:spine=2:at=0s:rate=600").value());
+    TempDir tmp;
+    const auto sim = simulateOrFail(config);
+    const auto host = writeAndAnalyse(sim, tmp, Records::OneHost);
+    const auto stalls = jobWide(host.result);
+    REQUIRE(stalls.size() == 3);
+    auto review = reviewFabric(*host.job.snapshot);
+    noteJobStalls(review, host.result);
+    REQUIRE(review.flapping.empty());
+    REQUIRE(review.erroring.size() == 2);
+    const auto& retrained = review.erroring[0]; // most retrains first
+    CHECK(retrained.retrains == 3);
+    CHECK(retrained.retrainBrackets.size() == 3);
+    CHECK(retrained.jobStalls == std::vector<int> { 1, 2, 3 });
+    REQUIRE(stalls[0]->culprit); // the link the job's analysis blamed is the one the review lists them under
+    const auto end = [](const LinkEndpoint& e) { return e.node + " p" + std::to_string(e.port); };
+    CHECK((retrained.a + " " + retrained.b) == (end(stalls[0]->culprit->a) + " " + end(stalls[0]->culprit->b)));
+    CHECK(review.erroring[1].retrains == 0);
+    CHECK(review.erroring[1].jobStalls.empty());
+    const auto text = fabricReviewText(*host.job.snapshot, review);
+    CHECK_THAT(text, Catch::Contains("in this job's stalls 1, 2 and 3"));
+    const auto json = nlohmann::json::parse(fabricReviewJson(*host.job.snapshot, review));
+    CHECK(json["erroring"][0]["job_stalls"] == nlohmann::json::array({ 1, 2, 3 }));
 }

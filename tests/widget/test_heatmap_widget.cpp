@@ -8,6 +8,7 @@
 #include "import/open_job.h"
 #include "incidents_panel.h"
 #include "link_list_panel.h"
+#include "sim/raw_writer.h"
 #include "test_support.h"
 #include "theme.h"
 #include "time_ticks.h"
@@ -699,6 +700,41 @@ TEST_CASE("an incident of a job no file gave a time is listed as \"time unknown\
     REQUIRE(panel.rowCount() == 1);
     CHECK(panel.cellText(0, 1) == QStringLiteral("time unknown"));
     CHECK(panel.cellText(0, 2) == QStringLiteral("unknown"));
+}
+
+TEST_CASE("an incident found from a few ranks' records says so in the list and the detail", "[widget][partial]")
+{
+    const auto sim = simulateOrFail(tinyConfig());
+    TempDir tmp;
+    writePartialRawFolder(*sim.snapshot, tmp.path(), 8);
+    auto job = openJob(tmp.str());
+    REQUIRE(job);
+    std::shared_ptr<const JobSnapshot> snap = job->snapshot;
+    const auto analysis = std::make_shared<AnalysisResult>(analyze(*snap));
+    REQUIRE_FALSE(analysis->incidents.empty());
+    REQUIRE(analysis->incidents[0].coverage.extrapolated);
+    ViewState state;
+    IncidentsPanel panel(&state);
+    panel.setAnalysis(snap, analysis);
+    const auto world = QString::number(analysis->incidents[0].ranksAffected);
+    CHECK(panel.cellText(0, 3) == QStringLiteral("%1 (8 with records)").arg(world));
+    state.selectIncident(1);
+    CHECK(panel.detailText().contains(QStringLiteral("Coverage")));
+    CHECK(panel.detailText().contains(QStringLiteral("seen on all 8 of 8 ranks with records")));
+
+    SECTION("every rank's records: the plain count, no coverage row")
+    {
+        TempDir full;
+        REQUIRE(writeRawFolder(*sim.snapshot, full.str()).empty());
+        auto all = openJob(full.str());
+        REQUIRE(all);
+        const auto a = std::make_shared<AnalysisResult>(analyze(*all->snapshot));
+        REQUIRE_FALSE(a->incidents.empty());
+        panel.setAnalysis(all->snapshot, a);
+        CHECK(panel.cellText(0, 3) == QString::number(a->incidents[0].ranksAffected));
+        state.selectIncident(1);
+        CHECK_FALSE(panel.detailText().contains(QStringLiteral("Coverage")));
+    }
 }
 
 namespace {
