@@ -23,7 +23,7 @@ struct HeatmapPalette
     QColor stalled;
     QColor held; // a pale stall colour: waiting for another group's stall
     QColor failed;
-    QColor unknown; // present, but no collective record: known from its log at most (issue #44)
+    QColor unknown; // present, but no collective record: known from its log at most
     QColor unknownHatch; // the hatch lines across unknown cells
     static constexpr int kHatchPx = 4; // their spacing along x + y, logical pixels
     QColor text;

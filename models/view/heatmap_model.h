@@ -8,7 +8,7 @@
 // A pyramid of power-of-two buckets (per rank) serves coarse zoom; finer zoom rasterizes straight from the
 // records (binary search of the visible window). Activity narrower than a cell is folded into it: stalled
 // and failed shares are max-aggregated so a one-pixel stall never vanishes, inside shares are averaged.
-// A rank with no collective record (its dump or trace is not in the folder: issue #44) is drawn as unknown, not as
+// A rank with no collective record (its dump or trace is not in the folder) is drawn as unknown, not as
 // computing: its cells are `unrecorded`, and a pixel row folding it with recorded ranks is too (max), so the
 // computing colour always means that every rank of the row was seen computing.
 // Immutable after build(); rasterize() may run on any thread.
@@ -37,7 +37,7 @@ struct HeatCell
     // Share inside a collective during a stall of a group the rank is not in: it waited in its own group's next
     // collective for the stalled group (pod groups: the other pods, docs/formats.md §6b). Exclusive of `stalled`.
     std::uint8_t held = 0;
-    // 255 where the rank is present but has no collective record at all (known from its log only, issue #44): what
+    // 255 where the rank is present but has no collective record at all (known from its log only): what
     // it did here is unknown. The other shares stay 0 for it, except `failed` from its log's first error.
     std::uint8_t unrecorded = 0;
 };
@@ -149,8 +149,9 @@ private:
         std::vector<GroupStall> groupStalls;
     };
     void applyGroupStalls(const FramePlan& plan, std::uint32_t rank, HeatCell* out) const;
-    // What a rank known only from its log shows, with no record to draw (issue #40): present from its first to its
-    // last timed line, failed from its first error or watchdog timeout on, unknown while present (issue #44).
+    // What a rank known only from its log shows, with no record to draw: present from its first to its last timed
+    // line (over the whole job when other ranks have records), failed from its first error or watchdog timeout on,
+    // unknown while present.
     // Null when every rank has records.
     struct LogRow
     {
