@@ -115,7 +115,8 @@ void FlapsPanel::setReview(std::shared_ptr<const JobSnapshot> snap, std::shared_
         m_table->setItem(row, kLink, item(name));
         m_table->setItem(row, kTier, item(QString::fromStdString(l.tier)));
         m_table->setItem(row, kFlaps, item(QString::number(l.flaps.size()), {}, double(l.flaps.size()), true));
-        const QString rec = QString::fromStdString(describeSightings(l.recurrence, flapTimes(l)));
+        const QString rec
+            = QString::fromStdString(describeSightings(l.recurrence, flapTimes(l)) + jobStallsText(l));
         m_table->setItem(row, kRecurrence, item(rec));
         m_table->setItem(row, kNext,
             item(l.recurrence ? QString::fromStdString(formatUtc(l.recurrence->nextNs).substr(0, 16)) : QString()));
@@ -138,9 +139,10 @@ void FlapsPanel::setReview(std::shared_ptr<const JobSnapshot> snap, std::shared_
         m_table->setItem(row, kTier, item(QString::fromStdString(l.tier)));
         m_table->setItem(row, kFlaps, item(QStringLiteral("0"), {}, 0, true));
         m_table->setItem(row, kRecurrence,
-            item(tr("never down: %1 retrains in %2 bursts, %3 symbol errors")
+            item(tr("never down: %1 retrains in %2 %3, %4 symbol errors")
                      .arg(l.retrains)
                      .arg(l.errorBursts)
+                     .arg(l.errorBursts == 1 ? tr("burst") : tr("bursts"))
                      .arg(QString::fromStdString(formatCount(l.symbolErrors)))
                 + QString::fromStdString(jobStallsText(l))));
         m_table->setItem(row, kNext, item({}));

@@ -135,7 +135,8 @@ QString incidentHtml(const JobSnapshot& snap, const Incident& inc)
                              .arg(esc(std::string(snap.str(snap.groups.at(inc.group).name))))
                              .arg(inc.seq)
                              .arg(QString::fromStdString(std::string(toString(inc.op))),
-                                 QString::fromStdString(formatBytes(double(inc.bytes))));
+                                 inc.bytes > 0 ? QString::fromStdString(formatBytes(double(inc.bytes)))
+                                               : QObject::tr("(size not known: no record of it)"));
     if (inc.baselineNs > 0) {
         collective += QObject::tr(" (usually %1)").arg(QString::fromStdString(formatDuration(inc.baselineNs)));
     }

@@ -87,7 +87,10 @@ void classify(const JobSnapshot& snap, Incident& inc)
         inc.suspectRanks = inc.firstFailedRanks;
         inc.summary = "link " + inc.culprit->a.node + " port " + std::to_string(inc.culprit->a.port) + " <-> "
             + inc.culprit->b.node + " port " + std::to_string(inc.culprit->b.port)
-            + (inc.culprit->retrained ? " retrained without going down (" : " went down (") + inc.culprit->confidence
+            + (inc.culprit->symbolBurst ? " dropped packets in a symbol-error burst, never down ("
+                   : inc.culprit->retrained ? " retrained without going down ("
+                                            : " went down (")
+            + inc.culprit->confidence
             + " confidence)";
         return;
     }

@@ -97,6 +97,9 @@ struct LinkVerdict
     double score = 0;
     std::string confidence; // "high", "medium", "low"
     bool retrained = false; // hard evidence is link_error_recovery only: it paused without going down
+    // Hard evidence is a symbol-error burst with packets dropped at the stall's onset (port_rcv_errors): the link
+    // neither went down nor retrained, but a packet lost at a message's tail costs the sender's ACK timeout.
+    bool symbolBurst = false;
     bool reroutedAround = false; // leaf–spine link whose traffic moved to sibling uplinks (counter evidence)
     TimeNs downNs = kNoTime; // from link events, when seen
     TimeNs upNs = kNoTime;

@@ -59,7 +59,8 @@ void priceIncident(const JobSnapshot& snap, Incident& inc)
     } else if (inc.kind == IncidentKind::LinkFlap && !inc.jobCrashed) {
         // The stall holds the collective's own data phase too (its baseline): take that off.
         p.outageNs = std::max<TimeNs>(1, inc.endNs - inc.startNs - inc.baselineNs);
-        p.outageSource = inc.culprit && inc.culprit->retrained ? "stall duration (upper bound of the retrain's pause)"
+        p.outageSource = inc.culprit && inc.culprit->symbolBurst ? "stall duration (the link never stopped; dropped packets)"
+            : inc.culprit && inc.culprit->retrained ? "stall duration (upper bound of the retrain's pause)"
                                                                : "stall duration (upper bound)";
     }
     if (inc.culprit) {

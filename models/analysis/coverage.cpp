@@ -18,9 +18,11 @@ std::string coverageText(const Coverage& c)
     }
     std::string s;
     if (c.seen == 0) {
-        s = "in no record of the " + formatCount(c.recorded)
-            + (c.recorded == 1 ? " rank that has one" : " ranks that have them")
-            + " (they end before it, or keep completed collectives only, as a profiler trace does): told by the logs";
+        s = "told by the logs: "
+            + (c.onlyRank != kNoRank
+                      ? "the one rank with records (rank " + std::to_string(c.onlyRank) + ") does not show it"
+                                     : "none of the " + formatCount(c.recorded) + " ranks with records shows it")
+            + " (records end before it, or keep completed collectives only, as a profiler trace does)";
     } else if (c.onlyRank != kNoRank) {
         // One rank's record shows how long it waited inside the collective, not whom it waited for: a fabric stall
         // and a late peer look alike on it.
@@ -192,7 +194,10 @@ std::optional<Incident> logOnlyIncident(
         auto& c = inc->coverage;
         for (const auto r : snap.groups[inc->group].ranks) {
             ++c.groupRanks;
-            c.recorded += r < snap.collectives.size() && snap.collectives[r].size() > 0;
+            if (r < snap.collectives.size() && snap.collectives[r].size() > 0) {
+                c.onlyRank = c.recorded == 0 ? r : kNoRank;
+                ++c.recorded;
+            }
         }
         c.extrapolated = true;
     }

@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
+#include <optional>
 
 namespace stallscope::analysis {
 
@@ -227,7 +229,40 @@ struct Scoring
     LinkVerdict verdict;
     bool hard = false; // hard evidence with a fitting onset
     bool wentDown = false; // ... of which a down event or a link_downed step (else link_error_recovery only)
+    bool symbolBurst = false; // ... or only a symbol-error burst with packets dropped (symbolBurstAt)
 };
+
+// A burst of symbol errors on one end, in the minute before the stall to its end, at ten times the end's own rate
+// of the nine minutes before and at least kMinBurst, with packets dropped (port_rcv_errors) as progress stopped:
+// corrupted packets the receiver discarded; one at a message's tail is recovered only by the sender's ACK timeout.
+// A marginal cable that counts at a steady rate (corrected errors, nothing dropped) is no burst.
+constexpr std::uint64_t kMinBurst = 10;
+
+std::optional<EvidenceLine> symbolBurstAt(const JobSnapshot& snap, const PortSeries& ps, const Incident& inc,
+    const std::string& name, TimeNs from, TimeNs to, const std::function<bool(TimeNs, TimeNs)>& onsetFits)
+{
+    const int si = ps.series[static_cast<std::size_t>(CounterKind::SymbolError)];
+    const int ri = ps.series[static_cast<std::size_t>(CounterKind::PortRcvErrors)];
+    if (si < 0 || ri < 0) {
+        return std::nullopt;
+    }
+    const TimeNs burstFrom = inc.startNs - kSymbolLookbackNs;
+    const auto& sym = snap.counters[static_cast<std::size_t>(si)];
+    const auto during = increaseIn(sym, burstFrom, to);
+    const auto before = increaseIn(sym, burstFrom - 9 * kSymbolLookbackNs, burstFrom);
+    const double rateDuring = double(during.increase) / double(to - burstFrom);
+    const double rateBefore = double(before.increase) / double(9 * kSymbolLookbackNs);
+    const auto dropped = increaseIn(snap.counters[static_cast<std::size_t>(ri)], from, to);
+    if (during.increase < kMinBurst || rateDuring < 10 * rateBefore || dropped.increase == 0
+        || !onsetFits(dropped.firstFrom, dropped.firstTo)) {
+        return std::nullopt;
+    }
+    return EvidenceLine { dropped.firstTo,
+        "symbol-error burst on " + name + ": " + formatCount(during.increase) + " from a minute before the stall, "
+            + formatCount(before.increase) + " in the nine minutes before that; " + formatCount(dropped.increase)
+            + " packets dropped (port_rcv_errors) as progress stopped",
+        3.0 };
+}
 
 // Traffic a link carried over the samples covering [from, to] (sum over both ends' xmit_data, words).
 std::uint64_t linkTraffic(const FabricIndex& fx, LinkId id, TimeNs from, TimeNs to)
@@ -308,6 +343,13 @@ bool isSwitchLink(const JobSnapshot& snap, LinkId id)
 void judgeRecovery(const FabricIndex& fx, LinkVerdict& v, const Incident& inc)
 {
     const auto& snap = fx.snap();
+    if (v.symbolBurst) {
+        // Nothing reroutes: the port never left Active and never retrained.
+        v.recovery = Recovery::LinkUp;
+        v.recoveryText = "the link stayed up and never retrained: packets corrupted in a symbol-error burst were "
+                         "dropped, and a lost one cost the sender's ACK timeout";
+        return;
+    }
     if (v.retrained) {
         // No reroute reacts: the port never left Active. The link carried traffic again once retrained.
         v.recovery = Recovery::LinkUp;
@@ -469,6 +511,14 @@ Scoring scoreLink(const FabricIndex& fx, LinkId id, const Incident& inc)
         check(CounterKind::SymbolError, inc.startNs - kSymbolLookbackNs, to, 1.0, false);
         check(CounterKind::PortRcvErrors, from, to, 1.0, false);
         check(CounterKind::PortXmitDiscards, from, to, 1.0, false);
+        if (!sc.hard) {
+            if (auto burst = symbolBurstAt(snap, *ps, inc, name, from, to, onsetFits)) {
+                v.score += burst->weight;
+                v.evidence.push_back(std::move(*burst));
+                sc.hard = true;
+                sc.symbolBurst = true;
+            }
+        }
         // port_xmit_wait: growth in the window far above its own rate in the minute before.
         const int wi = ps->series[static_cast<std::size_t>(CounterKind::PortXmitWait)];
         if (wi >= 0) {
@@ -528,7 +578,8 @@ void attributeToFabric(const FabricIndex& fx, Incident& inc)
         auto& v = sc.verdict;
         if (sc.hard && !blamed) {
             // A rerouted link is still the culprit: the data lost on it cost the ACK timeout (§6b).
-            v.retrained = !sc.wentDown;
+            v.symbolBurst = sc.symbolBurst && !sc.wentDown;
+            v.retrained = !sc.wentDown && !v.symbolBurst;
             judgeRecovery(fx, v, inc);
             v.confidence = v.score >= 10 ? "high" : v.score >= 4 ? "medium" : "low";
             if (!placementKnown) {
@@ -538,7 +589,7 @@ void attributeToFabric(const FabricIndex& fx, Incident& inc)
                     "by its own evidence, not by the job's paths",
                     0 });
             }
-            if (inc.coverage.onlyRank != kNoRank) {
+            if (inc.coverage.onlyRank != kNoRank && inc.coverage.seen > 0) {
                 v.confidence = v.confidence == "high" ? "medium" : "low";
                 v.evidence.push_back({ inc.startNs,
                     "the stall is on one rank's record alone (rank " + std::to_string(inc.coverage.onlyRank)

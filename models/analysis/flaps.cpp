@@ -235,6 +235,11 @@ private:
             if (const auto* s = seriesOf(m_snap, ps, CounterKind::SymbolError)) {
                 r.symbolErrors += stepsOf(*s).total;
             }
+            if (const auto* s = seriesOf(m_snap, ps, CounterKind::PortRcvErrors)) {
+                for (const auto& step : stepsOf(*s).steps) {
+                    r.dropBrackets.push_back({ step.fromNs, step.toNs });
+                }
+            }
         }
         std::sort(r.flaps.begin(), r.flaps.end(),
             [](const FlapSighting& x, const FlapSighting& y) { return x.timeNs() < y.timeNs(); });
@@ -484,6 +489,10 @@ void noteJobStalls(FabricReview& review, const AnalysisResult& job)
                 [&](const FlapSighting& f) { return near(f.earliestNs, f.latestNs); });
             hit = hit || std::any_of(l.retrainBrackets.begin(), l.retrainBrackets.end(),
                              [&](const TimeRange& b) { return near(b.start, b.end); });
+            // Packets dropped on a link that erred (symbol errors): the burst that stalled it without a retrain.
+            hit = hit || (l.symbolErrors > 0 && std::any_of(l.dropBrackets.begin(), l.dropBrackets.end(), [&](const TimeRange& b) {
+                return near(b.start, b.end);
+            }));
             if (hit) {
                 l.jobStalls.push_back(inc.number);
             }

@@ -74,6 +74,7 @@ struct ReviewedLink
     bool saturated = false; // link_downed stuck at its maximum: flaps after that are invisible
     std::uint32_t retrains = 0; // link_error_recovery steps (the link recovered without going down)
     std::vector<TimeRange> retrainBrackets; // the sample intervals those steps fell in, in time order
+    std::vector<TimeRange> dropBrackets; // sample intervals in which port_rcv_errors rose (packets dropped)
     std::uint32_t errorBursts = 0; // retrains grouped: ones less than 10 minutes apart are one burst
     std::uint64_t symbolErrors = 0; // both ends, over the whole span
     TimeNs downTotalNs = 0; // over the flaps whose length is known

@@ -309,6 +309,7 @@ std::string analysisJson(const JobSnapshot& snap, const AnalysisResult& r)
         l["down_ns"] = v.downNs == kNoTime ? ordered_json(nullptr) : ordered_json(v.downNs);
         l["up_ns"] = v.upNs == kNoTime ? ordered_json(nullptr) : ordered_json(v.upNs);
         l["retrained"] = v.retrained;
+        l["symbol_burst"] = v.symbolBurst;
         l["recovery"] = v.recovery ? ordered_json(std::string(toString(*v.recovery))) : ordered_json(nullptr);
         l["reroute_ns"] = v.rerouteNs == kNoTime ? ordered_json(nullptr) : ordered_json(v.rerouteNs);
         l["recovery_text"] = v.recoveryText;

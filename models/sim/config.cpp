@@ -209,6 +209,9 @@ Result<FaultSpec, std::string> parseFaultSpec(const std::string& text)
             f.speed = val;
         } else if (key == "count") {
             ok = parseUInt(val, f.count) && f.count >= 1 && f.count <= 10000;
+        } else if (key == "retrain") {
+            ok = val == "on" || val == "off";
+            f.retrain = val == "on";
         } else if (key == "ar") {
             ok = val == "on" || val == "off";
             f.adaptiveRouting = val == "on";
@@ -288,7 +291,8 @@ std::string describeFault(const FaultSpec& f)
         return s;
     case FaultKind::ErrorBurst:
         s = "error burst on " + linkName(f);
-        s += ": " + std::to_string(f.count) + " retrains of " + formatDuration(f.durationNs) + ", "
+        s += ": " + std::to_string(f.count) + (f.retrain ? " retrains of " : " symbol-error bursts dropping packets, ")
+            + formatDuration(f.durationNs) + ", "
             + formatDuration(f.gapNs) + " apart, from +" + formatDuration(f.atNs);
         if (f.everyNs > 0) {
             s += ", every " + formatDuration(f.everyNs);

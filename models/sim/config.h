@@ -44,6 +44,10 @@ struct FaultSpec
     TimeNs everyNs = 0; // flap, error burst: repeat period (0 = once)
     TimeNs jitterNs = 0; // flap, error burst with a period: each occurrence moves by up to ± this (uniform)
     std::uint32_t count = 1; // error burst: retrains per burst
+    // Error burst: the link retrains (link_error_recovery) each time; off: it stays up and never retrains, but a
+    // burst of symbol errors corrupts packets the receiver drops (port_rcv_errors), and one lost at a message's
+    // tail is recovered only by the sender's ACK timeout: the collective stalls as for a retrain.
+    bool retrain = true;
     TimeNs gapNs = 10 * kNsPerSec; // error burst: time between its retrains
     double slowFactor = 1.3; // slow rank: compute time multiplier
     std::uint8_t width = 1; // degraded: lanes it trained at (of 4)
@@ -102,7 +106,8 @@ std::vector<std::string> presetNames();
 
 // Parses a --fault argument, e.g. "flap:host-leaf:rank=37:at=5m:for=2s:every=1h",
 // "flap:leaf-spine:leaf=3:spine=5:at=5m:for=2s:ar=off", "dead-rank:rank=17:at=5m",
-// "slow-rank:rank=17:at=2m:factor=1.3", "errors:leaf-spine:leaf=3:spine=5:at=5m:count=6:gap=20s:pause=200ms".
+// "slow-rank:rank=17:at=2m:factor=1.3", "errors:leaf-spine:leaf=3:spine=5:at=5m:count=6:gap=20s:pause=200ms"
+// (":retrain=off": symbol-error bursts that drop packets, no retrain).
 // "degraded:leaf-spine:leaf=3:spine=5:width=1x[:speed=HDR]", "flap:spine-core:pod=2:spine=5:core=1:at=5m:for=2s",
 // "noisy:leaf-spine:leaf=1:spine=2:at=0s:rate=600" (symbol errors per minute).
 // Returns the fault or an error message.

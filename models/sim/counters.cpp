@@ -219,16 +219,24 @@ private:
             const TimeNs prevT = k > 0 ? times[k - 1] - skew : t - m_c.counterIntervalNs;
             const double prevCum = k > 0 ? cum[k - 1] : cum[0];
             TimeNs downInInterval = 0;
-            std::uint64_t flaps = 0, retrains = 0, syms = 0;
+            std::uint64_t flaps = 0, retrains = 0, drops = 0, syms = 0;
             double discardSecs = 0;
             for (const auto* o : outages) {
                 // The link carries nothing while physically down, even when AR moved the flows elsewhere.
                 downInInterval += overlap(prevT, t, o->downNs, o->upNs);
-                (o->retrain ? retrains : flaps) += o->downNs <= t;
+                if (o->dropsOnly) {
+                    drops += o->downNs <= t;
+                } else {
+                    (o->retrain ? retrains : flaps) += o->downNs <= t;
+                }
                 discardSecs += double(overlap(m_c.startNs, t, o->downNs, o->upNs)) / 1e9;
-                const auto burst = 3 + mix(seed ^ std::uint64_t(o->downNs)) % 6; // symbol errors in the 10 s before
+                // Symbol errors in the 10 s before a flap or retrain; a burst that drops packets without a retrain
+                // is far louder, and lands in the second before the drop.
+                const auto burst = o->dropsOnly ? 40 + mix(seed ^ std::uint64_t(o->downNs)) % 40
+                                                : 3 + mix(seed ^ std::uint64_t(o->downNs)) % 6;
+                const TimeNs lead = o->dropsOnly ? kNsPerSec : 10 * kNsPerSec;
                 for (std::uint64_t i = 0; i < burst; ++i) {
-                    syms += o->downNs - 10 * kNsPerSec + TimeNs(i) * (10 * kNsPerSec / TimeNs(burst)) <= t;
+                    syms += o->downNs - lead + TimeNs(i) * (lead / TimeNs(burst)) <= t;
                 }
             }
             if (noisy && t > m_c.startNs + noisy->atNs) {
@@ -250,7 +258,7 @@ private:
             downed[k] = std::min<std::uint64_t>(255, downed0 + flaps);
             recovery[k] = std::min<std::uint64_t>(255, recovery0 + retrains);
             symbols[k] = std::min<std::uint64_t>(65535, symbols0 + syms);
-            rcvErr[k] = std::min<std::uint64_t>(65535, rcvErr0 + 2 * (flaps + retrains));
+            rcvErr[k] = std::min<std::uint64_t>(65535, rcvErr0 + 2 * (flaps + retrains) + 6 * drops);
             discards[k] = plan.switchSide ? saturate(kDiscardsPerSec * discardSecs, 16) : 0;
             wait[k] = saturate(waitTicks, 32);
             xmit[k] = saturate(xmitWords, dataBits);

@@ -384,7 +384,8 @@ std::string rankLog(
                     + " ProcessGroupNCCL.cpp:757] [Rank " + std::to_string(r)
                     + "] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=" + std::to_string(c.seq[i])
                     + ", OpType=" + opType(shape.op) + ", NumelIn=" + std::to_string(shape.bytes / 2)
-                    + ", NumelOut=" + std::to_string(shape.bytes / 2) + ", Timeout(ms)=600000) ran for "
+                    + ", NumelOut=" + std::to_string(shape.bytes / 2) + ", Timeout(ms)="
+                    + std::to_string(snap.policy.collectiveTimeoutNs / 1'000'000) + ") ran for "
                     + std::to_string(ranFor) + " milliseconds before timing out.");
         }
     }

@@ -156,8 +156,8 @@ void JobSim::planOutages()
                 // left Active), so the path is back when the link has retrained.
                 for (std::uint32_t j = 0; j < f.count && at + TimeNs(j) * f.gapNs < m_c.durationNs; ++j) {
                     const TimeNs down = m_c.startNs + at + TimeNs(j) * f.gapNs;
-                    m_outages.push_back(
-                        { i, link, down, down + f.durationNs, down + f.durationNs, Recovery::LinkUp, true });
+                    m_outages.push_back({ i, link, down, down + f.durationNs, down + f.durationNs, Recovery::LinkUp,
+                        true, !f.retrain });
                 }
             } else {
                 m_outages.push_back(flapOutage(i, link, m_c.startNs + at));

@@ -36,6 +36,7 @@ struct SimOutage
     TimeNs trafficUpNs = 0; // traffic can use the path again (AR / SM reroute may be earlier)
     Recovery recovery = Recovery::LinkUp; // what set trafficUpNs
     bool retrain = false; // link error recovery: the logical state stayed Active (no link_downed, no trap)
+    bool dropsOnly = false; // with retrain: no retrain either, a symbol-error burst whose dropped packets stall it
 };
 
 // A job-wide stall the simulator caused, in true time.

@@ -81,7 +81,7 @@ std::string truthToJson(const SimConfig& c, const SimResult& result)
                 }
                 outages.push_back({ { "down_ns", o.downNs }, { "up_ns", o.upNs }, { "traffic_up_ns", o.trafficUpNs },
                     { "recovered_by", std::string(toString(o.recovery)) }, { "recovery_ns", o.trafficUpNs - o.downNs },
-                    { "retrain", o.retrain } });
+                    { "retrain", o.retrain }, { "drops_only", o.dropsOnly } });
             }
             for (const auto& [fault, link] : result.degradedLinks) {
                 if (fault == i) {

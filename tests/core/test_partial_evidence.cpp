@@ -126,7 +126,8 @@ TEST_CASE("a link flap or retrain is found from one host's dumps and from rank 0
 {
     const auto fault = GENERATE(as<std::string> {}, "flap:host-leaf:rank=37:at=60s:for=2s",
         "flap:leaf-spine:leaf=3:spine=1:at=60s:for=2s", "flap:leaf-spine:leaf=3:spine=1:at=60s:for=2s:ar=off",
-        "errors:leaf-spine:leaf=3:spine=1:at=60s:count=3:gap=20s:pause=3s");
+        "errors:leaf-spine:leaf=3:spine=1:at=60s:count=3:gap=20s:pause=3s",
+        "errors:leaf-spine:leaf=3:spine=1:at=60s:count=3:gap=20s:pause=100ms:retrain=off");
     CAPTURE(fault);
     TempDir tmp;
     const auto sim = simulateOrFail(scenario(fault));
@@ -142,6 +143,9 @@ TEST_CASE("a link flap or retrain is found from one host's dumps and from rank 0
     for (const auto* inc : jobWide(host.result)) {
         CHECK(std::abs(seconds(*inc) - ackTimeout) <= 0.05 * ackTimeout);
         REQUIRE(inc->culprit);
+        // A symbol-error burst that dropped packets, the link never down nor retrained, is named for what it was.
+        CHECK(inc->culprit->symbolBurst == (fault.find("retrain=off") != std::string::npos));
+        CHECK(inc->culprit->retrained == (fault.rfind("errors:", 0) == 0 && !inc->culprit->symbolBurst));
     }
     // One rank's record cannot tell a fabric stall from a late peer: its culprit is one confidence step lower and
     // the reason is among the evidence; one host's eight ranks keep the full confidence.
