@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "core/collectives.h"
 
+#include <algorithm>
 #include <array>
 
 namespace stallscope {
@@ -54,6 +55,25 @@ std::optional<CollectiveState> parseCollectiveState(std::string_view s)
         }
     }
     return std::nullopt;
+}
+
+std::optional<RecordAt> recordAt(const RankCollectives& c, TimeNs t)
+{
+    const auto after = static_cast<std::size_t>(
+        std::upper_bound(c.enqueueNs.begin(), c.enqueueNs.end(), t) - c.enqueueNs.begin());
+    if (after == 0) {
+        return std::nullopt;
+    }
+    // Enqueue order is not run order across groups: a long collective of one group may have been enqueued
+    // before several short ones of another. 32 records back covers every group a job interleaves.
+    constexpr std::size_t kLookBack = 32;
+    for (std::size_t i = after; i > 0 && after - i < kLookBack; --i) {
+        const auto j = i - 1;
+        if (c.startNs[j] != kNoTime && c.startNs[j] <= t && (c.endNs[j] == kNoTime || t < c.endNs[j])) {
+            return RecordAt { j, true };
+        }
+    }
+    return RecordAt { after - 1, false };
 }
 
 } // namespace stallscope

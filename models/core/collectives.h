@@ -70,6 +70,16 @@ struct RankCollectives
     CollectiveState stateAt(std::size_t i) const { return static_cast<CollectiveState>(state[i]); }
 };
 
+// Which record a rank was in at time t, for people pointing at it (tooltips): the one that had started and not yet
+// ended (collectives of several groups or streams overlap; the newest such one of the last 32 enqueued), else the
+// last one enqueued at or before t. `running` says which of the two it is. Empty before the rank's first record.
+struct RecordAt
+{
+    std::size_t index = 0;
+    bool running = false;
+};
+std::optional<RecordAt> recordAt(const RankCollectives& c, TimeNs t);
+
 inline constexpr std::size_t kBytesPerCollectiveRecord
     = 3 * sizeof(TimeNs) + sizeof(std::uint32_t) + sizeof(std::uint16_t) + 2 * sizeof(std::uint8_t);
 static_assert(kBytesPerCollectiveRecord == 32);

@@ -146,11 +146,29 @@ std::shared_ptr<HeatmapModel> HeatmapModel::shell(SnapshotPtr snap, std::vector<
     m->m_originNs = m->m_snap->job.span.start;
     m->m_levels = std::make_shared<Levels>();
     m->m_logRows = logRowsOf(*m->m_snap);
+    m->m_anyUnrecorded = m->m_logRows
+        && std::any_of(m->m_logRows->begin(), m->m_logRows->end(), [](const LogRow& r) { return r.unrecorded; });
     return m;
 }
 
-// Ranks with no record: unknown while present; for those whose log says something, the span of their lines and
-// their first failure.
+// Where a rank's records stop saying what it did: the latest end of its last records (a collective enqueued late may
+// end before an earlier one of another group), or the job's end when one of them never ended (it runs on).
+TimeNs HeatmapModel::recordsEndOf(const RankCollectives& c, TimeNs spanEnd)
+{
+    constexpr std::size_t kLookBack = 32; // as recordAt(): every group a job interleaves
+    TimeNs end = kNoTime;
+    for (std::size_t i = c.size(); i > 0 && c.size() - i < kLookBack; --i) {
+        const auto j = i - 1;
+        if (c.endNs[j] == kNoTime) {
+            return spanEnd;
+        }
+        end = end == kNoTime ? c.endNs[j] : std::max(end, c.endNs[j]);
+    }
+    return end;
+}
+
+// What the logs add to the rows (see LogRow): ranks with no record, and recorded ranks whose records stop while their
+// log goes on.
 std::shared_ptr<const std::vector<HeatmapModel::LogRow>> HeatmapModel::logRowsOf(const JobSnapshot& s)
 {
     auto hasRecords = [&](std::size_t r) { return r < s.collectives.size() && s.collectives[r].size() > 0; };
@@ -161,10 +179,11 @@ std::shared_ptr<const std::vector<HeatmapModel::LogRow>> HeatmapModel::logRowsOf
     // (NCCL's init lines carry no time, so that is often a watchdog timeout at the end), to the job's end.
     const bool someRecorded = s.collectiveCount() > 0;
     for (std::size_t r = 0; r < s.ranks.size(); ++r) {
+        auto& row = (*rows)[r];
         if (hasRecords(r)) {
+            row.recordsEnd = recordsEndOf(s.collectives[r], s.job.span.end);
             continue;
         }
-        auto& row = (*rows)[r];
         row.unrecorded = true;
         const bool timed = s.ranks[r].logFirstNs != kNoTime;
         row.aliveFrom = someRecorded && timed ? s.job.span.start : s.ranks[r].logFirstNs;
@@ -173,49 +192,93 @@ std::shared_ptr<const std::vector<HeatmapModel::LogRow>> HeatmapModel::logRowsOf
         row.logged = row.aliveFrom != kNoTime;
         any = true;
     }
+    // A recorded rank is unknown past its records when the job goes on without them: other ranks have none (the
+    // span is the logs'), or its own log says something later. Within a second of the end is the usual last step.
+    std::vector<bool> logsLater(s.ranks.size(), false);
+    for (const auto& f : s.logFacts) {
+        if (f.rank < rows->size() && f.timeNs != kNoTime && !isAnalyzerFinding(f.kind) && !(*rows)[f.rank].unrecorded
+            && f.timeNs > (*rows)[f.rank].recordsEnd) {
+            logsLater[f.rank] = true;
+        }
+    }
+    for (std::size_t r = 0; r < rows->size(); ++r) {
+        auto& row = (*rows)[r];
+        const bool stops = !row.unrecorded && row.recordsEnd != kNoTime && row.recordsEnd + kNsPerSec < s.job.span.end;
+        if (stops && (any || logsLater[r])) {
+            row.applies = true;
+            any = true;
+        } else if (!row.unrecorded) {
+            row.recordsEnd = kNoTime;
+        }
+    }
     if (!any) {
         return nullptr; // a full job: every row is drawn from its records alone
     }
     for (const auto& f : s.logFacts) { // time order: the first failure of each rank
-        if (f.rank < rows->size() && !isAnalyzerFinding(f.kind)) {
-            (*rows)[f.rank].logged = true; // an untimed line too (NCCL's init lines carry no time)
+        if (f.rank >= rows->size() || isAnalyzerFinding(f.kind)) {
+            continue;
+        }
+        auto& row = (*rows)[f.rank];
+        row.logged = row.logged || row.unrecorded; // an untimed line too (NCCL's init lines carry no time)
+        // What the records cannot say: all of it for a rank without any, what came after them for the others.
+        const bool unsaid = row.unrecorded || (row.recordsEnd != kNoTime && f.timeNs != kNoTime && f.timeNs > row.recordsEnd);
+        if (!unsaid || f.timeNs == kNoTime) {
+            continue;
         }
         const bool fails = f.kind == LogEventKind::CompletionError || f.kind == LogEventKind::DeviceFatal
             || f.kind == LogEventKind::WatchdogTimeout;
-        if (fails && f.rank < rows->size() && f.timeNs != kNoTime && (*rows)[f.rank].failedAt == kNoTime
-            && !hasRecords(f.rank)) {
-            (*rows)[f.rank].failedAt = f.timeNs;
-            (*rows)[f.rank].applies = true;
+        if (fails && row.failedAt == kNoTime) {
+            row.failedAt = f.timeNs;
+            row.applies = true;
+        }
+        if (f.kind == LogEventKind::WatchdogTimeout && f.ranForMs > 0 && row.hungTo == kNoTime) {
+            row.hungFrom = f.timeNs - std::min<std::int64_t>(f.ranForMs, std::int64_t(1) << 40) * kNsPerMs;
+            row.hungTo = f.timeNs;
+            row.applies = true;
         }
     }
     return rows;
 }
 
-void HeatmapModel::applyLogRow(
-    std::uint32_t rank, TimeNs t0, TimeNs t1, std::uint8_t& present, std::uint8_t& failed) const
+void HeatmapModel::applyLogRow(std::uint32_t rank, TimeNs t0, TimeNs t1, std::uint8_t& present, std::uint8_t& failed,
+    std::uint8_t& inside) const
 {
     if (!m_logRows || rank >= m_logRows->size() || !(*m_logRows)[rank].applies) {
         return;
     }
     const auto& row = (*m_logRows)[rank];
-    if (row.aliveFrom != kNoTime) {
+    if (row.unrecorded && row.aliveFrom != kNoTime) {
         // Alive while its lines run, and at its failure (a failed rank is drawn failed, not absent).
         const TimeNs until = row.failedAt != kNoTime ? std::max(row.aliveTo, m_snap->job.span.end) : row.aliveTo;
         present = present && t1 > row.aliveFrom && t0 <= until ? 255 : 0;
+    }
+    if (row.hungTo != kNoTime && present && t1 > row.hungFrom && t0 < row.hungTo && t1 > t0) {
+        const TimeNs overlap = std::min(t1, row.hungTo) - std::max(t0, row.hungFrom);
+        inside = std::max(inside, quantize(float(double(overlap) / double(t1 - t0))));
     }
     if (row.failedAt != kNoTime && t1 > row.failedAt && present) {
         failed = 255;
     }
 }
 
-// Not stored in the levels (a rank has records or not, for the whole job): set per raster from `present`.
-void HeatmapModel::markUnrecorded(std::uint32_t rank, std::size_t width, HeatCell* out) const
+// Not stored in the levels (set per raster from `present`): cells of a rank that no record and no timed line of its
+// log speak for. The log's "ran for" is spoken for: it was inside that collective.
+void HeatmapModel::markUnrecorded(const TimeAxisMapping& map, std::uint32_t rank, std::size_t width, HeatCell* out) const
 {
-    if (recorded(rank)) {
+    if (!m_logRows || rank >= m_logRows->size()) {
+        return;
+    }
+    const auto& row = (*m_logRows)[rank];
+    if (!row.unrecorded && row.recordsEnd == kNoTime) {
         return;
     }
     for (std::size_t x = 0; x < width; ++x) {
-        out[x].unrecorded = out[x].present;
+        const bool past = row.unrecorded || map.t(double(x + 1)) > row.recordsEnd;
+        const bool hung = row.hungTo != kNoTime && out[x].inside > 0 && map.t(double(x)) < row.hungTo
+            && map.t(double(x + 1)) > row.hungFrom;
+        if (past && !hung) {
+            out[x].unrecorded = out[x].present;
+        }
     }
 }
 
@@ -249,7 +312,7 @@ std::shared_ptr<const HeatmapModel> HeatmapModel::build(
             for (std::size_t i = 0; i < n0; ++i) {
                 row[i] = { quantize(acc[kChannels * i]), 0, quantize(acc[kChannels * i + 1]), 255 };
                 const TimeNs t0 = m->m_originNs + TimeNs(i) * m->m_baseNs;
-                m->applyLogRow(r, t0, t0 + m->m_baseNs, row[i].present, row[i].failed);
+                m->applyLogRow(r, t0, t0 + m->m_baseNs, row[i].present, row[i].failed, row[i].inside);
             }
         }
     });
@@ -531,13 +594,13 @@ void HeatmapModel::rasterizeRank(const TimeAxisMapping& map, const FramePlan& pl
         scratch.assign(kChannels * W, 0.0f);
         accumulate(s.collectives[rank], s.job.span.end, map.visible.start, map.nsPerPx(), W, scratch.data());
         for (std::size_t x = 0; x < W; ++x) {
-            const auto inside = quantize(scratch[kChannels * x]);
-            out[x] = { inside, std::min(inside, plan.stallShare[x]), quantize(scratch[kChannels * x + 1]),
+            out[x] = HeatCell { quantize(scratch[kChannels * x]), 0, quantize(scratch[kChannels * x + 1]),
                 plan.present[x] };
-            applyLogRow(rank, map.t(double(x)), map.t(double(x + 1)), out[x].present, out[x].failed);
+            applyLogRow(rank, map.t(double(x)), map.t(double(x + 1)), out[x].present, out[x].failed, out[x].inside);
+            out[x].stalled = std::min(out[x].inside, plan.stallShare[x]);
         }
         applyGroupStalls(plan, rank, out);
-        markUnrecorded(rank, W, out);
+        markUnrecorded(map, rank, W, out);
         return;
     }
     const auto n = m_levels->bucketsAt[plan.level];
@@ -569,7 +632,7 @@ void HeatmapModel::rasterizeRank(const TimeAxisMapping& map, const FramePlan& pl
         out[x] = c;
     }
     applyGroupStalls(plan, rank, out);
-    markUnrecorded(rank, W, out);
+    markUnrecorded(map, rank, W, out);
 }
 
 // A rank outside the group that stalled was not in the stalled collective: its time inside one there is held.

@@ -81,10 +81,16 @@ public:
         return std::any_of(m_stallMembers.begin(), m_stallMembers.end(), [](const auto& m) { return m != nullptr; });
     }
     // Some rank has no collective record (only some dumps or traces in the folder): its rows are drawn unknown.
-    bool hasUnrecordedRanks() const { return m_logRows != nullptr; }
+    bool hasUnrecordedRanks() const { return m_anyUnrecorded; }
     bool recorded(std::uint32_t rank) const
     {
         return !m_logRows || rank >= m_logRows->size() || !(*m_logRows)[rank].unrecorded;
+    }
+    // Where a recorded rank's records stop while the job goes on (its dump or trace ends, its log does not): unknown
+    // from there. kNoTime when its records reach the end.
+    TimeNs unknownAfter(std::uint32_t rank) const
+    {
+        return recorded(rank) && m_logRows && rank < m_logRows->size() ? (*m_logRows)[rank].recordsEnd : kNoTime;
     }
     // No record, but a line of its own log (timed or not): what the row's tooltip says of it.
     bool knownFromLogOnly(std::uint32_t rank) const
@@ -149,20 +155,24 @@ private:
         std::vector<GroupStall> groupStalls;
     };
     void applyGroupStalls(const FramePlan& plan, std::uint32_t rank, HeatCell* out) const;
-    // What a rank known only from its log shows, with no record to draw: present from its first to its last timed
-    // line (over the whole job when other ranks have records), failed from its first error or watchdog timeout on,
-    // unknown while present.
-    // Null when every rank has records.
+    // What a rank's log adds where no record of it says anything: for a rank with no record, present from its first
+    // to its last timed line (over the whole job when other ranks have records), unknown while present; for a rank
+    // whose records end before the job does (its dump or trace stops, its log goes on), unknown after them. In
+    // both, failed from its log's first error or watchdog timeout on, and inside the collective a watchdog timed out
+    // for the "ran for" before it. Null when the records say everything (every rank recorded to the end).
     struct LogRow
     {
-        TimeNs aliveFrom = kNoTime, aliveTo = kNoTime; // kNoTime: no timed line, present over the whole span
+        TimeNs aliveFrom = kNoTime, aliveTo = kNoTime; // no record: kNoTime = no timed line, present over the span
+        TimeNs recordsEnd = kNoTime; // recorded ranks: unknown from here on (kNoTime: the records reach the end)
         TimeNs failedAt = kNoTime;
-        bool applies = false; // the rank has no record and a log says something
+        TimeNs hungFrom = kNoTime, hungTo = kNoTime; // inside a collective by its watchdog timeout
+        bool applies = false; // the log says something to draw
         bool unrecorded = false; // the rank has no record (with or without a log)
         bool logged = false; // a line of its own log names it (not only the Flight Recorder analyzer)
     };
-    void applyLogRow(std::uint32_t rank, TimeNs t0, TimeNs t1, std::uint8_t& present, std::uint8_t& failed) const;
-    void markUnrecorded(std::uint32_t rank, std::size_t width, HeatCell* out) const;
+    void applyLogRow(std::uint32_t rank, TimeNs t0, TimeNs t1, std::uint8_t& present, std::uint8_t& failed,
+        std::uint8_t& inside) const;
+    void markUnrecorded(const TimeAxisMapping& map, std::uint32_t rank, std::size_t width, HeatCell* out) const;
     FramePlan plan(const TimeAxisMapping& map) const;
     void rasterizeRank(const TimeAxisMapping& map, const FramePlan& plan, std::uint32_t rank,
         std::vector<float>& scratch, HeatCell* out) const;
@@ -180,11 +190,13 @@ private:
     TimeNs m_baseNs = 1;
     std::shared_ptr<const Levels> m_levels;
     std::shared_ptr<const Levels> m_lateLevels; // same buckets; .late holds the lateness (optional)
-    std::shared_ptr<const std::vector<LogRow>> m_logRows; // per rank; null when every rank has records
+    std::shared_ptr<const std::vector<LogRow>> m_logRows; // per rank; null when the records say everything
+    bool m_anyUnrecorded = false; // some rank has no record at all
 
     static void addCoarserLevels(Levels& levels, std::uint32_t ranks);
     static std::shared_ptr<HeatmapModel> shell(SnapshotPtr snap, std::vector<TimeRange> stalls);
     static std::shared_ptr<const std::vector<LogRow>> logRowsOf(const JobSnapshot& snap);
+    static TimeNs recordsEndOf(const RankCollectives& c, TimeNs spanEnd);
 };
 
 } // namespace stallscope

@@ -8,6 +8,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <vector>
+
 using namespace stallscope;
 
 TEST_CASE("TimeRange basics", "[core]")
@@ -124,6 +126,35 @@ TEST_CASE("op and state names round-trip", "[core]")
         CHECK(parseCollectiveState(toString(st)) == st);
     }
     CHECK(kBytesPerCollectiveRecord == 32);
+}
+
+TEST_CASE("the record a rank is in at a time is the running one, not the last enqueued", "[core]")
+{
+    // Group A's long collective (0) enqueued first; group B's short ones (1, 2) enqueued while it runs; 3 queued.
+    const std::vector<TimeNs> enq { 100, 110, 120, 400 };
+    const std::vector<TimeNs> start { 100, 150, 200, kNoTime };
+    const std::vector<TimeNs> end { 500, 160, 210, kNoTime };
+    const std::vector<std::uint32_t> seq { 7, 1, 2, 8 };
+    const std::vector<std::uint16_t> shape { 0, 1, 1, 0 };
+    const std::vector<std::uint8_t> state { 2, 2, 2, 0 };
+    const std::vector<std::uint8_t> flags(4, 0);
+    const RankCollectives c { enq, start, end, seq, shape, state, flags };
+    CHECK_FALSE(recordAt(c, 99));
+    auto at = recordAt(c, 155); // inside 1 and 0: the newest running
+    REQUIRE(at);
+    CHECK(at->index == 1);
+    CHECK(at->running);
+    at = recordAt(c, 300); // only 0 runs; 2 was the last enqueued
+    REQUIRE(at);
+    CHECK(at->index == 0);
+    CHECK(at->running);
+    at = recordAt(c, 450); // 0 still runs, 3 queued behind it
+    REQUIRE(at);
+    CHECK(at->index == 0);
+    at = recordAt(c, 600); // nothing runs: the last enqueued, not running
+    REQUIRE(at);
+    CHECK(at->index == 3);
+    CHECK_FALSE(at->running);
 }
 
 TEST_CASE("durations and formatting", "[core]")

@@ -6,6 +6,7 @@
 #include "analysis/flaps.h"
 #include "import/open_job.h"
 #include "sim/raw_writer.h"
+#include "view/heatmap_model.h"
 #include "test_support.h"
 
 #include <catch2/catch.hpp>
@@ -190,6 +191,36 @@ TEST_CASE("a dead rank is named from one host's dumps and from rank 0's trace al
     CHECK_THAT(analysisText(*rank0.job.snapshot, rank0.result), Catch::Contains("told by the logs"));
     // What the absent ranks' logs say of the window: the others' watchdog timeouts.
     CHECK_THAT(jobWide(host.result)[0]->coverage.absentLogs, Catch::Contains("watchdog timeout on ranks 8..16, 18..127"));
+
+    SECTION("the heatmap draws rank 0 hung where its trace ends and its log times out, not computing")
+    {
+        const auto& snap = *rank0.job.snapshot;
+        NullProgress none;
+        const auto model = HeatmapModel::build(rank0.job.snapshot, {}, none)->withStalls(rank0.result);
+        const TimeNs recordsEnd = model->unknownAfter(0);
+        REQUIRE(recordsEnd != kNoTime); // the trace ends at the hang, the job does not
+        TimeNs timedOut = kNoTime; // rank 0's own watchdog timeout
+        for (const auto& f : snap.logFacts) {
+            if (f.rank == 0 && f.kind == LogEventKind::WatchdogTimeout && f.timeNs != kNoTime) {
+                timedOut = f.timeNs;
+                break;
+            }
+        }
+        REQUIRE(timedOut > recordsEnd + 10 * kNsPerSec);
+        const TimeAxisMapping map { snap.job.span, 400 };
+        auto at = [&](std::uint32_t rank, TimeNs t) { return model->cellAt(map, rank, int(map.x(t))); };
+        const TimeNs hung = (recordsEnd + timedOut) / 2;
+        for (const std::uint32_t r : { 0u, 5u }) { // traced and not: both hung by their own log's "ran for"
+            INFO("rank " << r);
+            CHECK(at(r, hung).inside > 0);
+            CHECK(at(r, hung).stalled > 0);
+            CHECK(at(r, hung).unrecorded == 0);
+            CHECK(at(r, snap.job.span.end - 1).failed > 0); // the job ends just after the timeouts
+        }
+        CHECK(at(0, recordsEnd - 20 * kNsPerSec).unrecorded == 0); // its trace says what it did there
+        CHECK(at(5, recordsEnd - 20 * kNsPerSec).unrecorded > 0); // nothing says it for rank 5
+        CHECK(at(17, hung).stalled == 0); // the dead rank was not waiting in the collective
+    }
 
     SECTION("without Slurm's output, the one log with no timeout of its own names the rank")
     {
