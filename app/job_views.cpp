@@ -28,6 +28,7 @@ JobViewState captureJobViews(const JobViews& v)
     s.rowOrder = v.heatmap->rowOrder();
     s.metric = v.heatmap->metric();
     s.linkOrder = v.linkHeatmap->rowOrder();
+    s.recordedOnly = v.heatmap->recordedOnly();
     s.fabricFind = v.fabricFind->text();
     s.linkFilter = v.links->filterText();
     s.hostFilter = v.hosts->filterText();
@@ -37,6 +38,7 @@ JobViewState captureJobViews(const JobViews& v)
 void applyJobViews(const JobViews& v, const JobViewState& s)
 {
     v.state->restore(s.view);
+    v.heatmap->setRecordedOnly(s.recordedOnly);
     v.heatmap->setRowOrder(s.rowOrder);
     v.heatmap->setMetric(s.metric);
     v.linkHeatmap->setRowOrder(s.linkOrder);
@@ -75,7 +77,7 @@ void toSession(const JobViewState& s, const JobSnapshot& snap, ReviewSession& ou
     };
     out.back = windows(s.view.back);
     out.forward = windows(s.view.forward);
-    writeSessionLook({ s.rowOrder, s.metric, s.linkOrder }, out);
+    writeSessionLook({ s.rowOrder, s.metric, s.linkOrder, s.recordedOnly }, out);
     out.selectedIncident = s.view.incident;
     out.selectedRanks = s.view.ranks;
     out.plottedLinks.clear();
@@ -121,6 +123,7 @@ JobViewState fromSession(const ReviewSession& s, const JobSnapshot& snap)
     out.rowOrder = look.rowOrder;
     out.metric = look.metric;
     out.linkOrder = look.linkOrder;
+    out.recordedOnly = look.recordedOnly;
     out.fabricFind = QString::fromStdString(s.fabricFind);
     out.linkFilter = QString::fromStdString(s.linkFilter);
     return out;

@@ -37,6 +37,7 @@ struct JobViewState
     RowOrder rowOrder = RowOrder::Rank;
     HeatmapMetric metric = HeatmapMetric::State;
     LinkRowOrder linkOrder = LinkRowOrder::Tier;
+    bool recordedOnly = false; // rank rows: only those with collective records
     QString fabricFind;
     QString linkFilter;
     QString hostFilter; // kept while the job is open, not in review sessions

@@ -331,6 +331,13 @@ void MainWindow::createMenus()
         a->setChecked(o == RowOrder::Rank);
         group->addAction(a);
     }
+    order->addSeparator();
+    // A few dumps or one trace among many ranks: their rows fold into a few pixels among the unknown ones.
+    m_recordedOnlyAction = order->addAction(tr("Only ranks with &records"), this, [this](bool on) {
+        m_heatmap->setRecordedOnly(on);
+    });
+    m_recordedOnlyAction->setCheckable(true);
+    m_recordedOnlyAction->setEnabled(false);
     auto* colour = view->addMenu(tr("&Colour by"));
     auto* colourGroup = m_metricGroup = new QActionGroup(this);
     const std::pair<QString, HeatmapMetric> metrics[] = { { tr("&State (stalls stand out)"), HeatmapMetric::State },
@@ -956,6 +963,7 @@ void MainWindow::applyAnalysis()
     m_incidents->setAnalysis(m_opened->snapshot, analysis);
     m_flaps->setReview(m_opened->snapshot, m_analysisHidden ? nullptr : m_opened->fabricReview);
     m_linkHeatmap->setCulpritMarksHidden(m_analysisHidden);
+    syncViewMenus(); // "Only ranks with records" applies to this job or not
 }
 
 // The hosts' inventory and findings, and their marks in the fabric view (after its setData, which clears them).
@@ -1158,6 +1166,10 @@ void MainWindow::syncViewMenus()
         for (auto* a : group ? group->actions() : QList<QAction*> {}) {
             a->setChecked(a->data().toInt() == value);
         }
+    }
+    if (m_recordedOnlyAction) {
+        m_recordedOnlyAction->setChecked(m_heatmap->recordedOnly());
+        m_recordedOnlyAction->setEnabled(m_heatmap->model() && m_heatmap->model()->hasUnrecordedRanks());
     }
 }
 

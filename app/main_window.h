@@ -191,6 +191,7 @@ private:
     std::optional<PreviousJob> m_previous;
     QLineEdit* m_fabricFind = nullptr;
     QActionGroup* m_rowOrderGroup = nullptr;
+    QAction* m_recordedOnlyAction = nullptr; // View › Row order › Only ranks with records
     QActionGroup* m_metricGroup = nullptr;
     QActionGroup* m_linkOrderGroup = nullptr;
     std::shared_ptr<OpenedBundle> m_opened;

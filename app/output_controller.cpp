@@ -28,6 +28,7 @@ RenderRequest currentRequest(const ViewState& state, const HeatmapWidget& ranks,
     RenderRequest req;
     req.rowOrder = ranks.rowOrder();
     req.metric = ranks.metric();
+    req.recordedOnly = ranks.recordedOnly();
     req.linkRowOrder = links.rowOrder();
     req.incident = state.selectedIncident();
     req.window = state.window();

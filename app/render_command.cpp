@@ -118,6 +118,7 @@ int runRender(const std::vector<std::string>& args, std::ostream& out, std::ostr
         const auto look = sessionLook(*session);
         req.rowOrder = look.rowOrder;
         req.metric = look.metric;
+        req.recordedOnly = look.recordedOnly;
         req.linkRowOrder = look.linkOrder;
     }
     const bool sessionWindow = session && !session->window.isEmpty() && a.last("incident").empty()

@@ -50,7 +50,7 @@ void HeatmapWidget::setModel(std::shared_ptr<const HeatmapModel> model, std::sha
 {
     m_model = std::move(model);
     m_analysis = std::move(analysis);
-    m_rows = m_model ? m_model->rowOrder(m_order) : std::vector<std::uint32_t> {};
+    rebuildRows();
     m_firstStuck.clear();
     if (const auto f = m_model ? m_model->firstStuck() : std::nullopt) {
         m_firstStuck = QString::fromStdString(HeatmapModel::explain(*f));
@@ -63,10 +63,31 @@ void HeatmapWidget::setModel(std::shared_ptr<const HeatmapModel> model, std::sha
 void HeatmapWidget::setRowOrder(RowOrder order)
 {
     m_order = order;
-    if (m_model) {
-        m_rows = m_model->rowOrder(order);
-    }
+    rebuildRows();
     setVisibleRows(m_rowFirst, m_rowCount);
+}
+
+void HeatmapWidget::setRecordedOnly(bool on)
+{
+    m_recordedOnly = on;
+    rebuildRows();
+    setVisibleRows(0, 0); // another set of rows: the row zoom of the old one means nothing here
+}
+
+void HeatmapWidget::rebuildRows()
+{
+    m_rows = m_model ? m_model->rowOrder(m_order) : std::vector<std::uint32_t> {};
+    m_rowsFiltered = false;
+    if (!m_recordedOnly || !m_model || !m_model->hasUnrecordedRanks()) {
+        return;
+    }
+    std::vector<std::uint32_t> recorded;
+    std::copy_if(m_rows.begin(), m_rows.end(), std::back_inserter(recorded),
+        [&](std::uint32_t r) { return m_model->recorded(r); });
+    if (!recorded.empty()) { // a job told by its logs alone has no such row: keep them all
+        m_rowsFiltered = recorded.size() < m_rows.size();
+        m_rows = std::move(recorded);
+    }
 }
 
 void HeatmapWidget::setMetric(HeatmapMetric metric)
@@ -136,17 +157,17 @@ QString HeatmapWidget::tooltipAt(QPoint pos) const
                        .arg(htmlText(std::string(snap.str(ri.hca))))
                        .arg(QString::fromStdString(formatUtc(t)))
                        .arg(QString::fromStdString(formatSince(t, snap.job.clockOriginNs)));
-    // The collective this rank is in (or last entered) at t: binary search by enqueue time.
+    // The collective this rank is in at t (or, between collectives, the last one it enqueued).
     const auto& c = snap.collectives[*rank];
-    auto i = std::upper_bound(c.enqueueNs.begin(), c.enqueueNs.end(), t) - c.enqueueNs.begin();
-    if (i > 0) {
-        const auto j = static_cast<std::size_t>(i - 1);
+    if (const auto at = recordAt(c, t)) {
+        const auto j = at->index;
         const auto& shape = snap.shapes[c.shape[j]];
-        const bool inside = c.startNs[j] != kNoTime && c.startNs[j] <= t && (c.endNs[j] == kNoTime || t < c.endNs[j]);
-        text += QStringLiteral("<br>%1 %2 seq %3 (%4), %5")
-                    .arg(inside ? QStringLiteral("in") : QStringLiteral("after"))
+        const bool queued = !at->running && c.endNs[j] == kNoTime && (c.startNs[j] == kNoTime || c.startNs[j] > t);
+        text += QStringLiteral("<br>%1 %2 seq %3 of group %4 (%5), %6")
+                    .arg(at->running ? QStringLiteral("in") : queued ? QStringLiteral("queued") : QStringLiteral("after"))
                     .arg(QString::fromStdString(std::string(toString(shape.op))))
                     .arg(c.seq[j])
+                    .arg(htmlText(std::string(snap.str(snap.groups[shape.group].name))))
                     .arg(QString::fromStdString(formatBytes(double(shape.bytes))))
                     .arg(QString::fromStdString(std::string(toString(c.stateAt(j)))));
         if (c.startNs[j] != kNoTime && c.endNs[j] != kNoTime) {
@@ -167,6 +188,10 @@ QString HeatmapWidget::tooltipAt(QPoint pos) const
     if (m_model->knownFromLogOnly(*rank)) {
         text += QStringLiteral("<br><b>no collective record</b>: known from its log only (no dump or trace of it in "
                                "the folder), so what it did here is unknown");
+    } else if (const TimeNs after = m_model->unknownAfter(*rank); after != kNoTime && t > after && cell.unrecorded) {
+        text += QStringLiteral("<br><b>past its records</b>: its dump or trace ends at %1 and its log goes on, so "
+                               "what it did here is unknown")
+                    .arg(QString::fromStdString(formatUtc(after)));
     } else if (!m_model->recorded(*rank)) {
         text += QStringLiteral("<br><b>no collective record</b> and no line of its own log, so what it did here is "
                                "unknown");
@@ -414,9 +439,13 @@ void HeatmapWidget::drawAxis(QPainter& p, const QRect& plot, const TimeAxisMappi
               .arg(QString::fromStdString(utcRange(map.visible.start, map.visible.end)))
               .arg(QString::fromStdString(formatDuration(map.visible.delta())))
               .arg(QString::fromStdString(formatSince(map.visible.start, snap.job.clockOriginNs)));
-    const QString title = tr("%1 — %2 ranks, rows by %3%4 — %5")
+    const QString ranks = m_rowsFiltered
+        ? tr("%1 of %2 ranks (those with records)")
+              .arg(QString::fromStdString(formatCount(m_rows.size())), QString::fromStdString(formatCount(snap.job.worldSize)))
+        : tr("%1 ranks").arg(snap.job.worldSize);
+    const QString title = tr("%1 — %2, rows by %3%4 — %5")
             .arg(QString::fromStdString(snap.job.name))
-            .arg(snap.job.worldSize)
+            .arg(ranks)
             .arg(m_order == RowOrder::Rank      ? tr("rank")
                     : m_order == RowOrder::Host ? tr("host")
                     : m_order == RowOrder::Rail ? tr("rail / leaf")
@@ -466,7 +495,8 @@ std::vector<std::pair<int, std::uint32_t>> HeatmapWidget::rankLabels() const
     double lastY = -1e9;
     for (int i = 0; i < rows; ++i) {
         const auto rank = m_shown[std::size_t(i)];
-        const bool wanted = m_order == RowOrder::Rank ? rank % step == 0 : i % int(step) == 0;
+        // Round rank numbers where rows are every rank in order; with rows left out, evenly spaced rows.
+        const bool wanted = m_order == RowOrder::Rank && !m_rowsFiltered ? rank % step == 0 : i % int(step) == 0;
         const double y = (i + 0.5) * pxPerRow;
         if (wanted && y - lastY >= 14) { // never two labels on top of each other
             out.emplace_back(i, rank);

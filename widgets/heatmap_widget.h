@@ -34,6 +34,12 @@ public:
     const HeatmapModel* model() const { return m_model.get(); }
     void setRowOrder(RowOrder order);
     RowOrder rowOrder() const { return m_order; }
+    // Only the ranks that have collective records (a few dumps or one trace among many ranks): their rows get the
+    // whole height instead of folding into a few pixels among the unknown rows. No effect when every rank (or none)
+    // has records.
+    void setRecordedOnly(bool on);
+    bool recordedOnly() const { return m_recordedOnly; }
+    bool rowsFiltered() const { return m_rowsFiltered; } // some rank is left out now
     QString firstStuckNote() const; // what first-stuck order means for this job, as its title says
     // What the view says while it has no model: nothing open, or the job's heatmap still being built.
     void setEmptyText(const QString& text);
@@ -105,7 +111,10 @@ private:
     std::shared_ptr<const AnalysisResult> m_analysis;
     RowOrder m_order = RowOrder::Rank;
     HeatmapMetric m_metric = HeatmapMetric::State;
-    std::vector<std::uint32_t> m_rows; // all ranks in the chosen order
+    std::vector<std::uint32_t> m_rows; // the ranks shown, in the chosen order
+    bool m_recordedOnly = false;
+    bool m_rowsFiltered = false;
+    void rebuildRows();
     QString m_firstStuck; // what first-stuck order means here (HeatmapModel::explain), shown in its title
     QString m_emptyText; // set by its owner (the window: app/empty_states.h)
     std::vector<std::uint32_t> m_shown; // the visible slice of m_rows

@@ -293,6 +293,7 @@ void renderComposite(QPainter& p, const RenderInputs& in, const RenderRequest& r
         HeatmapWidget w(&state);
         w.setPalette(pal);
         w.setModel(in.heatmap, in.analysis);
+        w.setRecordedOnly(req.recordedOnly);
         w.setRowOrder(req.rowOrder);
         w.setMetric(req.metric);
         paintView(p, w, QRect(left.topLeft(), QSize(left.width(), heatH)));

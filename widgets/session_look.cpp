@@ -29,7 +29,7 @@ E byName(const std::array<const char*, N>& names, const std::string& name, E fal
 SessionLook sessionLook(const ReviewSession& s)
 {
     return { byName(kRowOrders, s.rowOrder, RowOrder::Rank), byName(kMetrics, s.metric, HeatmapMetric::State),
-        byName(kLinkOrders, s.linkRowOrder, LinkRowOrder::Tier) };
+        byName(kLinkOrders, s.linkRowOrder, LinkRowOrder::Tier), s.rankRows == "recorded" };
 }
 
 void writeSessionLook(const SessionLook& look, ReviewSession& out)
@@ -37,6 +37,7 @@ void writeSessionLook(const SessionLook& look, ReviewSession& out)
     out.rowOrder = kRowOrders[static_cast<std::size_t>(look.rowOrder)];
     out.metric = kMetrics[static_cast<std::size_t>(look.metric)];
     out.linkRowOrder = kLinkOrders[static_cast<std::size_t>(look.linkOrder)];
+    out.rankRows = look.recordedOnly ? "recorded" : "all";
 }
 
 } // namespace stallscope

@@ -16,6 +16,7 @@ struct SessionLook
     RowOrder rowOrder = RowOrder::Rank;
     HeatmapMetric metric = HeatmapMetric::State;
     LinkRowOrder linkOrder = LinkRowOrder::Tier;
+    bool recordedOnly = false; // rank rows: only those with collective records
 };
 
 // Names a session does not know (a newer writer's, or none) read as the defaults above.

@@ -67,6 +67,7 @@ std::string sessionToJson(const ReviewSession& s)
     j["row_order"] = s.rowOrder;
     j["metric"] = s.metric;
     j["link_row_order"] = s.linkRowOrder;
+    j["rank_rows"] = s.rankRows;
     j["selected_incident"] = s.selectedIncident;
     j["selected_ranks"] = s.selectedRanks;
     j["fabric_find"] = s.fabricFind;
@@ -106,6 +107,7 @@ Result<ReviewSession> parseSession(const std::string& file, const std::string& t
         s.rowOrder = j.value("row_order", std::string("rank"));
         s.metric = j.value("metric", std::string("state"));
         s.linkRowOrder = j.value("link_row_order", std::string("tier"));
+        s.rankRows = j.value("rank_rows", std::string("all"));
         if (j.contains("cursor_ns") && !j["cursor_ns"].is_null()) {
             s.cursorNs = jsonNumber<TimeNs>(j["cursor_ns"]);
         }

@@ -46,6 +46,7 @@ struct ReviewSession
     std::string rowOrder = "rank"; // rank | host | rail | first-stuck
     std::string metric = "state"; // state | time-in-collectives | lateness
     std::string linkRowOrder = "tier"; // tier | trouble-first
+    std::string rankRows = "all"; // all | recorded (only the ranks with collective records)
     int selectedIncident = 0;
     std::vector<std::uint32_t> selectedRanks;
     std::vector<LinkRefByPorts> plottedLinks;

@@ -774,3 +774,59 @@ TEST_CASE("the Hosts panel: a host with a port down leads, is marked in the fabr
     }
     CHECK(w.topology()->flaggedHostCount() == 0);
 }
+
+TEST_CASE("a few ranks' dumps among many: only their rows, from the View menu, kept per job and in a session",
+    "[window][partial]")
+{
+    constexpr std::uint32_t kRecorded = 8;
+    test::IsolatedSettings settings;
+    test::TempDir out;
+    const auto partial = out.str("one-host");
+    test::writePartialRawFolder(*test::simulateOrFail(test::tinyConfig()).snapshot, partial, kRecorded);
+    const auto sessionFile = QString::fromStdString(out.str("partial.stallscope"));
+    auto menuAction = [](MainWindow& w) {
+        for (auto* a : w.findChildren<QAction*>()) {
+            if (a->text() == QStringLiteral("Only ranks with &records")) {
+                return a;
+            }
+        }
+        return static_cast<QAction*>(nullptr);
+    };
+    // The rank under the top and bottom plot rows.
+    auto edgeRanks = [](MainWindow& w) {
+        const auto plot = w.heatmap()->plotRect();
+        return std::pair { w.heatmap()->rankAt(QPoint(plot.left() + 1, plot.top())),
+            w.heatmap()->rankAt(QPoint(plot.left() + 1, plot.bottom())) };
+    };
+    {
+        MainWindow w;
+        w.resize(1200, 800);
+        w.show();
+        REQUIRE(open(w, partial));
+        auto* only = menuAction(w);
+        REQUIRE(only);
+        CHECK(only->isEnabled());
+        CHECK_FALSE(only->isChecked());
+        const auto ranks = w.opened()->snapshot->job.worldSize;
+        REQUIRE(ranks > kRecorded);
+        CHECK(edgeRanks(w).second == ranks - 1); // every rank, the unknown ones too
+        only->trigger();
+        CHECK(w.heatmap()->rowsFiltered());
+        CHECK(edgeRanks(w).first == 0u);
+        CHECK(edgeRanks(w).second == kRecorded - 1); // the recorded ranks fill the height
+        answerSaveAs(sessionFile);
+        REQUIRE(w.saveSession(false));
+        // Another job, every rank recorded: the option means nothing there and is off.
+        REQUIRE(open(w, jobs().a));
+        CHECK_FALSE(menuAction(w)->isEnabled());
+        CHECK_FALSE(w.heatmap()->recordedOnly());
+        CHECK_FALSE(w.heatmap()->rowsFiltered());
+    }
+    MainWindow w;
+    w.resize(1200, 800);
+    w.show();
+    REQUIRE(open(w, sessionFile.toStdString()));
+    CHECK(w.heatmap()->recordedOnly());
+    CHECK(menuAction(w)->isChecked());
+    CHECK(edgeRanks(w).second == kRecorded - 1);
+}
