@@ -14,6 +14,7 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cstdio>
 #include <optional>
 #include <tuple>
@@ -94,6 +95,7 @@ void FlapsPanel::setReview(std::shared_ptr<const JobSnapshot> snap, std::shared_
     m_review = std::move(review);
     m_table->setRowCount(0);
     m_flapList->clear();
+    m_events.clear();
     m_listed = -1;
     if (!snap || !m_review) {
         m_review.reset();
@@ -183,31 +185,68 @@ void FlapsPanel::selectRow(int row)
         m_state->clearLinks();
         m_state->selectLink(*l.link);
     }
+    listEvents(row);
+    // The latest flap or retrain: where the counters tell the story.
     if (flapping) {
-        m_state->setCursor(l.flaps.back().timeNs()); // the latest flap: where the counters tell the story
-        listFlaps(n);
-    } else {
-        if (!l.retrainBrackets.empty()) { // the latest retrain, as for a flap
-            m_state->setCursor(l.retrainBrackets.back().end);
-        }
-        m_flapList->clear();
-        m_listed = -1;
+        m_state->setCursor(l.flaps.back().timeNs());
+    } else if (!l.retrainBrackets.empty()) {
+        m_state->setCursor(l.retrainBrackets.back().end);
     }
 }
 
-void FlapsPanel::listFlaps(std::size_t link)
+void FlapsPanel::listEvents(int row)
 {
     m_flapList->clear();
-    m_listed = static_cast<int>(link);
-    for (const auto& f : m_review->flapping[link].flaps) {
-        QString text = QString::fromStdString(formatUtc(f.timeNs()).substr(0, 23));
-        text += f.downForNs != kNoTime ? tr(" · down %1").arg(QString::fromStdString(formatDuration(f.downForNs)))
-                                       : tr(" · length unknown");
-        if (f.symbolErrorsBefore > 0) {
-            text += tr(" · %1 symbol errors before").arg(QString::fromStdString(formatCount(f.symbolErrorsBefore)));
+    m_events.clear();
+    m_listed = row;
+    const auto n = static_cast<std::size_t>(row);
+    if (n < m_review->flapping.size()) {
+        for (const auto& f : m_review->flapping[n].flaps) {
+            QString text = QString::fromStdString(formatUtc(f.timeNs()).substr(0, 23));
+            text += f.downForNs != kNoTime ? tr(" · down %1").arg(QString::fromStdString(formatDuration(f.downForNs)))
+                                           : tr(" · length unknown");
+            if (f.symbolErrorsBefore > 0) {
+                text += tr(" · %1 symbol errors before").arg(QString::fromStdString(formatCount(f.symbolErrorsBefore)));
+            }
+            m_events.push_back({ f.earliestNs, f.latestNs, f.downForNs });
+            m_flapList->addItem(text);
         }
+        m_flapList->setToolTip(tr("Each flap of the selected link: Enter or double-click zooms every view to it"));
+        return;
+    }
+    // A link that never went down: its retrains, and the sample intervals in which it dropped packets (with a
+    // retrain or without one), in time order. Samples date them: each is the interval it fell in.
+    const auto& l = m_review->erroring[n - m_review->flapping.size()];
+    struct Line
+    {
+        TimeRange when;
+        bool retrain = false, drops = false;
+    };
+    std::vector<Line> lines;
+    for (const auto& r : l.retrainBrackets) {
+        const bool drops = std::any_of(
+            l.dropBrackets.begin(), l.dropBrackets.end(), [&](const TimeRange& d) { return d.overlaps(r); });
+        lines.push_back({ r, true, drops });
+    }
+    for (const auto& d : l.dropBrackets) { // both ends may count one drop: one line for overlapping intervals
+        const bool told = std::any_of(lines.begin(), lines.end(), [&](const Line& x) { return x.when.overlaps(d); });
+        if (!told) {
+            lines.push_back({ d, false, true });
+        }
+    }
+    std::sort(lines.begin(), lines.end(), [](const Line& x, const Line& y) { return x.when.start < y.when.start; });
+    for (const auto& line : lines) {
+        QString text = QString::fromStdString(formatUtc(line.when.start + line.when.delta() / 2).substr(0, 23));
+        text += line.retrain ? tr(" · retrained") : tr(" · dropped packets, no retrain");
+        if (line.retrain && line.drops) {
+            text += tr(", dropped packets");
+        }
+        text += tr(" (within %1)").arg(QString::fromStdString(formatDuration(line.when.delta())));
+        m_events.push_back({ line.when.start, line.when.end, kNoTime });
         m_flapList->addItem(text);
     }
+    m_flapList->setToolTip(tr("Each retrain of the selected link and each sample interval in which it dropped "
+                              "packets, dated by the counter samples around it: Enter or double-click zooms to it"));
 }
 
 int FlapsPanel::flapListCount() const
@@ -215,21 +254,23 @@ int FlapsPanel::flapListCount() const
     return m_flapList->count();
 }
 
+QString FlapsPanel::flapListText(int index) const
+{
+    const auto* it = m_flapList->item(index);
+    return it ? it->text() : QString();
+}
+
 void FlapsPanel::zoomToFlap(int index)
 {
-    if (!m_review || m_listed < 0 || index < 0) {
+    if (!m_review || m_listed < 0 || index < 0 || std::size_t(index) >= m_events.size()) {
         return;
     }
-    const auto& l = m_review->flapping[std::size_t(m_listed)];
-    if (std::size_t(index) >= l.flaps.size()) {
-        return;
-    }
-    const auto& f = l.flaps[std::size_t(index)];
-    const TimeNs down = f.downForNs != kNoTime ? f.downForNs : f.latestNs - f.earliestNs;
-    // The outage with room either side to see the traffic stop and come back.
-    const TimeNs pad = std::max<TimeNs>(down * 3, 20 * kNsPerSec);
-    m_state->zoomIn({ f.earliestNs - pad, std::max(f.latestNs, f.earliestNs + down) + pad });
-    m_state->setCursor(f.timeNs());
+    const auto& e = m_events[std::size_t(index)];
+    const TimeNs width = e.downForNs != kNoTime ? e.downForNs : e.latestNs - e.earliestNs;
+    // The outage (or the sample interval) with room either side to see the traffic stop and come back.
+    const TimeNs pad = std::max<TimeNs>(width * 3, 20 * kNsPerSec);
+    m_state->zoomIn({ e.earliestNs - pad, std::max(e.latestNs, e.earliestNs + width) + pad });
+    m_state->setCursor(e.at());
     if (m_flapList->currentRow() != index) {
         m_flapList->setCurrentRow(index);
     }
@@ -237,22 +278,32 @@ void FlapsPanel::zoomToFlap(int index)
 
 bool FlapsPanel::stepFlap(int delta)
 {
-    if (!m_review || m_review->flapping.empty()) {
+    if (!m_review || (m_listed < 0 && m_review->flapping.empty())) {
         return false;
     }
     const TimeNs from = m_state->cursor() != kNoTime ? m_state->cursor() : (delta > 0 ? m_state->span().start - 1
                                                                                       : m_state->span().end + 1);
-    // Candidates: (time, link, index) of the listed link's flaps, or of every link's.
+    auto better = [&](TimeNs t, TimeNs best) { return delta > 0 ? t < best : t > best; };
+    auto ahead = [&](TimeNs t) { return delta > 0 ? t > from : t < from; };
+    if (m_listed >= 0) { // the listed link's flaps, or its retrains and drops
+        std::optional<std::size_t> best;
+        for (std::size_t i = 0; i < m_events.size(); ++i) {
+            if (ahead(m_events[i].at()) && (!best || better(m_events[i].at(), m_events[*best].at()))) {
+                best = i;
+            }
+        }
+        if (best) {
+            zoomToFlap(static_cast<int>(*best));
+        }
+        return best.has_value();
+    }
+    // No link selected: every flap of every link that went down, as (time, link, index).
     std::optional<std::tuple<TimeNs, std::size_t, std::size_t>> best;
     for (std::size_t li = 0; li < m_review->flapping.size(); ++li) {
-        if (m_listed >= 0 && li != std::size_t(m_listed)) {
-            continue;
-        }
         const auto& flaps = m_review->flapping[li].flaps;
         for (std::size_t i = 0; i < flaps.size(); ++i) {
             const TimeNs t = flaps[i].timeNs();
-            const bool ahead = delta > 0 ? t > from : t < from;
-            if (ahead && (!best || (delta > 0 ? t < std::get<0>(*best) : t > std::get<0>(*best)))) {
+            if (ahead(t) && (!best || better(t, std::get<0>(*best)))) {
                 best = std::tuple { t, li, i };
             }
         }
@@ -261,9 +312,7 @@ bool FlapsPanel::stepFlap(int delta)
         return false;
     }
     const auto [t, li, i] = *best;
-    if (m_listed != static_cast<int>(li)) {
-        selectRow(static_cast<int>(li)); // lists its flaps (and moves the cursor: zoomToFlap sets it again)
-    }
+    selectRow(static_cast<int>(li)); // lists its flaps (and moves the cursor: zoomToFlap sets it again)
     zoomToFlap(static_cast<int>(i));
     return true;
 }

@@ -830,3 +830,53 @@ TEST_CASE("a few ranks' dumps among many: only their rows, from the View menu, k
     CHECK(menuAction(w)->isChecked());
     CHECK(edgeRanks(w).second == kRecorded - 1);
 }
+
+TEST_CASE("a link that only erred lists its retrains and its drops, and they can be stepped through like flaps",
+    "[window][fabric]")
+{
+    auto config = *presetConfig("small");
+    config.durationNs = 300 * kNsPerSec;
+    config.faults = { parseFaultSpec("errors:leaf-spine:leaf=1:spine=0:at=60s:count=3:gap=40s:pause=3s").value(),
+        parseFaultSpec("errors:leaf-spine:leaf=2:spine=1:at=200s:count=1:gap=10s:pause=100ms:retrain=off").value() };
+    test::TempDir dir;
+    REQUIRE(writeBundle(*test::simulateOrFail(config).snapshot, dir.str("errors")).empty());
+    Opened opened(dir.str("errors"));
+    auto& w = opened.w;
+    auto* flaps = w.flapsPanel();
+    const auto& review = *w.opened()->fabricReview;
+    REQUIRE(review.flapping.empty());
+    auto rowOf = [&](const std::string& leaf) {
+        for (int r = 0; r < flaps->rowCount(); ++r) {
+            if (flaps->cellText(r, 0).contains(QString::fromStdString(leaf))) {
+                return r;
+            }
+        }
+        return -1;
+    };
+    const int retrains = rowOf("leaf-r1 p");
+    REQUIRE(retrains >= 0);
+    flaps->selectRow(retrains);
+    REQUIRE(flaps->flapListCount() == 3);
+    for (int i = 0; i < 3; ++i) {
+        CHECK(flaps->flapListText(i).contains(QStringLiteral("retrained")));
+    }
+    auto* state = w.viewState();
+    const auto& link = review.erroring[std::size_t(retrains)];
+    CHECK(state->cursor() == link.retrainBrackets.back().end); // on the latest, as for a flap
+    flaps->zoomToFlap(0);
+    const TimeNs first = state->cursor();
+    CHECK(link.retrainBrackets.front().contains(first));
+    CHECK(state->window().delta() < 2 * 60 * kNsPerSec);
+    REQUIRE(flaps->stepFlap(+1)); // View › Next flap walks this link's retrains
+    CHECK(state->cursor() - first > 30 * kNsPerSec);
+    REQUIRE(flaps->stepFlap(+1));
+    CHECK_FALSE(flaps->stepFlap(+1));
+    REQUIRE(flaps->stepFlap(-1));
+
+    // The cable that dropped packets without retraining: its drop is listed as such.
+    const int drops = rowOf("leaf-r2 p");
+    REQUIRE(drops >= 0);
+    flaps->selectRow(drops);
+    REQUIRE(flaps->flapListCount() >= 1);
+    CHECK(flaps->flapListText(0).contains(QStringLiteral("dropped packets, no retrain")));
+}
