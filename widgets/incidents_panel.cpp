@@ -112,9 +112,11 @@ void IncidentsPanel::setAnalysis(
         const QString start = untimed ? tr("time unknown") : QString::fromStdString(formatUtc(inc.startNs).substr(0, 23));
         // Extrapolated from the ranks with records: say on how many it rests, in the cell and its tooltip.
         const bool thin = inc.coverage.extrapolated && inc.coverage.recorded > 0;
-        const QString ranks = !thin ? QString::number(inc.ranksAffected)
-            : inc.coverage.seen == 0 ? tr("%1 (from the logs)").arg(inc.ranksAffected)
-                                     : tr("%1 (%2 with records)").arg(inc.ranksAffected).arg(inc.coverage.recorded);
+        const QString affected = QString::fromStdString(formatCount(inc.ranksAffected));
+        const QString ranks = !thin ? affected
+            : inc.coverage.seen == 0
+            ? tr("%1 (from the logs)").arg(affected)
+            : tr("%1 (%2 with records)").arg(affected, QString::fromStdString(formatCount(inc.coverage.recorded)));
         const QStringList cells
             = { QString::number(inc.number), start, duration,
                   ranks, QString::fromStdString(incidentLabel(inc)), culprit,

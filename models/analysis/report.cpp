@@ -242,17 +242,18 @@ std::string analysisText(const JobSnapshot& snap, const AnalysisResult& r)
         o << (nodes.empty() ? "" : "\n" + nodes);
         return o.str();
     }
-    o << "\n  #  start (UTC)                 since job start  duration  kind       ranks  culprit link / suspect       "
-         "    "
-         "      GPU-s lost\n";
+    // The culprit last: its length varies (and "↔" is one column but three bytes), so nothing after it can line up.
+    o << "\n  #  start (UTC)                 since job start  duration  kind       ranks  GPU-s lost  culprit link / "
+         "suspect\n";
     for (const auto& inc : r.incidents) {
         char line[512];
         const bool noTime = snap.job.untimed();
-        std::snprintf(line, sizeof line, "%3d  %-27s  %-13s    %-8s  %-9s  %5u  %-40s %10s\n", inc.number,
+        std::snprintf(line, sizeof line, "%3d  %-27s  %-13s    %-8s  %-9s  %5u  %10s  %s\n", inc.number,
             noTime ? "time unknown" : formatUtc(inc.startNs).c_str(),
             noTime ? "" : formatSince(inc.startNs, snap.job.clockOriginNs).c_str(),
-            noTime ? "" : formatDuration(inc.endNs - inc.startNs).c_str(), std::string(toString(inc.kind)).c_str(), inc.ranksAffected,
-            culpritOrSuspect(inc).c_str(), formatCount(std::uint64_t(inc.policy.totalGpuSeconds + 0.5)).c_str());
+            noTime ? "" : formatDuration(inc.endNs - inc.startNs).c_str(), std::string(toString(inc.kind)).c_str(),
+            inc.ranksAffected, formatCount(std::uint64_t(inc.policy.totalGpuSeconds + 0.5)).c_str(),
+            culpritOrSuspect(inc).c_str());
         o << line;
     }
     for (const auto& inc : r.incidents) {
