@@ -21,7 +21,9 @@ HeatmapPalette HeatmapPalette::fromPalette(const QPalette& p)
     const bool dark = isDarkPalette(p);
     HeatmapPalette h;
     h.background = p.color(QPalette::Window);
-    h.computing = dark ? QColor(0x30, 0x33, 0x3a) : QColor(0xee, 0xef, 0xf1);
+    // Computing is the plot's own ground, set apart from the window's (no data) by lightness: white on the light
+    // window grey, a lifted grey on the dark one.
+    h.computing = dark ? QColor(0x30, 0x33, 0x3a) : QColor(0xff, 0xff, 0xff);
     h.inside = dark ? QColor(0x3d, 0x8e, 0xc9) : QColor(0x56, 0xb4, 0xe9); // Okabe–Ito sky blue
     h.stalled = QColor(0xd5, 0x5e, 0x00); // Okabe–Ito vermillion
     h.held = QColor::fromRgb(mix(h.computing, h.stalled, 95)); // related to the stall, clearly not it

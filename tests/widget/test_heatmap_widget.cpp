@@ -431,6 +431,8 @@ TEST_CASE("the unknown colour differs from every other state, light and dark, an
         // Apart from each state by its lightness or its hue (colour-blind safe: not by hue alone where it is close).
         CHECK(std::abs(QColor(u).lightness() - QColor(pal.color(idle)).lightness()) >= 20);
         CHECK(std::abs(QColor(u).lightness() - pal.background.lightness()) >= 20);
+        // Computing (the rank ran, outside any collective) is not "no data" (the window's own colour).
+        CHECK(std::abs(pal.computing.lightness() - pal.background.lightness()) >= 10);
         for (const QColor& other : { pal.background, pal.computing, pal.inside, pal.stalled, pal.held, pal.failed }) {
             INFO(other.name().toStdString());
             CHECK(distance(u, other.rgb()) >= 40);
