@@ -141,7 +141,7 @@ void IncidentsPanel::setAnalysis(
     }
     m_table->resizeColumnsToContents();
     m_detail->setPlainText(m_analysis->incidents.empty()
-            ? tr("No job-wide stall, hang or straggler found.")
+            ? (m_snap ? QString::fromStdString(noIncidentText(*m_snap)) : tr("No job-wide stall, hang or straggler found."))
             : tr("%1 incident(s). Select one to zoom every view to it and see its evidence, the timeout-policy "
                  "verdict and what it cost.")
                   .arg(m_analysis->incidents.size()));

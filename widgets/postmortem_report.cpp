@@ -107,8 +107,8 @@ void summary(Doc& d, const JobSnapshot& snap, const AnalysisResult& r)
     }
     d.h << "</table>\n";
     if (r.incidents.empty()) {
-        d.md << "\nNo job-wide stall, hang or straggler found.\n";
-        d.h << "<p>No job-wide stall, hang or straggler found.</p>\n";
+        d.md << '\n' << markdownText(noIncidentText(snap)) << '\n';
+        d.h << "<p>" << html(noIncidentText(snap)) << "</p>\n";
     }
 }
 

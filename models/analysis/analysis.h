@@ -347,6 +347,9 @@ std::vector<DegradedLink> degradedLinks(const JobSnapshot& snap);
 // Text for the terminal (incident list, then details) and versioned JSON (docs/analysis-format.md).
 std::string analysisText(const JobSnapshot& snap, const AnalysisResult& result);
 std::string analysisJson(const JobSnapshot& snap, const AnalysisResult& result);
+// What an analysis without incidents says: no stall found, or that there was nothing to look in (no rank has a
+// collective record and no log was read), so an empty folder is never reported as a healthy job.
+std::string noIncidentText(const JobSnapshot& snap);
 // One incident's details (evidence, policy verdict, cost, what-if), as in analysisText.
 std::string incidentText(const JobSnapshot& snap, const Incident& incident);
 

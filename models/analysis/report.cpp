@@ -219,6 +219,18 @@ std::string incidentText(const JobSnapshot& snap, const Incident& inc)
     return text.empty() || text[0] != '\n' ? text : text.substr(1);
 }
 
+std::string noIncidentText(const JobSnapshot& snap)
+{
+    if (snap.collectiveCount() > 0) {
+        return "No job-wide stall, hang or straggler found.";
+    }
+    if (!snap.logFacts.empty()) {
+        return "No job-wide stall, hang or straggler found in the logs (no rank has a collective record).";
+    }
+    return "Nothing to find a stall in: no rank has a collective record and no rank's log was read (the warnings say "
+           "what each file held).";
+}
+
 std::string analysisText(const JobSnapshot& snap, const AnalysisResult& r)
 {
     std::ostringstream o;
@@ -237,7 +249,7 @@ std::string analysisText(const JobSnapshot& snap, const AnalysisResult& r)
     const auto nodes = nodeFindingsText(findNodeProblems(snap)); // what node tools and sysfs copies show
     const auto logs = r.logStory ? logStoryText(snap, *r.logStory) : std::string();
     if (r.incidents.empty()) {
-        o << "No job-wide stall, hang or straggler found.\n" << logs;
+        o << noIncidentText(snap) << '\n' << logs;
         degradedText(o, r);
         o << (nodes.empty() ? "" : "\n" + nodes);
         return o.str();

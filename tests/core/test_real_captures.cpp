@@ -549,3 +549,86 @@ TEST_CASE("real NCCL logs: two processes written into one file mid-line, one pro
         }
     }
 }
+
+namespace {
+
+// A folder holding links to the real captures at `rels` (never copies), opened as a job; nullopt with a message
+// when the captures are absent.
+std::optional<LoadedJob> realFolder(const TempDir& tmp, const std::string& name, const std::vector<std::string>& rels)
+{
+    const auto dir = tmp.path() / name;
+    std::filesystem::create_directories(dir);
+    for (const auto& rel : rels) {
+        if (!std::filesystem::exists(kReal / rel)) {
+            WARN("real capture " << kReal / rel << " is absent: skipped");
+            return std::nullopt;
+        }
+        std::filesystem::create_symlink(kReal / rel, dir / std::filesystem::path(rel).filename());
+    }
+    auto job = openJob(dir.string());
+    INFO((job ? "" : job.error().format()));
+    REQUIRE(job.ok());
+    return std::move(job.value());
+}
+
+std::string warningsOf(const LoadedJob& job)
+{
+    std::string all;
+    for (const auto& w : job.warnings) {
+        all += w.file + ": " + w.message + "\n";
+    }
+    return all;
+}
+
+} // namespace
+
+TEST_CASE("real single-rank traces of larger jobs open as partial jobs and say what each holds", "[core][real][partial]")
+{
+    TempDir tmp;
+    // Rank 0 of 8 on B200: one all-gather. Its row is recorded, the other seven are unknown, nothing is a stall.
+    if (auto job = realFolder(tmp, "b200", { "TraceLens/tests/traces/b200/eager_trace.json.gz" })) {
+        const auto& snap = *job->snapshot;
+        CHECK(snap.job.worldSize == 8);
+        CHECK(snap.collectives[0].size() == 1);
+        CHECK(snap.collectiveCount() == 1);
+        CHECK_THAT(warningsOf(*job), Catch::Contains("no collective record for 7 of 8 ranks: 1..7"));
+        const auto r = analyze(snap);
+        CHECK(r.incidents.empty());
+        CHECK_THAT(analysisText(snap, r), Catch::Contains("No job-wide stall, hang or straggler found."));
+    }
+    // Rank 0 of 16, and ranks 0 and 1 of 128: pipeline send/recv only. The file is named with why its rank has no
+    // row, and the analysis says it had nothing to look in rather than calling the job healthy.
+    struct Folder
+    {
+        std::string name;
+        std::vector<std::string> rels;
+        std::uint32_t world;
+    };
+    const std::vector<Folder> p2p = {
+        { "sixteen", { "HolisticTraceAnalysis/tests/data/negative_queue_length_values_check/rank0.json.gz" }, 16 },
+        { "sampled",
+            { "HolisticTraceAnalysis/tests/data/trace_filter/sampled_rank-0.json.gz",
+                "HolisticTraceAnalysis/tests/data/trace_filter/sampled_rank-1.json.gz" },
+            128 },
+    };
+    for (const auto& [name, rels, world] : p2p) {
+        if (auto job = realFolder(tmp, name, rels)) {
+            INFO(name);
+            CHECK(job->snapshot->job.worldSize == world);
+            const auto said = warningsOf(*job);
+            CHECK_THAT(said,
+                Catch::Contains(std::filesystem::path(rels[0]).filename().string())
+                    && Catch::Contains("rank 0's trace holds send/recv only"));
+            CHECK(job->snapshot->collectiveCount() == 0);
+            const auto r = analyze(*job->snapshot);
+            CHECK(r.incidents.empty());
+            CHECK_THAT(analysisText(*job->snapshot, r), Catch::Contains("Nothing to find a stall in"));
+        }
+    }
+    // Rank 34 of 300, a CPU-only trace: no NCCL kernel, said so by the file.
+    if (auto job = realFolder(
+            tmp, "cpu", { "HolisticTraceAnalysis/tests/data/cpu_only/rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz" })) {
+        CHECK(job->snapshot->job.worldSize == 300);
+        CHECK_THAT(warningsOf(*job), Catch::Contains("rank 34's trace has no NCCL kernel"));
+    }
+}

@@ -117,6 +117,26 @@ std::any parseTrace(const std::string& file, const std::string& text, const Warn
     return t;
 }
 
+// A rank's record that holds nothing the views and the analysis follow (a pipeline stage's send/recv only, or a trace
+// of the CPU alone) leaves its row unknown: say why by the file, or the rank looks as if its record were missing.
+void warnNothingJoinable(const std::string& file, std::uint32_t rank, const RankRecords& r, std::size_t kernels,
+    bool trace, Gathered& g)
+{
+    if (!r.entries.empty()) {
+        return;
+    }
+    const auto who = "rank " + std::to_string(rank) + "'s " + (trace ? "trace" : "dump");
+    if (r.p2pSkipped > 0) {
+        g.warnings.push_back({ file, 0, -1,
+            who + " holds send/recv only (" + std::to_string(r.p2pSkipped)
+                + "): point-to-point transfers are not collectives every rank joins, so its row has no record" });
+    } else if (trace && kernels == 0) {
+        g.warnings.push_back({ file, 0, -1,
+            who + " has no NCCL kernel (a trace of the CPU alone, or of a process that ran no collective), so its "
+                  "row has no record" });
+    }
+}
+
 std::optional<LoadIssue> addDump(FileInput& in, Gathered& g, const char* what)
 {
     auto& d = std::any_cast<Result<RankRecords>&>(in.parsed);
@@ -134,6 +154,7 @@ std::optional<LoadIssue> addDump(FileInput& in, Gathered& g, const char* what)
     }
     dropRanksOutsideAnyJob(d->groups, in.path.string(), g.warnings);
     g.warn(d->warnings);
+    warnNothingJoinable(in.path.string(), *d->rank, d.value(), 0, false, g);
     g.note(in.path, what,
         "rank " + std::to_string(*d->rank) + ", version " + d->version + ", " + std::to_string(d->entries.size())
             + " collectives" + statusNote(d.value()));
@@ -177,6 +198,7 @@ std::optional<LoadIssue> addTrace(FileInput& in, Gathered& g)
         t->worldSize = 0;
     }
     g.warn(t->collectives.warnings);
+    warnNothingJoinable(in.path.string(), *t->rank, t->collectives, t->kernels, true, g);
     g.note(in.path, "profiler trace",
         "rank " + std::to_string(*t->rank) + (named ? " (from the file name)" : "") + ", "
             + std::to_string(t->collectives.entries.size()) + " collectives from " + std::to_string(t->kernels)
