@@ -209,6 +209,7 @@ HeatmapWidget::Key HeatmapWidget::rasterKey(QSize plotPx, qreal dpr) const
     key.order = m_order;
     key.rowFirst = m_rowFirst;
     key.rowCount = m_rowCount;
+    key.rowsFiltered = m_rowsFiltered;
     key.metric = m_metric;
     key.stalled = m_palette.stalled.rgb();
     key.computing = m_palette.computing.rgb();

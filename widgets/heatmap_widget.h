@@ -134,6 +134,7 @@ public:
         RowOrder order = RowOrder::Rank;
         std::size_t rowFirst = 0;
         std::size_t rowCount = 0;
+        bool rowsFiltered = false; // only the ranks with records
         HeatmapMetric metric = HeatmapMetric::State;
         QRgb stalled = 0;
         QRgb computing = 0;

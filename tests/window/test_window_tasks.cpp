@@ -792,6 +792,22 @@ TEST_CASE("a few ranks' dumps among many: only their rows, from the View menu, k
         }
         return static_cast<QAction*>(nullptr);
     };
+    // The share of the heatmap's plot drawn in the unknown colour or its hatch, as drawn on screen once settled.
+    auto unknownShare = [](MainWindow& w) {
+        w.settleViews();
+        const QImage img = w.heatmap()->grab().toImage();
+        const auto plot = w.heatmap()->plotRect();
+        const auto palette = HeatmapPalette::fromPalette(w.heatmap()->palette());
+        std::size_t unknown = 0, all = 0;
+        for (int y = plot.top() + 2; y < plot.bottom() - 2; y += 3) {
+            for (int x = plot.left() + 2; x < plot.right() - 2; x += 3) {
+                ++all;
+                const auto c = img.pixelColor(x, y);
+                unknown += c == palette.unknown || c == palette.unknownHatch;
+            }
+        }
+        return double(unknown) / double(std::max<std::size_t>(all, 1));
+    };
     // The rank under the top and bottom plot rows.
     auto edgeRanks = [](MainWindow& w) {
         const auto plot = w.heatmap()->plotRect();
@@ -810,8 +826,10 @@ TEST_CASE("a few ranks' dumps among many: only their rows, from the View menu, k
         const auto ranks = w.opened()->snapshot->job.worldSize;
         REQUIRE(ranks > kRecorded);
         CHECK(edgeRanks(w).second == ranks - 1); // every rank, the unknown ones too
+        CHECK(unknownShare(w) > 0.5);
         only->trigger();
         CHECK(w.heatmap()->rowsFiltered());
+        CHECK(unknownShare(w) < 0.05); // the raster is redrawn for the rows shown, not the old one stretched
         CHECK(edgeRanks(w).first == 0u);
         CHECK(edgeRanks(w).second == kRecorded - 1); // the recorded ranks fill the height
         answerSaveAs(sessionFile);
@@ -829,6 +847,7 @@ TEST_CASE("a few ranks' dumps among many: only their rows, from the View menu, k
     CHECK(w.heatmap()->recordedOnly());
     CHECK(menuAction(w)->isChecked());
     CHECK(edgeRanks(w).second == kRecorded - 1);
+    CHECK(unknownShare(w) < 0.05);
 }
 
 TEST_CASE("a link that only erred lists its retrains and its drops, and they can be stepped through like flaps",
