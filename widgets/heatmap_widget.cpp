@@ -78,13 +78,15 @@ void HeatmapWidget::rebuildRows()
 {
     m_rows = m_model ? m_model->rowOrder(m_order) : std::vector<std::uint32_t> {};
     m_rowsFiltered = false;
-    if (!m_recordedOnly || !m_model || !m_model->hasUnrecordedRanks()) {
+    m_recordedRows = m_rows.size();
+    if (!m_model || !m_model->hasUnrecordedRanks()) {
         return;
     }
     std::vector<std::uint32_t> recorded;
     std::copy_if(m_rows.begin(), m_rows.end(), std::back_inserter(recorded),
         [&](std::uint32_t r) { return m_model->recorded(r); });
-    if (!recorded.empty()) { // a job told by its logs alone has no such row: keep them all
+    m_recordedRows = recorded.size();
+    if (m_recordedOnly && !recorded.empty()) { // a job told by its logs alone has no such row: keep them all
         m_rowsFiltered = recorded.size() < m_rows.size();
         m_rows = std::move(recorded);
     }
@@ -701,7 +703,12 @@ void HeatmapWidget::drawLegend(QPainter& p, const QRect& area) const
 {
     // Only a job with ranks known from their logs alone has unknown rows; its legend says what they are.
     const bool unknown = m_model && m_model->hasUnrecordedRanks();
-    const QString unknownLabel = tr("unknown (no collective record)");
+    // A few recorded rows among many unknown ones fold into a few pixels: say where the filter that shows them is.
+    const bool few = unknown && !m_rowsFiltered && m_recordedRows > 0 && m_recordedRows * 4 < m_rows.size();
+    const QString unknownLabel = few
+        ? tr("unknown (no record; %1 ranks have one: View › Row order › Only ranks with records)")
+              .arg(QString::fromStdString(formatCount(m_recordedRows)))
+        : tr("unknown (no collective record)");
     if (m_metric != HeatmapMetric::State) {
         p.setPen(m_palette.text);
         const bool late = m_metric == HeatmapMetric::Lateness;

@@ -122,6 +122,7 @@ private:
     std::size_t m_rowCount = 0; // 0 = all
     int m_hovered = -1;
     HeatmapPalette m_palette;
+    std::size_t m_recordedRows = 0; // rows of ranks with collective records, filtered or not
     QImage m_raster;
 
 public:
