@@ -445,7 +445,7 @@ void HeatmapWidget::drawAxis(QPainter& p, const QRect& plot, const TimeAxisMappi
     const QString ranks = m_rowsFiltered
         ? tr("%1 of %2 ranks (those with records)")
               .arg(QString::fromStdString(formatCount(m_rows.size())), QString::fromStdString(formatCount(snap.job.worldSize)))
-        : tr("%1 ranks").arg(snap.job.worldSize);
+        : tr("%1 ranks").arg(QString::fromStdString(formatCount(snap.job.worldSize)));
     const QString title = tr("%1 — %2, rows by %3%4 — %5")
             .arg(QString::fromStdString(snap.job.name))
             .arg(ranks)

@@ -102,7 +102,7 @@ void incidentDetail(std::ostream& o, const JobSnapshot& snap, const Incident& in
         o << formatUtc(inc.startNs) << " (" << formatSince(inc.startNs, snap.job.clockOriginNs) << "), "
           << formatDuration(inc.endNs - inc.startNs);
     }
-    o << ", " << inc.ranksAffected << " ranks\n";
+    o << ", " << formatCount(inc.ranksAffected) << " ranks\n";
     o << "  summary      " << inc.summary << '\n';
     if (snap.collectiveCount() == 0 && inc.seq == 0) { // logs alone, and no watchdog line named a collective
         o << "  collective   none named (no collective records, and no timeout line in the logs)\n";
