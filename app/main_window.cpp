@@ -98,6 +98,7 @@ MainWindow::MainWindow(QWidget* parent)
 {
     setWindowTitle(tr("Stallscope"));
     setWindowIcon(QIcon(QStringLiteral(":/stallscope/stallscope.svg")));
+    m_heatmap->setFilterHint(true); // the legend may point at View › Row order
     auto* split = new QSplitter(Qt::Vertical, this);
     split->addWidget(m_heatmap);
     split->addWidget(m_linkHeatmap); // the fabric's links on the same time axis

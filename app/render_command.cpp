@@ -27,6 +27,9 @@ const std::vector<OptionSpec> kSpecs = {
     { "size", true, "image size WxH in pixels (default 1600x1000)" },
     { "views", true, "comma-separated subset of heatmap,counters,topology (default all)" },
     { "theme", true, "light (default) or dark" },
+    { "rows", true,
+        "all | recorded: every rank's row, or only the ranks with collective records (default: recorded\n"
+        "when under a quarter of the ranks have records, so their stalls are not folded away)" },
     { "session", true,
         "a .stallscope review session: its notes, row order and colouring are drawn as the window\n"
         "showed them, and its window when neither --incident nor --window is given" },
@@ -86,6 +89,12 @@ int runRender(const std::vector<std::string>& args, std::ostream& out, std::ostr
         }
         req.dark = a.last("theme") == "dark";
     }
+    if (bad.empty() && !a.last("rows").empty()) {
+        if (a.last("rows") != "all" && a.last("rows") != "recorded") {
+            bad = "--rows: expected all or recorded";
+        }
+        req.recordedOnly = a.last("rows") == "recorded";
+    }
     if (bad.empty() && !a.last("views").empty()) {
         const std::string v = "," + a.last("views") + ",";
         req.heatmap = v.find(",heatmap,") != std::string::npos;
@@ -118,7 +127,9 @@ int runRender(const std::vector<std::string>& args, std::ostream& out, std::ostr
         const auto look = sessionLook(*session);
         req.rowOrder = look.rowOrder;
         req.metric = look.metric;
-        req.recordedOnly = look.recordedOnly;
+        if (a.last("rows").empty()) {
+            req.recordedOnly = look.recordedOnly;
+        }
         req.linkRowOrder = look.linkOrder;
     }
     const bool sessionWindow = session && !session->window.isEmpty() && a.last("incident").empty()

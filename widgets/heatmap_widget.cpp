@@ -704,7 +704,7 @@ void HeatmapWidget::drawLegend(QPainter& p, const QRect& area) const
     // Only a job with ranks known from their logs alone has unknown rows; its legend says what they are.
     const bool unknown = m_model && m_model->hasUnrecordedRanks();
     // A few recorded rows among many unknown ones fold into a few pixels: say where the filter that shows them is.
-    const bool few = unknown && !m_rowsFiltered && m_recordedRows > 0 && m_recordedRows * 4 < m_rows.size();
+    const bool few = m_filterHint && unknown && !m_rowsFiltered && fewRowsRecorded();
     const QString unknownLabel = few
         ? tr("unknown (no record; %1 ranks have one: View › Row order › Only ranks with records)")
               .arg(QString::fromStdString(formatCount(m_recordedRows)))

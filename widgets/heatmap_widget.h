@@ -40,6 +40,10 @@ public:
     void setRecordedOnly(bool on);
     bool recordedOnly() const { return m_recordedOnly; }
     bool rowsFiltered() const { return m_rowsFiltered; } // some rank is left out now
+    // Under a quarter of the rows have records: they fold among the unknown ones unless filtered.
+    bool fewRowsRecorded() const { return m_recordedRows > 0 && m_recordedRows * 4 < m_rows.size(); }
+    // The legend points at the View menu's filter when few rows have records (the window; an image has no menu).
+    void setFilterHint(bool on) { m_filterHint = on; }
     QString firstStuckNote() const; // what first-stuck order means for this job, as its title says
     // What the view says while it has no model: nothing open, or the job's heatmap still being built.
     void setEmptyText(const QString& text);
@@ -123,6 +127,7 @@ private:
     int m_hovered = -1;
     HeatmapPalette m_palette;
     std::size_t m_recordedRows = 0; // rows of ranks with collective records, filtered or not
+    bool m_filterHint = false;
     QImage m_raster;
 
 public:

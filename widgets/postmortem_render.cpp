@@ -28,10 +28,11 @@ QString q(const std::string& s)
     return QString::fromStdString(s);
 }
 
-QString titleText(const RenderInputs& in, const RenderRequest& req, const Incident* inc)
+// `window`: the one drawn (the view state's, kept inside the job's span), not the one asked for.
+QString titleText(const RenderInputs& in, TimeRange window, const Incident* inc)
 {
     const auto& snap = *in.snapshot;
-    QString t = q(snap.job.name) + QStringLiteral(" — %1 ranks").arg(snap.job.worldSize);
+    QString t = q(snap.job.name) + QStringLiteral(" — %1 ranks").arg(q(formatCount(snap.job.worldSize)));
     if (inc && snap.job.untimed()) {
         t += QStringLiteral(" — incident #%1: %2, time unknown").arg(inc->number).arg(q(incidentLabel(*inc)));
     } else if (inc) {
@@ -42,7 +43,7 @@ QString titleText(const RenderInputs& in, const RenderRequest& req, const Incide
                  .arg(q(formatDuration(inc->endNs - inc->startNs)));
     } else {
         t += QStringLiteral(" — %1").arg(snap.job.untimed() ? QStringLiteral("time unknown")
-                                                            : q(utcRange(req.window.start, req.window.end)));
+                                                            : q(utcRange(window.start, window.end)));
     }
     return t;
 }
@@ -277,7 +278,8 @@ void renderComposite(QPainter& p, const RenderInputs& in, const RenderRequest& r
     p.setFont(titleFont);
     p.setPen(pal.color(QPalette::WindowText));
     p.drawText(
-        QRect(12, 0, size.width() - 24, kTitleHeight), Qt::AlignVCenter | Qt::AlignLeft, titleText(in, req, inc));
+        QRect(12, 0, size.width() - 24, kTitleHeight), Qt::AlignVCenter | Qt::AlignLeft,
+        titleText(in, state.window(), inc));
     QFont body = p.font();
     body.setPixelSize(13);
     body.setBold(false);
@@ -293,7 +295,10 @@ void renderComposite(QPainter& p, const RenderInputs& in, const RenderRequest& r
         HeatmapWidget w(&state);
         w.setPalette(pal);
         w.setModel(in.heatmap, in.analysis);
-        w.setRecordedOnly(req.recordedOnly);
+        w.setRecordedOnly(req.recordedOnly.value_or(false));
+        if (!req.recordedOnly && w.fewRowsRecorded()) {
+            w.setRecordedOnly(true);
+        }
         w.setRowOrder(req.rowOrder);
         w.setMetric(req.metric);
         paintView(p, w, QRect(left.topLeft(), QSize(left.width(), heatH)));

@@ -17,6 +17,7 @@
 #include <QSize>
 
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace stallscope {
@@ -43,7 +44,9 @@ struct RenderRequest
     // As the window shows them: an export in another row order or colouring than the view was not what was seen.
     RowOrder rowOrder = RowOrder::Rank;
     HeatmapMetric metric = HeatmapMetric::State;
-    bool recordedOnly = false; // rank rows: only those with collective records
+    // Rank rows: only those with collective records. Unset: only those when a few recorded ranks would fold among
+    // many unknown ones (an image has no menu to show them), else every rank.
+    std::optional<bool> recordedOnly;
     LinkRowOrder linkRowOrder = LinkRowOrder::Tier;
     // Fabric mode (issue #13): the link heatmap over `window` (empty: the whole span), the top flapping links'
     // counters, the topology with the top flapper marked, and a caption with each top link's period and price.

@@ -844,3 +844,27 @@ TEST_CASE("a simulation is written as a bundle one way, for simulate and the win
     REQUIRE(writeFileAtomic(blocked, "x").empty());
     CHECK_FALSE(writeSimulatedBundle(config, sim.value(), blocked + "/sim").error.empty());
 }
+
+TEST_CASE("render of a folder where few ranks have records draws their rows unless --rows all says otherwise",
+    "[cli][render][partial]")
+{
+    TempDir tmp;
+    const auto dir = tmp.str("one-host");
+    const auto sim = test::simulateOrFail(test::tinyConfig());
+    REQUIRE(sim.snapshot->job.worldSize > 32);
+    test::writePartialRawFolder(*sim.snapshot, dir, 8);
+    auto render = [&](const std::vector<std::string>& extra, const std::string& out) {
+        std::vector<std::string> args { "render", dir, "--incident", "1", "--out", tmp.str(out) };
+        args.insert(args.end(), extra.begin(), extra.end());
+        const auto r = runBinary(args);
+        INFO(r.err);
+        REQUIRE(r.code == 0);
+        return readFile(tmp.path() / out);
+    };
+    const auto automatic = render({}, "auto.png");
+    CHECK(automatic == render({ "--rows", "recorded" }, "recorded.png"));
+    CHECK(automatic != render({ "--rows", "all" }, "all.png"));
+    const auto bad = runBinary({ "render", dir, "--incident", "1", "--rows", "some", "--out", tmp.str("x.png") });
+    CHECK(bad.code == 2);
+    CHECK_THAT(bad.err, Catch::Contains("--rows: expected all or recorded"));
+}

@@ -827,6 +827,33 @@ TEST_CASE("a few ranks' dumps among many: only their rows, from the View menu, k
         REQUIRE(ranks > kRecorded);
         CHECK(edgeRanks(w).second == ranks - 1); // every rank, the unknown ones too
         CHECK(unknownShare(w) > 0.5);
+        CHECK(w.heatmap()->fewRowsRecorded());
+        // An image has no menu: unless told otherwise it shows the recorded rows; the window's export shows what
+        // the view shows.
+        const auto renderUnknown = [&](std::optional<bool> recordedOnly) {
+            RenderRequest req;
+            req.window = w.viewState()->window();
+            req.size = QSize(1200, 700);
+            req.recordedOnly = recordedOnly;
+            QImage img(req.size, QImage::Format_RGB32);
+            QPainter p(&img);
+            const auto* o = w.opened();
+            renderComposite(p, { o->snapshot, o->analysis, o->heatmap, o->linkHeatmap, o->fabricReview }, req);
+            p.end();
+            const auto palette = HeatmapPalette::fromPalette(w.heatmap()->palette());
+            std::size_t unknown = 0;
+            for (int y = 0; y < img.height(); y += 2) {
+                for (int x = 0; x < img.width(); x += 2) {
+                    const auto c = img.pixelColor(x, y);
+                    unknown += c == palette.unknown || c == palette.unknownHatch;
+                }
+            }
+            return unknown;
+        };
+        const auto all = renderUnknown(false);
+        CHECK(all > 10000);
+        CHECK(renderUnknown(std::nullopt) * 20 < all);
+        CHECK(renderUnknown(true) * 20 < all);
         only->trigger();
         CHECK(w.heatmap()->rowsFiltered());
         CHECK(unknownShare(w) < 0.05); // the raster is redrawn for the rows shown, not the old one stretched
