@@ -16,8 +16,10 @@
 #include "link_heatmap_widget.h"
 #include "hosts_panel.h"
 #include "link_list_panel.h"
+#include "live_controller.h"
 #include "load_job.h"
 #include "open_dialog.h"
+#include "prometheus_dialog.h"
 #include "output_controller.h"
 #include "recent_files.h"
 #include "refusal.h"
@@ -41,10 +43,8 @@
 
 #include <QActionGroup>
 #include <QApplication>
-#include <QCheckBox>
 #include <QCloseEvent>
 #include <QColor>
-#include <QDateTimeEdit>
 #include <QDialog>
 #include <QDialogButtonBox>
 #include <QDesktopServices>
@@ -52,7 +52,6 @@
 #include <QDragEnterEvent>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QFormLayout>
 #include <QIcon>
 #include <QInputDialog>
 #include <QLabel>
@@ -122,8 +121,6 @@ MainWindow::MainWindow(QWidget* parent)
     m_alertLabel->setStyleSheet(QStringLiteral("QLabel { color: white; background: #d55e00; padding: 1px 6px; }"));
     m_alertLabel->hide();
     statusBar()->addPermanentWidget(m_alertLabel);
-    m_liveTimer = new QTimer(this);
-    connect(m_liveTimer, &QTimer::timeout, this, &MainWindow::liveTick);
     m_cutShortTimer = new QTimer(this);
     connect(m_cutShortTimer, &QTimer::timeout, this, &MainWindow::noteFilesCutShort);
     m_cutShortTimer->start(2000);
@@ -271,9 +268,25 @@ void MainWindow::createMenus()
         }
     });
     file->addAction(tr("Open from &Prometheus…"), this, &MainWindow::askPrometheus);
-    m_liveAction = file->addAction(tr("&Live: follow the server"), this, [this](bool on) { setLive(on); });
-    m_liveAction->setCheckable(true);
-    m_liveAction->setEnabled(false);
+    m_live = new LiveController(file->addAction(tr("&Live: follow the server")), this);
+    connect(m_live, &LiveController::statusMessage, this, [this](const QString& text) {
+        statusBar()->showMessage(text);
+    });
+    connect(m_live, &LiveController::refreshRequested, this, [this](const PrometheusQuery& q) {
+        if (m_watcher->isRunning()) {
+            return; // the previous refresh is still running: skip this tick
+        }
+        startLoading(
+            QString::fromStdString(q.url),
+            [q](Progress& progress) -> Result<LoadedJob> {
+                auto r = loadFromPrometheus(q, progress);
+                if (!r) {
+                    return r.error();
+                }
+                return std::move(r->job);
+            },
+            true);
+    });
     m_recent = new RecentFiles(file->addMenu(tr("Open &Recent")), m_welcome, this);
     connect(m_recent, &RecentFiles::openRequested, this, &MainWindow::openBundle);
     file->addSeparator();
@@ -431,9 +444,7 @@ void MainWindow::openBundle(const QString& path)
     if (m_training && m_training->active() && !m_training->opening()) {
         m_training->stop(); // the user opened something else: the exercise is over, unchecked
     }
-    setLive(false);
-    m_liveQuery.reset();
-    m_flapCounts.clear();
+    m_live->setSource(std::nullopt);
     startLoading(path, [p](Progress& progress) { return openJob(p, progress); });
 }
 
@@ -456,12 +467,7 @@ void MainWindow::openPrometheus(const PrometheusQuery& query)
     }
     auto q = query;
     applyPrometheusEnvironment(q); // credentials from the environment only: never stored
-    setLive(false);
-    m_liveQuery = q;
-    m_flapCounts.clear();
-    if (m_liveAction) {
-        m_liveAction->setEnabled(true);
-    }
+    m_live->setSource(q);
     startLoading(QString::fromStdString(q.url), [q](Progress& progress) -> Result<LoadedJob> {
         auto r = loadFromPrometheus(q, progress); // its own event loop, on this worker thread
         if (!r) {
@@ -478,12 +484,7 @@ void MainWindow::openFolderWithPrometheus(const QString& path, const PrometheusQ
     }
     auto q = query;
     applyPrometheusEnvironment(q); // credentials from the environment only: never stored
-    setLive(false);
-    m_liveQuery.reset(); // a job's folder is not followed: its traces do not grow from the server
-    m_flapCounts.clear();
-    if (m_liveAction) {
-        m_liveAction->setEnabled(false);
-    }
+    m_live->setSource(std::nullopt); // a job's folder is not followed: its traces do not grow from the server
     const auto p = path.toStdString();
     startLoading(path, [p, q](Progress& progress) -> Result<LoadedJob> {
         auto r = loadJobWithPrometheus(p, q, progress); // its own event loop, on this worker thread
@@ -536,51 +537,11 @@ void MainWindow::startLoading(const QString& name, Loader load, bool quiet)
     }));
 }
 
-// Live: every scrape interval, the same server and range up to now, loaded quietly off the GUI thread.
-void MainWindow::setLive(bool on)
-{
-    if (!m_liveTimer) {
-        return;
-    }
-    on = on && m_liveQuery.has_value();
-    if (on) {
-        const TimeNs step = m_liveQuery->stepNs > 0 ? m_liveQuery->stepNs : 15 * kNsPerSec;
-        m_liveTimer->start(static_cast<int>(std::max<TimeNs>(step, kNsPerSec) / kNsPerMs));
-        statusBar()->showMessage(tr("Live: following %1").arg(QString::fromStdString(m_liveQuery->url)));
-    } else {
-        m_liveTimer->stop();
-    }
-    if (m_liveAction && m_liveAction->isChecked() != on) {
-        m_liveAction->setChecked(on);
-    }
-}
-
 void MainWindow::followLive()
 {
-    if (m_liveTimer && !m_liveTimer->isActive()) {
-        setLive(true);
+    if (!m_live->isOn()) {
+        m_live->setOn(true);
     }
-}
-
-void MainWindow::liveTick()
-{
-    if (!m_liveQuery || m_watcher->isRunning()) {
-        return; // the previous refresh is still running: skip this tick
-    }
-    auto q = *m_liveQuery;
-    q.range.end
-        = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
-              .count();
-    startLoading(
-        QString::fromStdString(q.url),
-        [q](Progress& progress) -> Result<LoadedJob> {
-            auto r = loadFromPrometheus(q, progress);
-            if (!r) {
-                return r.error();
-            }
-            return std::move(r->job);
-        },
-        true);
 }
 
 // In-window alert for links that went down since the last load (live), within one refresh of the server.
@@ -589,23 +550,8 @@ void MainWindow::noteNewFlaps(const OpenedBundle& opened)
     if (!opened.fabricReview) {
         return;
     }
-    std::map<std::string, std::size_t> counts;
-    QStringList fresh;
-    for (const auto& l : opened.fabricReview->flapping) {
-        const auto name = l.a + " <-> " + l.b;
-        counts[name] = l.flaps.size();
-        const auto before = m_flapCounts.find(name);
-        const std::size_t known = before == m_flapCounts.end() ? 0 : before->second;
-        if (!m_flapCounts.empty() && l.flaps.size() > known) {
-            fresh << tr("%1 went down at %2 UTC")
-                         .arg(QString::fromStdString(name),
-                             QString::fromStdString(formatUtc(l.flaps.back().timeNs()).substr(11, 8)));
-        }
-    }
-    const bool baseline = m_flapCounts.empty();
-    m_flapCounts = std::move(counts);
-    m_flapCounts.emplace("", 0); // marks the baseline as taken, even with no flap yet
-    if (!baseline && !fresh.isEmpty()) {
+    const auto fresh = m_live->newFlaps(*opened.fabricReview);
+    if (!fresh.isEmpty()) {
         m_alertLabel->setText(QStringLiteral("⚠ ") + fresh.join(QStringLiteral("; ")));
         m_alertLabel->show();
         QApplication::alert(this);
@@ -642,67 +588,20 @@ void MainWindow::noteFilesCutShort()
 // File › Open from Prometheus…: server, time range (the open job's span by default), label matchers.
 void MainWindow::askPrometheus()
 {
-    QDialog dialog(this);
-    dialog.setWindowTitle(tr("Open from Prometheus"));
-    auto* form = new QFormLayout(&dialog);
-    QSettings settings;
-    auto* url = new QLineEdit(
-        settings.value(QStringLiteral("prometheus/url"), QStringLiteral("http://127.0.0.1:9090")).toString());
     const TimeNs now
         = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
               .count();
     const TimeRange range = m_shown ? m_shown->job.span : TimeRange { now - 24 * 3600 * kNsPerSec, now };
-    auto makeEdit = [](TimeNs t) {
-        auto* e = new QDateTimeEdit(QDateTime::fromMSecsSinceEpoch(t / kNsPerMs, Qt::UTC));
-        e->setTimeSpec(Qt::UTC);
-        e->setDisplayFormat(QStringLiteral("yyyy-MM-dd HH:mm:ss 'UTC'"));
-        return e;
-    };
-    auto* from = makeEdit(range.start);
-    auto* to = makeEdit(range.end);
-    auto* matchers = new QLineEdit(settings.value(QStringLiteral("prometheus/matchers")).toString());
-    matchers->setPlaceholderText(tr("label matchers, separated by ';' — e.g. instance=~\"gpu-a0.*\""));
-    form->addRow(tr("Server URL"), url);
-    form->addRow(tr("From"), from);
-    form->addRow(tr("To"), to);
-    form->addRow(tr("Matchers"), matchers);
-    // A job's raw folder is open: its counters can come from the server, chosen by its span, hosts and switches.
-    QCheckBox* forJob = nullptr;
-    if (m_opened && m_shown && m_shown->job.worldSize > 0 && isRawFolder(m_opened->path)) {
-        forJob = new QCheckBox(tr("Counters for the open job: its span, hosts and switches choose the series"));
-        forJob->setChecked(true);
-        const auto sync = [from, to](bool on) {
-            from->setEnabled(!on);
-            to->setEnabled(!on);
-        };
-        connect(forJob, &QCheckBox::toggled, &dialog, sync);
-        sync(true);
-        form->addRow(forJob);
-    }
-    form->addRow(new QLabel(tr("Credentials come from STALLSCOPE_PROMETHEUS_TOKEN (Bearer) or _USER / _PASSWORD "
-                               "(Basic) in the environment; they are never saved.")));
-    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
-    form->addRow(buttons);
-    connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
-    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
-    if (dialog.exec() != QDialog::Accepted) {
+    const bool offerJob = m_opened && m_shown && m_shown->job.worldSize > 0 && isRawFolder(m_opened->path);
+    const auto choice = askPrometheusQuery(this, range, offerJob);
+    if (!choice) {
         return;
     }
-    settings.setValue(QStringLiteral("prometheus/url"), url->text());
-    settings.setValue(QStringLiteral("prometheus/matchers"), matchers->text());
-    PrometheusQuery q;
-    q.url = url->text().trimmed().toStdString();
-    q.range = TimeRange { TimeNs(from->dateTime().toMSecsSinceEpoch()) * kNsPerMs,
-        TimeNs(to->dateTime().toMSecsSinceEpoch()) * kNsPerMs };
-    for (const auto& m : matchers->text().split(QLatin1Char(';'), Qt::SkipEmptyParts)) {
-        q.matchers.push_back(m.trimmed().toStdString());
-    }
-    if (forJob && forJob->isChecked()) {
-        q.range = {}; // the job's span, padded (loadJobWithPrometheus)
-        openFolderWithPrometheus(QString::fromStdString(m_opened->path), q);
+    if (choice->forOpenJob) {
+        openFolderWithPrometheus(QString::fromStdString(m_opened->path), choice->query);
         return;
     }
-    openPrometheus(q);
+    openPrometheus(choice->query);
 }
 
 void MainWindow::showSnapshot(const OpenedBundle& opened)
@@ -795,7 +694,7 @@ void MainWindow::onLoaded()
     // Opened, failed or cancelled: nothing is being opened any more, whatever the views show now.
     showEmptyStates(m_analysisHidden ? EmptyState::AnalysisHidden : EmptyState::NoJob);
     auto opened = m_watcher->result();
-    if (!opened->error.empty() && (m_reloading || (m_liveTimer && m_liveTimer->isActive()))) {
+    if (!opened->error.empty() && (m_reloading || m_live->isOn())) {
         // Following: a refresh that failed (or a server with no series yet) is retried at the next tick.
         statusBar()->showMessage(tr("Live: %1 — retrying every refresh").arg(QString::fromStdString(opened->error)));
         m_reloading = false;
@@ -820,7 +719,7 @@ void MainWindow::onLoaded()
     // Stage 1 (queued before this) already showed the snapshot: add what the analysis knows.
     m_opened = opened;
     m_previous.reset();
-    if (m_liveQuery) {
+    if (m_live->query()) {
         noteNewFlaps(*opened);
     }
     const bool refresh = m_reloading;
@@ -1010,11 +909,7 @@ void MainWindow::closeJob()
     resetJobViews(jobViews(), { 0, 1 });
     syncViewMenus();
     m_shown.reset();
-    setLive(false);
-    m_liveQuery.reset();
-    if (m_liveAction) {
-        m_liveAction->setEnabled(false);
-    }
+    m_live->setSource(std::nullopt);
     if (m_alertLabel) {
         m_alertLabel->hide();
     }

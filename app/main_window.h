@@ -35,6 +35,7 @@ class HeatmapWidget;
 class IncidentsPanel;
 class HostsPanel;
 class LinkListPanel;
+class LiveController;
 class OutputController;
 class RecentFiles;
 class SharedProgress;
@@ -105,8 +106,6 @@ protected:
 private:
     void createMenus();
     void startLoading(const QString& name, Loader load, bool quiet = false);
-    void setLive(bool on);
-    void liveTick();
     void noteNewFlaps(const OpenedBundle& opened);
     void noteFilesCutShort(); // GUI thread, every 2 s: a mapped file of the open bundle shrank on disk
     void askPrometheus();
@@ -143,15 +142,11 @@ private:
     LinkHeatmapWidget* m_linkHeatmap;
     FlapsPanel* m_flaps;
     std::shared_ptr<const JobSnapshot> m_shown; // the snapshot the views show (from stage 1 on)
-    // Live: the server the data came from, re-queried up to now every scrape interval while Live is on.
-    std::optional<PrometheusQuery> m_liveQuery;
-    QTimer* m_liveTimer = nullptr;
-    QAction* m_liveAction = nullptr;
+    LiveController* m_live = nullptr; // the server the data came from, re-queried while Live is on
     QLabel* m_alertLabel = nullptr;
     QTimer* m_cutShortTimer = nullptr;
     QStringList m_cutShortShown; // files already named in the Warnings panel
     bool m_reloading = false; // the load in flight is a live refresh: keep selection and window, no dialog
-    std::map<std::string, std::size_t> m_flapCounts; // link → flaps seen so far, for the live alerts
     bool m_showLinkHeatmap = true; // with a job: the link heatmap stacked under the rank heatmap
     void applyHeatmapVisibility();
     CounterPlotWidget* m_counters;
