@@ -4,6 +4,7 @@
 #include "analysis/analysis.h"
 #include "core/snapshot_summary.h"
 #include "import/open_job.h"
+#include "import/logs/paste_wrappers.h"
 #include "import/logs/rank_log.h"
 #include "view/heatmap_model.h"
 #include "test_support.h"
@@ -302,4 +303,94 @@ TEST_CASE("logs alone: srun labels padded to the widest task id split the ranks"
     REQUIRE(r.logStory);
     REQUIRE(r.logStory->hang);
     CHECK(r.logStory->hang->timedOut == std::vector<std::uint32_t> { 7 });
+}
+
+TEST_CASE("logs alone: lines pasted with a viewer's numbers, quote markers, links and indentation read as written",
+    "[logs_job][rank_log][paste]")
+{
+    SECTION("a log viewer's \"[52110] \" before each rank's line: each line keeps its rank and time")
+    {
+        const auto job = open("pasted-numbered");
+        const auto& snap = *job.snapshot;
+        CHECK(snap.job.worldSize == 4);
+        CHECK(snap.policy.collectiveTimeoutNs == 900 * kNsPerSec); // Timeout(ms)=900000, not the 10 min default
+        const auto r = analyze(snap);
+        REQUIRE(r.logStory);
+        REQUIRE(r.logStory->hang);
+        CHECK(r.logStory->hang->seq == 812);
+        CHECK(r.logStory->hang->timedOut == std::vector<std::uint32_t> { 0, 2, 3 });
+        CHECK(r.logStory->hang->firstTimeoutNs != kNoTime);
+        CHECK_THAT(analysisText(snap, r), Catch::Contains("at the collective timeout (15m00s)"));
+    }
+    SECTION("\"> \" quote markers, an indented line and a thread's autolink around the peer")
+    {
+        const auto job = open("pasted-quoted");
+        const auto r = analyze(*job.snapshot);
+        REQUIRE(r.logStory);
+        REQUIRE(r.logStory->firstError);
+        CHECK(r.logStory->firstError->rank == 2);
+        CHECK(r.logStory->firstError->host == "gpu-q004");
+        CHECK(r.logStory->firstError->hca == "mlx5_2");
+        CHECK(r.logStory->firstError->peer == "10.40.3.17<52004>"); // the link's text, not its markdown
+    }
+}
+
+TEST_CASE("logs alone: a logger's, Open MPI's, Ray's and pdsh's prefixes before the lines are passed over",
+    "[logs_job][rank_log][paste]")
+{
+    const auto job = open("pasted-stamped");
+    const auto& snap = *job.snapshot;
+    REQUIRE(snap.job.worldSize == 8);
+    CHECK(snap.str(snap.ranks[1].host) == "gpu-q009"); // behind pdsh's "10.40.3.21: "
+    CHECK(snap.str(snap.ranks[4].host) == "gpu-q008"); // behind Ray's prefix and a logger's stamp
+    CHECK(snap.str(snap.ranks[7].host) == "gpu-q007"); // behind an ISO stamp and Open MPI's tag
+    CHECK(snap.str(snap.ranks[1].transport) == "Socket");
+    CHECK(snap.str(snap.ranks[7].transport) == "Socket");
+    CHECK(snap.policy.collectiveTimeoutNs == 300 * kNsPerSec);
+    // The logger's stamp before NCCL's prefix is the line's time.
+    const auto init4 = std::find_if(snap.logFacts.begin(), snap.logFacts.end(),
+        [](const LogFact& f) { return f.rank == 4 && f.kind == LogEventKind::Init; });
+    REQUIRE(init4 != snap.logFacts.end());
+    CHECK(init4->timeNs == 1'773'480'909'000'000'000LL); // 2026-03-14 09:35:09 UTC
+    const auto r = analyze(snap);
+    REQUIRE(r.logStory);
+    REQUIRE(r.logStory->hang);
+    CHECK(r.logStory->hang->op == "BROADCAST");
+    CHECK(r.logStory->hang->timedOut == std::vector<std::uint32_t> { 5, 6 });
+}
+
+TEST_CASE("logs alone: several ranks' PyTorch messages in one file with no prefix go to the rank each names",
+    "[logs_job][rank_log]")
+{
+    const auto job = open("message-ranks");
+    const auto& snap = *job.snapshot;
+    CHECK(snap.job.worldSize == 4);
+    CHECK(snap.policy.collectiveTimeoutNs == 1800 * kNsPerSec);
+    const auto r = analyze(snap);
+    REQUIRE(r.logStory);
+    REQUIRE(r.logStory->hang);
+    CHECK(r.logStory->hang->seq == 2210);
+    // Rank 2's timeout is told only inside its watchdog's exception: it counts.
+    CHECK(r.logStory->hang->timedOut == std::vector<std::uint32_t> { 1, 2, 3 });
+}
+
+TEST_CASE("paste wrappers: only lines with one are changed, line for line", "[rank_log][paste]")
+{
+    using logs::unwrapPastedLines;
+    // Lines the readers already take are left alone: no copy at all.
+    for (const char* text : { "[rank3]:[E314 09:25:03.1 ProcessGroupNCCL.cpp:632] [Rank 3] x\n",
+             " 7: gpu-a001:1:1 [0] NCCL INFO x\n", "12: [default3]:x\n", "gpu-a001:1:1 [0] NCCL INFO x\n",
+             "2026-03-14 09:40:11,123 - root - INFO - step 12\n", "slurmstepd: error: *** JOB 7 ON n1 CANCELLED ***\n",
+             "[2026-03-14 09:00:02] gpu-k001:4101:4180 [0] NCCL INFO x\n", "Wed May 20 10:00:02 2026[1,2]<stdout>:x\n" }) {
+        INFO(text);
+        CHECK_FALSE(unwrapPastedLines(text));
+    }
+    const auto out = unwrapPastedLines("first\n>   [rank1]:x\n[4821] [rank2]:y\n10.0.0.5: gpu-a9:1:2 [0] NCCL INFO z\n"
+                                       "2026-03-14T09:35:10.5Z: [1,7]<stdout>:w\n"
+                                       "(W pid=3) 2026-03-14 09:35:09.220 gpu-a9:1:2 [0] NCCL INFO v\n"
+                                       "peer [10.0.0.7](http://10.0.0.7/)<5> end");
+    REQUIRE(out);
+    CHECK(*out
+        == "first\n[rank1]:x\n[rank2]:y\ngpu-a9:1:2 [0] NCCL INFO z\n[1,7]<stdout>:w\n"
+           "[2026-03-14 09:35:09] gpu-a9:1:2 [0] NCCL INFO v\npeer 10.0.0.7<5> end");
 }

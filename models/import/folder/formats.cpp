@@ -8,6 +8,7 @@
 #include "import/common/file_bytes.h"
 #include "import/infiniband/ibnetdiscover.h"
 #include "import/kineto/kineto_trace.h"
+#include "import/logs/paste_wrappers.h"
 
 #include <algorithm>
 #include <chrono>
@@ -633,12 +634,15 @@ void readPart(const std::string& file, const RankLines& part, const LogClock& cl
     r.ranks.push_back(std::move(f.value()));
 }
 
-std::any readRankLog(const std::string& file, const std::string& text, const LogClock& clock)
+std::any readRankLog(const std::string& file, const std::string& original, const LogClock& clock)
 {
     LogRead r;
-    if (looksLikeHostLog(text)) { // a job's output: srun's fates after the ranks' lines
-        r.host = parseHostLog(file, text, clock, hostOfFile(file));
+    if (looksLikeHostLog(original)) { // a job's output: srun's fates after the ranks' lines
+        r.host = parseHostLog(file, original, clock, hostOfFile(file));
     }
+    // Lines pasted from a thread or written through a logger: their wrappers off, line for line.
+    const auto unwrapped = logs::unwrapPastedLines(original);
+    const std::string& text = unwrapped ? *unwrapped : original;
     const auto parts = splitByRankPrefix(text); // a launcher's combined output: one part per rank
     r.parts = parts.size();
     if (parts.empty()) {

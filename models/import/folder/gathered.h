@@ -115,6 +115,9 @@ void placeRanks(JobSnapshot& snap, Gathered& g, std::uint32_t world);
 // ranks the lines name (and the world communicator's size, when plausible) are the job, with no collective record.
 bool logsMakeAJob(const Gathered& g);
 std::uint32_t addLogJob(JobSnapshot& snap, OwnedColumns& owned, Gathered& g, const std::string& dir);
+// The collective timeout the job ran with, from its watchdog timeouts' Timeout(ms) (the most common value); nullopt
+// when no line gives one.
+std::optional<TimeNs> collectiveTimeoutFromLogs(const Gathered& g);
 // Every rank log's events as the snapshot's log facts, in time order.
 void addLogFacts(JobSnapshot& snap, const Gathered& g);
 // The Flight Recorder analyzer's findings (import/folder/fr_trace_facts.cpp): the job size the ranks they name

@@ -129,6 +129,22 @@ std::uint32_t addLogJob(JobSnapshot& snap, OwnedColumns& owned, Gathered& g, con
     return world;
 }
 
+std::optional<TimeNs> collectiveTimeoutFromLogs(const Gathered& g)
+{
+    constexpr std::int64_t kMostMs = 30LL * 24 * 3600 * 1000; // a month: anything longer is a damaged number
+    std::map<std::int64_t, std::size_t> seen;
+    for (const auto& [file, f] : g.logs) {
+        for (const auto& e : f.events) {
+            if (e.kind == LogEventKind::WatchdogTimeout && e.timeoutMs > 0 && e.timeoutMs <= kMostMs) {
+                ++seen[e.timeoutMs];
+            }
+        }
+    }
+    const auto most = std::max_element(
+        seen.begin(), seen.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+    return most == seen.end() ? std::nullopt : std::optional<TimeNs>(most->first * kNsPerMs);
+}
+
 void addLogFacts(JobSnapshot& snap, const Gathered& g)
 {
     const auto world = snap.job.worldSize;

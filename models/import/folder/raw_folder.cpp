@@ -116,6 +116,9 @@ Result<LoadedJob> loadRawFolder(
     auto snap = std::make_shared<JobSnapshot>();
     snap->job.name = fs::path(dir).filename().string();
     auto owned = std::make_shared<OwnedColumns>();
+    if (const auto timeout = folder::collectiveTimeoutFromLogs(g)) {
+        snap->policy.collectiveTimeoutNs = *timeout; // PyTorch's timeout as the job ran with it, not the default
+    }
     if (logsOnly) {
         folder::addLogJob(*snap, *owned, g, dir);
     } else if (!fabricOnly) {

@@ -280,12 +280,62 @@ std::vector<RankLines> splitByNcclPrefix(const std::string& text)
     return sorted(parts);
 }
 
+// The global rank a PyTorch message names: "[Rank 3]" (older releases, the default group) or the default group's
+// "[PG 0 Rank 3]" / "[PG 0 (default_pg) Rank 3]" / "[PG ID 0 PG GUID 0(default_pg) Rank 3]". Another group's rank
+// is its place in that group, not the global rank: nullopt.
+std::optional<std::uint32_t> messageRank(std::string_view line)
+{
+    // One search per line for "Rank ", then what opens its bracket: most lines have none.
+    for (auto at = line.find("Rank "); at != std::string_view::npos; at = line.find("Rank ", at + 5)) {
+        const auto open = at > 0 ? line.rfind('[', at - 1) : std::string_view::npos;
+        if (open == std::string_view::npos || line.find(']', open) < at) {
+            continue;
+        }
+        const auto head = line.substr(open, at - open);
+        if (head != "[" && head.substr(0, 6) != "[PG 0 " && head.substr(0, 9) != "[PG ID 0 ") {
+            continue; // another group's rank is its place in that group
+        }
+        std::size_t i = at + 5;
+        const auto r = digitsAt(line, i);
+        if (r && line.substr(i, 1) == "]") {
+            return r;
+        }
+    }
+    return std::nullopt;
+}
+
+// Several processes' PyTorch messages in one file with no launcher prefix ("[E ProcessGroupNCCL.cpp:737] [Rank 3]
+// Watchdog caught …", a console or a thread that gathered them): split by the rank each message names. Lines that
+// name none (a what(), "terminate called …") follow the line before.
+std::vector<RankLines> splitByMessageRank(const std::string& text)
+{
+    std::map<std::string, RankLines> parts;
+    RankLines* current = nullptr;
+    std::vector<LoadIssue> ignored;
+    readLines(text, "", ignored, [&](const std::string& line, std::int64_t lineNo) {
+        if (const auto r = messageRank(line)) {
+            const auto process = "rank " + std::to_string(*r);
+            current = &parts[process];
+            current->process = process;
+            current->rank = r;
+        }
+        if (current) {
+            current->text.append(line).push_back('\n');
+            current->lineNumbers.push_back(lineNo);
+        }
+    });
+    return sorted(parts);
+}
+
 } // namespace
 
 std::vector<RankLines> splitByRankPrefix(const std::string& text)
 {
     auto parts = splitByLauncher(text);
-    return parts.empty() ? splitByNcclPrefix(text) : parts;
+    if (parts.empty()) {
+        parts = splitByNcclPrefix(text);
+    }
+    return parts.empty() ? splitByMessageRank(text) : parts;
 }
 
 void restoreLineNumbers(RankLogFacts& facts, const std::string& file, const std::vector<std::int64_t>& lineNumbers)

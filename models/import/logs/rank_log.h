@@ -77,7 +77,9 @@ struct RankLines
 // messages). An srun label followed by torchrun's "[default5]:" names a task (a node) and a local rank, not a global
 // rank: that part's rank comes from its lines. Without launcher prefixes, NCCL_DEBUG output of several processes
 // (or of one process driving several GPUs) is split by NCCL's own "host:pid:tid [dev]" prefix — also where two
-// processes' writes interleave inside one physical line. Empty when the lines name fewer than two processes.
+// processes' writes interleave inside one physical line. Without either, PyTorch's messages of several processes
+// ("[Rank 3] Watchdog caught …") are split by the global rank each names. Empty when the lines name fewer than two
+// processes.
 std::vector<RankLines> splitByRankPrefix(const std::string& text);
 // Moves the line numbers of a part's facts (events, warnings) back to the file's.
 void restoreLineNumbers(RankLogFacts& facts, const std::string& file, const std::vector<std::int64_t>& lineNumbers);

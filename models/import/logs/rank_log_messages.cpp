@@ -360,12 +360,27 @@ Read heartbeat(std::string_view body, LogEvent& e, MessageState& c)
 
 // "Process group watchdog thread terminated with exception: NCCL error: remote process exited or there was a
 // network error, NCCL version 2.20.5" (the message may repeat a watchdog timeout: this line is not a second one).
+// A message that repeats a whole watchdog timeout (an exception, an abort's what()) is that timeout when the
+// original line is not in the log (the process died before flushing it, or the log holds only the abort).
+void addRepeatedTimeout(std::string_view text, const LogEvent& e, MessageState& c)
+{
+    LogEvent timeout = e;
+    bool usable = false;
+    if (watchdogTimeoutFields(text, timeout, usable) == Read::Done
+        && std::none_of(c.f.events.begin(), c.f.events.end(), [&](const LogEvent& o) {
+               return o.kind == LogEventKind::WatchdogTimeout && o.seq == timeout.seq;
+           })) {
+        c.f.events.push_back(timeout);
+    }
+}
+
 Read watchdogException(std::string_view body, LogEvent& e, MessageState& c)
 {
     LineScan s(body);
     if (!s.skipPast("watchdog thread terminated with exception: ")) {
         return Read::Nothing;
     }
+    addRepeatedTimeout(s.rest(), e, c);
     e.kind = LogEventKind::WatchdogException;
     e.text = clipped(s.rest());
     c.f.events.push_back(e);
@@ -395,16 +410,7 @@ Read whatLine(std::string_view body, LogEvent& e, MessageState& c)
         return Read::Nothing;
     }
     s.skipSpaces();
-    // The full abort message repeats the timeout it reports: read it as that timeout when the original line is not
-    // in the log (the process died before flushing it, or the log holds only the abort).
-    LogEvent timeout = e;
-    bool usable = false;
-    if (watchdogTimeoutFields(s.rest(), timeout, usable) == Read::Done
-        && std::none_of(c.f.events.begin(), c.f.events.end(), [&](const LogEvent& o) {
-            return o.kind == LogEventKind::WatchdogTimeout && o.seq == timeout.seq;
-        })) {
-        c.f.events.push_back(timeout);
-    }
+    addRepeatedTimeout(s.rest(), e, c); // the full abort message repeats the timeout it reports
     for (auto it = c.f.events.rbegin(); it != c.f.events.rend(); ++it) {
         if (it->kind == LogEventKind::Terminated) {
             if (it->text.find(": ") == std::string::npos) {
