@@ -266,6 +266,7 @@ struct LogError // an NCCL or transport error as one rank's log gives it
     std::string host, hca, peer, kind, file;
     int status = -1, vendorErr = -1;
     std::int64_t line = 0;
+    std::string text; // what the line said, for a failure that is not a transport error (firstProblem)
 };
 
 struct LogLauncherFailure // a failed worker as its launcher (torchrun) reports it
@@ -299,6 +300,10 @@ struct LogStory
     std::optional<LogError> firstError; // the earliest in time, not the most numerous
     std::string suspect; // "gpu-b003 mlx5_2 port 1", and "<-> leaf-07 port 12" with a topology
     std::vector<LogError> consequences; // later errors on other hosts: the first of each host
+    // The earliest line that says something failed that is neither a transport error nor a timeout: a socket that
+    // failed, an NCCL warning reporting a failure ("Call to ibv_create_qp failed", "Cuda failure 2"), a watchdog's
+    // failure or exception, an abort. A log with one is never called healthy.
+    std::optional<LogError> firstProblem;
     std::vector<std::uint32_t> deadRanks; // their log stops before the others time out, with no timeout of its own
     std::string timeLimit; // Slurm cancelled the job or step at its time limit: the line, else empty
     std::optional<std::uint32_t> crashedRank; // the one task killed by a signal other than SIGABRT

@@ -287,7 +287,7 @@ bool isError(LogEventKind k)
 LogError errorOf(const JobSnapshot& snap, const LogFact& f)
 {
     return { f.timeNs, f.rank, snap.str(f.host), snap.str(f.hca), snap.str(f.peer), std::string(toString(f.kind)),
-        snap.str(f.file), f.status, f.vendorErr, f.line };
+        snap.str(f.file), f.status, f.vendorErr, f.line, {} };
 }
 
 // The HCA a rank's error names, else the one the rank uses.
@@ -352,6 +352,37 @@ void findFirstError(const JobSnapshot& snap, LogStory& story)
         if (&f != first && isError(f.kind) && hosts.insert(snap.str(f.host)).second) {
             story.consequences.push_back(errorOf(snap, f));
             story.consequences.back().hca = hcaOf(snap, f);
+        }
+    }
+}
+
+// An NCCL warning that reports a failure rather than a condition ("Call to ibv_create_qp failed", "Cuda failure 2
+// 'out of memory'", "socketStartConnect: Connect to … failed", "local access violation").
+bool reportsFailure(std::string_view text)
+{
+    for (const char* word : { "fail", "Fail", "error", "Error", "violation", "abort", "Abort" }) {
+        if (text.find(word) != std::string_view::npos) {
+            return true;
+        }
+    }
+    return false;
+}
+
+void findFirstProblem(const JobSnapshot& snap, LogStory& story)
+{
+    for (const auto& f : snap.logFacts) { // time order, untimed last
+        const bool problem = f.kind == LogEventKind::SocketError || f.kind == LogEventKind::WatchdogFailure
+            || f.kind == LogEventKind::WatchdogException || f.kind == LogEventKind::HeartbeatTimeout
+            || f.kind == LogEventKind::Terminated
+            || (f.kind == LogEventKind::NcclWarning && reportsFailure(snap.str(f.text)));
+        if (problem) {
+            story.firstProblem = errorOf(snap, f);
+            story.firstProblem->text = snap.str(f.text);
+            if (f.kind == LogEventKind::WatchdogFailure && f.seq >= 0) {
+                story.firstProblem->text = "at work " + std::to_string(f.seq)
+                    + (f.lastCompleted >= 0 ? ", last completed " + std::to_string(f.lastCompleted) : std::string());
+            }
+            return;
         }
     }
 }
@@ -491,6 +522,11 @@ std::string storySummary(const JobSnapshot& snap, const LogStory& s)
     }
     if (out.empty() && s.tasksEnded > 0) {
         add("Slurm: " + std::to_string(s.tasksEnded) + " task(s) killed or exited with an error");
+    }
+    if (out.empty() && s.firstProblem) {
+        const auto& p = *s.firstProblem;
+        add(p.kind + " on " + (p.rank == kNoRank ? std::string("a rank") : who(p.rank))
+            + (p.text.empty() ? std::string() : ": " + p.text.substr(0, 120)));
     }
     return out.empty() ? "no error, timeout or abort in the logs: the job looks healthy" : out;
 }
@@ -635,6 +671,7 @@ std::optional<LogStory> readLogStory(const JobSnapshot& snap)
     }
     findHang(snap, story);
     findFirstError(snap, story);
+    findFirstProblem(snap, story);
     readSlurm(snap, story);
     readLauncher(snap, story);
     readTransports(snap, story);

@@ -107,6 +107,10 @@ std::string logStoryText(const JobSnapshot&, const LogStory& s)
             o << "  then           " << errorText(e) << "  (a consequence)\n";
         }
     }
+    if (s.firstProblem && !s.firstError && !s.hang) {
+        o << "  problem        " << errorText(*s.firstProblem)
+          << (s.firstProblem->text.empty() ? std::string() : "  " + s.firstProblem->text.substr(0, 200)) << '\n';
+    }
     if (s.hang) {
         const auto& h = *s.hang;
         o << "  hang           " << h.op << " SeqNum " << h.seq << " of group " << (h.pg.empty() ? "?" : h.pg)
@@ -177,6 +181,13 @@ nlohmann::ordered_json logStoryJson(const LogStory& s)
     j["counts"] = counts;
     j["summary"] = s.summary;
     j["first_error"] = s.firstError ? err(*s.firstError) : ordered_json(nullptr);
+    if (s.firstProblem) {
+        auto p = err(*s.firstProblem);
+        p["text"] = s.firstProblem->text;
+        j["first_problem"] = p;
+    } else {
+        j["first_problem"] = nullptr;
+    }
     j["suspect"] = s.suspect;
     ordered_json later = ordered_json::array();
     for (const auto& e : s.consequences) {

@@ -10,6 +10,7 @@
 #include "test_support.h"
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 
@@ -393,4 +394,21 @@ TEST_CASE("paste wrappers: only lines with one are changed, line for line", "[ra
     CHECK(*out
         == "first\n[rank1]:x\n[rank2]:y\ngpu-a9:1:2 [0] NCCL INFO z\n[1,7]<stdout>:w\n"
            "[2026-03-14 09:35:09] gpu-a9:1:2 [0] NCCL INFO v\npeer 10.0.0.7<5> end");
+}
+
+TEST_CASE("logs alone: a failure that is neither a transport error nor a timeout is named, never called healthy",
+    "[logs_job]")
+{
+    const auto job = open("init-failed");
+    const auto& snap = *job.snapshot;
+    const auto r = analyze(snap);
+    REQUIRE(r.logStory);
+    REQUIRE(r.logStory->firstProblem);
+    const auto& p = *r.logStory->firstProblem;
+    CHECK(p.rank == 0); // the earliest in time: rank 1's refused connection came two seconds later
+    CHECK(p.host == "gpu-r001");
+    CHECK(p.text == "Call to ibv_create_qp failed");
+    CHECK_THAT(r.logStory->summary, Catch::Contains("ibv_create_qp failed") && !Catch::Contains("healthy"));
+    const auto json = nlohmann::json::parse(analysisJson(snap, r));
+    CHECK(json["logs"]["first_problem"]["host"] == "gpu-r001");
 }
