@@ -306,6 +306,8 @@ struct LogStory
     std::optional<LogError> firstProblem;
     std::vector<std::uint32_t> deadRanks; // their log stops before the others time out, with no timeout of its own
     std::string timeLimit; // Slurm cancelled the job or step at its time limit: the line, else empty
+    std::string cancelled; // ... or for another reason, or none given (scancel): the line, else empty
+    std::string cancelReason; // that reason in words ("requeued: preempted …", "no reason given: scancel …")
     std::optional<std::uint32_t> crashedRank; // the one task killed by a signal other than SIGABRT
     std::string crash; // that task's fate as Slurm says it
     std::size_t tasksEnded = 0; // Slurm tasks killed by a signal or exited with an error: never "healthy" then

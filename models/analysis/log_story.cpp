@@ -387,21 +387,58 @@ void findFirstProblem(const JobSnapshot& snap, LogStory& story)
     }
 }
 
+// Slurm's own words for why it cancelled a job or step ("DUE TO JOB REQUEUE"), worded; none given: scancel.
+std::string cancelReason(const std::string& line)
+{
+    const auto due = line.find(" DUE TO ");
+    if (due == std::string::npos) {
+        return "no reason given: scancel by a user or an administrator";
+    }
+    auto reason = line.substr(due + 8);
+    reason = reason.substr(0, reason.find(" ***"));
+    while (!reason.empty() && (reason.back() == ' ' || reason.back() == '*')) {
+        reason.pop_back();
+    }
+    if (reason == "JOB REQUEUE") {
+        return "requeued: preempted or requeued by an administrator, not a failure of the job";
+    }
+    if (reason == "PREEMPTION") {
+        return "preempted by a higher-priority job";
+    }
+    if (reason == "NODE FAILURE") {
+        return "a node of the job failed";
+    }
+    std::transform(reason.begin(), reason.end(), reason.begin(),
+        [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return "due to " + reason;
+}
+
 void readSlurm(const JobSnapshot& snap, LogStory& story)
 {
+    for (const auto& n : snap.notes) {
+        if (snap.str(n.source) != "slurm" || snap.str(n.kind) != "cancelled") {
+            continue;
+        }
+        const auto text = snap.str(n.text);
+        if (text.find("TIME LIMIT") != std::string::npos) {
+            story.timeLimit = story.timeLimit.empty() ? text : story.timeLimit;
+        } else if (story.cancelled.empty()) {
+            story.cancelled = text;
+            story.cancelReason = cancelReason(text);
+        }
+    }
+    // A cancelled step's tasks are sent SIGTERM: "Terminated" then is the cancellation, not a crash.
+    const bool cancelled = !story.timeLimit.empty() || !story.cancelled.empty();
+    constexpr std::int64_t kSigTerm = 15;
     std::set<std::uint32_t> killed, others;
     for (const auto& n : snap.notes) {
         const auto kind = snap.str(n.kind);
-        if (snap.str(n.source) == "slurm" && kind == "cancelled" && story.timeLimit.empty()
-            && snap.str(n.text).find("TIME LIMIT") != std::string::npos) {
-            story.timeLimit = snap.str(n.text);
-        }
         const bool fate = snap.str(n.source) == "slurm" && (kind == "killed by signal" || kind == "exited");
         story.tasksEnded += fate; // a note per task placed on a rank, else one per srun line
         if (!fate || n.rank == kNoRank) {
             continue;
         }
-        if (kind == "killed by signal" && n.code != kSigAbrt) {
+        if (kind == "killed by signal" && n.code != kSigAbrt && !(cancelled && n.code == kSigTerm)) {
             if (killed.insert(n.rank).second && killed.size() == 1) {
                 story.crash = snap.str(n.text);
             }
@@ -516,6 +553,9 @@ std::string storySummary(const JobSnapshot& snap, const LogStory& s)
     }
     if (!s.timeLimit.empty()) {
         add("Slurm cancelled the job at its time limit");
+    }
+    if (!s.cancelled.empty()) {
+        add("Slurm cancelled the job (" + s.cancelReason + ")");
     }
     if (s.socketFallback) {
         add("NCCL fell back to TCP sockets on some ranks");

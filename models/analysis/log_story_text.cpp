@@ -152,6 +152,9 @@ std::string logStoryText(const JobSnapshot&, const LogStory& s)
     if (!s.timeLimit.empty()) {
         o << "  time limit     " << s.timeLimit << '\n';
     }
+    if (!s.cancelled.empty()) {
+        o << "  cancelled      " << s.cancelled << " (" << s.cancelReason << ")\n";
+    }
     analyzerText(o, s);
     for (const auto& t : s.transports) {
         o << "  transport      " << t << '\n';
@@ -229,6 +232,8 @@ nlohmann::ordered_json logStoryJson(const LogStory& s)
     }
     j["launcher_failures"] = s.launcherFailures;
     j["time_limit"] = s.timeLimit;
+    j["cancelled"] = s.cancelled.empty() ? ordered_json(nullptr)
+                                         : ordered_json({ { "line", s.cancelled }, { "reason", s.cancelReason } });
     j["transports"] = s.transports;
     j["socket_fallback"] = s.socketFallback;
     j["fr_trace"] = analyzerJson(s);

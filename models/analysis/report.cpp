@@ -224,7 +224,7 @@ std::string noIncidentText(const JobSnapshot& snap)
     if (snap.collectiveCount() > 0) {
         return "No job-wide stall, hang or straggler found.";
     }
-    if (!snap.logFacts.empty()) {
+    if (!snap.logFacts.empty() || !snap.notes.empty()) { // a rank's lines, or Slurm's, torchrun's, a host's
         return "No job-wide stall, hang or straggler found in the logs (no rank has a collective record).";
     }
     return "Nothing to find a stall in: no rank has a collective record and no rank's log was read (the warnings say "

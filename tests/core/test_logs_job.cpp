@@ -412,3 +412,37 @@ TEST_CASE("logs alone: a failure that is neither a transport error nor a timeout
     const auto json = nlohmann::json::parse(analysisJson(snap, r));
     CHECK(json["logs"]["first_problem"]["host"] == "gpu-r001");
 }
+
+TEST_CASE("logs alone: Slurm's cancellations are a job's story: time limit alone, scancel, requeue — never a crash",
+    "[logs_job][slurm]")
+{
+    SECTION("the time limit with no task line: a job of unknown size, not fabric data")
+    {
+        const auto job = open("slurm-time-limit");
+        CHECK(job.snapshot->job.worldSize == 1);
+        CHECK(anyWarning(job, "the job's size is not known"));
+        const auto r = analyze(*job.snapshot);
+        REQUIRE(r.logStory);
+        CHECK_THAT(r.logStory->timeLimit, Catch::Contains("JOB 88120 ON gpu-t014"));
+        const auto text = analysisText(*job.snapshot, r);
+        CHECK_THAT(text, Catch::Contains("Slurm cancelled the job at its time limit") && !Catch::Contains("Quiet"));
+    }
+    SECTION("a step cancelled with no reason: scancel; its task's SIGTERM is no crash")
+    {
+        const auto job = open("slurm-scancel");
+        const auto r = analyze(*job.snapshot);
+        REQUIRE(r.logStory);
+        CHECK(r.logStory->cancelReason == "no reason given: scancel by a user or an administrator");
+        CHECK_FALSE(r.logStory->crashedRank);
+        CHECK(r.incidents.empty()); // nothing hung: it was stopped
+    }
+    SECTION("a requeue is named as one")
+    {
+        const auto job = open("slurm-requeue");
+        const auto r = analyze(*job.snapshot);
+        REQUIRE(r.logStory);
+        CHECK_THAT(r.logStory->summary, Catch::Contains("requeued"));
+        const auto json = nlohmann::json::parse(analysisJson(*job.snapshot, r));
+        CHECK_THAT(json["logs"]["cancelled"]["line"].get<std::string>(), Catch::Contains("DUE TO JOB REQUEUE"));
+    }
+}

@@ -87,11 +87,20 @@ void placeFromTorchrun(JobSnapshot& snap, const Gathered& g)
 
 } // namespace
 
+// Slurm's slurmstepd said it cancelled a job or step: there was a job, whatever else the folder holds.
+bool slurmCancelled(const Gathered& g)
+{
+    return std::any_of(g.hostLogs.begin(), g.hostLogs.end(), [](const auto& h) {
+        return std::any_of(h.second.events.begin(), h.second.events.end(),
+            [](const HostEvent& e) { return e.kind == HostEventKind::StepCancelled; });
+    });
+}
+
 bool logsMakeAJob(const Gathered& g)
 {
     return std::any_of(g.logs.begin(), g.logs.end(),
                [](const auto& l) { return l.second.rank || !l.second.host.empty() || !l.second.events.empty(); })
-        || worldFromFates(g, false) > 0 || worldFromFates(g, true) > 0 || analyzerWorld(g) > 0;
+        || worldFromFates(g, false) > 0 || worldFromFates(g, true) > 0 || analyzerWorld(g) > 0 || slurmCancelled(g);
 }
 
 std::uint32_t addLogJob(JobSnapshot& snap, OwnedColumns& owned, Gathered& g, const std::string& dir)
@@ -103,7 +112,12 @@ std::uint32_t addLogJob(JobSnapshot& snap, OwnedColumns& owned, Gathered& g, con
     if (world == 0) {
         world = worldFromFates(g, false);
     }
-    if (world == 0) {
+    if (world == 0 && g.logs.empty()) {
+        // Slurm's cancellation alone: a job of unknown size, shown as one rank so its story has a row (said).
+        world = 1;
+        g.warnings.push_back({ dir, 0, -1,
+            "no line names a task or rank: the job's size is not known (Slurm's output alone), shown as one rank" });
+    } else if (world == 0) {
         // No line names a rank: each log is one process, numbered in the folder's path order (said, not hidden).
         for (auto& [file, f] : g.logs) {
             f.rank = world++;
