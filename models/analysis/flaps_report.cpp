@@ -168,8 +168,12 @@ std::string fabricReviewText(const JobSnapshot& snap, const FabricReview& rv)
 {
     std::ostringstream o;
     const double days = double(rv.span.end - rv.span.start) / 86400e9;
-    o << "Fabric review of " << snap.job.name << ": " << formatUtc(rv.span.start) << " .. " << formatUtc(rv.span.end)
-      << " (" << formatFixed(days, days < 2 ? 2 : 1) << " days); " << formatCount(rv.linksWatched) << " of "
+    o << "Fabric review of " << snap.job.name << ": "
+      << (rv.span.start == 0 && rv.span.end == 0 // no file gave a time (a node tool's output alone)
+                 ? std::string("time span unknown")
+                 : formatUtc(rv.span.start) + " .. " + formatUtc(rv.span.end) + " ("
+                     + formatFixed(days, days < 2 ? 2 : 1) + " days)")
+      << "; " << formatCount(rv.linksWatched) << " of "
       << formatCount(rv.linksTotal) << " links (and ports on no known link) watched by counters or events\n";
     if (rv.singleReadings) {
         o << "Every counter was read once (a snapshot): a flap shows only as a step between two readings, so this "
@@ -209,17 +213,17 @@ std::string fabricReviewText(const JobSnapshot& snap, const FabricReview& rv)
     }
     const auto quiet
         = rv.linksWatched - std::min<std::size_t>(rv.linksWatched, rv.flapping.size() + rv.erroring.size());
-    // Never "Quiet" over a port found down or a link found degraded: say what is left once those are set aside.
-    const auto notQuiet = rv.degraded.size()
-        + std::count_if(rv.nodeFindings.begin(), rv.nodeFindings.end(), [](const NodeFinding& f) {
-              return f.portDown || f.kind == "link_downed" || f.kind == "port flapping" || f.kind == "error counters";
-          });
+    // Never "Quiet" over a finding (a port down, a degraded link, a GPU's Xid, no subnet manager): say what is
+    // left once those are set aside; and nothing about links when no link was watched at all.
+    const auto notQuiet = rv.degraded.size() + rv.nodeFindings.size();
+    const std::string links = rv.linksWatched == 0
+        ? "no link is watched by counters or events, so nothing is known of the links"
+        : formatCount(quiet) + " watched links never went down, retrained or erred";
     if (notQuiet == 0) {
-        o << "\nQuiet: " << formatCount(quiet) << " watched links never went down, retrained or erred.\n";
+        o << "\n" << (rv.linksWatched == 0 ? "Nothing to review: " : "Quiet: ") << links << ".\n";
     } else {
-        o << "\nNot quiet: " << notQuiet << " finding" << (notQuiet == 1 ? "" : "s")
-          << " above (a port or link down, degraded or gone down); the other "
-          << formatCount(quiet) << " watched links never went down, retrained or erred.\n";
+        o << "\nNot quiet: " << notQuiet << " finding" << (notQuiet == 1 ? "" : "s") << " above; "
+          << (rv.linksWatched == 0 ? links : "the other " + links) << ".\n";
     }
     return o.str();
 }

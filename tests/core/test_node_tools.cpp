@@ -634,3 +634,19 @@ TEST_CASE("ibswinfo by structure: pdsh prefixes, stripped indentation, a cut tem
     CHECK(all[0].kind == "switch PSU not OK");
     CHECK(all[0].port == "PSU0 fan");
 }
+
+TEST_CASE("a node tool's output alone with a finding that is no port: not quiet, no made-up time span", "[node_tools]")
+{
+    TempDir dir;
+    writeFile(dir.path() / "sminfo.txt", "$ sminfo\nsminfo: iberror: failed: query\n");
+    auto job = openJob(dir.str());
+    INFO((job ? "" : job.error().format()));
+    REQUIRE(job);
+    const auto review = reviewFabric(*job->snapshot);
+    REQUIRE(review.nodeFindings.size() == 1);
+    const auto text = fabricReviewText(*job->snapshot, review);
+    CHECK_THAT(text, Catch::Contains("no master subnet manager"));
+    CHECK_THAT(text, !Catch::Contains("Quiet:") && Catch::Contains("Not quiet: 1 finding above"));
+    CHECK_THAT(text, Catch::Contains("no link is watched by counters or events"));
+    CHECK_THAT(text, Catch::Contains("time span unknown") && !Catch::Contains("1970"));
+}
