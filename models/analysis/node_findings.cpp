@@ -330,11 +330,61 @@ constexpr GpuRule kGpuRules[] = {
         "PCIe corrected errors: harmless alone, a failing link or riser when they keep coming" },
 };
 
+// NVIDIA's Xid catalog (docs.nvidia.com/deploy/xid-errors, "Analyzing Xid Errors with the Xid Catalog": each Xid's
+// immediate action) for the Xids that take a GPU out of service or say what it needs; any other Xid is a finding of
+// its own number, its meaning left to the catalog.
+struct XidRule
+{
+    std::int64_t xid;
+    GpuRule rule;
+};
+
+constexpr XidRule kXidRules[] = {
+    { 48, { "", "GPU needs a reset (Xid 48)", true,
+              "an uncorrectable double-bit ECC error in GPU memory: NVIDIA's action is to reset the GPU" } },
+    { 63, { "", "GPU needs a reset (Xid 63)", false,
+              "a memory row or page was marked for remapping or retirement: it takes effect when the GPU is reset" } },
+    { 64, { "", "GPU needs a reset (Xid 64)", true,
+              "remapping or retiring a failed memory row did not succeed: reset the GPU, and replace it if this "
+              "repeats" } },
+    { 74, { "", "GPU NVLink error (Xid 74)", true,
+              "an NVLink error on the GPU: its peer-to-peer traffic stops until the GPU is reset" } },
+    { 94, { "", "GPU contained ECC error (Xid 94)", false,
+              "a contained uncorrectable ECC error: the applications that used the memory must restart, the GPU stays "
+              "in service" } },
+    { 95, { "", "GPU needs a reset (Xid 95)", true,
+              "an uncontained uncorrectable ECC error: every process on the GPU is affected; reset the GPU" } },
+    { 119, { "", "GPU needs a reset (Xid 119)", true,
+               "the GPU's System Processor (GSP) stopped answering the driver: the GPU needs a reset" } },
+    { 120, { "", "GPU needs a reset (Xid 120)", true, "the GPU's System Processor (GSP) reported an error: reset the GPU" } },
+    { 154, { "", "GPU recovery action (Xid 154)", true,
+               "the driver says what the GPU needs to recover (a reset, a node reboot): the line names it" } },
+    { 13, { "", "GPU application error (Xid 13/31/43/45)", false,
+              "a graphics engine exception, usually the application's fault: its process must restart" } },
+    { 31, { "", "GPU application error (Xid 13/31/43/45)", false,
+              "a GPU memory page fault, usually the application's fault: its process must restart" } },
+    { 43, { "", "GPU application error (Xid 13/31/43/45)", false,
+              "the GPU stopped processing the application's work: its process must restart" } },
+    { 45, { "", "GPU application error (Xid 13/31/43/45)", false,
+              "the driver cleaned up a channel its process left (after a crash or kill): a consequence, not a cause" } },
+};
+
+constexpr GpuRule kOtherXid { "", "GPU Xid", false,
+    "the GPU driver reported an Xid; NVIDIA's Xid catalog gives its number's meaning and action" };
+
 const GpuRule* gpuRule(const JobSnapshot& snap, const HostNote& n)
 {
     const auto kind = snap.str(n.kind);
     if (kind == "GPU Xid" && n.code == 79) { // the driver's Xid for a GPU off the bus: the same finding
         return &kGpuRules[0];
+    }
+    if (kind == "GPU Xid") {
+        for (const auto& x : kXidRules) {
+            if (x.xid == n.code) {
+                return &x.rule;
+            }
+        }
+        return &kOtherXid;
     }
     for (const auto& r : kGpuRules) {
         if (kind == r.note) {
@@ -417,14 +467,17 @@ void mergeAlike(std::vector<NodeFinding>& out)
 
 int severity(const NodeFinding& f)
 {
-    static const std::vector<std::string> kOrder = { "GPU fallen off the bus", "NVSwitch fatal error",
+    static const std::vector<std::string> kOrder = { "GPU fallen off the bus", "GPU needs a reset (Xid 48)",
+        "GPU needs a reset (Xid 95)", "GPU needs a reset (Xid 119)", "GPU needs a reset (Xid 120)",
+        "GPU needs a reset (Xid 64)", "GPU recovery action (Xid 154)", "GPU NVLink error (Xid 74)", "NVSwitch fatal error",
         "Fabric Manager stopped", "PCIe link down", "HCA vanished", "switch PSU not OK", "switch over temperature",
         "switch fan not OK", "port down", "port disabled", "no master subnet manager", "no subnet manager",
         "port not activated", "NVSwitch trunk link failure", "NVLink training failed", "NVLink down", "link_downed",
         "port flapping", "error counters", "HCA missing from a source", "kernel link down", "kernel port module event",
         "GPU NVLink error", "PCIe uncorrected error", "segfault in a GPU library", "nvidia-peermem error",
         "NVSwitch SXid", "NVSwitch non-fatal error", "Fabric Manager error", "below its tier", "mixed rates",
-        "mixed link layers", "PCIe corrected errors" };
+        "mixed link layers", "GPU needs a reset (Xid 63)", "GPU contained ECC error (Xid 94)", "GPU Xid",
+        "GPU application error (Xid 13/31/43/45)", "PCIe corrected errors" };
     const auto it = std::find(kOrder.begin(), kOrder.end(), f.kind);
     return static_cast<int>(it - kOrder.begin());
 }

@@ -650,3 +650,28 @@ TEST_CASE("a node tool's output alone with a finding that is no port: not quiet,
     CHECK_THAT(text, Catch::Contains("no link is watched by counters or events"));
     CHECK_THAT(text, Catch::Contains("time span unknown") && !Catch::Contains("1970"));
 }
+
+TEST_CASE("a GPU's Xids become findings by NVIDIA's catalog: a reset needed, a contained error, an unknown number",
+    "[node_tools]")
+{
+    auto job = openJob(testDataPath("node-xid").string());
+    INFO((job ? "" : job.error().format()));
+    REQUIRE(job);
+    const auto all = findNodeProblems(*job->snapshot);
+    const auto* dbe = finding(all, "GPU needs a reset (Xid 48)", "");
+    REQUIRE(dbe);
+    CHECK(dbe->host == "gpu-x003"); // from its folder
+    CHECK(dbe->portDown);
+    CHECK_THAT(dbe->evidence, Catch::Contains("dmesg.txt:1:"));
+    REQUIRE(finding(all, "GPU needs a reset (Xid 63)", ""));
+    CHECK_FALSE(finding(all, "GPU needs a reset (Xid 63)", "")->portDown); // pending until a reset, still working
+    REQUIRE(finding(all, "GPU contained ECC error (Xid 94)", ""));
+    REQUIRE(finding(all, "GPU needs a reset (Xid 119)", ""));
+    const auto* other = finding(all, "GPU Xid", "");
+    REQUIRE(other);
+    CHECK_THAT(other->text, Catch::Contains("Xid 137"));
+    // The worst first: a GPU out of service before one with a pending remap.
+    CHECK(all.front().kind.rfind("GPU needs a reset (Xid", 0) == 0);
+    const auto text = fabricReviewText(*job->snapshot, reviewFabric(*job->snapshot));
+    CHECK_THAT(text, Catch::Contains("Not quiet: 5 findings above"));
+}
