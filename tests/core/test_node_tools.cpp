@@ -675,3 +675,19 @@ TEST_CASE("a GPU's Xids become findings by NVIDIA's catalog: a reset needed, a c
     const auto text = fabricReviewText(*job->snapshot, reviewFabric(*job->snapshot));
     CHECK_THAT(text, Catch::Contains("Not quiet: 5 findings above"));
 }
+
+TEST_CASE("sminfo's GUID without leading zeros reads, and a healthy master alone opens with no finding",
+    "[node_tools]")
+{
+    const auto f = read("node/sminfo-unpadded-guid.txt");
+    REQUIRE(f.subnetManagers.size() == 1);
+    CHECK(f.subnetManagers[0].guid == 0x2c90300a1b2c3ULL);
+    CHECK(f.subnetManagers[0].master());
+    CHECK(f.warnings.empty());
+    TempDir dir;
+    writeFile(dir.path() / "sminfo.txt", testData("node/sminfo-unpadded-guid.txt"));
+    auto job = openJob(dir.str());
+    INFO((job ? "" : job.error().format()));
+    REQUIRE(job);
+    CHECK(findNodeProblems(*job->snapshot).empty());
+}

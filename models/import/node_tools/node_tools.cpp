@@ -49,7 +49,10 @@ HostPort& Sink::openPort(Cursor& c, std::uint16_t port, std::int64_t line)
 
 std::optional<std::uint64_t> parseGuidText(std::string_view text)
 {
-    if (text.starts_with("0x") || text.starts_with("0X")) {
+    // With its "0x" a GUID may come without leading zeros (sminfo prints "%#" PRIx64: "0x2c9030037a2f1"); bare, it is
+    // sixteen digits, colons or not, so a decimal number is never taken for one.
+    const bool prefixed = text.starts_with("0x") || text.starts_with("0X");
+    if (prefixed) {
         text.remove_prefix(2);
     }
     std::string hex;
@@ -58,7 +61,7 @@ std::optional<std::uint64_t> parseGuidText(std::string_view text)
             hex += ch;
         }
     }
-    if (hex.size() != 16) {
+    if (hex.size() != 16 && !(prefixed && !hex.empty() && hex.size() < 16 && text.find(':') == std::string_view::npos)) {
         return std::nullopt;
     }
     return parseNumber<std::uint64_t>(hex, 16);
