@@ -691,3 +691,14 @@ TEST_CASE("sminfo's GUID without leading zeros reads, and a healthy master alone
     REQUIRE(job);
     CHECK(findNodeProblems(*job->snapshot).empty());
 }
+
+TEST_CASE("smpquery: Mellanox's extended PortInfo after the port's block is read past, not taken as its speed",
+    "[node_tools]")
+{
+    const auto f = read("node/smpquery-portinfo-mlnx-ext.txt");
+    CHECK(f.warnings.empty()); // "LinkSpeedActive:....0x00" is a vendor bitmask, not a damaged field
+    REQUIRE(f.ports.size() == 1);
+    CHECK(f.ports[0].rate.speed == "QDR");
+    CHECK(f.ports[0].rate.width == 4);
+    CHECK(f.ports[0].rate.gbps == 40);
+}

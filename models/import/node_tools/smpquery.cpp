@@ -76,6 +76,12 @@ void warn(Sink& s, std::int64_t lineNo, std::string_view line)
 bool smpqueryHeader(std::string_view line, Cursor& c, Sink& s, std::int64_t lineNo)
 {
     constexpr std::string_view kHeader = "# Port info: ";
+    if (line.starts_with("# MLNX ext Port info: ")) {
+        // Mellanox's extended PortInfo repeats field names with vendor bitmasks ("LinkSpeedActive:....0x01" is
+        // FDR10's bit, not a speed): the port's block ends here, and its fields are read past.
+        c.port.reset();
+        return true;
+    }
     if (!line.starts_with(kHeader)) {
         return false;
     }
