@@ -512,12 +512,15 @@ std::string storySummary(const JobSnapshot& snap, const LogStory& s)
 {
     auto who = [&](std::uint32_t r) {
         const auto host = r < snap.ranks.size() ? snap.str(snap.ranks[r].host) : std::string();
-        return "rank " + std::to_string(r) + (host.empty() ? "" : " (" + host + ")");
+        return (r == kNoRank ? std::string("a rank its line does not name") : "rank " + std::to_string(r))
+            + (host.empty() ? "" : " (" + host + ")");
     };
     std::string out;
     auto add = [&](const std::string& part) { out += (out.empty() ? "" : "; ") + part; };
     if (s.firstError) {
-        add("first error: " + s.firstError->kind + " on " + who(s.firstError->rank)
+        add("first error: " + s.firstError->kind + " on "
+            + (s.firstError->rank == kNoRank && !s.firstError->host.empty() ? s.firstError->host
+                                                                             : who(s.firstError->rank))
             + (s.suspect.empty() ? "" : " — suspect " + s.suspect));
     }
     if (s.crashedRank) {

@@ -8,6 +8,7 @@
 #include "core/time_format.h"
 #include "stallscope_version.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include <fstream>
@@ -90,9 +91,13 @@ SnapshotSummary summarize(const std::string& path, const LoadedJob& loaded)
     s.ranks = snap.job.worldSize;
     std::set<std::uint32_t> hosts;
     for (const auto& r : snap.ranks) {
-        hosts.insert(index(r.host));
+        if (!snap.str(r.host).empty()) { // a rank no line places is on no host we know, not on a host of its own
+            hosts.insert(index(r.host));
+        }
     }
     s.hosts = static_cast<std::uint32_t>(hosts.size());
+    s.unplacedRanks = static_cast<std::uint32_t>(std::count_if(
+        snap.ranks.begin(), snap.ranks.end(), [&](const RankInfo& r) { return snap.str(r.host).empty(); }));
     s.switches = static_cast<std::uint32_t>(snap.topology.switchCount());
     s.hcas = static_cast<std::uint32_t>(snap.topology.hcaCount());
     s.links = static_cast<std::uint32_t>(snap.topology.links().size());
@@ -126,7 +131,9 @@ std::string summaryText(const SnapshotSummary& s)
     std::ostringstream o;
     char buf[256];
     o << "Bundle       " << printable(s.path) << '\n';
-    o << "Job          " << printable(s.jobName) << " (" << s.ranks << " ranks on " << s.hosts << " hosts)\n";
+    o << "Job          " << printable(s.jobName) << " (" << s.ranks << " ranks on " << s.hosts << (s.hosts == 1 ? " host" : " hosts")
+      << (s.unplacedRanks > 0 ? ", " + std::to_string(s.unplacedRanks) + " ranks on no named host" : std::string())
+      << ")\n";
     if (s.startNs == 0 && s.endNs == 0) { // nothing read carries a time (a log of untimed lines)
         o << "Time span    unknown: no line or record read carries a time\n";
     } else {
@@ -192,7 +199,7 @@ std::string summaryText(const SnapshotSummary& s)
 std::string summaryJson(const SnapshotSummary& s)
 {
     nlohmann::ordered_json j = { { "version", STALLSCOPE_VERSION }, { "path", s.path }, { "job", s.jobName },
-        { "ranks", s.ranks }, { "hosts", s.hosts }, { "switches", s.switches }, { "hcas", s.hcas },
+        { "ranks", s.ranks }, { "hosts", s.hosts }, { "ranks_without_host", s.unplacedRanks }, { "switches", s.switches }, { "hcas", s.hcas },
         { "links", s.links }, { "process_groups", s.processGroups }, { "shapes", s.shapes },
         { "collectives", s.collectives }, { "counter_ports", s.counterPorts }, { "counter_series", s.counterSeries },
         { "counter_samples", s.counterSamples }, { "link_events", s.linkEvents }, { "start_ns", s.startNs },

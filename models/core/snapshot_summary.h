@@ -14,7 +14,8 @@ struct SnapshotSummary
     std::string path;
     std::string jobName;
     std::uint32_t ranks = 0;
-    std::uint32_t hosts = 0;
+    std::uint32_t hosts = 0; // named hosts the ranks are on
+    std::uint32_t unplacedRanks = 0; // ranks no file names a host for
     std::uint32_t switches = 0;
     std::uint32_t hcas = 0;
     std::uint32_t links = 0;

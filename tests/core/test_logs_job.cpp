@@ -446,3 +446,13 @@ TEST_CASE("logs alone: Slurm's cancellations are a job's story: time limit alone
         CHECK_THAT(json["logs"]["cancelled"]["line"].get<std::string>(), Catch::Contains("DUE TO JOB REQUEUE"));
     }
 }
+
+TEST_CASE("logs alone: ranks no line places on a host are counted as such, not as a host of their own",
+    "[logs_job]")
+{
+    const auto pasted = open("pasted-quoted"); // rank 2 on gpu-q004; ranks 0 and 1 named by nothing
+    const auto s = summarize("pasted-quoted", pasted);
+    CHECK(s.hosts == 1);
+    CHECK(s.unplacedRanks == 2);
+    CHECK_THAT(summaryText(s), Catch::Contains("(3 ranks on 1 host, 2 ranks on no named host)"));
+}
