@@ -101,6 +101,40 @@ private:
 using Timeouts = std::map<Key, std::map<std::uint32_t, const LogFact*>>;
 
 // Desyncs: one SeqNum of one group, different operations or sizes on different ranks.
+// PyTorch's own desync check names the two ranks and their collectives at one SequenceNumber: a desync as the
+// timeouts' disagreement is, with each side its variant (sizes not said).
+void findMismatches(const JobSnapshot& snap, LogStory& story)
+{
+    // op → ranks, per SequenceNumber (the group: the first line's prefix that names one; most name none)
+    std::map<std::int64_t, std::map<std::string, std::set<std::uint32_t>>> bySeq;
+    std::map<std::int64_t, std::string> groupOf;
+    for (const auto& f : snap.logFacts) {
+        if (f.kind != LogEventKind::CollectiveMismatch || f.seq < 0 || f.namedRank < 0) {
+            continue;
+        }
+        if (auto& pg = groupOf[f.seq]; pg.empty()) {
+            pg = snap.str(f.pg);
+        }
+        auto& ops = bySeq[f.seq];
+        ops[snap.str(f.op)].insert(std::uint32_t(f.namedRank));
+        if (f.peerRank >= 0) {
+            ops[snap.str(f.peerOp)].insert(std::uint32_t(f.peerRank));
+        }
+    }
+    for (const auto& [seq, ops] : bySeq) {
+        const bool known = std::any_of(
+            story.desyncs.begin(), story.desyncs.end(), [&](const LogDesync& d) { return d.seq == seq; });
+        if (known || ops.size() < 2) {
+            continue;
+        }
+        LogDesync d { groupOf[seq], seq, {} };
+        for (const auto& [op, ranks] : ops) {
+            d.variants.push_back({ op, -1, -1, std::vector<std::uint32_t>(ranks.begin(), ranks.end()) });
+        }
+        story.desyncs.push_back(std::move(d));
+    }
+}
+
 void findDesyncs(const JobSnapshot& snap, const Timeouts& byCollective, LogStory& story)
 {
     for (const auto& [k, ranks] : byCollective) {
@@ -373,11 +407,14 @@ void findFirstProblem(const JobSnapshot& snap, LogStory& story)
     for (const auto& f : snap.logFacts) { // time order, untimed last
         const bool problem = f.kind == LogEventKind::SocketError || f.kind == LogEventKind::WatchdogFailure
             || f.kind == LogEventKind::WatchdogException || f.kind == LogEventKind::HeartbeatTimeout
-            || f.kind == LogEventKind::Terminated
+            || f.kind == LogEventKind::Terminated || f.kind == LogEventKind::CollectiveMismatch
             || (f.kind == LogEventKind::NcclWarning && reportsFailure(snap.str(f.text)));
         if (problem) {
             story.firstProblem = errorOf(snap, f);
             story.firstProblem->text = snap.str(f.text);
+            if (f.kind == LogEventKind::CollectiveMismatch) {
+                story.firstProblem->text = describe(f, snap.strings);
+            }
             if (f.kind == LogEventKind::WatchdogFailure && f.seq >= 0) {
                 story.firstProblem->text = "at work " + std::to_string(f.seq)
                     + (f.lastCompleted >= 0 ? ", last completed " + std::to_string(f.lastCompleted) : std::string());
@@ -713,6 +750,7 @@ std::optional<LogStory> readLogStory(const JobSnapshot& snap)
         story.counts.emplace_back(std::string(toString(k)), n);
     }
     findHang(snap, story);
+    findMismatches(snap, story);
     findFirstError(snap, story);
     findFirstProblem(snap, story);
     readSlurm(snap, story);

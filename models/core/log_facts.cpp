@@ -36,6 +36,8 @@ std::string_view toString(LogEventKind k)
         return "fr_trace mismatch";
     case LogEventKind::AnalyzerNoDump:
         return "fr_trace no dump";
+    case LogEventKind::CollectiveMismatch:
+        return "collective mismatch";
     }
     return "event";
 }
@@ -72,6 +74,12 @@ std::string describe(const LogFact& f, const StringPool& strings)
         add(s, num("last enqueued ", f.lastEnqueued));
         add(s, num("last started ", f.lastStarted));
         add(s, num("last completed ", f.lastCompleted));
+        break;
+    case LogEventKind::CollectiveMismatch:
+        add(s, "SequenceNumber " + std::to_string(f.seq) + ": rank " + std::to_string(f.namedRank) + " "
+                + strings.str(f.op)
+                + (f.peerRank >= 0 ? " but rank " + std::to_string(f.peerRank) + " " + strings.str(f.peerOp)
+                                   : std::string()));
         break;
     case LogEventKind::AnalyzerMissingRank:
     case LogEventKind::AnalyzerMismatch:

@@ -33,6 +33,9 @@ enum class LogEventKind : std::uint8_t {
     AnalyzerMissingRank, // this rank never joined collective SeqNum `seq` of group `pg` (one fact per missing rank)
     AnalyzerMismatch, // a culprit of a mismatched collective: text = the error type and its detail
     AnalyzerNoDump, // fr_trace had no dump from this rank, so it could not decide what went wrong
+    // PyTorch's desync check (TORCH_DISTRIBUTED_DEBUG=DETAIL): two ranks run different collectives at one
+    // SequenceNumber; seq and op are the first rank's, peerRank and peerOp the other's.
+    CollectiveMismatch,
 };
 std::string_view toString(LogEventKind k); // "completion error", "port error", ...
 // A conclusion of the Flight Recorder analyzer, not a line the rank logged.
@@ -63,6 +66,8 @@ struct LogFact
     std::int64_t ranForMs = -1, timeoutMs = -1;
     std::int64_t lastEnqueued = -1, lastStarted = -1, lastCompleted = -1; // the PG status a watchdog printed
     std::int64_t nranks = -1; // init: the communicator's size
+    std::int64_t namedRank = -1, peerRank = -1; // a collective mismatch: the two ranks it names
+    StringId peerOp {}; // ... and the second one's OpType
 };
 
 // What a fact says beyond its kind, for people: "SeqNum 1580 ALLREDUCE, NumelIn 4096, ran for 600060 ms",

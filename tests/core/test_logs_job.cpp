@@ -456,3 +456,22 @@ TEST_CASE("logs alone: ranks no line places on a host are counted as such, not a
     CHECK(s.unplacedRanks == 2);
     CHECK_THAT(summaryText(s), Catch::Contains("(3 ranks on 1 host, 2 ranks on no named host)"));
 }
+
+TEST_CASE("logs alone: PyTorch's own collective mismatch names the desync, its two sides and their ranks",
+    "[logs_job][rank_log]")
+{
+    const auto job = open("mismatch");
+    const auto& snap = *job.snapshot;
+    CHECK(snap.job.worldSize == 4);
+    const auto r = analyze(snap);
+    REQUIRE(r.logStory);
+    REQUIRE(r.logStory->desyncs.size() == 1);
+    const auto& d = r.logStory->desyncs[0];
+    CHECK(d.seq == 344);
+    REQUIRE(d.variants.size() == 2);
+    CHECK(d.variants[0].op == "ALLGATHER");
+    CHECK(d.variants[0].ranks == std::vector<std::uint32_t> { 2, 3 });
+    CHECK(d.variants[1].op == "ALLREDUCE");
+    CHECK(d.variants[1].ranks == std::vector<std::uint32_t> { 0, 1 });
+    CHECK_THAT(r.logStory->summary, Catch::Contains("desync at SeqNum 344") && !Catch::Contains("healthy"));
+}

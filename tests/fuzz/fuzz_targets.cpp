@@ -21,6 +21,7 @@
 #include "import/logs/fr_trace_text.h"
 #include "import/logs/host_log.h"
 #include "import/node_tools/node_tools.h"
+#include "import/logs/paste_wrappers.h"
 #include "import/logs/rank_log.h"
 #include "import/nccl/inspector.h"
 #include "import/nccl/ras_status.h"
@@ -54,7 +55,12 @@ std::string padded(std::string_view bytes)
 
 void rankLog(std::string_view in)
 {
-    const std::string text(in);
+    // As the folder reads it: a copy's wrappers taken off first (line for line), then split and parsed.
+    const auto unwrapped = logs::unwrapPastedLines(in);
+    if (unwrapped && std::count(unwrapped->begin(), unwrapped->end(), '\n') != std::count(in.begin(), in.end(), '\n')) {
+        __builtin_trap(); // line numbers would no longer be the file's
+    }
+    const std::string text = unwrapped ? *unwrapped : std::string(in);
     parseRankLog("r.log", text);
     for (const auto& part : splitByRankPrefix(text)) { // a combined log: each rank's share, as the folder reads it
         if (auto f = parseRankLog("r.log", part.text)) {

@@ -181,7 +181,8 @@ void addLogFacts(JobSnapshot& snap, const Gathered& g)
             const bool completion = e.kind == LogEventKind::CompletionError;
             x.status = completion ? e.status : -1;
             x.vendorErr = e.vendorErr;
-            const bool watchdog = e.kind == LogEventKind::WatchdogTimeout || e.kind == LogEventKind::WatchdogFailure;
+            const bool watchdog = e.kind == LogEventKind::WatchdogTimeout || e.kind == LogEventKind::WatchdogFailure
+                || e.kind == LogEventKind::CollectiveMismatch;
             x.seq = watchdog ? std::int64_t(e.seq) : -1;
             x.numelIn = e.numelIn;
             x.numelOut = e.numelOut;
@@ -191,6 +192,9 @@ void addLogFacts(JobSnapshot& snap, const Gathered& g)
             x.lastStarted = e.lastStarted;
             x.lastCompleted = e.lastCompleted;
             x.nranks = e.nranks;
+            x.namedRank = e.namedRank;
+            x.peerRank = e.peerRank;
+            x.peerOp = snap.strings.intern(e.peerOp);
             snap.logFacts.push_back(x);
         }
     }

@@ -19,7 +19,7 @@ namespace stallscope {
 bool looksLikeRankLog(const std::string& text)
 {
     for (const char* mark : { "NCCL INFO", "NCCL WARN", "[rank", "ProcessGroupNCCL", "Watchdog caught collective",
-             "ib_mlx5_log.c:", "pml_ucx.c:" }) {
+             "ib_mlx5_log.c:", "pml_ucx.c:", "Detected mismatch between collectives" }) {
         if (text.find(mark) != std::string::npos) {
             return true;
         }
@@ -198,8 +198,10 @@ private:
         }
         readPgPrefix(line, e);
         const auto body = line.substr(s.pos());
-        for (auto reader : { commInit, usingList, netChoice, whatLine, watchdogException, completion, asyncEvent,
-                 watchdogTimeout, watchdogFailure, heartbeat, terminate, socketError, ucxCompletion, ompiUcxError }) {
+        // The mismatch first: PyTorch raises it as the watchdog's exception and as an abort's what().
+        for (auto reader : { collectiveMismatch, commInit, usingList, netChoice, whatLine, watchdogException, completion,
+                 asyncEvent, watchdogTimeout, watchdogFailure, heartbeat, terminate, socketError, ucxCompletion,
+                 ompiUcxError }) {
             if (const auto r = reader(body, e, m_msg); r != Read::Nothing) {
                 return r;
             }

@@ -39,7 +39,10 @@ struct LogEvent
     std::int64_t nranks = -1; // init: the communicator's size
     std::int64_t stuckSeconds = -1; // heartbeat: "watchdog got stuck for N seconds"
     std::string pg; // the process group the line's prefix names ("0", "3"), empty when none
-    std::string op; // watchdog timeouts: OpType
+    std::string op; // watchdog timeouts: OpType; a collective mismatch: the named rank's OpType
+    // A collective mismatch (PyTorch's desync check): the rank it names first, and the other rank and its OpType.
+    std::int64_t namedRank = -1, peerRank = -1;
+    std::string peerOp;
     std::string text; // exception type and what(), socket error reason, watchdog exception message
     std::int64_t line = 0;
 };

@@ -178,6 +178,43 @@ Read completion(std::string_view body, LogEvent& e, MessageState& c)
 
 // "NET/IB : Got async event : port error", "NET/IB : mlx5_3:1 Got async error event: port error",
 // "... Got non-fatal async event: port error(10)", "... Got async event : local catastrophic error".
+// PyTorch's desync check (TORCH_DISTRIBUTED_DEBUG=DETAIL): "Detected mismatch between collectives on ranks. Rank 1 is
+// running collective: CollectiveFingerPrint(SequenceNumber=21, OpType=BROADCAST, …), but Rank 0 is running
+// collective: CollectiveFingerPrint(SequenceNumber=21, OpType=BARRIER, …)". The second half may be cut off or on the
+// next line: without it the first rank's side is still a fact.
+Read collectiveMismatch(std::string_view body, LogEvent& e, MessageState& c)
+{
+    LineScan s(body);
+    if (!s.skipPast("Detected mismatch between collectives on ranks. Rank ")) {
+        return Read::Nothing;
+    }
+    e.kind = LogEventKind::CollectiveMismatch;
+    const auto side = [&](std::int64_t& rank, std::uint32_t& seq, std::string& op) {
+        const auto r = s.number<std::uint32_t>();
+        if (!r || !s.skipPast("SequenceNumber=")) {
+            return false;
+        }
+        const auto n = s.number<std::uint32_t>();
+        if (!n || !s.lit(", OpType=")) {
+            return false;
+        }
+        rank = *r;
+        seq = *n;
+        op = std::string(s.word());
+        return !op.empty();
+    };
+    if (!side(e.namedRank, e.seq, e.op)) {
+        return Read::Partial;
+    }
+    std::uint32_t peerSeq = 0;
+    if (!s.skipPast(", but Rank ") || !side(e.peerRank, peerSeq, e.peerOp)) {
+        c.best = e;
+        return Read::Partial;
+    }
+    c.f.events.push_back(e);
+    return Read::Done;
+}
+
 Read asyncEvent(std::string_view body, LogEvent& e, MessageState& c)
 {
     std::size_t at = std::string_view::npos;
@@ -206,6 +243,8 @@ Read asyncEvent(std::string_view body, LogEvent& e, MessageState& c)
         e.kind = LogEventKind::PortActive;
     } else if (what.starts_with("local catastrophic error")) {
         e.kind = LogEventKind::DeviceFatal;
+    } else if (what.find("error") != std::string_view::npos || what.find("violation") != std::string_view::npos) {
+        return Read::Nothing; // a queue pair's error ("local access violation work queue error"): a warning fact
     } else {
         return Read::Done; // LID change, SM change, client reregistration: nothing to act on
     }

@@ -30,6 +30,7 @@ Read usingList(std::string_view body, LogEvent& e, MessageState& c);
 Read netChoice(std::string_view body, LogEvent& e, MessageState& c);
 Read completion(std::string_view body, LogEvent& e, MessageState& c);
 Read asyncEvent(std::string_view body, LogEvent& e, MessageState& c);
+Read collectiveMismatch(std::string_view body, LogEvent& e, MessageState& c);
 Read watchdogTimeout(std::string_view body, LogEvent& e, MessageState& c);
 Read watchdogFailure(std::string_view body, LogEvent& e, MessageState& c);
 Read heartbeat(std::string_view body, LogEvent& e, MessageState& c);
