@@ -257,9 +257,12 @@ void missingFindings(const std::string& host, const std::vector<const HostPort*>
 }
 
 // The kernel's own account of a host's ports (dmesg, journalctl): link downs and module events, one finding per
-// host and kind with the count and the last line — only for hosts some node tool or sysfs copy describes.
+// host and kind with the count and the last line — for hosts some node tool or sysfs copy describes, for every host
+// of a folder with no job (the kernel log is then what the node says), and for a module event that reports an error
+// ("Port module event[error]: … Cable error, High Temperature") wherever it comes from.
 void kernelFindings(const JobSnapshot& snap, const std::set<std::string>& hosts, std::vector<NodeFinding>& out)
 {
+    const bool nodeFolder = snap.job.worldSize == 0;
     struct Seen
     {
         int count = 0;
@@ -268,8 +271,11 @@ void kernelFindings(const JobSnapshot& snap, const std::set<std::string>& hosts,
     std::map<std::pair<std::string, std::string>, Seen> byHost;
     for (const auto& n : snap.notes) {
         const auto kind = snap.str(n.kind);
-        if (snap.str(n.source) != "kernel" || (kind != "link down" && kind != "port module event")
-            || !hosts.count(snap.str(n.host))) {
+        if (snap.str(n.source) != "kernel" || (kind != "link down" && kind != "port module event")) {
+            continue;
+        }
+        const bool moduleError = kind == "port module event" && snap.str(n.text).find("error") != std::string::npos;
+        if (!hosts.count(snap.str(n.host)) && !nodeFolder && !moduleError) {
             continue;
         }
         auto& seen = byHost[{ snap.str(n.host), kind }];

@@ -702,3 +702,20 @@ TEST_CASE("smpquery: Mellanox's extended PortInfo after the port's block is read
     CHECK(f.ports[0].rate.width == 4);
     CHECK(f.ports[0].rate.gbps == 40);
 }
+
+TEST_CASE("a kernel log alone: a GPU gone at probe over three lines, a module's cable error without the device prefix",
+    "[node_tools]")
+{
+    auto job = openJob(testDataPath("node-kernel").string());
+    INFO((job ? "" : job.error().format()));
+    REQUIRE(job);
+    const auto all = findNodeProblems(*job->snapshot);
+    const auto* gone = finding(all, "GPU fallen off the bus", "");
+    REQUIRE(gone);
+    CHECK(gone->host == "gpu-y005");
+    CHECK_THAT(gone->text, Catch::Contains("0000:4c:00.0"));
+    const auto* cable = finding(all, "kernel port module event", "");
+    REQUIRE(cable);
+    CHECK_THAT(cable->text, Catch::Contains("Cable error, High Temperature"));
+    CHECK_THAT(fabricReviewText(*job->snapshot, reviewFabric(*job->snapshot)), Catch::Contains("Not quiet: 2 findings"));
+}

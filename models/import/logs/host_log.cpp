@@ -564,6 +564,9 @@ private:
             }
             return true;
         }
+        if (offBusMessage(body, e)) {
+            return true;
+        }
         for (const auto reader : { gpuOffBus, sxid, pcieAer, pciehp, libSegfault, peermem }) {
             switch (reader(body, e)) {
             case Read::No:
@@ -580,6 +583,34 @@ private:
             }
         }
         return false;
+    }
+
+    // The driver's message over three lines when a GPU is gone at probe: "NVRM: The NVIDIA GPU 0000:b3:00.0", "NVRM:
+    // (PCI ID: 10de:26b5) installed in this system has", "NVRM: fallen off the bus and is not responding to
+    // commands." (also on one line). The GPU is named first; the fault comes with the line that says it.
+    bool offBusMessage(std::string_view body, HostEvent& e)
+    {
+        constexpr std::string_view kNamed = "NVRM: The NVIDIA GPU ";
+        if (const auto at = body.find(kNamed); at != std::string_view::npos) {
+            auto rest = body.substr(at + kNamed.size());
+            m_goneGpu = host_log::pciName(rest.substr(0, rest.find(' ')));
+            m_goneEvent = e;
+            if (body.find("fallen off the bus") == std::string_view::npos) {
+                return true;
+            }
+        } else if (m_goneGpu.empty() || body.find("NVRM: ") == std::string_view::npos) {
+            return false;
+        } else if (body.find("fallen off the bus") == std::string_view::npos) {
+            return true; // "(PCI ID: …) installed in this system has"
+        }
+        HostEvent gone = m_goneEvent.value_or(e);
+        gone.kind = HostEventKind::GpuOffBus;
+        gone.device = m_goneGpu;
+        gone.text = "GPU has fallen off the bus";
+        m_goneGpu.clear();
+        m_goneEvent.reset();
+        keep(std::move(gone));
+        return true;
     }
 
     // A GPU off the bus is its own fact only when no Xid 79 said it first (the driver prints both, or only this
@@ -708,7 +739,17 @@ private:
     {
         LineScan s(body);
         if (!s.skipPast("mlx5_core ")) {
-            return false;
+            // Some kernels print the module event without the driver's device prefix:
+            // "mlx5_port_module_event:1131:(pid 0): Port module event[error]: module 0, Cable error, High Temperature".
+            const auto at = body.find("mlx5_port_module_event:");
+            const auto event = body.find("Port module event");
+            if (at == std::string_view::npos || event == std::string_view::npos) {
+                return false;
+            }
+            e.kind = HostEventKind::PortModule;
+            e.text = clipped(body.substr(event));
+            m_f.events.push_back(e);
+            return true;
         }
         // "0000:3b:00.0:" alone, or "0000:3b:00.0 ib0:" (the PCI address holds colons of its own).
         const auto pci = s.until(" ");
@@ -791,6 +832,8 @@ private:
     std::set<std::string> m_offBusXid; // GPUs an Xid 79 named (pciName)
     std::map<std::string, std::int64_t> m_sxidOpen; // host and switch → the SXid whose severity line came last
     std::map<std::string, std::string> m_uuids; // GPU (pciName) → "GPU-…" from "NVRM: GPU at PCI:…: GPU-…"
+    std::string m_goneGpu; // "NVRM: The NVIDIA GPU <pci>" named it; its "fallen off the bus" line is to come
+    std::optional<HostEvent> m_goneEvent; // that first line's time and place
     host_log::TorchrunTable m_torchrun { m_file, m_clock, m_f };
 };
 
@@ -839,8 +882,8 @@ bool hasFmJournalLine(std::string_view text)
 bool looksLikeHostLog(const std::string& text)
 {
     for (const char* mark :
-        { "srun: error: ", "slurmstepd: error: ***", "Root Cause (first observed failure):", "mlx5_core", "NVRM: Xid",
-            "NVRM: GPU ", "SXid (", "AER: ", "pciehp", ": segfault at ", "nvidia-peermem " }) {
+        { "srun: error: ", "slurmstepd: error: ***", "Root Cause (first observed failure):", "mlx5_core", "mlx5_port_module_event:", "NVRM: Xid",
+            "NVRM: GPU ", "NVRM: The NVIDIA GPU ", "SXid (", "AER: ", "pciehp", ": segfault at ", "nvidia-peermem " }) {
         if (text.find(mark) != std::string::npos) {
             return true;
         }
