@@ -140,8 +140,12 @@ void IncidentsPanel::setAnalysis(
         }
     }
     m_table->resizeColumnsToContents();
+    // No incident: what the logs say is the story then (a time-limit cancel, a failure that hung nothing).
+    auto story = m_snap && m_analysis->logStory ? logStoryText(*m_snap, *m_analysis->logStory) : std::string();
+    story = story.empty() ? story : "\n\n" + story.substr(story.find_first_not_of('\n') % story.size());
     m_detail->setPlainText(m_analysis->incidents.empty()
-            ? (m_snap ? QString::fromStdString(noIncidentText(*m_snap)) : tr("No job-wide stall, hang or straggler found."))
+            ? (m_snap ? QString::fromStdString(noIncidentText(*m_snap) + story)
+                      : tr("No job-wide stall, hang or straggler found."))
             : tr("%1 incident(s). Select one to zoom every view to it and see its evidence, the timeout-policy "
                  "verdict and what it cost.")
                   .arg(m_analysis->incidents.size()));

@@ -926,3 +926,18 @@ TEST_CASE("a link that only erred lists its retrains and its drops, and they can
     REQUIRE(flaps->flapListCount() >= 1);
     CHECK(flaps->flapListText(0).contains(QStringLiteral("dropped packets, no retrain")));
 }
+
+TEST_CASE("a job Slurm cancelled at its time limit, with nothing else: the Incidents panel tells the logs' story",
+    "[window][logs_job]")
+{
+    Opened opened(test::testDataPath("logs-only/slurm-time-limit").string());
+    auto& w = opened.w;
+    REQUIRE(w.opened());
+    CHECK(w.opened()->snapshot->job.worldSize == 1);
+    const auto said = w.incidentsPanel()->detailText();
+    CHECK(said.startsWith(QStringLiteral("No job-wide stall, hang or straggler found in the logs")));
+    CHECK(said.contains(QStringLiteral("Slurm cancelled the job at its time limit")));
+    CHECK(said.contains(QStringLiteral("JOB 88120 ON gpu-t014")));
+    // The one dated line gives the views a second, not a zero-width window.
+    CHECK(w.viewState()->window().delta() == kNsPerSec);
+}

@@ -765,6 +765,11 @@ void widenSpan(JobSnapshot& snap)
             }
             for (const auto& f : snap.logFacts) {
                 see(f.timeNs);
+                // A watchdog timeout's collective began "ran for" before it: the hang is inside the job.
+                if (f.kind == LogEventKind::WatchdogTimeout && f.timeNs != kNoTime && f.ranForMs > 0
+                    && f.ranForMs < 30LL * 24 * 3600 * 1000) {
+                    see(f.timeNs - f.ranForMs * kNsPerMs);
+                }
             }
             for (const auto& n : snap.notes) {
                 see(n.timeNs);
@@ -793,6 +798,8 @@ void widenSpan(JobSnapshot& snap)
         }
         if (lo > hi) {
             lo = hi = 0;
+        } else if (lo == hi && snap.job.worldSize > 0) {
+            hi = lo + kNsPerSec; // one dated line (Slurm's cancel alone): a second from it, so the views have a width
         }
         snap.job.clockOriginNs = lo;
     }
