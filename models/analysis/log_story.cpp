@@ -416,8 +416,10 @@ void findFirstProblem(const JobSnapshot& snap, LogStory& story)
                 story.firstProblem->text = describe(f, snap.strings);
             }
             if (f.kind == LogEventKind::WatchdogFailure && f.seq >= 0) {
+                const auto said = snap.str(f.text); // "dump signal: rank 13 timed out"
                 story.firstProblem->text = "at work " + std::to_string(f.seq)
-                    + (f.lastCompleted >= 0 ? ", last completed " + std::to_string(f.lastCompleted) : std::string());
+                    + (f.lastCompleted >= 0 ? ", last completed " + std::to_string(f.lastCompleted) : std::string())
+                    + (said.empty() ? std::string() : " (" + said + ")");
             }
             return;
         }

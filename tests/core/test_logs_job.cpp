@@ -475,3 +475,14 @@ TEST_CASE("logs alone: PyTorch's own collective mismatch names the desync, its t
     CHECK(d.variants[1].ranks == std::vector<std::uint32_t> { 0, 1 });
     CHECK_THAT(r.logStory->summary, Catch::Contains("desync at SeqNum 344") && !Catch::Contains("healthy"));
 }
+
+TEST_CASE("logs alone: a rank told of another's timeout by the dump signal says where it waits", "[logs_job][rank_log]")
+{
+    const auto job = open("dump-signal");
+    const auto r = analyze(*job.snapshot);
+    REQUIRE(r.logStory);
+    REQUIRE(r.logStory->firstProblem);
+    CHECK(r.logStory->firstProblem->rank == 0);
+    CHECK(r.logStory->firstProblem->text == "at work 9021, last completed 9020 (dump signal: rank 6 timed out)");
+    CHECK_THAT(r.logStory->summary, !Catch::Contains("healthy"));
+}

@@ -340,16 +340,36 @@ Read watchdogFailure(std::string_view body, LogEvent& e, MessageState& c)
             break;
         }
     }
+    // PyTorch 2.4+ on the ranks that did not time out themselves: "Received a dump signal due to a collective timeout
+    // from  rank 13 and we will try our best to dump the debug info. Last enqueued NCCL work: 1261, last completed
+    // NCCL work: 1259." The work this rank waits in is the one after its last completed.
+    std::optional<std::uint32_t> seq;
+    if (!found && (s.seek(0), s.skipPast("Received a dump signal due to a collective timeout from"))) {
+        s.skipSpaces();
+        s.lit("rank ");
+        const auto from = s.number<std::uint32_t>();
+        e.text = from ? "dump signal: rank " + std::to_string(*from) + " timed out" : "dump signal from another rank";
+        const auto at = s.pos();
+        if (s.skipPast("last completed NCCL work: ") || (s.seek(at), s.skipPast("Last completed NCCL work: "))) {
+            if (const auto done = s.number<std::uint32_t>()) {
+                seq = *done + 1;
+            }
+        }
+        s.seek(at);
+        found = seq.has_value();
+    }
     if (!found) {
         return Read::Nothing;
     }
-    const auto seq = s.number<std::uint32_t>();
+    if (!seq) {
+        seq = s.number<std::uint32_t>();
+    }
     if (!seq) {
         return Read::Partial;
     }
     e.kind = LogEventKind::WatchdogFailure;
     e.seq = *seq;
-    if (s.skipPast("last enqueued ")) {
+    if (s.skipPast("last enqueued ") || s.skipPast("Last enqueued ")) {
         s.lit("NCCL ");
         s.lit("work: ");
         e.lastEnqueued = s.number<std::int64_t>().value_or(-1);
