@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <set>
 
 using namespace stallscope;
 using namespace stallscope::test;
@@ -485,4 +486,24 @@ TEST_CASE("logs alone: a rank told of another's timeout by the dump signal says 
     CHECK(r.logStory->firstProblem->rank == 0);
     CHECK(r.logStory->firstProblem->text == "at work 9021, last completed 9020 (dump signal: rank 6 timed out)");
     CHECK_THAT(r.logStory->summary, !Catch::Contains("healthy"));
+}
+
+TEST_CASE("logs alone: UCX errors of two hosts in one file are two processes, a padded pid included",
+    "[logs_job][rank_log]")
+{
+    const auto job = open("ucx-two-hosts");
+    const auto& snap = *job.snapshot;
+    REQUIRE(snap.job.worldSize == 2);
+    std::set<std::string> hosts;
+    for (const auto& r : snap.ranks) {
+        hosts.insert(snap.str(r.host));
+    }
+    CHECK(hosts == std::set<std::string> { "gpu-u011", "gpu-u014" });
+    const auto r = analyze(snap);
+    REQUIRE(r.logStory);
+    REQUIRE(r.logStory->firstError);
+    CHECK(r.logStory->firstError->host == "gpu-u011"); // line 1, the earliest in the file's order
+    CHECK(r.logStory->firstError->hca == "mlx5_2");
+    REQUIRE(r.logStory->consequences.size() == 1);
+    CHECK(r.logStory->consequences[0].host == "gpu-u014");
 }

@@ -147,5 +147,9 @@ TEST_CASE("rank log: damaged UCX and Open MPI lines are read without a fact or a
     CHECK(f->events[0].hca == "mlx5_0");
     CHECK(f->events[0].status == 12);
     CHECK(f->events[1].status == 21); // a syndrome too long is no known one: a general error
-    CHECK(splitByRankPrefix(text).empty());
+    // The two processes the UCX and Open MPI prefixes name (pids 1 and 7); the line of brackets names none.
+    const auto parts = splitByRankPrefix(text);
+    REQUIRE(parts.size() == 2);
+    CHECK(parts[0].process == "gpu-c012 pid 1");
+    CHECK(parts[1].process == "gpu-c012 pid 7");
 }

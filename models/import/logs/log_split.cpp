@@ -327,6 +327,64 @@ std::vector<RankLines> splitByMessageRank(const std::string& text)
     return sorted(parts);
 }
 
+// UCX's own prefix names the process: "[gpu-c012:4242:0:4250]" (older; the pid may be padded, "[ast1815:6807 :0:…]")
+// or "[1700000000.123456] [gpu-c012:4242:0]". "host pid", or empty when the line has none at its start.
+std::string ucxProcess(std::string_view line)
+{
+    std::size_t i = 0;
+    if (line.substr(0, 1) == "[" && line.size() > 1 && std::isdigit(static_cast<unsigned char>(line[1]))) {
+        const auto close = line.find("] [");
+        if (close == std::string_view::npos || close > 24) {
+            return {};
+        }
+        i = close + 2; // past UCX's time
+    }
+    if (line.substr(i, 1) != "[") {
+        return {};
+    }
+    ++i;
+    const auto start = i;
+    while (i < line.size() && i - start < 64 && hostChar(line[i])) {
+        ++i;
+    }
+    if (i == start || line.substr(i, 1) != ":") {
+        return {};
+    }
+    const auto host = line.substr(start, i - start);
+    ++i;
+    const auto pidAt = i;
+    const auto pid = digitsAt(line, i);
+    while (i < line.size() && line[i] == ' ') {
+        ++i;
+    }
+    if (!pid || (line.substr(i, 1) != ":" && line.substr(i, 1) != "]")) {
+        return {};
+    }
+    return std::string(host) + " pid " + std::string(line.substr(pidAt, i - pidAt));
+}
+
+// UCX lines of several processes in one file (a launcher's output without labels): split by UCX's prefix.
+std::vector<RankLines> splitByUcxPrefix(const std::string& text)
+{
+    if (text.find("ib_mlx5_log.c:") == std::string::npos) {
+        return {};
+    }
+    std::map<std::string, RankLines> parts;
+    RankLines* current = nullptr;
+    std::vector<LoadIssue> ignored;
+    readLines(text, "", ignored, [&](const std::string& line, std::int64_t lineNo) {
+        if (auto process = ucxProcess(line); !process.empty()) {
+            current = &parts[process];
+            current->process = std::move(process);
+        }
+        if (current) {
+            current->text.append(line).push_back('\n');
+            current->lineNumbers.push_back(lineNo);
+        }
+    });
+    return sorted(parts);
+}
+
 } // namespace
 
 std::vector<RankLines> splitByRankPrefix(const std::string& text)
@@ -335,7 +393,10 @@ std::vector<RankLines> splitByRankPrefix(const std::string& text)
     if (parts.empty()) {
         parts = splitByNcclPrefix(text);
     }
-    return parts.empty() ? splitByMessageRank(text) : parts;
+    if (parts.empty()) {
+        parts = splitByMessageRank(text);
+    }
+    return parts.empty() ? splitByUcxPrefix(text) : parts;
 }
 
 void restoreLineNumbers(RankLogFacts& facts, const std::string& file, const std::vector<std::int64_t>& lineNumbers)

@@ -95,6 +95,7 @@ void readUcxPrefix(std::string_view head, LogEvent& e, MessageState& c, std::str
             continue;
         }
         const auto p = s.digits(10);
+        s.skipSpaces(); // UCX 1.5 pads the pid: "[ast1815:6807 :0:6807]"
         if (p.empty() || !(s.peek() == ':' || s.peek() == ']')) {
             continue;
         }
