@@ -719,3 +719,25 @@ TEST_CASE("a kernel log alone: a GPU gone at probe over three lines, a module's 
     CHECK_THAT(cable->text, Catch::Contains("Cable error, High Temperature"));
     CHECK_THAT(fabricReviewText(*job->snapshot, reviewFabric(*job->snapshot)), Catch::Contains("Not quiet: 2 findings"));
 }
+
+TEST_CASE("the year of dmesg -T's and Fabric Manager's stamps is read from them, not the file's date", "[node_tools]")
+{
+    for (const auto& [file, line] : std::vector<std::pair<std::string, std::string>> {
+             { "dmesg.txt", "[Fri May  2 03:11:07 2025] NVRM: Xid (PCI:0000:4c:00): 48, pid=1, name=x, DBE\n" },
+             { "fabricmanager.log",
+                 "[May 2 2025 03:11:07] [ERROR] [tid 812] detected NVSwitch fatal error 20034 on fid 0 on NVSwitch "
+                 "pci bus id 00000000:86:00.0 physical id 2 port 7\n" } }) {
+        INFO(file);
+        TempDir dir;
+        std::filesystem::create_directories(dir.path() / "gpu-z001");
+        writeFile(dir.path() / "gpu-z001" / file, line);
+        auto job = openJob(dir.str());
+        INFO((job ? "" : job.error().format()));
+        REQUIRE(job);
+        CHECK(std::none_of(job->warnings.begin(), job->warnings.end(),
+            [](const LoadIssue& w) { return w.message.find("gives the year") != std::string::npos; }));
+        const auto all = findNodeProblems(*job->snapshot);
+        REQUIRE_FALSE(all.empty());
+        CHECK_THAT(all.front().text, Catch::Contains("2025-05-02 03:11:07"));
+    }
+}

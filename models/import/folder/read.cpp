@@ -166,7 +166,8 @@ void learnYear(Gathered& g)
 }
 
 // The year a log line states in full: NCCL's "[2026-03-14 09:00:01]" stamp, Slurm's "CANCELLED AT 2026-03-14T…",
-// an ISO time — the first "20YY-MM-DD" after a bracket, blank or line start in the text's first 4 MiB. 0 when none.
+// an ISO time — the first "20YY-MM-DD" after a bracket, blank or line start — or a ctime stamp's "16:24:18 2025]"
+// (dmesg -T) or Fabric Manager's "[Feb 27 2025 15:10:02]", in the text's first 4 MiB. 0 when none.
 int yearInText(std::string_view text)
 {
     constexpr std::size_t kLooked = std::size_t(4) << 20;
@@ -178,6 +179,14 @@ int yearInText(std::string_view text)
         const bool after = at == 0 || text[at - 1] == '[' || text[at - 1] == ' ' || text[at - 1] == '\n';
         if (after && digit(t[2]) && digit(t[3]) && t[4] == '-' && digit(t[5]) && digit(t[6]) && t[7] == '-'
             && digit(t[8]) && digit(t[9])) {
+            return 2000 + (t[2] - '0') * 10 + (t[3] - '0');
+        }
+        // "… 16:24:18 2025]" and "Feb 27 2025 15:10:02": a year between a time's seconds and ']', or between a
+        // day and a time.
+        const bool ctime = at >= 4 && text[at - 1] == ' ' && digit(text[at - 2]) && text[at - 4] == ':' && t[4] == ']';
+        const bool dayFirst = at >= 3 && text[at - 1] == ' ' && digit(text[at - 2]) && t[4] == ' ' && digit(t[5])
+            && digit(t[6]) && t[7] == ':';
+        if ((ctime || dayFirst) && digit(t[2]) && digit(t[3])) {
             return 2000 + (t[2] - '0') * 10 + (t[3] - '0');
         }
     }
