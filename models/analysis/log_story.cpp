@@ -121,7 +121,9 @@ void findMismatches(const JobSnapshot& snap, LogStory& story)
             ops[snap.str(f.peerOp)].insert(std::uint32_t(f.peerRank));
         }
     }
-    for (const auto& [seq, ops] : bySeq) {
+    for (const auto& entry : bySeq) {
+        const std::int64_t seq = entry.first; // a plain variable: clang 14 cannot capture a structured binding
+        const auto& ops = entry.second;
         const bool known = std::any_of(
             story.desyncs.begin(), story.desyncs.end(), [&](const LogDesync& d) { return d.seq == seq; });
         if (known || ops.size() < 2) {
