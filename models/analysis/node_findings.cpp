@@ -562,6 +562,36 @@ std::optional<NodeFinding> linkDownedFinding(const HostPort& p, const Sampled& s
         p.file + "/counters/link_downed: " + std::to_string(*p.linkDowned), false };
 }
 
+// A port's LinkDowned read once (perfquery, one scrape) above 0: the link went down since the counters were cleared,
+// as a sysfs copy's link_downed says (linkDownedFinding) — for ports no host tool describes. Sampled series (two or
+// more readings) are the fabric review's to judge.
+void snapshotDownFindings(const JobSnapshot& snap, std::vector<NodeFinding>& out)
+{
+    std::set<std::uint64_t> described;
+    for (const auto& p : snap.hostPorts) {
+        described.insert(p.nodeGuid);
+    }
+    for (const auto& s : snap.counters) {
+        if (s.kind != CounterKind::LinkDowned || s.size() != 1 || s.value(0) == 0 || s.port >= snap.counterPorts.size()) {
+            continue;
+        }
+        const auto& cp = snap.counterPorts[s.port];
+        const auto* node = cp.node ? &snap.topology.node(*cp.node) : nullptr;
+        if (described.count(node ? node->guid : cp.guid)) {
+            continue;
+        }
+        const std::string name = node ? snap.str(node->description) : "GUID " + std::to_string(cp.guid);
+        const auto n = s.value(0);
+        const bool saturated = n >= 255;
+        out.push_back({ name, "port " + std::to_string(cp.port), "link_downed",
+            name + " port " + std::to_string(cp.port) + ": LinkDowned = " + std::to_string(n)
+                + (saturated ? " (saturated: at least that often since the counters were cleared; later drops are "
+                               "not counted)"
+                             : ": the link went down since the counters were cleared (one reading: when is not known)"),
+            "LinkDownedCounter " + std::to_string(n) + " in one reading", false });
+    }
+}
+
 } // namespace
 
 std::vector<NodeFinding> findNodeProblems(const JobSnapshot& snap)
@@ -595,6 +625,7 @@ std::vector<NodeFinding> findNodeProblems(const JobSnapshot& snap)
         described.insert(g.host);
     }
     kernelFindings(snap, described, out);
+    snapshotDownFindings(snap, out);
     gpuFindings(snap, out);
     errorFindings(snap, out);
     smFindings(snap, out);

@@ -741,3 +741,32 @@ TEST_CASE("the year of dmesg -T's and Fabric Manager's stamps is read from them,
         CHECK_THAT(all.front().text, Catch::Contains("2025-05-02 03:11:07"));
     }
 }
+
+TEST_CASE("perfquery read once with LinkDowned above 0 and no topology: a link_downed finding, not Quiet",
+    "[node_tools]")
+{
+    const auto reading = [](int downed) {
+        return "# Port counters: Lid 12 port 1 (CapMask: 0x1300)\nPortSelect:......................1\n"
+               "SymbolErrorCounter:..............0\nLinkErrorRecoveryCounter:........0\n"
+               "LinkDownedCounter:..............."
+            + std::to_string(downed)
+            + "\nPortRcvErrors:...................0\nPortXmitDiscards:................20046\n"
+              "PortXmitData:....................16056\nPortRcvData:.....................16056\n";
+    };
+    TempDir dir;
+    writeFile(dir.path() / "perfquery.txt", reading(3));
+    auto job = openJob(dir.str());
+    INFO((job ? "" : job.error().format()));
+    REQUIRE(job);
+    const auto all = findNodeProblems(*job->snapshot);
+    const auto* downed = finding(all, "link_downed", "port 1");
+    REQUIRE(downed);
+    CHECK(downed->host == "LID 12");
+    CHECK_THAT(downed->text, Catch::Contains("LinkDowned = 3"));
+    CHECK_THAT(fabricReviewText(*job->snapshot, reviewFabric(*job->snapshot)), !Catch::Contains("Quiet:"));
+    // The same reading at 0: nothing to say about the link going down.
+    writeFile(dir.path() / "perfquery.txt", reading(0));
+    auto clean = openJob(dir.str());
+    REQUIRE(clean);
+    CHECK_FALSE(finding(findNodeProblems(*clean->snapshot), "link_downed", "port 1"));
+}
