@@ -235,6 +235,9 @@ std::shared_ptr<const std::vector<HeatmapModel::LogRow>> HeatmapModel::logRowsOf
             row.hungFrom = f.timeNs - std::min<std::int64_t>(f.ranForMs, std::int64_t(1) << 40) * kNsPerMs;
             row.hungTo = f.timeNs;
             row.applies = true;
+            if (row.unrecorded && row.aliveFrom != kNoTime) {
+                row.aliveFrom = std::min(row.aliveFrom, row.hungFrom); // it was alive, waiting, that long before
+            }
         }
     }
     return rows;

@@ -507,3 +507,22 @@ TEST_CASE("logs alone: UCX errors of two hosts in one file are two processes, a 
     REQUIRE(r.logStory->consequences.size() == 1);
     CHECK(r.logStory->consequences[0].host == "gpu-u014");
 }
+
+TEST_CASE("logs alone: a watchdog's \"ran for\" draws the rank present and inside the hung collective from its start",
+    "[logs_job][heatmap]")
+{
+    const auto job = open("pasted-numbered"); // ranks 0, 2, 3 ran 900 s in SeqNum 812; rank 1 stopped logging
+    const auto& snap = *job.snapshot;
+    NullProgress none;
+    const auto model = HeatmapModel::build(job.snapshot, {}, none);
+    const TimeAxisMapping map { snap.job.span, 200 };
+    auto at = [&](std::uint32_t rank, TimeNs t) { return model->cellAt(map, rank, int(map.x(t))); };
+    const TimeNs early = snap.job.span.start + 60 * kNsPerSec; // inside the hang, before any rank's first line
+    for (const std::uint32_t r : { 0u, 2u, 3u }) {
+        INFO("rank " << r);
+        CHECK(at(r, early).present == 255);
+        CHECK(at(r, early).inside > 0);
+        CHECK(at(r, early).unrecorded == 0); // the log says what it did there
+    }
+    CHECK(at(1, early).inside == 0); // no timeout of its own: nothing says it was waiting
+}
