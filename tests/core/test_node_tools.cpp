@@ -648,7 +648,7 @@ TEST_CASE("a node tool's output alone with a finding that is no port: not quiet,
     CHECK_THAT(text, Catch::Contains("no master subnet manager"));
     CHECK_THAT(text, !Catch::Contains("Quiet:") && Catch::Contains("Not quiet: 1 finding above"));
     CHECK_THAT(text, Catch::Contains("no link is watched by counters or events"));
-    CHECK_THAT(text, Catch::Contains("time span unknown") && !Catch::Contains("1970"));
+    CHECK_THAT(text, Catch::Contains("time span unknown") && !Catch::Contains("1970-01-01")); // the temp folder may hold 1970
 }
 
 TEST_CASE("a GPU's Xids become findings by NVIDIA's catalog: a reset needed, a contained error, an unknown number",
