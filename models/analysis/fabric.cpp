@@ -58,9 +58,12 @@ FabricIndex::FabricIndex(const JobSnapshot& snap, Traffic traffic)
     for (const auto& e : snap.linkEvents) {
         m_events[key(e.guid, e.port)].push_back(&e);
     }
-    const auto bins
-        = static_cast<std::size_t>(std::max<TimeNs>(0, snap.job.span.end - snap.job.span.start) / kNsPerSec) + 1;
-    m_fabricBytes.assign(bins, 0.0);
+    // One bin a second of the job, at most a month of them (21 MB): the span comes from the files, and a damaged
+    // stamp (a year 0001, a 2038 clock) must not size an allocation. Traffic past the month is not counted.
+    constexpr TimeNs kMostBins = 31LL * 24 * 3600;
+    const auto bins = static_cast<std::size_t>(
+        std::min(kMostBins, std::max<TimeNs>(0, snap.job.span.end - snap.job.span.start) / kNsPerSec) + 1);
+    m_fabricBytes.assign(traffic == Traffic::Skip ? 0 : bins, 0.0);
     for (const auto& s : snap.counters) {
         const auto& p = snap.counterPorts[s.port];
         if (traffic == Traffic::Skip || s.kind != CounterKind::PortXmitData || !p.node
@@ -157,7 +160,16 @@ std::vector<const LinkEvent*> FabricIndex::events(std::uint64_t guid, std::uint1
 double FabricIndex::fabricBytes(TimeNs from, TimeNs to) const
 {
     double sum = 0;
-    for (TimeNs t = from; t < to + kNsPerSec; t += kNsPerSec) {
+    // Only the seconds that can have a bin: a window of years over a short job is not walked second by second.
+    // Steps are whole seconds from `from`, as before; the ones skipped fall before the first bin or after the last.
+    const TimeNs first = m_snap.job.span.start;
+    const TimeNs last = first + TimeNs(m_fabricBytes.size()) * kNsPerSec;
+    TimeNs start = from;
+    if (start < first - kNsPerSec) {
+        start += (first - kNsPerSec - start) / kNsPerSec * kNsPerSec;
+    }
+    const TimeNs end = std::min(to, last) + kNsPerSec;
+    for (TimeNs t = start; t < end; t += kNsPerSec) {
         const auto b = (t - m_snap.job.span.start) / kNsPerSec;
         if (b >= 0 && static_cast<std::size_t>(b) < m_fabricBytes.size() && t > from && t - kNsPerSec < to) {
             sum += m_fabricBytes[static_cast<std::size_t>(b)];
