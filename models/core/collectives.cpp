@@ -64,10 +64,7 @@ std::optional<RecordAt> recordAt(const RankCollectives& c, TimeNs t)
     if (after == 0) {
         return std::nullopt;
     }
-    // Enqueue order is not run order across groups: a long collective of one group may have been enqueued
-    // before several short ones of another. 32 records back covers every group a job interleaves.
-    constexpr std::size_t kLookBack = 32;
-    for (std::size_t i = after; i > 0 && after - i < kLookBack; --i) {
+    for (std::size_t i = after; i > 0 && after - i < kInterleavedRecords; --i) {
         const auto j = i - 1;
         if (c.startNs[j] != kNoTime && c.startNs[j] <= t && (c.endNs[j] == kNoTime || t < c.endNs[j])) {
             return RecordAt { j, true };

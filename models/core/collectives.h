@@ -70,6 +70,11 @@ struct RankCollectives
     CollectiveState stateAt(std::size_t i) const { return static_cast<CollectiveState>(state[i]); }
 };
 
+// Enqueue order is not run order across groups: a long collective of one group may have been enqueued before several
+// short ones of another. This many records back covers every group a job interleaves (recordAt, and where a rank's
+// records end in the heatmap).
+inline constexpr std::size_t kInterleavedRecords = 32;
+
 // Which record a rank was in at time t, for people pointing at it (tooltips): the one that had started and not yet
 // ended (collectives of several groups or streams overlap; the newest such one of the last 32 enqueued), else the
 // last one enqueued at or before t. `running` says which of the two it is. Empty before the rank's first record.

@@ -155,9 +155,8 @@ std::shared_ptr<HeatmapModel> HeatmapModel::shell(SnapshotPtr snap, std::vector<
 // end before an earlier one of another group), or the job's end when one of them never ended (it runs on).
 TimeNs HeatmapModel::recordsEndOf(const RankCollectives& c, TimeNs spanEnd)
 {
-    constexpr std::size_t kLookBack = 32; // as recordAt(): every group a job interleaves
     TimeNs end = kNoTime;
-    for (std::size_t i = c.size(); i > 0 && c.size() - i < kLookBack; --i) {
+    for (std::size_t i = c.size(); i > 0 && c.size() - i < kInterleavedRecords; --i) {
         const auto j = i - 1;
         if (c.endNs[j] == kNoTime) {
             return spanEnd;
