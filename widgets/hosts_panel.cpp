@@ -114,6 +114,11 @@ QString hcaSummary(const HostInventory& h)
             devices.insert(r.hca.substr(0, r.hca.find('/')));
         }
     }
+    for (const auto& g : h.gpus) {
+        if (!g.nearestNic.empty()) {
+            devices.insert(g.nearestNic);
+        }
+    }
     if (devices.size() > 3) {
         return QObject::tr("%1 HCAs").arg(devices.size());
     }
@@ -163,6 +168,24 @@ QString portLine(const InventoryPort& p)
     return parts.join(QStringLiteral(" · ")) + QObject::tr("  [%1]").arg(sources.join(QStringLiteral(", ")));
 }
 
+// "H100 80GB HBM3 · nearest mlx5_3 (PIX) · 18 NVLinks at 26.562 GB/s, 2 inactive"
+QString gpuLine(const InventoryGpu& g)
+{
+    QStringList parts;
+    if (!g.model.empty()) {
+        parts << q(g.model);
+    }
+    if (!g.nearestNic.empty()) {
+        parts << QObject::tr("nearest %1 (%2)").arg(q(g.nearestNic), q(g.nearestPath));
+    }
+    if (g.nvlinks > 0) {
+        parts << (g.nvlinks == 1 ? QObject::tr("1 NVLink") : QObject::tr("%1 NVLinks").arg(g.nvlinks))
+                + (g.nvlinkGBps > 0 ? QObject::tr(" at %1 GB/s").arg(g.nvlinkGBps, 0, 'g', 5) : QString())
+                + (g.inactiveNvlinks > 0 ? QObject::tr(", %1 inactive").arg(g.inactiveNvlinks) : QString());
+    }
+    return parts.join(QStringLiteral(" · "));
+}
+
 QString ranksLine(const HostInventory& h)
 {
     QStringList uses;
@@ -171,7 +194,9 @@ QString ranksLine(const HostInventory& h)
                     .arg(r.rank)
                     .arg(r.localGpu)
                     .arg(r.gpuPci.empty() ? QString() : QStringLiteral(" (") + q(r.gpuPci) + QStringLiteral(")"))
-                    .arg(r.hca.empty() ? QString() : QStringLiteral(" → ") + q(r.hca));
+                    .arg(!r.hca.empty()            ? QStringLiteral(" → ") + q(r.hca)
+                            : !r.nearestNic.empty() ? QObject::tr(" → %1 (nearest)").arg(q(r.nearestNic))
+                                                    : QString());
         if (uses.size() == 16 && h.ranks.size() > 16) {
             uses << QObject::tr("… %1 more").arg(h.ranks.size() - 16);
             break;
@@ -312,6 +337,9 @@ void HostsPanel::fill()
         for (const auto& p : h.ports) {
             addLine(row, q(inventoryPortName(p.port)), portLine(p),
                 q(p.port.file + ":" + std::to_string(p.port.line) + ": " + p.port.evidence));
+        }
+        for (const auto& g : h.gpus) {
+            addLine(row, tr("GPU %1").arg(g.index), gpuLine(g));
         }
         if (!h.ranks.empty()) {
             addLine(row, tr("ranks"), ranksLine(h));

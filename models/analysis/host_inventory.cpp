@@ -2,6 +2,8 @@
 // The inventory per host (host_inventory.h): readings merged per port, and the sources checked against each other.
 #include "analysis/host_inventory.h"
 
+#include "analysis/gpu_links.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -154,6 +156,70 @@ void checkGpus(const std::vector<std::string>& gpuNotes, HostInventory& h)
     }
 }
 
+// The host's GPUs from topo -m and the nvlink lists, and each rank's nearest NIC.
+void addGpus(const JobSnapshot& snap, const std::map<std::pair<std::string, std::uint16_t>, NearestNic>& nearest,
+    std::map<std::string, HostInventory>& hosts)
+{
+    std::map<std::pair<std::string, std::uint16_t>, InventoryGpu> gpus;
+    for (const auto& [key, n] : nearest) {
+        auto& g = gpus[key];
+        g.index = key.second;
+        g.nearestNic = n.nic;
+        g.nearestPath = gpuPathText(n.path);
+    }
+    for (const auto& p : snap.gpuPaths) { // a GPU whose row names only GPUs
+        gpus[{ p.host, p.gpu }].index = p.gpu;
+    }
+    for (const auto& l : snap.nvlinks) {
+        auto& g = gpus[{ l.host, l.gpu }];
+        g.index = l.gpu;
+        g.model = l.model;
+        g.nvlinks = l.links.size();
+        g.inactiveNvlinks = l.inactive();
+        for (const auto& link : l.links) {
+            g.nvlinkGBps = std::max(g.nvlinkGBps, link.second);
+        }
+    }
+    for (auto& [key, g] : gpus) {
+        const auto n = nearest.find(key);
+        if (n != nearest.end() && n->second.tied) {
+            g.nearestPath += ", tied";
+        }
+        auto& h = hosts[key.first];
+        h.host = key.first;
+        h.gpus.push_back(std::move(g));
+    }
+    for (auto& [name, h] : hosts) {
+        for (auto& r : h.ranks) {
+            const auto n = nearest.find({ name, r.localGpu });
+            if (n != nearest.end() && !n->second.tied) {
+                r.nearestNic = n->second.nic;
+            }
+        }
+    }
+}
+
+// A rank's NCCL uses an HCA farther from its GPU than the one topo -m puts nearest: its traffic crosses PCIe host
+// bridges or the CPUs' interconnect that GPUDirect RDMA through the near HCA would not (NCCL_IB_HCA set by hand,
+// or a map of GPUs to HCAs that does not match this host).
+void checkNearest(const JobSnapshot& snap, HostInventory& h)
+{
+    for (const auto& r : h.ranks) {
+        if (r.hca.empty() || r.nearestNic.empty()) {
+            continue;
+        }
+        const auto device = r.hca.substr(0, r.hca.find('/'));
+        const auto used = gpuPathTo(snap, h.host, r.localGpu, device);
+        const auto near = gpuPathTo(snap, h.host, r.localGpu, r.nearestNic);
+        if (!used || !near || used->kind <= near->kind) {
+            continue;
+        }
+        h.conflicts.push_back("rank " + std::to_string(r.rank) + " (GPU " + std::to_string(r.localGpu) + ") uses "
+            + r.hca + ", " + gpuPathText(*used) + " from its GPU in topo -m, where " + r.nearestNic + " is "
+            + gpuPathText(*near));
+    }
+}
+
 } // namespace
 
 std::string pciOfNcclBusId(std::string_view busId)
@@ -207,7 +273,7 @@ std::vector<HostInventory> hostInventory(const JobSnapshot& snap, const std::vec
         const auto pci = gpuPci.find(r);
         of(name).ranks.push_back(
             { r, info.localGpu, hca.empty() ? std::string() : hca + "/" + std::to_string(info.hcaPort),
-                pci == gpuPci.end() ? std::string() : pci->second });
+                pci == gpuPci.end() ? std::string() : pci->second, std::string() });
     }
     std::map<std::pair<std::string, std::string>, std::size_t> portIndex; // (host, "mlx5_0/1") → ports[i]
     for (const auto& p : snap.hostPorts) {
@@ -231,6 +297,7 @@ std::vector<HostInventory> hostInventory(const JobSnapshot& snap, const std::vec
             ++of(name).notes;
         }
     }
+    addGpus(snap, nearestNics(snap.gpuPaths), hosts);
     const auto gpuNotes = gpuNotesByHost(snap);
     std::vector<HostInventory> out;
     out.reserve(hosts.size());
@@ -239,6 +306,7 @@ std::vector<HostInventory> hostInventory(const JobSnapshot& snap, const std::vec
             return std::pair(a.port.device, a.port.port) < std::pair(b.port.device, b.port.port);
         });
         checkRanks(h);
+        checkNearest(snap, h);
         if (const auto gpu = gpuNotes.find(name); gpu != gpuNotes.end()) {
             checkGpus(gpu->second, h);
         }

@@ -2,6 +2,8 @@
 // Node findings (node_findings.h): rules over one host's ports at a time.
 #include "analysis/node_findings.h"
 
+#include "analysis/gpu_links.h"
+
 #include "core/time_format.h"
 
 #include <algorithm>
@@ -478,9 +480,9 @@ int severity(const NodeFinding& f)
         "GPU needs a reset (Xid 64)", "GPU recovery action (Xid 154)", "GPU NVLink error (Xid 74)", "NVSwitch fatal error",
         "Fabric Manager stopped", "PCIe link down", "HCA vanished", "switch PSU not OK", "switch over temperature",
         "switch fan not OK", "port down", "port disabled", "no master subnet manager", "no subnet manager",
-        "port not activated", "NVSwitch trunk link failure", "NVLink training failed", "NVLink down", "link_downed",
+        "port not activated", "NVSwitch trunk link failure", "NVLink training failed", "NVLink down", "GPU without NVLink", "NVLink inactive", "link_downed",
         "port flapping", "error counters", "HCA missing from a source", "kernel link down", "kernel port module event",
-        "GPU NVLink error", "PCIe uncorrected error", "segfault in a GPU library", "nvidia-peermem error",
+        "GPU NVLink error", "fewer NVLinks", "NVLink error counters", "PCIe uncorrected error", "segfault in a GPU library", "nvidia-peermem error",
         "NVSwitch SXid", "NVSwitch non-fatal error", "Fabric Manager error", "below its tier", "mixed rates",
         "mixed link layers", "GPU needs a reset (Xid 63)", "GPU contained ECC error (Xid 94)", "GPU Xid",
         "GPU application error (Xid 13/31/43/45)", "PCIe corrected errors" };
@@ -627,6 +629,7 @@ std::vector<NodeFinding> findNodeProblems(const JobSnapshot& snap)
     kernelFindings(snap, described, out);
     snapshotDownFindings(snap, out);
     gpuFindings(snap, out);
+    gpuLinkFindings(snap, out);
     errorFindings(snap, out);
     smFindings(snap, out);
     switchFindings(snap, out);

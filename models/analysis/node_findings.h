@@ -8,7 +8,8 @@
 // different rates or link layers, or one trained below its siblings; a port whose link_downed counter is not
 // zero; a port that changed state between two readings; and from the hosts' kernel and Fabric Manager logs, a GPU
 // off the bus, NVSwitch errors, NVLinks down or untrained, PCIe errors and link downs, segfaults inside NCCL or
-// CUDA, nvidia-peermem errors. Each finding carries the line that shows it.
+// CUDA, nvidia-peermem errors; from nvidia-smi, NVLinks inactive or counting errors and a GPU bonded to its peers
+// over fewer NVLinks than the rest (analysis/gpu_links.h). Each finding carries the line that shows it.
 // Pure functions of a snapshot; safe on any thread.
 
 #include "core/job_snapshot.h"

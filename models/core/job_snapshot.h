@@ -8,6 +8,7 @@
 
 #include "core/collectives.h"
 #include "core/counters.h"
+#include "core/host_gpu.h"
 #include "core/host_port.h"
 #include "core/log_facts.h"
 #include "core/string_pool.h"
@@ -95,6 +96,8 @@ struct JobSnapshot
     std::vector<PortErrorReport> portErrors; // ibqueryerrors' ports above their thresholds
     std::vector<SmInfo> subnetManagers; // sminfo's answers and failures
     std::vector<SwitchVitals> switchVitals; // ibswinfo's
+    std::vector<GpuPath> gpuPaths; // nvidia-smi topo -m: how each host's GPUs reach each other and the NICs
+    std::vector<GpuNvlinks> nvlinks; // nvidia-smi nvlink --status / -e
     std::vector<LogFact> logFacts; // what the ranks' logs said, line by line: sorted by time, those without one last
     StringPool strings;
     std::vector<std::shared_ptr<const void>> storage; // owns what the spans above point into

@@ -9,6 +9,7 @@
 #include "import/node_tools/node_tools.h"
 #include "import/open_job.h"
 #include "sim/raw_writer.h"
+#include "node_tools_support.h"
 #include "test_support.h"
 
 #include <catch2/catch.hpp>
@@ -24,13 +25,7 @@ namespace {
 
 NodeToolsFile read(const std::string& name)
 {
-    const auto path = testDataPath(name).string();
-    const auto text = testData(name);
-    REQUIRE(looksLikeNodeTools(text));
-    auto r = parseNodeTools(path, text, hostOfNodeFile(path));
-    INFO((r ? "" : r.error().format()));
-    REQUIRE(r.ok());
-    return std::move(r.value());
+    return readNodeTools(name);
 }
 
 const HostPort& portOf(const NodeToolsFile& f, const std::string& device, std::size_t nth = 0)
@@ -54,9 +49,7 @@ std::vector<NodeFinding> findingsOf(const NodeToolsFile& f)
 
 const NodeFinding* finding(const std::vector<NodeFinding>& all, const std::string& kind, const std::string& port)
 {
-    const auto it
-        = std::find_if(all.begin(), all.end(), [&](const NodeFinding& f) { return f.kind == kind && f.port == port; });
-    return it == all.end() ? nullptr : &*it;
+    return findingOf(all, kind, port);
 }
 
 } // namespace

@@ -775,6 +775,32 @@ TEST_CASE("the Hosts panel: a host with a port down leads, is marked in the fabr
     CHECK(w.topology()->flaggedHostCount() == 0);
 }
 
+TEST_CASE("a node folder of nvidia-smi outputs: the Hosts panel lists each GPU with its nearest NIC and NVLinks",
+    "[window][nvidia_smi]")
+{
+    test::TempDir dir;
+    const auto folder = dir.path() / "node";
+    std::filesystem::create_directories(folder / "gpu-k014");
+    std::filesystem::copy_file(test::testDataPath("node/gpu-k014.topo-m.txt"), folder / "gpu-k014" / "topo.txt");
+    std::filesystem::copy_file(test::testDataPath("node/gpu-k014.nvlink-status.txt"), folder / "gpu-k014" / "nvlink.txt");
+    Opened opened(folder.string());
+    auto* hosts = opened.w.hostsPanel();
+    REQUIRE(hosts->hostCount() == 1);
+    CHECK(hosts->cellText(0, HostsPanel::kHost) == QStringLiteral("gpu-k014"));
+    CHECK(hosts->cellText(0, HostsPanel::kFindings).contains(QStringLiteral("GPU without NVLink")));
+    CHECK(hosts->cellText(0, HostsPanel::kHcas) == QStringLiteral("8 HCAs")); // the NICs nearest a GPU
+    const auto lines = hosts->childTexts(0);
+    INFO(lines.join(QLatin1Char('\n')).toStdString());
+    CHECK(lines.contains(
+        QStringLiteral("GPU 6 — NVIDIA H100 80GB HBM3 · nearest mlx5_10 (PIX) · 18 NVLinks at 26.562 GB/s, 2 inactive")));
+    CHECK(lines.contains(QStringLiteral("GPU 3 — NVIDIA H100 80GB HBM3 · nearest mlx5_5 (PIX) · 18 NVLinks, 18 inactive")));
+    CHECK(lines.front().startsWith(QStringLiteral("GPU 3 — GPU 3"))); // a finding leads the lines
+    hosts->setFilterText(QStringLiteral("mlx5_10"));
+    CHECK(hosts->visibleCount() == 1);
+    hosts->setFilterText(QStringLiteral("mlx5_77"));
+    CHECK(hosts->visibleCount() == 0);
+}
+
 TEST_CASE("a few ranks' dumps among many: only their rows, from the View menu, kept per job and in a session",
     "[window][partial]")
 {

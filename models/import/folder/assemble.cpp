@@ -264,14 +264,24 @@ struct Placement
     }
 };
 
-Placement placementOf(const std::string& file, const RankLogFacts& f)
+using NearestByGpu = std::map<std::pair<std::string, std::uint16_t>, NearestNic>;
+
+Placement placementOf(const std::string& file, const RankLogFacts& f, const NearestByGpu& nearest)
 {
     Placement p { f.host, f.cudaDev ? std::to_string(*f.cudaDev) : std::string(), {}, file };
     if (!f.hcas.empty()) {
-        // Several HCAs listed: the one at the rank's CUDA device index (rail-optimized hosts pair GPU i with
-        // HCA i); a guess where NCCL's channel lines would say exactly.
+        // Several HCAs listed: the one the host's topo -m puts nearest the rank's GPU (NCCL picks the HCA closest
+        // to the GPU); without one, the one at the rank's CUDA device index (rail-optimized hosts pair GPU i with
+        // HCA i), a guess where NCCL's channel lines would say exactly.
         const auto d = static_cast<std::size_t>(f.cudaDev.value_or(0));
         p.hca = f.hcas.size() == 1 ? f.hcas[0] : f.hcas[std::min(d, f.hcas.size() - 1)];
+        const auto n = f.cudaDev && *f.cudaDev >= 0 && *f.cudaDev <= 0xffff
+            ? nearest.find({ f.host, static_cast<std::uint16_t>(*f.cudaDev) })
+            : nearest.end();
+        if (f.hcas.size() > 1 && n != nearest.end() && !n->second.tied
+            && std::find(f.hcas.begin(), f.hcas.end(), n->second.nic) != f.hcas.end()) {
+            p.hca = n->second.nic;
+        }
     }
     return p;
 }
@@ -312,11 +322,16 @@ void placeRanksFromLogs(JobSnapshot& snap, Gathered& g, std::uint32_t world)
 {
     std::map<std::uint32_t, Placement> placed;
     std::map<std::uint32_t, std::vector<Placement>> differing;
+    std::vector<GpuPath> paths;
+    for (const auto& t : g.nodeTools) {
+        paths.insert(paths.end(), t.gpuPaths.begin(), t.gpuPaths.end());
+    }
+    const auto nearest = nearestNics(paths);
     for (const auto& [file, f] : g.logs) {
         if (!f.rank || *f.rank >= world) {
             continue;
         }
-        const auto p = placementOf(file, f);
+        const auto p = placementOf(file, f, nearest);
         auto [it, fresh] = placed.emplace(*f.rank, p);
         if (!fresh) {
             if (p.disagrees(it->second)) {

@@ -25,6 +25,7 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -78,6 +79,9 @@ struct Gathered
     FabricBuilder fabric;
     LogClock clock; // rank logs: the year from the dumps, the zone from the mapping file
     bool yearKnown = false; // clock.year came from a dump or a log line, not the default
+    // Said once the snapshot is built, and only when something read carries a time: a node folder of ibstat and
+    // topo -m outputs has no time for the guessed year to matter to.
+    std::optional<LoadIssue> yearGuess;
     FolderMapping mapping;
     bool haveMapping = false;
 

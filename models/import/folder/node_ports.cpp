@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 namespace stallscope::folder {
 
@@ -37,6 +38,16 @@ std::string summary(const NodeToolsFile& f)
         tools += (tools.empty() ? "" : ", ") + t;
     }
     std::string s = (tools.empty() ? std::string("ibstat") : tools) + ": " + std::to_string(f.ports.size()) + " ports";
+    if (!f.gpuPaths.empty() || !f.nvlinks.empty()) {
+        std::set<std::pair<std::string, std::uint16_t>> gpus;
+        for (const auto& p : f.gpuPaths) {
+            gpus.insert({ p.host, p.gpu });
+        }
+        for (const auto& g : f.nvlinks) {
+            gpus.insert({ g.host, g.gpu });
+        }
+        s += ", " + std::to_string(gpus.size()) + " GPUs";
+    }
     if (!f.hosts.empty()) {
         s += " on " + (f.hosts.size() == 1 ? f.hosts[0] : std::to_string(f.hosts.size()) + " hosts");
     }
@@ -87,6 +98,8 @@ void addHostPorts(JobSnapshot& snap, const Gathered& g)
         snap.portErrors.insert(snap.portErrors.end(), f.errors.begin(), f.errors.end());
         snap.subnetManagers.insert(snap.subnetManagers.end(), f.subnetManagers.begin(), f.subnetManagers.end());
         snap.switchVitals.insert(snap.switchVitals.end(), f.switches.begin(), f.switches.end());
+        snap.gpuPaths.insert(snap.gpuPaths.end(), f.gpuPaths.begin(), f.gpuPaths.end());
+        snap.nvlinks.insert(snap.nvlinks.end(), f.nvlinks.begin(), f.nvlinks.end());
     }
     for (const auto& tree : g.sysfs) {
         for (const auto& r : tree.ports) {

@@ -156,10 +156,14 @@ Result<LoadedJob> loadRawFolder(
     folder::addHostNotes(*snap, g); // after the ranks' hosts are known: Slurm tasks are placed by them
     folder::addHostPorts(*snap, g);
     folder::widenSpan(*snap);
+    if (g.yearGuess && !snap->job.untimed()) {
+        g.warnings.push_back(std::move(*g.yearGuess));
+    }
     if (fabricOnly) {
         if (snap->topology.nodes().empty() && snap->counters.empty() && snap->linkEvents.empty() && snap->notes.empty()
             && snap->hostPorts.empty() && snap->goneHcas.empty() && snap->portErrors.empty()
-            && snap->subnetManagers.empty() && snap->switchVitals.empty()) {
+            && snap->subnetManagers.empty() && snap->switchVitals.empty() && snap->gpuPaths.empty()
+            && snap->nvlinks.empty()) {
             return LoadIssue { dir, 0, -1,
                 "manifest.json is missing and nothing readable was found: no Flight Recorder dump, profiler trace, "
                 "fabric topology, port counters, node tool output or subnet manager log"

@@ -229,9 +229,9 @@ void learnYearFromLogs(Gathered& g, const std::vector<Parsed>& parsed, const std
         gmtime_r(&secs, &tm);
         g.clock.year = tm.tm_year + 1900;
         g.yearKnown = true;
-        g.warnings.push_back({ parsed[i].input.path.string(), 0, -1,
+        g.yearGuess = LoadIssue { parsed[i].input.path.string(), 0, -1,
             "no dump or log line gives the year: log times without one are read in " + std::to_string(g.clock.year)
-                + ", the year this file was last written" });
+                + ", the year this file was last written" };
         return;
     }
 }

@@ -47,6 +47,25 @@ HostPort& Sink::openPort(Cursor& c, std::uint16_t port, std::int64_t line)
     return out.ports.back();
 }
 
+std::vector<std::string_view> words(std::string_view line, std::size_t most)
+{
+    std::vector<std::string_view> out;
+    std::size_t i = 0;
+    while (i < line.size() && out.size() < most) {
+        while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) {
+            ++i;
+        }
+        const auto start = i;
+        while (i < line.size() && line[i] != ' ' && line[i] != '\t') {
+            ++i;
+        }
+        if (i > start) {
+            out.push_back(line.substr(start, i - start));
+        }
+    }
+    return out;
+}
+
 std::optional<std::uint64_t> parseGuidText(std::string_view text)
 {
     // With its "0x" a GUID may come without leading zeros (sminfo prints "%#" PRIx64: "0x2c9030037a2f1"); bare, it is
@@ -122,14 +141,18 @@ std::optional<std::string_view> pdshHost(std::string_view line)
     }
     const bool hosty = std::any_of(word.begin(), word.end(),
         [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)) || ch == '-' || ch == '.'; });
-    if (!hosty) {
+    // topo -m's NIC legend ("NIC0: mlx5_0") has the shape of a prefix.
+    const bool nicLegend = word.starts_with("NIC") && word.size() > 3
+        && std::all_of(word.begin() + 3, word.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); });
+    if (!hosty || nicLegend) {
         return std::nullopt;
     }
     return word;
 }
 
 // The commands whose output this reader knows, as a shell prompt line names them.
-constexpr std::string_view kTools[] = { "ibstat", "ibstatus", "ibv_devinfo", "rdma", "sminfo", "smpquery", "ibswinfo" };
+constexpr std::string_view kTools[] = { "ibstat", "ibstatus", "ibv_devinfo", "rdma", "sminfo", "smpquery", "ibswinfo",
+    "nvidia-smi" };
 
 // "$ ibstat", "[root@gpu-b005 ~]# ibstat -v", "user@gpu-b005:~$ sudo rdma link show": the host (when the
 // prompt names one) and the tool; nullopt when the line is not a prompt.
@@ -164,7 +187,8 @@ std::optional<Prompt> promptOf(std::string_view line)
         Prompt p;
         for (const auto tool : kTools) {
             if (base == tool) {
-                p.tool = base == "rdma" ? "rdma link" : std::string(base);
+                // nvidia-smi's output tells topo -m from nvlink by itself; its other subcommands stay unread.
+                p.tool = base == "rdma" ? "rdma link" : base == "nvidia-smi" ? "" : std::string(base);
             }
         }
         if (const auto at = before.find('@'); at != std::string_view::npos) {
@@ -215,7 +239,7 @@ class Reader
 {
 public:
     Reader(const std::string& file, const std::string& fileHost, NodeToolsFile& out)
-        : m_sink { out, file, fileHost }
+        : m_sink { out, file, fileHost, {} }
         , m_fileHost(fileHost)
     {
         noteHost(fileHost);
@@ -260,6 +284,8 @@ public:
         }
     }
 
+    void finish() { resolveNicLegend(m_sink); }
+
 private:
     // dshbak's "----------------" / "gpu-b005" / "----------------" header: the lines after are that host's.
     bool dshbak(std::string_view line)
@@ -290,7 +316,8 @@ private:
                 line.starts_with("ib") ? "ibstat" : c.tool, m_sink.file, lineNo, std::string(line.substr(0, 200)) });
             return true;
         }
-        if (ibswinfoLine(line, c, m_sink, lineNo)) {
+        if (ibswinfoLine(line, c, m_sink, lineNo) || topoLine(line, c, m_sink, lineNo)
+            || nvlinkLine(line, c, m_sink, lineNo)) {
             return true;
         }
         if (ibstatHeader(line, c, m_sink, lineNo) || ibstatusHeader(line, c, m_sink, lineNo)
@@ -361,7 +388,7 @@ bool ibstatBlock(const std::string& text)
 
 bool looksLikeNodeTools(const std::string& text)
 {
-    if (ibstatBlock(text)) {
+    if (ibstatBlock(text) || looksLikeNvidiaSmi(text)) {
         return true;
     }
     if (const auto at = text.find("Infiniband device '"); at != std::string::npos
@@ -438,15 +465,18 @@ Result<NodeToolsFile> parseNodeTools(const std::string& file, const std::string&
     Reader reader(file, fileHost, out);
     readLines(
         text, file, out.warnings, [&](const std::string& line, std::int64_t lineNo) { reader.line(line, lineNo); });
+    reader.finish();
     // A "=====" line of another command's output opens an ibswinfo table that then holds nothing.
     std::erase_if(out.switches, [](const SwitchVitals& v) {
         return !v.temperature && !v.maxTemperature && v.statuses.empty() && v.fanRpm.empty() && v.moduleTemps.empty();
     });
+    std::erase_if(out.nvlinks, [](const GpuNvlinks& g) { return g.links.empty() && g.counterReadings == 0; }); // nvidia-smi -L
     if (out.ports.empty() && out.gone.empty() && out.errors.empty() && out.subnetManagers.empty()
-        && out.switches.empty()) {
+        && out.switches.empty() && out.gpuPaths.empty() && out.nvlinks.empty()) {
         return LoadIssue { file, 0, -1,
             "no HCA port found: no ibstat, ibstatus, ibv_devinfo or rdma link port block, no ibpanic line, no "
-            "ibqueryerrors port, no sminfo line, no smpquery portinfo, no ibswinfo" };
+            "ibqueryerrors port, no sminfo line, no smpquery portinfo, no ibswinfo, no nvidia-smi topo -m matrix or "
+            "nvlink list" };
     }
     return out;
 }

@@ -13,25 +13,6 @@ namespace stallscope::node_tools {
 
 namespace {
 
-std::vector<std::string_view> words(std::string_view line)
-{
-    std::vector<std::string_view> out;
-    std::size_t i = 0;
-    while (i < line.size() && out.size() < 64) { // a port line has about 20 words
-        while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) {
-            ++i;
-        }
-        const auto start = i;
-        while (i < line.size() && line[i] != ' ' && line[i] != '\t') {
-            ++i;
-        }
-        if (i > start) {
-            out.push_back(line.substr(start, i - start));
-        }
-    }
-    return out;
-}
-
 // "mlx5_0/1" (or "mlx5_0/1:") → device, port; the index of the word after it.
 struct LinkHead
 {
@@ -78,12 +59,12 @@ std::optional<LinkHead> linkHead(const std::vector<std::string_view>& w)
 
 bool isRdmaLinkLine(std::string_view line)
 {
-    return linkHead(words(line)).has_value();
+    return linkHead(words(line, 64)).has_value();
 }
 
 bool rdmaLinkLine(std::string_view line, Cursor& c, Sink& s, std::int64_t lineNo)
 {
-    const auto w = words(line);
+    const auto w = words(line, 64);
     const auto head = linkHead(w);
     if (!head) {
         return false;

@@ -7,9 +7,11 @@
 
 #include "import/node_tools/node_tools.h"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace stallscope::node_tools {
 
@@ -24,6 +26,8 @@ struct Cursor
     std::optional<std::size_t> sw; // ibswinfo: index into NodeToolsFile::switches
     std::string psu; // ibswinfo's table: the PSU whose indented lines follow ("PSU0"), "" outside one
     int swStage = 0; // ibswinfo's table header: 1 after its first "=====" (the name next), 2 after the name
+    std::vector<std::string> topoColumns; // nvidia-smi topo -m: the header's devices ("GPU0", "NIC0", "mlx5_0")
+    std::optional<std::size_t> gpu; // nvidia-smi nvlink: index into NodeToolsFile::nvlinks
 };
 
 // What the readers add to: the file's results and the host the current line is about.
@@ -32,6 +36,7 @@ struct Sink
     NodeToolsFile& out;
     const std::string& file;
     std::string host;
+    std::map<std::string, std::map<std::string, std::string>> nicLegend; // host → "NIC0" → "mlx5_0" (topo -m)
 
     void sawTool(std::string_view tool);
     // Starts a port of the cursor's device (its device fields copied) and makes it the cursor's port.
@@ -40,6 +45,9 @@ struct Sink
     // Opens a device block of `tool`: the cursor forgets the previous device.
     void openDevice(Cursor& c, std::string_view tool, std::string_view device);
 };
+
+// The words of a line split at spaces and tabs, at most `most` of them (the rest of the line is dropped).
+std::vector<std::string_view> words(std::string_view line, std::size_t most);
 
 // "0x0c42a10300aa0001" (ibstat), "0c42:a103:00aa:0001" (ibv_devinfo, sysfs): nullopt when not 16 hex digits.
 std::optional<std::uint64_t> parseGuidText(std::string_view text);
@@ -72,6 +80,16 @@ bool smpqueryField(std::string_view key, std::string_view value, Cursor& c, Sink
 // ibswinfo: its default table ("=====" / name / "=====", then "key | value") or its "-o vitals" / "-o status"
 // lists ("key : value"). Before the key/value split: the table's values hold ':' ("196d-07:05:40").
 bool ibswinfoLine(std::string_view line, Cursor& c, Sink& s, std::int64_t lineNo);
+// nvidia-smi topo -m: its header ("GPU0 GPU1 … NIC0 … CPU Affinity") opens the matrix, each GPU's row becomes
+// GpuPaths, the legends are read as known; the NIC legend ("NIC0: mlx5_0") names the NIC columns afterwards
+// (resolveNicLegend, once the whole file is read: the legend follows the matrix).
+bool topoLine(std::string_view line, Cursor& c, Sink& s, std::int64_t lineNo);
+void resolveNicLegend(Sink& s);
+// nvidia-smi nvlink --status / -e: "GPU 0: <model> (UUID: GPU-…)" opens a GPU, "Link 3: 26.562 GB/s",
+// "Link 3: <inactive>", "Link 3: CRC Errors: 12" fill it.
+bool nvlinkLine(std::string_view line, Cursor& c, Sink& s, std::int64_t lineNo);
+// A topo -m header with its GPU0 row, or an nvlink GPU header with its first link.
+bool looksLikeNvidiaSmi(std::string_view text);
 // The header alone (for the recogniser): "link mlx5_0/1 " or "1/1: mlx5_0/1: " followed by a state.
 bool isRdmaLinkLine(std::string_view line);
 

@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// What nvidia-smi's topo -m and nvlink lists say about a host's GPUs (JobSnapshot::gpuPaths, nvlinks): the path
+// from a GPU to a NIC, and the findings — NVLinks listed inactive, NVLink error counters, and on a host whose other
+// GPUs are bonded alike (an NVSwitch box), a GPU reaching its peers over PCIe or over fewer links. Used by
+// findNodeProblems and the host inventory. Pure functions of a snapshot; safe on any thread.
+
+#include "analysis/node_findings.h"
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace stallscope {
+
+// The path from a GPU to a named NIC in topo -m; nullopt when no row says.
+std::optional<GpuPathCell> gpuPathTo(const JobSnapshot& snap, const std::string& host, std::uint16_t gpu,
+    const std::string& nic);
+
+void gpuLinkFindings(const JobSnapshot& snap, std::vector<NodeFinding>& out);
+
+} // namespace stallscope
