@@ -594,6 +594,54 @@ void snapshotDownFindings(const JobSnapshot& snap, std::vector<NodeFinding>& out
     }
 }
 
+// Above these a single reading of an error counter is a finding: ibqueryerrors' manual's example thresholds
+// (SymbolErrorCounter=10, LinkErrorRecoveryCounter=10; its VL15Dropped=100 for the drop counters), which a port
+// reaches over weeks of healthy running only rarely; 0 would flag every port that ever saw a bit error.
+std::optional<std::uint64_t> errorThreshold(CounterKind kind)
+{
+    switch (kind) {
+    case CounterKind::SymbolError:
+    case CounterKind::LinkErrorRecovery:
+    case CounterKind::PortRcvErrors:
+        return 10;
+    case CounterKind::PortXmitDiscards:
+        return 100;
+    default:
+        return std::nullopt;
+    }
+}
+
+// A port's error counters read once (perfquery, one scrape, a sysfs copy) above their thresholds — symbol errors,
+// link error recoveries, receive errors, transmit discards: one finding per port naming each. Sampled series are
+// the fabric review's.
+void snapshotErrorFindings(const JobSnapshot& snap, std::vector<NodeFinding>& out)
+{
+    std::map<std::uint32_t, std::vector<std::pair<CounterKind, std::uint64_t>>> byPort;
+    for (const auto& s : snap.counters) {
+        const auto threshold = errorThreshold(s.kind);
+        if (threshold && s.size() == 1 && s.value(0) > *threshold && s.port < snap.counterPorts.size()) {
+            byPort[s.port].emplace_back(s.kind, s.value(0));
+        }
+    }
+    for (const auto& [port, values] : byPort) {
+        const auto& cp = snap.counterPorts[port];
+        const auto* node = cp.node ? &snap.topology.node(*cp.node) : nullptr;
+        const std::string name = node ? snap.str(node->description) : "GUID " + std::to_string(cp.guid);
+        std::string counts;
+        for (const auto& [kind, n] : values) {
+            const auto bits = semantics(kind).defaultBits;
+            const bool saturated = bits < 64 && n >= (std::uint64_t { 1 } << bits) - 1;
+            counts += (counts.empty() ? "" : ", ") + std::string(semantics(kind).name) + " " + std::to_string(n)
+                + (saturated ? " (saturated)" : "");
+        }
+        out.push_back({ name, "port " + std::to_string(cp.port), "error counters",
+            name + " port " + std::to_string(cp.port) + ": " + counts
+                + " since the counters were cleared (one reading: when is not known); symbol errors and recoveries "
+                  "point at the cable or transceiver, discards at congestion or a path that stopped",
+            counts + " in one reading", false });
+    }
+}
+
 } // namespace
 
 std::vector<NodeFinding> findNodeProblems(const JobSnapshot& snap)
@@ -628,6 +676,7 @@ std::vector<NodeFinding> findNodeProblems(const JobSnapshot& snap)
     }
     kernelFindings(snap, described, out);
     snapshotDownFindings(snap, out);
+    snapshotErrorFindings(snap, out);
     gpuFindings(snap, out);
     gpuLinkFindings(snap, out);
     errorFindings(snap, out);

@@ -6,6 +6,7 @@
 #include "analysis/analysis.h"
 #include "analysis/flaps.h"
 #include "analysis/node_findings.h"
+#include "import/infiniband/fabric_tools.h"
 #include "import/node_tools/node_tools.h"
 #include "import/open_job.h"
 #include "sim/raw_writer.h"
@@ -762,4 +763,34 @@ TEST_CASE("perfquery read once with LinkDowned above 0 and no topology: a link_d
     auto clean = openJob(dir.str());
     REQUIRE(clean);
     CHECK_FALSE(finding(findNodeProblems(*clean->snapshot), "link_downed", "port 1"));
+}
+
+TEST_CASE("perfquery as people quote it — a mail archive's HTML, a program's string — and its error counters read "
+          "once are a finding",
+    "[node_tools]")
+{
+    struct Case
+    {
+        std::string file, host, port, counts;
+    };
+    for (const auto& c : std::vector<Case> {
+             { "perfquery/lid-44.mail-archive.html", "LID 44", "port 3",
+                 "link_error_recovery 17, symbol_error 1290, port_rcv_errors 388" },
+             { "perfquery/lid-61.go-string.txt", "LID 61", "port 2", "port_xmit_discards 5121" } }) {
+        INFO(c.file);
+        REQUIRE(looksLikePerfquery(testData(c.file)));
+        TempDir dir;
+        std::filesystem::copy_file(testDataPath(c.file), dir.path() / "perfquery.txt");
+        auto job = openJob(dir.str());
+        INFO((job ? "" : job.error().format()));
+        REQUIRE(job);
+        const auto all = findNodeProblems(*job->snapshot);
+        const auto* errors = finding(all, "error counters", c.port);
+        REQUIRE(errors);
+        CHECK(errors->host == c.host);
+        CHECK_THAT(errors->text, Catch::Contains(c.counts + " since the counters were cleared"));
+        CHECK_FALSE(finding(all, "link_downed", c.port)); // LinkDowned read 0
+    }
+    // A log line that names the header is no perfquery output.
+    CHECK_FALSE(looksLikePerfquery("ran perfquery; Port counters: Lid 3 port 1 looked fine\n"));
 }

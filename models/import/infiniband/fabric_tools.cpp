@@ -32,6 +32,14 @@ bool looksLikeIblinkinfo(const std::string& text)
 
 bool looksLikePerfquery(const std::string& text)
 {
+    // The header, its '#' perhaps lost to a web page or a quoting comment, then the dotted PortSelect field that
+    // every block starts with: a log naming "Port counters:" is not enough.
+    for (const std::string_view header : { "Port counters: Lid ", "Port extended counters: Lid " }) {
+        if (const auto at = text.find(header); at != std::string::npos
+            && std::string_view(text).substr(at, 400).find("PortSelect:....") != std::string_view::npos) {
+            return true;
+        }
+    }
     return text.find("# Port counters:") != std::string::npos
         || text.find("# Port extended counters:") != std::string::npos;
 }
@@ -377,11 +385,33 @@ Result<IblinkinfoSnapshot> readIblinkinfo(
 
 namespace {
 
-// "# Port counters: Lid 3 port 1" / "# Port extended counters: Lid 3 port 1 (CapMask: 0x5A00)"
+// A perfquery line as people quote it: a mail archive's "&nbsp;" before and "<br>" after, a C or shell comment's
+// "// " or "> " before, indentation.
+std::string_view unwrappedPerfLine(std::string_view line)
+{
+    for (bool again = true; again;) {
+        again = false;
+        for (const std::string_view lead : { " ", "\t", "&nbsp;", "//", "> ", "<p>", "<pre>", "<code>" }) {
+            if (line.starts_with(lead)) {
+                line.remove_prefix(lead.size());
+                again = true;
+            }
+        }
+    }
+    for (const std::string_view tail : { "<br>", "<br/>", "<br />", "\r", " ", "`" }) {
+        while (line.ends_with(tail)) {
+            line.remove_suffix(tail.size());
+        }
+    }
+    return line;
+}
+
+// "# Port counters: Lid 3 port 1" / "# Port extended counters: Lid 3 port 1 (CapMask: 0x5A00)"; the '#' may be lost.
 std::optional<std::tuple<bool, std::uint32_t, std::uint16_t>> perfqueryHeader(std::string_view line)
 {
     LineScan s(line);
-    if (!s.lit("# Port ")) {
+    s.lit("# ");
+    if (!s.lit("Port ")) {
         return std::nullopt;
     }
     const bool extended = s.lit("extended ");
@@ -414,7 +444,12 @@ Result<std::vector<PerfquerySample>> readPerfquery(
     std::uint32_t lid = 0;
     std::uint16_t port = 0;
     const auto stopped = readLines(
-        text, file, warnings, [&](const std::string& line, std::int64_t lineNo) -> std::optional<LoadIssue> {
+        text, file, warnings, [&](const std::string& whole, std::int64_t lineNo) -> std::optional<LoadIssue> {
+            std::string line(unwrappedPerfLine(whole));
+            // A header inside a program's string ("out = `# Port counters: …"): read from its '#'.
+            if (const auto hash = line.find("# Port "); hash != std::string::npos && hash > 0) {
+                line.erase(0, hash);
+            }
             if (const auto h = perfqueryHeader(line)) {
                 inBlock = false; // until the header's numbers read
                 std::tie(extended, lid, port) = *h;
