@@ -52,14 +52,15 @@ void nvlinkListFindings(const JobSnapshot& snap, std::vector<NodeFinding>& out)
             std::string counts;
             for (std::size_t i = 0; i < g.errors.size() && i < 6; ++i) {
                 const auto& e = g.errors[i];
-                counts += (counts.empty() ? "" : ", ") + std::string("link ") + std::to_string(e.link) + " "
+                counts += (counts.empty() ? "" : ", ")
+                    + (e.link == GpuNvlinks::kAllLinks ? std::string() : "link " + std::to_string(e.link) + " ")
                     + std::to_string(e.value) + " " + e.counter;
             }
             out.push_back({ g.host, gpu, "NVLink error counters",
                 gpu + "'s NVLink error counters are above zero (" + counts
                     + "): replays and recoveries retransmit or retrain the link, which stalls the traffic on it",
-                at(g.file, g.line) + ": nvidia-smi nvlink -e under \"GPU " + std::to_string(g.gpu) + ": " + g.model
-                    + "\"",
+                at(g.file, g.line) + ": the NVLink error counters of GPU " + std::to_string(g.gpu)
+                    + (g.model.empty() ? std::string() : " (" + g.model + ")") + " start here",
                 false });
         }
     }

@@ -44,7 +44,7 @@ struct GpuPath
     std::int64_t line = 0; // of the GPU's row
 };
 
-// One GPU's NVLinks as `nvidia-smi nvlink --status` and `-e` listed them.
+// One GPU's NVLinks as `nvidia-smi nvlink --status` and `-e` listed them, or dcgm-exporter's NVLink error fields.
 struct GpuNvlinks
 {
     std::string host;
@@ -52,10 +52,11 @@ struct GpuNvlinks
     std::string model; // "NVIDIA H100 80GB HBM3"
     std::string uuid; // "GPU-5c1e…"
     std::vector<std::pair<std::uint16_t, double>> links; // link number, GB/s as printed; 0 for "<inactive>"
+    static constexpr std::uint16_t kAllLinks = 0xffff; // a counter summed over the GPU's links (dcgm-exporter)
     struct Errors
     {
-        std::uint16_t link = 0;
-        std::string counter; // "Replay Errors", "Recovery Errors", "CRC Errors"
+        std::uint16_t link = 0; // kAllLinks: summed over the links
+        std::string counter; // "Replay Errors", "CRC Errors" (nvlink -e); "CRC_FLIT_ERROR_COUNT_TOTAL" (DCGM)
         std::uint64_t value = 0;
     };
     std::vector<Errors> errors; // the counters above zero, in file order

@@ -8,6 +8,7 @@
 #include "analysis/node_findings.h"
 #include "import/node_tools/node_tools.h"
 #include "import/open_job.h"
+#include "import/prometheus/dcgm.h"
 #include "node_tools_support.h"
 #include "test_support.h"
 
@@ -242,4 +243,52 @@ TEST_CASE("a rank whose NCCL uses an HCA farther from its GPU than topo -m's nea
     REQUIRE(hosts[0].conflicts.size() == 1);
     CHECK(hosts[0].conflicts[0]
         == "rank 0 (GPU 0) uses mlx5_6/1, SYS from its GPU in topo -m, where mlx5_0 is PIX");
+}
+
+TEST_CASE("a dcgm-exporter scrape: its GPUs, the last Xid as the kernel's, NVLink error totals, blanks and "
+          "unconvertible values read past",
+    "[nvidia_smi][dcgm]")
+{
+    const auto name = "prometheus/gpu-k014.dcgm.prom";
+    const auto text = testData(name);
+    REQUIRE(looksLikeDcgmScrape(text));
+    auto r = parseDcgmScrape(testDataPath(name).string(), text, "");
+    INFO((r ? "" : r.error().format()));
+    REQUIRE(r);
+    CHECK(r->hosts == std::vector<std::string> { "gpu-k014" });
+    CHECK(r->gpus == 4);
+    REQUIRE(r->nvlinks.size() == 4);
+    CHECK(r->nvlinks[1].model == "NVIDIA H100 80GB HBM3");
+    REQUIRE(r->nvlinks[1].errors.size() == 2);
+    CHECK(r->nvlinks[1].errors[0].link == GpuNvlinks::kAllLinks);
+    CHECK(r->nvlinks[1].errors[0].counter == "CRC_FLIT_ERROR_COUNT_TOTAL");
+    CHECK(r->nvlinks[1].errors[0].value == 1207);
+    CHECK(r->nvlinks[0].errors.empty()); // zeros, and the blank sentinel of the bandwidth field
+    REQUIRE(r->xids.size() == 1);
+    CHECK(r->xids[0].gpu == 2);
+    CHECK(r->xids[0].code == 79);
+    CHECK(r->xids[0].pci == "0000:3a:00.0");
+    CHECK(r->xids[0].line == 12);
+    // Fabric counters' scrapes and rank logs are not DCGM's.
+    CHECK_FALSE(looksLikeDcgmScrape(testData("prometheus/node-exporter-gpu-a017.prom")));
+
+    // In a folder: the Xid is a finding by NVIDIA's catalog, the NVLink errors another, and the GPUs are the host's.
+    TempDir dir;
+    std::filesystem::copy_file(testDataPath(name), dir.path() / "metrics.prom");
+    auto job = openJob(dir.str());
+    INFO((job ? "" : job.error().format()));
+    REQUIRE(job);
+    const auto all = findNodeProblems(*job->snapshot);
+    INFO(nodeFindingsText(all));
+    const auto off = std::find_if(all.begin(), all.end(), [](const NodeFinding& f) {
+        return f.kind == "GPU fallen off the bus" && f.host == "gpu-k014";
+    });
+    REQUIRE(off != all.end());
+    CHECK_THAT(off->evidence, Catch::Contains("metrics.prom:12: DCGM_FI_DEV_XID_ERRORS{gpu=\"2\""));
+    const auto* nvlink = finding(all, "NVLink error counters", "GPU 1");
+    REQUIRE(nvlink);
+    CHECK_THAT(nvlink->text, Catch::Contains("1207 CRC_FLIT_ERROR_COUNT_TOTAL, 3 RECOVERY_ERROR_COUNT_TOTAL"));
+    const auto hosts = hostInventory(*job->snapshot, all);
+    REQUIRE(hosts.size() == 1);
+    CHECK(hosts[0].gpus.size() == 4);
 }

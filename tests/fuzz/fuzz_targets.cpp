@@ -21,6 +21,7 @@
 #include "import/logs/fr_trace_text.h"
 #include "import/logs/host_log.h"
 #include "import/node_tools/node_tools.h"
+#include "import/prometheus/dcgm.h"
 #include "import/logs/paste_wrappers.h"
 #include "import/logs/rank_log.h"
 #include "import/nccl/inspector.h"
@@ -101,6 +102,9 @@ void perfquery(std::string_view in)
 
 void exposition(std::string_view in)
 {
+    const std::string text(in);
+    looksLikeDcgmScrape(text); // a DCGM scrape is exposition text too
+    parseDcgmScrape("gpu-a001.prom", text, "gpu-a001");
     FabricBuilder fabric;
     if (readPrometheusExposition("f", std::string(in), fabric)) {
         StringPool strings;

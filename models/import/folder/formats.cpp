@@ -818,6 +818,8 @@ const std::vector<Format>& formats()
     // ibsim's net file before ibnetdiscover, rank logs before exposition text (a log may print metric lines).
     static const std::vector<Format> table = {
         { "Flight Recorder pickle dump", pickleText, 0, parsePickleDump, addPickleDump },
+        // Before the scrapes of fabric counters: a DCGM scrape is exposition text too, of GPU fields.
+        { "dcgm-exporter scrape", looksLikeDcgmScrape, 3, nullptr, addDcgm },
         // Scrape files are large and unmistakable from their first sample line: recognised here, before every
         // recogniser that would scan them whole (the full test, below, finds IB series deep in a full scrape).
         { "Prometheus exposition", looksLikeExpositionHead, 0, scanExposition, addExposition, true },

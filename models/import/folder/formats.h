@@ -72,6 +72,8 @@ const Format* recognise(const std::string& text);
 // Folds a node tools' file (ibstat, ibstatus, ibv_devinfo, rdma link) into `g`: its ports, and the kernel lines
 // a file of several commands' outputs may also hold (import/folder/node_ports.cpp).
 std::optional<LoadIssue> addNodeTools(FileInput& in, Gathered& g);
+// A dcgm-exporter scrape: its GPUs' NVLink error counters join the node tools' GPUs, its Xids the kernel's.
+std::optional<LoadIssue> addDcgm(FileInput& in, Gathered& g);
 
 // "17", "rank17", "rank_17", "rank-17" as a folder or file name (without extension); not "attempt_0".
 std::optional<std::uint32_t> rankFromFolderName(const std::string& name);

@@ -20,6 +20,7 @@
 #include "import/nccl/inspector.h"
 #include "import/node_tools/node_tools.h"
 #include "import/nccl/ras_status.h"
+#include "import/prometheus/dcgm.h"
 #include "import/prometheus/exposition.h"
 #include "import/prometheus/http_answers.h"
 

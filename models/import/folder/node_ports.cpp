@@ -90,6 +90,44 @@ std::optional<LoadIssue> addNodeTools(FileInput& in, Gathered& g)
     return std::nullopt;
 }
 
+std::optional<LoadIssue> addDcgm(FileInput& in, Gathered& g)
+{
+    const auto file = in.path.string();
+    auto r = parseDcgmScrape(file, in.text, hostOfNodeFile(file));
+    if (!r) {
+        return r.error();
+    }
+    g.warn(r->warnings);
+    std::string detail = std::to_string(r->samples) + " samples of " + std::to_string(r->gpus) + " GPUs";
+    if (!r->hosts.empty()) {
+        detail += " on " + (r->hosts.size() == 1 ? r->hosts[0] : std::to_string(r->hosts.size()) + " hosts");
+    }
+    detail += r->xids.empty() ? std::string() : "; " + std::to_string(r->xids.size()) + " Xids";
+    g.note(in.path, "dcgm-exporter scrape", detail);
+    NodeToolsFile gpus;
+    gpus.tools = { "dcgm-exporter" };
+    gpus.hosts = r->hosts;
+    gpus.nvlinks = std::move(r->nvlinks);
+    g.nodeTools.push_back(std::move(gpus));
+    HostLogFacts xids; // as the kernel's Xid lines, so the Xid catalog and the inventory's GPU checks see them
+    for (const auto& x : r->xids) {
+        HostEvent e;
+        e.kind = HostEventKind::GpuXid;
+        e.host = x.host;
+        e.code = x.code;
+        e.device = x.pci.empty() ? std::string() : "PCI:" + x.pci;
+        e.text = "Xid " + std::to_string(x.code) + " (dcgm-exporter's last Xid of GPU " + std::to_string(x.gpu)
+            + (x.pci.empty() ? std::string() : ", " + x.pci) + ")";
+        e.evidence = x.evidence;
+        e.line = x.line;
+        xids.events.push_back(std::move(e));
+    }
+    if (!xids.events.empty()) {
+        g.hostLogs.emplace_back(file, std::move(xids));
+    }
+    return std::nullopt;
+}
+
 void addHostPorts(JobSnapshot& snap, const Gathered& g)
 {
     for (const auto& f : g.nodeTools) {
