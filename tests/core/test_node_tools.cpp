@@ -7,6 +7,7 @@
 #include "analysis/flaps.h"
 #include "analysis/node_findings.h"
 #include "import/infiniband/fabric_tools.h"
+#include "import/infiniband/ib_node_list.h"
 #include "import/node_tools/node_tools.h"
 #include "import/open_job.h"
 #include "sim/raw_writer.h"
@@ -793,4 +794,36 @@ TEST_CASE("perfquery as people quote it — a mail archive's HTML, a program's s
     }
     // A log line that names the header is no perfquery output.
     CHECK_FALSE(looksLikePerfquery("ran perfquery; Port counters: Lid 3 port 1 looked fine\n"));
+}
+
+TEST_CASE("ibswitches and ibhosts declare the fabric's nodes, so a perfquery of a switch's LID names the switch",
+    "[node_tools][ib_node_list]")
+{
+    const auto text = testData("ibnetdiscover/ibswitches-ibhosts.txt");
+    REQUIRE(looksLikeIbNodeList(text));
+    FabricBuilder fabric;
+    std::vector<LoadIssue> warnings;
+    auto r = readIbNodeList("list.txt", text, fabric, warnings);
+    INFO((r ? "" : r.error().format()));
+    REQUIRE(r);
+    CHECK(r->switches == 3);
+    CHECK(r->cas == 3);
+    REQUIRE(warnings.size() == 1); // the damaged last line, named
+    CHECK(warnings[0].line == 9);
+    CHECK(fabric.guidOfLid(27) == 0x9c0591030088a000ULL);
+    CHECK_FALSE(looksLikeIbNodeList("we saw Ca : 0x0c42a10300aa1400 ports 1 \"gpu-r301 mlx5_0\" in the log\n"));
+
+    TempDir dir;
+    std::filesystem::copy_file(testDataPath("ibnetdiscover/ibswitches-ibhosts.txt"), dir.path() / "nodes.txt");
+    writeFile(dir.path() / "perfquery.txt",
+        "# Port counters: Lid 27 port 14\nPortSelect:......................14\n"
+        "SymbolErrorCounter:..............63\nLinkDownedCounter:...............0\n");
+    auto job = openJob(dir.str());
+    INFO((job ? "" : job.error().format()));
+    REQUIRE(job);
+    const auto all = findNodeProblems(*job->snapshot);
+    const auto* errors = finding(all, "error counters", "port 14");
+    REQUIRE(errors);
+    CHECK(errors->host == "MF0;leaf-r3:MQM9700/U1");
+    CHECK_THAT(errors->text, Catch::Contains("symbol_error 63"));
 }

@@ -20,6 +20,7 @@
 #include "import/kineto/kineto_trace.h"
 #include "import/logs/fr_trace_text.h"
 #include "import/logs/host_log.h"
+#include "import/infiniband/ib_node_list.h"
 #include "import/node_tools/node_tools.h"
 #include "import/prometheus/dcgm.h"
 #include "import/logs/paste_wrappers.h"
@@ -84,6 +85,13 @@ void fabricTopology(std::string_view in)
     if (readIbnetdiscover("f", std::string(in), fabric, warnings)) {
         StringPool strings;
         fabric.build(strings, "f", warnings);
+    }
+    const std::string text(in); // ibhosts and ibswitches print ibnetdiscover's node lines
+    FabricBuilder nodes;
+    looksLikeIbNodeList(text);
+    if (readIbNodeList("f", text, nodes, warnings)) {
+        StringPool strings;
+        nodes.build(strings, "f", warnings);
     }
 }
 

@@ -300,6 +300,18 @@ std::optional<LoadIssue> addIbnetdiscover(FileInput& in, Gathered& g)
     return std::nullopt;
 }
 
+std::optional<LoadIssue> addIbNodeList(FileInput& in, Gathered& g)
+{
+    auto r = readIbNodeList(in.path.string(), in.text, g.fabric, g.warnings);
+    if (!r) {
+        return r.error();
+    }
+    g.note(in.path, "ibhosts/ibswitches node list",
+        std::to_string(r->cas) + " HCAs, " + std::to_string(r->switches) + " switches"
+            + (r->routers > 0 ? ", " + std::to_string(r->routers) + " routers" : std::string()) + "; no links");
+    return std::nullopt;
+}
+
 std::optional<LoadIssue> addIblinkinfo(FileInput& in, Gathered& g)
 {
     auto r = readIblinkinfo(in.path.string(), in.text, g.fabric, g.warnings);
@@ -833,6 +845,8 @@ const std::vector<Format>& formats()
         { "simulator truth", looksLikeSimulatorTruth, 0, nullptr, noteTruth },
         { "training exercise sheet", looksLikeExerciseSheet, 0, nullptr, noteExerciseSheet },
         { "ibsim net file", looksLikeIbsimNet, 0, nullptr, noteIbsimNet },
+        // Before ibnetdiscover: ibswitches' "Switch\t: 0x…" lines start as ibnetdiscover's "Switch\t36 …" do.
+        { "ibhosts/ibswitches node list", looksLikeIbNodeList, 0, nullptr, addIbNodeList },
         { "ibnetdiscover topology", looksLikeIbnetdiscover, 0, nullptr, addIbnetdiscover },
         { "iblinkinfo", looksLikeIblinkinfo, 1, nullptr, addIblinkinfo },
         { "perfquery counters", looksLikePerfquery, 2, nullptr, addPerfquery },

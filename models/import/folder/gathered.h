@@ -12,6 +12,7 @@
 #include "import/folder/mapping.h"
 #include "import/infiniband/collector_csv.h"
 #include "import/infiniband/fabric_tools.h"
+#include "import/infiniband/ib_node_list.h"
 #include "import/infiniband/opensm_log.h"
 #include "import/infiniband/sysfs_tree.h"
 #include "import/logs/fr_trace_text.h"
