@@ -827,3 +827,20 @@ TEST_CASE("ibswitches and ibhosts declare the fabric's nodes, so a perfquery of 
     CHECK(errors->host == "MF0;leaf-r3:MQM9700/U1");
     CHECK_THAT(errors->text, Catch::Contains("symbol_error 63"));
 }
+
+TEST_CASE("ibqueryerrors quoted in a mail reply: the quote marks go, each port above its thresholds stays",
+    "[node_tools]")
+{
+    const auto f = read("node/ibqueryerrors-mail-quote.txt");
+    REQUIRE(f.errors.size() == 4); // the switch's "port ALL" sum is kept too
+    CHECK(f.errors[0].node == "gpu-s201 mlx5_0");
+    CHECK(f.errors[2].port == std::uint16_t { 7 });
+    CHECK(f.errors[2].switchNode);
+    CHECK(f.errors[2].line == 9);
+    JobSnapshot snap;
+    snap.portErrors = f.errors;
+    const auto all = findNodeProblems(snap);
+    INFO(nodeFindingsText(all));
+    REQUIRE(finding(all, "error counters", "port 7"));
+    CHECK_THAT(finding(all, "error counters", "port 7")->text, Catch::Contains("SymbolErrorCounter"));
+}

@@ -248,6 +248,9 @@ public:
     void line(std::string_view raw, std::int64_t lineNo)
     {
         auto line = trim(raw);
+        while (line.starts_with(">")) { // a mail's or a markdown reply's quote ("> ", "> > ")
+            line = trim(line.substr(1));
+        }
         if (line.empty()) {
             return;
         }
