@@ -23,6 +23,7 @@
 #include "import/infiniband/ib_node_list.h"
 #include "import/node_tools/node_tools.h"
 #include "import/prometheus/dcgm.h"
+#include "import/scheduler/placement.h"
 #include "import/logs/paste_wrappers.h"
 #include "import/logs/rank_log.h"
 #include "import/nccl/inspector.h"
@@ -278,7 +279,13 @@ const std::vector<Target>& targets()
                 readPromEnvelope(in); // as the fetcher judges an answer, then as the reader reads it
                 parsePrometheusMatrix("q.json", std::string(in));
             } },
-        { "mapping", [](std::string_view in) { parseMapping("m.json", std::string(in)); } },
+        { "mapping",
+            [](std::string_view in) { // the mapping file, and the host lists that place ranks as it does
+                const std::string text(in);
+                parseMapping("m.json", text);
+                looksLikeRankPlacement(text);
+                parseRankPlacement("hostfile", text);
+            } },
         { "collector_csv", collectorCsv },
         { "sample_stamp", [](std::string_view in) { parseSampleStamp(in); } },
         { "fr_pickle", [](std::string_view in) { parseFlightRecorderPickle("nccl_trace_rank_0", in); } },

@@ -138,6 +138,26 @@ inline std::optional<std::int64_t> firstNumberIn(std::string_view text)
     return std::nullopt;
 }
 
+// `s` without its leading blanks and tabs and its trailing blanks, tabs and CR.
+inline std::string_view trimmed(std::string_view s)
+{
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) {
+        s.remove_prefix(1);
+    }
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) {
+        s.remove_suffix(1);
+    }
+    return s;
+}
+
+// A character of a host name as logs and tools print one: letters, digits, '-', '_', '.'. Not std::isalnum, a
+// library call per character of every line.
+inline bool hostNameChar(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_'
+        || c == '.';
+}
+
 // A message kept as text: trailing `trim` characters dropped, then cut at `maxChars` so one runaway line (an
 // exception's what() holding a whole tensor dump) cannot grow an event without bound.
 inline std::string clipped(std::string_view s, std::string_view trim = " \t", std::size_t maxChars = 240)

@@ -412,9 +412,40 @@ void warnRanksWithoutRecords(const OwnedColumns& owned, const std::string& dir, 
 }
 
 // rank → host, GPU and HCA from the logs, then the mapping file, which fills or corrects them.
+// The ranks no log placed, from the first hostfile or Slurm node list; a log that places a rank elsewhere wins and
+// is counted in a warning (the list may be another attempt's, or the job may have been mapped otherwise).
+void placeRanksFromLists(JobSnapshot& snap, Gathered& g, std::uint32_t world)
+{
+    if (g.placements.empty()) {
+        return;
+    }
+    const auto& [file, list] = g.placements.front();
+    std::uint32_t placed = 0, differ = 0;
+    for (std::uint32_t r = 0; r < world; ++r) {
+        const auto host = list.hostOf(r, world);
+        if (host.empty()) {
+            continue;
+        }
+        auto& ri = snap.ranks[r];
+        if (snap.str(ri.host).empty()) {
+            ri.host = snap.strings.intern(host);
+            ++placed;
+        } else if (snap.str(ri.host) != host) {
+            ++differ;
+        }
+    }
+    if (differ > 0) {
+        g.warnings.push_back({ file, list.line, -1,
+            std::to_string(differ) + " ranks' logs name another host than this " + list.source
+                + " gives them, filling hosts in order: the logs' hosts are used" });
+    }
+    g.note(file, "rank placement", "placed " + std::to_string(placed) + " ranks no log placed");
+}
+
 void placeRanks(JobSnapshot& snap, Gathered& g, std::uint32_t world)
 {
     placeRanksFromLogs(snap, g, world);
+    placeRanksFromLists(snap, g, world);
     for (const auto& [rank, o] : g.mapping.ranks) {
         if (rank >= world) {
             g.warnings.push_back({ "mapping file", 0, -1,

@@ -312,6 +312,24 @@ std::optional<LoadIssue> addIbNodeList(FileInput& in, Gathered& g)
     return std::nullopt;
 }
 
+std::optional<LoadIssue> addRankPlacement(FileInput& in, Gathered& g)
+{
+    auto r = parseRankPlacement(in.path.string(), in.text);
+    if (!r) {
+        return r.error();
+    }
+    g.warn(r->warnings);
+    const bool counted = std::all_of(r->hosts.begin(), r->hosts.end(), [](const auto& h) { return h.slots > 0; });
+    std::uint64_t slots = 0;
+    for (const auto& h : r->hosts) {
+        slots += h.slots;
+    }
+    g.note(in.path, "rank placement", r->source + ": " + std::to_string(r->hosts.size()) + " hosts"
+            + (counted ? ", " + std::to_string(slots) + " ranks" : std::string(", ranks per host not said")));
+    g.placements.emplace_back(in.path.string(), std::move(r.value()));
+    return std::nullopt;
+}
+
 std::optional<LoadIssue> addIblinkinfo(FileInput& in, Gathered& g)
 {
     auto r = readIblinkinfo(in.path.string(), in.text, g.fabric, g.warnings);
@@ -857,6 +875,7 @@ const std::vector<Format>& formats()
         { "Flight Recorder analyzer output", frTraceInRankLog, 3, nullptr, addFrTrace },
         { "rank log", looksLikeRankLog, 3, nullptr, addRankLog, false, readRankLog },
         { "host log", looksLikeHostLog, 3, nullptr, addHostLog, false, readHostLog },
+        { "rank placement", looksLikeRankPlacement, 3, nullptr, addRankPlacement },
         { "Prometheus exposition", looksLikePrometheusExposition, 0, scanExposition, addExposition },
     };
     return table;

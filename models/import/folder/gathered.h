@@ -22,6 +22,7 @@
 #include "import/node_tools/node_tools.h"
 #include "import/nccl/ras_status.h"
 #include "import/prometheus/dcgm.h"
+#include "import/scheduler/placement.h"
 #include "import/prometheus/exposition.h"
 #include "import/prometheus/http_answers.h"
 
@@ -78,6 +79,7 @@ struct Gathered
     std::vector<std::string> csvs; // the collector's CSVs, read again one at a time as the counters are joined
     std::vector<SysfsTree> sysfs; // copies of /sys/class/infiniband
     std::vector<NodeToolsFile> nodeTools; // ibstat, ibstatus, ibv_devinfo, rdma link outputs
+    std::vector<std::pair<std::string, RankPlacement>> placements; // hostfiles, Slurm node lists
     FabricBuilder fabric;
     LogClock clock; // rank logs: the year from the dumps, the zone from the mapping file
     bool yearKnown = false; // clock.year came from a dump or a log line, not the default

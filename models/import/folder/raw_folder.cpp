@@ -164,8 +164,15 @@ Result<LoadedJob> loadRawFolder(
             && snap->hostPorts.empty() && snap->goneHcas.empty() && snap->portErrors.empty()
             && snap->subnetManagers.empty() && snap->switchVitals.empty() && snap->gpuPaths.empty()
             && snap->nvlinks.empty()) {
+            for (const auto& [file, list] : g.placements) { // read, but a host list alone is no job
+                g.warnings.insert(g.warnings.begin(), { file, list.line, -1,
+                    "a " + list.source + " of " + std::to_string(list.hosts.size())
+                        + " hosts: where ranks ran, but no job by itself — open it with the job's dumps or logs" });
+            }
             return LoadIssue { dir, 0, -1,
-                "manifest.json is missing and nothing readable was found: no Flight Recorder dump, profiler trace, "
+                std::string("manifest.json is missing and ")
+                    + (g.placements.empty() ? "nothing readable was found" : "no job or fabric data was found")
+                    + ": no Flight Recorder dump, profiler trace, "
                 "fabric topology, port counters, node tool output or subnet manager log"
                     + whatTheFolderHeld(g.warnings) };
         }

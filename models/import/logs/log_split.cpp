@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Splitting a log that holds several processes' lines into one text per process (rank_log.h).
+#include "import/common/line_scan.h"
 #include "import/common/text_lines.h"
 #include "import/logs/log_prefix.h"
 #include "import/logs/rank_log.h"
@@ -126,13 +127,6 @@ std::string processOf(const logs::NcclPrefix& p)
     return out;
 }
 
-// A character of a host name; not std::isalnum, a library call per character of every line.
-bool hostChar(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_'
-        || c == '.';
-}
-
 // The host names seen at the start of a line, found as the longest one a run of host characters ends in: one pass
 // back over the run with a rolling hash, one exact comparison per hit. (A set lookup for each known length was
 // quadratic in the run: a log naming hosts of 2,000 lengths took 44 s for 3 MB.)
@@ -244,7 +238,7 @@ std::vector<RankLines> splitByNcclPrefix(const std::string& text)
         const std::size_t from = logs::ncclPrefixAt(own, none) ? own.pos() : 1;
         for (auto colon = rest.find(':', from); colon != std::string_view::npos; colon = rest.find(':', colon + 1)) {
             auto run = colon;
-            while (run > from && hostChar(rest[run - 1])) {
+            while (run > from && hostNameChar(rest[run - 1])) {
                 --run;
             }
             const auto len = known.longestEndingIn(rest.substr(run, colon - run));
@@ -344,7 +338,7 @@ std::string ucxProcess(std::string_view line)
     }
     ++i;
     const auto start = i;
-    while (i < line.size() && i - start < 64 && hostChar(line[i])) {
+    while (i < line.size() && i - start < 64 && hostNameChar(line[i])) {
         ++i;
     }
     if (i == start || line.substr(i, 1) != ":") {

@@ -5,6 +5,7 @@
 #include "import/node_tools/tool_block.h"
 
 #include "core/parse_number.h"
+#include "import/common/line_scan.h"
 #include "import/common/text_lines.h"
 
 #include <algorithm>
@@ -111,22 +112,6 @@ namespace {
 
 using namespace node_tools;
 
-std::string_view trim(std::string_view s)
-{
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) {
-        s.remove_prefix(1);
-    }
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) {
-        s.remove_suffix(1);
-    }
-    return s;
-}
-
-bool hostChar(char ch)
-{
-    return std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '.' || ch == '_';
-}
-
 // pdsh's "gpu-b005: <line>": a host-like word (with a digit, '-' or '.', which no tool's key has) then ": ".
 std::optional<std::string_view> pdshHost(std::string_view line)
 {
@@ -136,7 +121,7 @@ std::optional<std::string_view> pdshHost(std::string_view line)
     }
     const auto word = line.substr(0, colon);
     // '_' is left out: ibv_devinfo -v has keys like "port_cap_flags2" that a host name would not be.
-    if (!std::all_of(word.begin(), word.end(), [](char ch) { return hostChar(ch) && ch != '_'; })) {
+    if (!std::all_of(word.begin(), word.end(), [](char ch) { return hostNameChar(ch) && ch != '_'; })) {
         return std::nullopt;
     }
     const bool hosty = std::any_of(word.begin(), word.end(),
@@ -178,9 +163,9 @@ std::optional<Prompt> promptOf(std::string_view line)
         if (!before.empty() && before.find('@') == std::string_view::npos && !before.ends_with("]")) {
             return std::nullopt;
         }
-        auto cmd = trim(line.substr(i + 2));
+        auto cmd = trimmed(line.substr(i + 2));
         if (cmd.starts_with("sudo ")) {
-            cmd = trim(cmd.substr(5));
+            cmd = trimmed(cmd.substr(5));
         }
         const auto name = cmd.substr(0, cmd.find(' '));
         const auto base = name.substr(name.rfind('/') == std::string_view::npos ? 0 : name.rfind('/') + 1);
@@ -194,7 +179,7 @@ std::optional<Prompt> promptOf(std::string_view line)
         if (const auto at = before.find('@'); at != std::string_view::npos) {
             auto host = before.substr(at + 1);
             host = host.substr(0, std::min(host.find(' '), host.find(':')));
-            while (!host.empty() && !hostChar(host.back())) {
+            while (!host.empty() && !hostNameChar(host.back())) {
                 host.remove_suffix(1);
             }
             p.host = std::string(host.substr(0, 64));
@@ -247,9 +232,9 @@ public:
 
     void line(std::string_view raw, std::int64_t lineNo)
     {
-        auto line = trim(raw);
+        auto line = trimmed(raw);
         while (line.starts_with(">")) { // a mail's or a markdown reply's quote ("> ", "> > ")
-            line = trim(line.substr(1));
+            line = trimmed(line.substr(1));
         }
         if (line.empty()) {
             return;
@@ -260,7 +245,7 @@ public:
         if (const auto host = pdshHost(line)) {
             m_sink.host = std::string(*host);
             noteHost(m_sink.host);
-            line = trim(line.substr(host->size() + 1));
+            line = trimmed(line.substr(host->size() + 1));
         } else if (!m_dshbakHost.empty()) {
             m_sink.host = m_dshbakHost;
         }
@@ -304,7 +289,7 @@ private:
             m_pendingHost.clear();
             return true;
         }
-        if (m_dashes == 1 && m_pendingHost.empty() && std::all_of(line.begin(), line.end(), hostChar)) {
+        if (m_dashes == 1 && m_pendingHost.empty() && std::all_of(line.begin(), line.end(), hostNameChar)) {
             m_pendingHost = std::string(line.substr(0, 64));
             return true;
         }
@@ -336,8 +321,8 @@ private:
                     || ch == '_' || ch == ' ';
             });
         }
-        const auto key = trim(line.substr(0, colon));
-        const auto value = trim(line.substr(colon + 1));
+        const auto key = trimmed(line.substr(0, colon));
+        const auto value = trimmed(line.substr(colon + 1));
         if (devinfoHeader(key, value, c, m_sink, lineNo)) {
             return true;
         }
@@ -450,9 +435,9 @@ bool looksLikeNodeTools(const std::string& text)
     std::size_t pos = 0;
     for (int n = 0; n < 200 && pos < text.size(); ++n) {
         const auto end = std::min(text.find('\n', pos), text.size());
-        auto line = trim(std::string_view(text).substr(pos, end - pos));
+        auto line = trimmed(std::string_view(text).substr(pos, end - pos));
         if (const auto host = pdshHost(line)) {
-            line = trim(line.substr(host->size() + 1));
+            line = trimmed(line.substr(host->size() + 1));
         }
         if (isRdmaLinkLine(line)) {
             return true;
