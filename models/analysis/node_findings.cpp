@@ -291,7 +291,9 @@ void kernelFindings(const JobSnapshot& snap, const std::set<std::string>& hosts,
         out.push_back({ key.first, "", "kernel " + key.second,
             "the kernel logged " + std::to_string(seen.count) + " " + key.second + (seen.count > 1 ? "s" : "")
                 + ", the last" + when + ": " + snap.str(seen.last->text),
-            "kernel log: " + snap.str(seen.last->text), false });
+            snap.str(seen.last->evidence).empty() ? "kernel log: " + snap.str(seen.last->text)
+                                                  : snap.str(seen.last->evidence),
+            false });
     }
 }
 

@@ -246,6 +246,7 @@ TEST_CASE("a node folder with no job opens and its review is not quiet over a Do
     const auto* kernel = finding(all, "kernel link down", "");
     REQUIRE(kernel);
     CHECK_THAT(kernel->text, Catch::Contains("2026-11-03 04:05:06.123"));
+    CHECK_THAT(kernel->evidence, Catch::Contains("dmesg.txt:")); // the file and line of the last, as read
     REQUIRE(finding(all, "kernel port module event", ""));
     const auto* downed = finding(all, "link_downed", "mlx5_1/1");
     REQUIRE(downed);
