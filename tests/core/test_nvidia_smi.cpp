@@ -264,6 +264,7 @@ TEST_CASE("a dcgm-exporter scrape: its GPUs, the last Xid as the kernel's, NVLin
     CHECK(r->nvlinks[1].errors[0].counter == "CRC_FLIT_ERROR_COUNT_TOTAL");
     CHECK(r->nvlinks[1].errors[0].value == 1207);
     CHECK(r->nvlinks[0].errors.empty()); // zeros, and the blank sentinel of the bandwidth field
+    CHECK(r->nvlinks[3].errors.empty()); // NaN: no count
     REQUIRE(r->xids.size() == 1);
     CHECK(r->xids[0].gpu == 2);
     CHECK(r->xids[0].code == 79);

@@ -63,7 +63,7 @@ struct Reader
         }
         ++out.samples;
         auto& g = gpuOf(l, host, *gpu, lineNo);
-        if (l.value < 0 || l.value >= kBlank) {
+        if (!(l.value >= 0 && l.value < kBlank)) { // also NaN: no integer to take
             return;
         }
         const auto value = static_cast<std::uint64_t>(l.value);
