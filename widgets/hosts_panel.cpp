@@ -243,7 +243,7 @@ HostsPanel::HostsPanel(ViewState* state, QWidget* parent)
     m_tree->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_tree->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_tree->setUniformRowHeights(true);
-    m_tree->setTextElideMode(Qt::ElideMiddle);
+    m_tree->setTextElideMode(Qt::ElideRight); // a finding's sentence reads from its start
     m_tree->header()->setStretchLastSection(true);
     m_tree->header()->setSectionResizeMode(QHeaderView::Interactive);
     connect(m_filter, &QLineEdit::textChanged, this, &HostsPanel::applyFilter);
@@ -307,6 +307,7 @@ void HostsPanel::fill()
         row->setText(kFindings,
             kinds.isEmpty() ? QString()
                             : QStringLiteral("%1: %2").arg(h.findings.size()).arg(kinds.join(QStringLiteral(", "))));
+        row->setToolTip(kFindings, kinds.join(QLatin1Char('\n'))); // the column is narrower than the list of kinds
         row->setData(kFindings, kKeyRole,
             qlonglong(h.portDown()       ? 0
                     : h.findings.empty() ? 2
@@ -346,8 +347,8 @@ void HostsPanel::fill()
         }
         if (h.notes > 0) {
             addLine(row, tr("log lines"),
-                tr("%n kernel, Fabric Manager or scheduler line(s) about this host: the Incidents' evidence and info "
-                   "list them",
+                tr("%n kernel, Fabric Manager, scheduler or exporter line(s) about this host: the Incidents' evidence "
+                   "and info list them",
                     "", int(h.notes)));
         }
     }

@@ -158,9 +158,15 @@ void topoFindings(const std::string& host, const PairPaths& pairs, std::vector<N
             first = own->second; // the evidence from the blamed GPU's own row
         }
         const auto other = peerName(*first);
+        std::string paths; // the PCIe paths it takes instead, nearest first: "NODE, SYS"
+        for (auto k = GpuPathKind::Pix; k <= GpuPathKind::Sys; k = static_cast<GpuPathKind>(static_cast<int>(k) + 1)) {
+            const bool used = std::any_of(worst->second.begin(), worst->second.end(),
+                [&](const GpuPath* p) { return p->path.kind == k; });
+            paths += used ? (paths.empty() ? "" : ", ") + std::string(toString(k)) : std::string();
+        }
         if (!anyNv[g]) {
             out.push_back({ host, gpu, "GPU without NVLink",
-                gpu + " reaches the other GPUs over PCIe (" + gpuPathText(first->path) + ") while they reach each other "
+                gpu + " reaches the other GPUs over PCIe (" + paths + ") while they reach each other "
                     + "over " + usual + ": its NVLinks are down (the Fabric Manager did not bring them up, or they "
                     + "failed)",
                 evidence(first), true });

@@ -166,7 +166,14 @@ LogHang hangOf(const JobSnapshot& snap, const Timeouts::value_type& hung)
     h.pg = hung.first.pg;
     h.seq = hung.first.seq;
     const auto* first = hung.second.begin()->second;
-    h.op = snap.str(first->op);
+    // PyTorch's "Timeout at NCCL work: N" alone names no operation: another rank's line may.
+    for (const auto& [rank, f] : hung.second) {
+        if (!snap.str(f->op).empty()) {
+            first = f;
+            break;
+        }
+    }
+    h.op = snap.str(first->op).empty() ? "collective" : snap.str(first->op);
     h.numelIn = first->numelIn;
     h.numelOut = first->numelOut;
     h.timeoutMs = first->timeoutMs;

@@ -526,3 +526,22 @@ TEST_CASE("logs alone: a watchdog's \"ran for\" draws the rank present and insid
     }
     CHECK(at(1, early).inside == 0); // no timeout of its own: nothing says it was waiting
 }
+
+TEST_CASE("logs alone: PyTorch's 'Timeout at NCCL work' is a timeout in that work, its operation from a rank that "
+          "names it",
+    "[logs_job][rank_log]")
+{
+    const auto job = open("timeout-at-work");
+    const auto& snap = *job.snapshot;
+    // Rank 2 says it twice (the watchdog's line and the work's): one timeout.
+    CHECK(std::count_if(snap.logFacts.begin(), snap.logFacts.end(), [](const LogFact& f) {
+        return f.rank == 2 && f.kind == LogEventKind::WatchdogTimeout;
+    }) == 1);
+    const auto r = analyze(snap);
+    REQUIRE(r.logStory);
+    REQUIRE(r.logStory->hang);
+    CHECK(r.logStory->hang->seq == 7310);
+    CHECK(r.logStory->hang->op == "ALLGATHER"); // rank 5's line names none; rank 2's does
+    CHECK(r.logStory->hang->timedOut == std::vector<std::uint32_t> { 2, 5 });
+    CHECK_THAT(r.logStory->summary, Catch::Contains("hang in ALLGATHER SeqNum 7310"));
+}

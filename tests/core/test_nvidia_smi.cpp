@@ -86,7 +86,7 @@ TEST_CASE("topo -m with NIC columns: the NIC legend names them, each GPU's neare
     const auto* off = finding(all, "GPU without NVLink", "GPU 3");
     REQUIRE(off);
     CHECK(off->portDown);
-    CHECK_THAT(off->text, Catch::Contains("over NV18"));
+    CHECK_THAT(off->text, Catch::Contains("over PCIe (NODE, SYS) while they reach each other over NV18"));
     CHECK_THAT(off->evidence, Catch::Contains("gpu-k014.topo-m.txt:6: topo -m row of GPU 3"));
     // GPU 3 spoils its pair with every GPU: only it is blamed, and the one thin pair is named as a pair.
     CHECK(count(all, "GPU without NVLink") == 1);
@@ -285,7 +285,9 @@ TEST_CASE("a dcgm-exporter scrape: its GPUs, the last Xid as the kernel's, NVLin
         return f.kind == "GPU fallen off the bus" && f.host == "gpu-k014";
     });
     REQUIRE(off != all.end());
-    CHECK_THAT(off->evidence, Catch::Contains("metrics.prom:12: DCGM_FI_DEV_XID_ERRORS{gpu=\"2\""));
+    CHECK_THAT(off->evidence, Catch::Contains("metrics.prom:12: DCGM_FI_DEV_XID_ERRORS{gpu=\"2\",Hostname=\"gpu-k014\","
+                                              "pci_bus_id=\"00000000:3A:00.0\",…} 79"));
+    CHECK_THAT(off->text, Catch::Contains("Xid 79 (dcgm-exporter's last Xid of GPU 2) (PCI:0000:3a:00.0)"));
     const auto* nvlink = finding(all, "NVLink error counters", "GPU 1");
     REQUIRE(nvlink);
     CHECK_THAT(nvlink->text, Catch::Contains("1207 CRC_FLIT_ERROR_COUNT_TOTAL, 3 RECOVERY_ERROR_COUNT_TOTAL"));

@@ -116,8 +116,7 @@ std::optional<LoadIssue> addDcgm(FileInput& in, Gathered& g)
         e.host = x.host;
         e.code = x.code;
         e.device = x.pci.empty() ? std::string() : "PCI:" + x.pci;
-        e.text = "Xid " + std::to_string(x.code) + " (dcgm-exporter's last Xid of GPU " + std::to_string(x.gpu)
-            + (x.pci.empty() ? std::string() : ", " + x.pci) + ")";
+        e.text = "Xid " + std::to_string(x.code) + " (dcgm-exporter's last Xid of GPU " + std::to_string(x.gpu) + ")";
         e.evidence = x.evidence;
         e.line = x.line;
         xids.events.push_back(std::move(e));

@@ -265,6 +265,24 @@ Read asyncEvent(std::string_view body, LogEvent& e, MessageState& c)
 // Timeout(ms)=600000) ran for 600013 milliseconds before timing out."
 namespace {
 
+// A watchdog timeout into the rank's facts, once per SeqNum: one that names its operation replaces one that does not
+// (PyTorch 2.3+'s "Timeout at NCCL work: N" before or after the "Watchdog caught …" line of the same work).
+void addTimeout(MessageState& c, const LogEvent& t)
+{
+    auto& events = c.f.events;
+    const auto same = [&](const LogEvent& o) { return o.kind == LogEventKind::WatchdogTimeout && o.seq == t.seq; };
+    if (t.op.empty()) {
+        if (std::none_of(events.begin(), events.end(), same)) {
+            events.push_back(t);
+        }
+        return;
+    }
+    std::erase_if(events, [&](const LogEvent& o) { return same(o) && o.op.empty(); });
+    if (std::none_of(events.begin(), events.end(), same)) {
+        events.push_back(t);
+    }
+}
+
 // The fields of a watchdog timeout, wherever its text stands (its own line, or an abort's what()). Done when it
 // reads to "ran for N milliseconds"; Partial when cut before (`usable` when past the operation's fields).
 Read watchdogTimeoutFields(std::string_view body, LogEvent& e, bool& usable)
@@ -317,7 +335,7 @@ Read watchdogTimeout(std::string_view body, LogEvent& e, MessageState& c)
     bool usable = false;
     const auto r = watchdogTimeoutFields(body, e, usable);
     if (r == Read::Done) {
-        c.f.events.push_back(e);
+        addTimeout(c, e);
     } else if (usable) {
         c.best = e;
     }
@@ -332,11 +350,12 @@ Read watchdogFailure(std::string_view body, LogEvent& e, MessageState& c)
     // Three generations of one fact: "failure detected by watchdog at work sequence id: N PG status: last enqueued
     // work: E, last completed work: C" (2.5+), "Exception (either an error or timeout) detected by watchdog at
     // work: N, last enqueued NCCL work: E, last completed NCCL work: C." and "Timeout at NCCL work: N, ..." (2.3+).
-    bool found = false;
+    bool found = false, timedOut = false;
     for (const char* anchor :
         { "failure detected by watchdog at work sequence id: ", "detected by watchdog at work: ", "Timeout at NCCL work: " }) {
         if (s.seek(0); s.skipPast(anchor)) {
             found = true;
+            timedOut = std::string_view(anchor).starts_with("Timeout");
             break;
         }
     }
@@ -387,6 +406,11 @@ Read watchdogFailure(std::string_view body, LogEvent& e, MessageState& c)
         if (const auto done = s.number<std::int64_t>()) {
             e.lastCompleted = *done;
             c.f.events.push_back(e);
+            if (timedOut) { // the work timed out: a timeout of that SeqNum, its operation unnamed
+                LogEvent t = e;
+                t.kind = LogEventKind::WatchdogTimeout;
+                addTimeout(c, t);
+            }
             return Read::Done;
         }
     }
@@ -425,11 +449,8 @@ void addRepeatedTimeout(std::string_view text, const LogEvent& e, MessageState& 
 {
     LogEvent timeout = e;
     bool usable = false;
-    if (watchdogTimeoutFields(text, timeout, usable) == Read::Done
-        && std::none_of(c.f.events.begin(), c.f.events.end(), [&](const LogEvent& o) {
-               return o.kind == LogEventKind::WatchdogTimeout && o.seq == timeout.seq;
-           })) {
-        c.f.events.push_back(timeout);
+    if (watchdogTimeoutFields(text, timeout, usable) == Read::Done) {
+        addTimeout(c, timeout);
     }
 }
 

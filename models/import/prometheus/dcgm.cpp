@@ -45,7 +45,7 @@ struct Reader
     std::map<std::pair<std::string, std::uint16_t>, std::size_t> nvlinkOf; // (host, GPU) → out.nvlinks index
     static constexpr std::size_t kMaxGpus = 1 << 16;
 
-    void sample(const exposition::Line& l, std::string_view text, std::int64_t lineNo)
+    void sample(const exposition::Line& l, std::int64_t lineNo)
     {
         const auto* gpuLabel = exposition::findLabel(l, "gpu");
         const auto gpu = gpuLabel ? parseGpu(*gpuLabel) : std::nullopt;
@@ -68,8 +68,12 @@ struct Reader
         }
         const auto value = static_cast<std::uint64_t>(l.value);
         if (l.name == "DCGM_FI_DEV_XID_ERRORS" && value > 0 && out.xids.size() < 1 << 16) {
-            out.xids.push_back({ host, *gpu, kernelPci(exposition::label(l, "pci_bus_id")),
-                static_cast<std::int64_t>(value), lineNo, std::string(text.substr(0, 240)) });
+            // The evidence names the series by what identifies it: the whole line holds a dozen labels.
+            const auto pci = exposition::label(l, "pci_bus_id");
+            out.xids.push_back({ host, *gpu, kernelPci(pci), static_cast<std::int64_t>(value), lineNo,
+                l.name + "{gpu=\"" + *gpuLabel + "\"" + (host.empty() ? "" : ",Hostname=\"" + host + "\"")
+                    + (pci.empty() ? "" : ",pci_bus_id=\"" + pci.substr(0, 32) + "\"") + ",…} "
+                    + std::to_string(value) });
         } else if (nvlinkErrorField(l.name)) {
             nvlinkError(l, g, value);
         }
@@ -158,7 +162,7 @@ Result<DcgmScrape> parseDcgmScrape(const std::string& file, const std::string& t
         }
         const auto sample = line.substr(at);
         if (exposition::parseLine(sample, l)) {
-            r.sample(l, sample, lineNo);
+            r.sample(l, lineNo);
         }
     }
     if (r.out.samples == 0) {

@@ -23,7 +23,7 @@ struct DcgmXid
     std::string pci; // "0000:41:00.0" (DCGM's eight-digit domain cut to the kernel's four); "" when not labelled
     std::int64_t code = 0; // the Xid
     std::int64_t line = 0;
-    std::string evidence; // the sample line as read (cut at 240 characters)
+    std::string evidence; // the series by its identifying labels and the value: DCGM_FI_DEV_XID_ERRORS{gpu="2",…} 79
 };
 
 struct DcgmScrape
