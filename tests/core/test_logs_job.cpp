@@ -354,6 +354,11 @@ TEST_CASE("logs alone: a logger's, Open MPI's, Ray's and pdsh's prefixes before 
         [](const LogFact& f) { return f.rank == 4 && f.kind == LogEventKind::Init; });
     REQUIRE(init4 != snap.logFacts.end());
     CHECK(init4->timeNs == 1'773'480'909'000'000'000LL); // 2026-03-14 09:35:09 UTC
+    // An ISO stamp before Open MPI's tag is the line's time too (to the second, as NCCL's own stamp).
+    const auto init7 = std::find_if(snap.logFacts.begin(), snap.logFacts.end(),
+        [](const LogFact& f) { return f.rank == 7 && f.kind == LogEventKind::Init; });
+    REQUIRE(init7 != snap.logFacts.end());
+    CHECK(init7->timeNs == 1'773'480'910'000'000'000LL); // 2026-03-14 09:35:10 UTC
     const auto r = analyze(snap);
     REQUIRE(r.logStory);
     REQUIRE(r.logStory->hang);

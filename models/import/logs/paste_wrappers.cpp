@@ -109,6 +109,16 @@ std::size_t bracketNumberLength(std::string_view line)
     return i > 1 && line.substr(i, 3) == "] [" ? i + 2 : 0;
 }
 
+// Open MPI's "--tag-output" tag at the start of `line`, "[1,12]<stdout>:" (or <stderr>): its length, 0 when none.
+std::size_t ompiTagLength(std::string_view line)
+{
+    LineScan s(line);
+    if (!s.lit("[") || s.digits(10).empty() || !s.lit(",") || s.digits(10).empty()) {
+        return 0;
+    }
+    return s.lit("]<stdout>:") || s.lit("]<stderr>:") ? s.pos() : 0;
+}
+
 // One wrapper taken off the start of `line`: the length taken and what replaces it ("" or NCCL's stamp); 0 when
 // none is there.
 std::pair<std::size_t, std::string> wrapperAt(std::string_view line)
@@ -147,6 +157,14 @@ std::pair<std::size_t, std::string> wrapperAt(std::string_view line)
             const LogClock none;
             if (!stamp->ncclForm.empty() && ncclPrefixAt(s, none)) {
                 return { stamp->length, "[" + stamp->ncclForm + "] " };
+            }
+            // A logger's stamp before Open MPI's tag ("2026-05-20T10:00:01Z [1,0]<stdout>:gpu-c011:…"): the tag
+            // stays first, the stamp moves behind it in NCCL's form, so the line keeps its time.
+            if (const auto tag = ompiTagLength(rest); tag > 0 && !stamp->ncclForm.empty()) {
+                LineScan after(rest.substr(tag));
+                if (ncclPrefixAt(after, none)) {
+                    return { stamp->length + tag, std::string(rest.substr(0, tag)) + "[" + stamp->ncclForm + "] " };
+                }
             }
             return { rest.empty() || !recordAt(rest) ? 0 : stamp->length, {} };
         }
