@@ -845,3 +845,18 @@ TEST_CASE("ibqueryerrors quoted in a mail reply: the quote marks go, each port a
     REQUIRE(finding(all, "error counters", "port 7"));
     CHECK_THAT(finding(all, "error counters", "port 7")->text, Catch::Contains("SymbolErrorCounter"));
 }
+
+TEST_CASE("nvidia-smi's 'GPU is lost' is a GPU off the bus of the folder's host; 'Unknown Error' is no fault named",
+    "[node_tools]")
+{
+    auto job = openJob(testDataPath("node-folder/gpu-w003").string());
+    INFO((job ? "" : job.error().format()));
+    REQUIRE(job);
+    const auto all = findNodeProblems(*job->snapshot);
+    INFO(nodeFindingsText(all));
+    REQUIRE(all.size() == 1);
+    CHECK(all[0].kind == "GPU fallen off the bus");
+    CHECK(all[0].host == "gpu-w003"); // the folder's name: "nvidia-smi" is the tool's, not a host
+    CHECK_THAT(all[0].text, Catch::Contains("GPU is lost (nvidia-smi)") && Catch::Contains("0000:5e:00"));
+    CHECK_THAT(all[0].evidence, Catch::Contains("nvidia-smi.txt:2: Unable to determine the device handle"));
+}

@@ -619,16 +619,11 @@ bool addRankFacts(const fs::path& path, RankLogFacts f, std::size_t partOf, Gath
     return !said.empty();
 }
 
-// The host a file of kernel lines without host names is about: "gpu-b005.dmesg" or "gpu-b005/dmesg.txt".
+// The host a file of kernel lines without host names is about: "gpu-b005.dmesg" or "gpu-b005/dmesg.txt" — the
+// node tools' rule (a name with a digit and no tool's or capture's word in it), one for every host file.
 std::string hostOfFile(const fs::path& path)
 {
-    const auto stem = path.stem().string();
-    for (const char* generic : { "dmesg", "kern", "journal", "syslog", "messages", "slurm", "srun", "fabricmanager" }) {
-        if (stem.find(generic) != std::string::npos) {
-            return path.parent_path().filename().string();
-        }
-    }
-    return stem.substr(0, stem.find('.'));
+    return hostOfNodeFile(path.string());
 }
 
 // A log parsed once the clock is known (on a worker thread): Slurm's and the kernel's lines, and each rank's facts.

@@ -883,7 +883,8 @@ bool looksLikeHostLog(const std::string& text)
 {
     for (const char* mark :
         { "srun: error: ", "slurmstepd: error: ***", "Root Cause (first observed failure):", "mlx5_core", "mlx5_port_module_event:", "NVRM: Xid",
-            "NVRM: GPU ", "NVRM: The NVIDIA GPU ", "SXid (", "AER: ", "pciehp", ": segfault at ", "nvidia-peermem " }) {
+            "NVRM: GPU ", "NVRM: The NVIDIA GPU ", "SXid (", "AER: ", "pciehp", ": segfault at ", "nvidia-peermem ",
+            "Unable to determine the device handle for GPU" }) {
         if (text.find(mark) != std::string::npos) {
             return true;
         }

@@ -92,6 +92,26 @@ std::optional<std::pair<std::string, std::string>> gpuUuidLine(std::string_view 
 Read gpuOffBus(std::string_view body, HostEvent& e)
 {
     LineScan s(body);
+    // nvidia-smi's own words for a GPU gone from the bus: "Unable to determine the device handle for GPU0000:3B:00.0:
+    // GPU is lost.  Reboot the system to recover this GPU" (the space before the address comes and goes).
+    if (s.skipPast("Unable to determine the device handle for GPU")) {
+        s.skipSpaces();
+        const auto rest = s.rest();
+        const auto end = rest.find(": ");
+        if (end == std::string_view::npos || end > 32) {
+            return Read::Used;
+        }
+        if (!rest.substr(end + 2).starts_with("GPU is lost")) {
+            return Read::Used; // "Unknown Error": the GPU did not answer, for a reason not said
+        }
+        e.kind = HostEventKind::GpuOffBus;
+        std::string pci(rest.substr(0, end)); // nvidia-smi prints the address in capitals, the kernel does not
+        std::transform(pci.begin(), pci.end(), pci.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        e.device = pciName(pci);
+        e.text = "GPU is lost (nvidia-smi)";
+        return Read::Fact;
+    }
+    s.seek(0);
     if (!s.skipPast("NVRM: GPU ") || s.lit("at ")) {
         return Read::No;
     }

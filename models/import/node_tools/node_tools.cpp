@@ -486,7 +486,9 @@ std::string hostOfNodeFile(const std::string& path)
             const auto end = std::min(name.find_first_of("-_ ", start), name.size());
             const auto word = name.substr(start, end - start);
             for (const char* tool : { "ibstat", "ibstatus", "ibv", "devinfo", "rdma", "link", "output", "ib", "hca",
-                     "info", "tools", "capture", "diag", "paste" }) {
+                     "info", "tools", "capture", "diag", "paste", "dmesg", "kern", "journal", "journalctl", "syslog",
+                     "messages", "slurm", "srun", "fabricmanager", "nvidia", "smi", "topo", "nvlink", "dcgm", "metrics",
+                     "perfquery", "job", "err", "out" }) {
                 if (word == tool) {
                     return true;
                 }

@@ -51,7 +51,8 @@ Result<NodeToolsFile> parseNodeTools(const std::string& file, const std::string&
 
 // The host a node file's path names: "gpu-b005.ibstat.txt" → "gpu-b005", "gpu-b005/ibstat.txt" → "gpu-b005";
 // "" when neither the file's first name part nor its folder looks like a host (a name with a digit and no
-// tool's word in it: "node", "ibstat_out" and "captures" do not).
+// tool's or capture's word in it: "node", "ibstat_out", "slurm-8812" and "captures" do not). The rule for every file
+// of host facts: node tools, kernel and Fabric Manager logs, exporters' scrapes.
 std::string hostOfNodeFile(const std::string& path);
 
 } // namespace stallscope
