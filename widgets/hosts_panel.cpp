@@ -70,18 +70,20 @@ std::pair<QString, int> stateSummary(const HostInventory& h)
         return { h.goneHcas.empty() ? QString() : QObject::tr("HCA gone"), h.goneHcas.empty() ? 0 : -1 };
     }
     int notActive = 0;
-    const HostPort* worst = nullptr;
+    std::set<PortState> states; // of the ports not Active
     for (const auto& p : h.ports) {
         if (p.port.state != PortState::Active) {
             ++notActive;
-            worst = worst ? worst : &p.port;
+            states.insert(p.port.state);
         }
     }
     const int n = int(h.ports.size());
     if (notActive == 0) {
         return { QObject::tr("%1 Active").arg(n), 0 };
     }
-    return { QObject::tr("%1 of %2 %3").arg(notActive).arg(n).arg(q(std::string(toString(worst->state)))), -notActive };
+    // "2 of 6 Down" when they share a state; Down and Initializing together are "3 of 6 not Active".
+    const auto state = states.size() == 1 ? q(std::string(toString(*states.begin()))) : QObject::tr("not Active");
+    return { QObject::tr("%1 of %2 %3").arg(notActive).arg(n).arg(state), -notActive };
 }
 
 QString rateSummary(const HostInventory& h)

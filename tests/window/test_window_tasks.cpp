@@ -783,13 +783,21 @@ TEST_CASE("a node folder of nvidia-smi outputs: the Hosts panel lists each GPU w
     std::filesystem::create_directories(folder / "gpu-k014");
     std::filesystem::copy_file(test::testDataPath("node/gpu-k014.topo-m.txt"), folder / "gpu-k014" / "topo.txt");
     std::filesystem::copy_file(test::testDataPath("node/gpu-k014.nvlink-status.txt"), folder / "gpu-k014" / "nvlink.txt");
+    std::filesystem::copy_file(test::testDataPath("node/gpu-b005.ibstat.txt"), folder / "gpu-b005.ibstat.txt");
     Opened opened(folder.string());
     auto* hosts = opened.w.hostsPanel();
-    REQUIRE(hosts->hostCount() == 1);
-    CHECK(hosts->cellText(0, HostsPanel::kHost) == QStringLiteral("gpu-k014"));
-    CHECK(hosts->cellText(0, HostsPanel::kFindings).contains(QStringLiteral("GPU without NVLink")));
-    CHECK(hosts->cellText(0, HostsPanel::kHcas) == QStringLiteral("8 HCAs")); // the NICs nearest a GPU
-    const auto lines = hosts->childTexts(0);
+    REQUIRE(hosts->hostCount() == 2);
+    // Down, Disabled (Down too) and Initializing ports: not one state, so not called Down.
+    const int b005 = hosts->cellText(0, HostsPanel::kHost) == QStringLiteral("gpu-b005") ? 0 : 1;
+    CHECK(hosts->cellText(b005, HostsPanel::kState) == QStringLiteral("3 of 6 not Active"));
+    hosts->setFilterText(QStringLiteral("k014"));
+    REQUIRE(hosts->visibleCount() == 1);
+    hosts->setFilterText({});
+    const int k014 = 1 - b005;
+    CHECK(hosts->cellText(k014, HostsPanel::kHost) == QStringLiteral("gpu-k014"));
+    CHECK(hosts->cellText(k014, HostsPanel::kFindings).contains(QStringLiteral("GPU without NVLink")));
+    CHECK(hosts->cellText(k014, HostsPanel::kHcas) == QStringLiteral("8 HCAs")); // the NICs nearest a GPU
+    const auto lines = hosts->childTexts(k014);
     INFO(lines.join(QLatin1Char('\n')).toStdString());
     CHECK(lines.contains(
         QStringLiteral("GPU 6 — NVIDIA H100 80GB HBM3 · nearest mlx5_10 (PIX) · 18 NVLinks at 26.562 GB/s, 2 inactive")));
