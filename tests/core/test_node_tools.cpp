@@ -860,3 +860,24 @@ TEST_CASE("nvidia-smi's 'GPU is lost' is a GPU off the bus of the folder's host;
     CHECK_THAT(all[0].text, Catch::Contains("GPU is lost (nvidia-smi)") && Catch::Contains("0000:5e:00"));
     CHECK_THAT(all[0].evidence, Catch::Contains("nvidia-smi.txt:2: Unable to determine the device handle"));
 }
+
+TEST_CASE("ibv_devices: each device a host's verbs library sees, and a header with none under it is every device "
+          "gone",
+    "[node_tools]")
+{
+    const auto f = read("node/ibv_devices-two-hosts.txt");
+    CHECK(f.unknownLines == 0);
+    REQUIRE(f.ports.size() == 2);
+    CHECK(f.ports[1].host == "gpu-t020");
+    CHECK(f.ports[1].device == "mlx5_1");
+    CHECK(f.ports[1].port == 0); // its ports not listed
+    CHECK(f.ports[1].nodeGuid == 0xb83fd20300d1e001ULL);
+    REQUIRE(f.gone.size() == 1);
+    CHECK(f.gone[0].host == "gpu-t021");
+    CHECK(f.gone[0].line == 7);
+    const auto all = findingsOf(f);
+    const auto* gone = finding(all, "HCA vanished", "every RDMA device");
+    REQUIRE(gone);
+    CHECK(gone->host == "gpu-t021");
+    CHECK(std::none_of(all.begin(), all.end(), [](const NodeFinding& x) { return x.host == "gpu-t020"; }));
+}

@@ -159,4 +159,44 @@ bool devinfoField(std::string_view key, std::string_view value, Cursor& c, Sink&
     return true;
 }
 
+bool devicesLine(std::string_view line, Cursor& c, Sink& s, std::int64_t lineNo)
+{
+    const auto w = words(line, 4);
+    // The header "device                 node GUID" and its "------              ----------------" rule.
+    if (w.size() == 3 && w[0] == "device" && w[1] == "node" && w[2] == "GUID") {
+        s.openDevice(c, "ibv_devices", "");
+        auto& listed = s.devicesListed[s.host];
+        listed = { lineNo, listed.second };
+        return true;
+    }
+    if (c.tool != "ibv_devices") {
+        return false;
+    }
+    if (w.size() == 2 && w[0].find_first_not_of('-') == std::string_view::npos
+        && w[1].find_first_not_of('-') == std::string_view::npos) {
+        return true;
+    }
+    // "mlx5_0              b83fd20300c4a100": a device the verbs library sees, its ports not listed.
+    const auto guid = w.size() == 2 ? parseGuidText(w[1]) : std::nullopt;
+    if (!guid) {
+        return false;
+    }
+    c.device = std::string(w[0].substr(0, 64));
+    c.nodeGuid = *guid;
+    auto& p = s.openPort(c, 0, lineNo);
+    p.evidence = std::string(line.substr(0, 120));
+    ++s.devicesListed[s.host].second;
+    return true;
+}
+
+void noDevicesListed(Sink& s)
+{
+    for (const auto& [host, listed] : s.devicesListed) {
+        if (listed.first > 0 && listed.second == 0) {
+            s.out.gone.push_back({ host, "every RDMA device", "ibv_devices", s.file, listed.first,
+                "ibv_devices listed no device under its header" });
+        }
+    }
+}
+
 } // namespace stallscope::node_tools

@@ -136,8 +136,8 @@ std::optional<std::string_view> pdshHost(std::string_view line)
 }
 
 // The commands whose output this reader knows, as a shell prompt line names them.
-constexpr std::string_view kTools[] = { "ibstat", "ibstatus", "ibv_devinfo", "rdma", "sminfo", "smpquery", "ibswinfo",
-    "nvidia-smi" };
+constexpr std::string_view kTools[] = { "ibstat", "ibstatus", "ibv_devinfo", "ibv_devices", "rdma", "sminfo", "smpquery",
+    "ibswinfo", "nvidia-smi" };
 
 // "$ ibstat", "[root@gpu-b005 ~]# ibstat -v", "user@gpu-b005:~$ sudo rdma link show": the host (when the
 // prompt names one) and the tool; nullopt when the line is not a prompt.
@@ -151,8 +151,8 @@ std::optional<Prompt> promptOf(std::string_view line)
 {
     for (std::size_t i = 0; i < line.size() && i < 80; ++i) {
         const char ch = line[i];
-        if ((ch != '$' && ch != '#') || i + 1 >= line.size() || line[i + 1] != ' ') {
-            continue;
+        if ((ch != '$' && ch != '#') || (i + 1 < line.size() && line[i + 1] != ' ')) {
+            continue; // a prompt's sign is followed by a blank, or ends the line (the prompt left without a command)
         }
         const auto before = line.substr(0, i);
         if (before.find(' ') != std::string_view::npos && !(before.starts_with("[") && before.ends_with("]"))) {
@@ -163,7 +163,7 @@ std::optional<Prompt> promptOf(std::string_view line)
         if (!before.empty() && before.find('@') == std::string_view::npos && !before.ends_with("]")) {
             return std::nullopt;
         }
-        auto cmd = trimmed(line.substr(i + 2));
+        auto cmd = trimmed(line.substr(std::min(i + 2, line.size())));
         if (cmd.starts_with("sudo ")) {
             cmd = trimmed(cmd.substr(5));
         }
@@ -272,7 +272,11 @@ public:
         }
     }
 
-    void finish() { resolveNicLegend(m_sink); }
+    void finish()
+    {
+        resolveNicLegend(m_sink);
+        noDevicesListed(m_sink);
+    }
 
 private:
     // dshbak's "----------------" / "gpu-b005" / "----------------" header: the lines after are that host's.
@@ -305,7 +309,7 @@ private:
             return true;
         }
         if (ibswinfoLine(line, c, m_sink, lineNo) || topoLine(line, c, m_sink, lineNo)
-            || nvlinkLine(line, c, m_sink, lineNo)) {
+            || nvlinkLine(line, c, m_sink, lineNo) || devicesLine(line, c, m_sink, lineNo)) {
             return true;
         }
         if (ibstatHeader(line, c, m_sink, lineNo) || ibstatusHeader(line, c, m_sink, lineNo)
@@ -378,6 +382,16 @@ bool looksLikeNodeTools(const std::string& text)
 {
     if (ibstatBlock(text) || looksLikeNvidiaSmi(text)) {
         return true;
+    }
+    // ibv_devices: "device                 node GUID" over a rule of dashes.
+    if (const auto at = text.find("node GUID"); at != std::string::npos) {
+        const auto from = text.rfind('\n', at) == std::string::npos ? 0 : text.rfind('\n', at) + 1;
+        const auto head = words(std::string_view(text).substr(from, at + 9 - from), 4);
+        const auto next = text.find('\n', at);
+        const auto rule = next == std::string::npos ? std::string_view() : trimmed(std::string_view(text).substr(next + 1, 40));
+        if (head.size() == 3 && head[0] == "device" && rule.starts_with("------")) {
+            return true;
+        }
     }
     if (const auto at = text.find("Infiniband device '"); at != std::string::npos
         && text.find("' port ", at) != std::string::npos && text.find(" status:", at) != std::string::npos) {

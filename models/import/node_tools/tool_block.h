@@ -37,6 +37,7 @@ struct Sink
     const std::string& file;
     std::string host;
     std::map<std::string, std::map<std::string, std::string>> nicLegend; // host → "NIC0" → "mlx5_0" (topo -m)
+    std::map<std::string, std::pair<std::int64_t, std::size_t>> devicesListed; // ibv_devices: host → header line, rows
 
     void sawTool(std::string_view tool);
     // Starts a port of the cursor's device (its device fields copied) and makes it the cursor's port.
@@ -88,6 +89,11 @@ void resolveNicLegend(Sink& s);
 // nvidia-smi nvlink --status / -e: "GPU 0: <model> (UUID: GPU-…)" opens a GPU, "Link 3: 26.562 GB/s",
 // "Link 3: <inactive>", "Link 3: CRC Errors: 12" fill it.
 bool nvlinkLine(std::string_view line, Cursor& c, Sink& s, std::int64_t lineNo);
+// ibv_devices: its "device  node GUID" header, the dashes under it, a row per device ("mlx5_0  b83fd2…"): each a
+// device of the host with its GUID, its ports not listed. A header with no row under it (noDevicesListed, once the
+// file is read) is every RDMA device gone: the driver not loaded, or the HCAs off the bus.
+bool devicesLine(std::string_view line, Cursor& c, Sink& s, std::int64_t lineNo);
+void noDevicesListed(Sink& s);
 // A topo -m header with its GPU0 row, or an nvlink GPU header with its first link.
 bool looksLikeNvidiaSmi(std::string_view text);
 // The header alone (for the recogniser): "link mlx5_0/1 " or "1/1: mlx5_0/1: " followed by a state.
