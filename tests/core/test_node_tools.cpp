@@ -846,7 +846,7 @@ TEST_CASE("ibqueryerrors quoted in a mail reply: the quote marks go, each port a
     CHECK_THAT(finding(all, "error counters", "port 7")->text, Catch::Contains("SymbolErrorCounter"));
 }
 
-TEST_CASE("nvidia-smi's 'GPU is lost' is a GPU off the bus of the folder's host; 'Unknown Error' is no fault named",
+TEST_CASE("nvidia-smi's 'GPU is lost' is a GPU off the bus of the folder's host, 'Unknown Error' is no fault named",
     "[node_tools]")
 {
     auto job = openJob(testDataPath("node-folder/gpu-w003").string());
