@@ -235,9 +235,13 @@ void resolveNicLegend(Sink& s)
 bool looksLikeNvidiaSmi(std::string_view text)
 {
     // topo -m: a header from GPU0 then a row "GPU0 X …".
-    for (std::size_t at = text.find("GPU0"); at != std::string_view::npos; at = text.find("GPU0", at + 4)) {
+    // Bounded: at most 64 header candidates, each looking 20 KB ahead for its row (a log full of "GPU0 GPU1" lines
+    // must not make this quadratic).
+    int candidates = 0;
+    for (std::size_t at = text.find("GPU0"); at != std::string_view::npos && candidates < 64;
+         at = text.find("GPU0", at + 4)) {
         const auto w = words(text.substr(at, std::min<std::size_t>(text.find('\n', at), text.size()) - at), 512);
-        if (topoHeader(w)) {
+        if (topoHeader(w) && ++candidates > 0) {
             for (auto row = text.find("GPU0", at + 4); row != std::string_view::npos && row < at + 20000;
                  row = text.find("GPU0", row + 4)) {
                 const auto r = words(text.substr(row, 16), 4);

@@ -47,8 +47,8 @@ bool expandRange(std::string_view inside, std::vector<std::string>& out, std::si
             return false;
         }
         const auto width = dash == std::string_view::npos ? item.size() : dash;
-        for (auto v = *lo; v <= *hi; ++v) {
-            auto s = std::to_string(v);
+        for (std::uint64_t k = 0; k <= *hi - *lo; ++k) { // counted, not `v <= hi`: hi may be 2^64 − 1
+            auto s = std::to_string(*lo + k);
             out.push_back(std::string(s.size() < width ? width - s.size() : 0, '0') + s);
         }
     }
