@@ -188,15 +188,15 @@ void topoFindings(const std::string& host, const PairPaths& pairs, std::vector<N
 
 } // namespace
 
-std::optional<GpuPathCell> gpuPathTo(
-    const JobSnapshot& snap, const std::string& host, std::uint16_t gpu, const std::string& nic)
+NicPaths nicPaths(const JobSnapshot& snap)
 {
+    NicPaths out;
     for (const auto& p : snap.gpuPaths) {
-        if (!p.peerIsGpu && p.gpu == gpu && p.host == host && p.peer == nic) {
-            return p.path;
+        if (!p.peerIsGpu) {
+            out.try_emplace({ p.host, p.gpu, p.peer }, p.path);
         }
     }
-    return std::nullopt;
+    return out;
 }
 
 void gpuLinkFindings(const JobSnapshot& snap, std::vector<NodeFinding>& out)

@@ -10,14 +10,15 @@
 
 #include <map>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 namespace stallscope {
 
-// The path from a GPU to a named NIC in topo -m; nullopt when no row says.
-std::optional<GpuPathCell> gpuPathTo(const JobSnapshot& snap, const std::string& host, std::uint16_t gpu,
-    const std::string& nic);
+// Every GPU's path to every NIC in topo -m, by (host, GPU, NIC): built once, looked up per rank.
+using NicPaths = std::map<std::tuple<std::string, std::uint16_t, std::string>, GpuPathCell>;
+NicPaths nicPaths(const JobSnapshot& snap);
 
 void gpuLinkFindings(const JobSnapshot& snap, std::vector<NodeFinding>& out);
 

@@ -202,21 +202,20 @@ void addGpus(const JobSnapshot& snap, const std::map<std::pair<std::string, std:
 // A rank's NCCL uses an HCA farther from its GPU than the one topo -m puts nearest: its traffic crosses PCIe host
 // bridges or the CPUs' interconnect that GPUDirect RDMA through the near HCA would not (NCCL_IB_HCA set by hand,
 // or a map of GPUs to HCAs that does not match this host).
-void checkNearest(const JobSnapshot& snap, HostInventory& h)
+void checkNearest(const NicPaths& paths, HostInventory& h)
 {
     for (const auto& r : h.ranks) {
         if (r.hca.empty() || r.nearestNic.empty()) {
             continue;
         }
-        const auto device = r.hca.substr(0, r.hca.find('/'));
-        const auto used = gpuPathTo(snap, h.host, r.localGpu, device);
-        const auto near = gpuPathTo(snap, h.host, r.localGpu, r.nearestNic);
-        if (!used || !near || used->kind <= near->kind) {
+        const auto used = paths.find({ h.host, r.localGpu, r.hca.substr(0, r.hca.find('/')) });
+        const auto near = paths.find({ h.host, r.localGpu, r.nearestNic });
+        if (used == paths.end() || near == paths.end() || used->second.kind <= near->second.kind) {
             continue;
         }
         h.conflicts.push_back("rank " + std::to_string(r.rank) + " (GPU " + std::to_string(r.localGpu) + ") uses "
-            + r.hca + ", " + gpuPathText(*used) + " from its GPU in topo -m, where " + r.nearestNic + " is "
-            + gpuPathText(*near));
+            + r.hca + ", " + gpuPathText(used->second) + " from its GPU in topo -m, where " + r.nearestNic + " is "
+            + gpuPathText(near->second));
     }
 }
 
@@ -299,6 +298,7 @@ std::vector<HostInventory> hostInventory(const JobSnapshot& snap, const std::vec
     }
     addGpus(snap, nearestNics(snap.gpuPaths), hosts);
     const auto gpuNotes = gpuNotesByHost(snap);
+    const auto paths = nicPaths(snap);
     std::vector<HostInventory> out;
     out.reserve(hosts.size());
     for (auto& [name, h] : hosts) {
@@ -306,7 +306,7 @@ std::vector<HostInventory> hostInventory(const JobSnapshot& snap, const std::vec
             return std::pair(a.port.device, a.port.port) < std::pair(b.port.device, b.port.port);
         });
         checkRanks(h);
-        checkNearest(snap, h);
+        checkNearest(paths, h);
         if (const auto gpu = gpuNotes.find(name); gpu != gpuNotes.end()) {
             checkGpus(gpu->second, h);
         }

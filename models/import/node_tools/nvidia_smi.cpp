@@ -241,7 +241,8 @@ bool looksLikeNvidiaSmi(std::string_view text)
     for (std::size_t at = text.find("GPU0"); at != std::string_view::npos && candidates < 64;
          at = text.find("GPU0", at + 4)) {
         const auto w = words(text.substr(at, std::min<std::size_t>(text.find('\n', at), text.size()) - at), 512);
-        if (topoHeader(w) && ++candidates > 0) {
+        if (topoHeader(w)) {
+            ++candidates;
             for (auto row = text.find("GPU0", at + 4); row != std::string_view::npos && row < at + 20000;
                  row = text.find("GPU0", row + 4)) {
                 const auto r = words(text.substr(row, 16), 4);
