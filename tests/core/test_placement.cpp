@@ -38,6 +38,9 @@ TEST_CASE("Slurm hostlist expressions expand as scontrol show hostnames does", "
     CHECK_FALSE(expandHostlist("gpu[5-1]"));
     CHECK_FALSE(expandHostlist("gpu[1-99999999]", 1000)); // past the bound: nothing allocated for it
     CHECK(expandHostlist("n[18446744073709551615]") == V { "n18446744073709551615" }); // the largest bound ends
+    // A name longer than any host's is a damaged list: a million of them would be gigabytes.
+    CHECK_FALSE(expandHostlist(std::string(300, 'a') + "[1-1000000]"));
+    CHECK_FALSE(expandHostlist(std::string(252, 'a') + "[1-9]x[1-9]"));
 }
 
 TEST_CASE("hostfiles and Slurm's lists: hosts in order, each with its ranks", "[placement]")

@@ -8,6 +8,9 @@ namespace stallscope {
 
 namespace {
 
+// A DNS name's longest (RFC 1035): past it a list is damaged, and a million such names would be gigabytes.
+constexpr std::size_t kLongestHostName = 253;
+
 // The top-level pieces of "a[1-2],b,c[3,5]": commas outside brackets.
 std::optional<std::vector<std::string_view>> pieces(std::string_view expr)
 {
@@ -73,6 +76,9 @@ std::optional<std::vector<std::string>> expandHostlist(std::string_view expr, st
             for (auto& n : names) {
                 n += text;
             }
+            if (names.front().size() > kLongestHostName) {
+                return std::nullopt; // a name no host has: never multiplied out
+            }
             if (open == std::string_view::npos) {
                 break;
             }
@@ -85,6 +91,9 @@ std::optional<std::vector<std::string>> expandHostlist(std::string_view expr, st
             std::vector<std::string> next;
             for (const auto& n : names) {
                 for (const auto& num : numbers) {
+                    if (n.size() + num.size() > kLongestHostName) {
+                        return std::nullopt;
+                    }
                     next.push_back(n + num);
                 }
             }
