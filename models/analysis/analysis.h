@@ -214,7 +214,7 @@ struct WhyPassed
 
 // A link that trained below the usual rate of its tier (fewer lanes or a slower speed than the other links
 // of the same tier), or whose two ends reported different rates: found from the topology alone
-// (docs/formats.md §6b). It slows every collective that crosses it, on every rank, for as long as it lasts.
+// (docs/formats.md §5e). It slows every collective that crosses it, on every rank, for as long as it lasts.
 struct DegradedLink
 {
     LinkId link {};

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Degraded links: links that trained below the rate of their tier (docs/formats.md §6b), from the topology
+// Degraded links: links that trained below the rate of their tier (docs/formats.md §5e), from the topology
 // alone, and what the job's collectives reached when its traffic crosses one.
 #include "analysis/internal.h"
 

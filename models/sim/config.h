@@ -18,7 +18,7 @@ namespace stallscope {
 
 // ErrorBurst: a link that retrains (link error recovery) without going down, `count` times `gapNs` apart,
 // each pausing it for `durationNs` (docs/formats.md §6b).
-// Degraded: a link that trained at a lower width or speed for the whole job (docs/formats.md §6b).
+// Degraded: a link that trained at a lower width or speed for the whole job (docs/formats.md §5e).
 // Noisy: a marginal cable whose receivers count symbol errors at a steady rate (corrected, no packet lost, never
 // down): loud in the counters and harmless to the job — the red herring of training exercises.
 enum class FaultKind { LinkFlap, DeadRank, SlowRank, ErrorBurst, Degraded, Noisy };

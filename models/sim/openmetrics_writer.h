@@ -7,7 +7,7 @@
 // and labels (`node_infiniband_<counter>_total{device,port,instance="<host>:9100"}`), switch ports treydock's
 // (`infiniband_switch_port_<counter>_total{guid,port}`, plus `infiniband_switch_info{guid,switch}` every 60 s so an
 // instant query finds it within Prometheus' 5-minute lookback). Families are not interleaved and each series'
-// samples rise in time, as the OpenMetrics text format requires (docs/formats.md §4c).
+// samples rise in time, as the OpenMetrics text format requires (docs/formats.md §4d).
 
 #include "core/job_snapshot.h"
 

@@ -3,7 +3,7 @@
 
 // A deterministic simulator of a data-parallel training job on a rail-optimized two-tier fat tree, with
 // link flaps, dead and slow ranks, and NCCL's timeout policy applied as the real stack applies it
-// (shared/docs/formats.md §6). Same config and seed give the same snapshot and truth, byte for byte.
+// (docs/formats.md §6). Same config and seed give the same snapshot and truth, byte for byte.
 //
 // Physics in brief (docs/formats.md §6b): a collective progresses only while every link its traffic crosses
 // is up. When a link drops, the packets on it are lost; the sending RC queue pair learns of it only when its

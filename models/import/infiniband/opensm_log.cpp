@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// OpenSM's log (docs/formats.md §4c), read with LineScan: the time at the start of a line
+// OpenSM's log (docs/formats.md §5d), read with LineScan: the time at the start of a line
 // ("Jun 01 12:00:31 123456 [tid] 0x02 -> ..."), then what the line's anchor says — a port removed or discovered
 // (with its GUID and node), a link-state trap (LID) and its notice (the switch's GUID), "SUBNET UP".
 #include "import/infiniband/opensm_log.h"

@@ -2,7 +2,7 @@
 #pragma once
 
 // Internal to the rank-log reader (rank_log.cpp, log_split.cpp): the prefixes a launcher and NCCL put before a
-// log line (docs/formats.md §2a, §2c).
+// log line (docs/formats.md §2a).
 
 #include "import/common/line_scan.h"
 #include "import/common/log_clock.h"

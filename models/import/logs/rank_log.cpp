@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Reading one rank's log, a line at a time, with LineScan (docs/formats.md §2: the prefixes in §2a, PyTorch's
-// messages in §2b, NCCL's in §2c). Each message reader looks for its anchor text ("Got completion from peer",
+// and NCCL's messages in §2b). Each message reader looks for its anchor text ("Got completion from peer",
 // "Watchdog caught", ...) and then reads the fields after it in order; what a version adds or renames around them
-// is skipped over, which is how one reader takes every wording in the §2c tables.
+// is skipped over, which is how one reader takes every wording in the §2b table.
 #include "import/logs/rank_log.h"
 #include "import/common/line_scan.h"
 #include "import/common/text_lines.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The message readers of a rank's log; what a version adds or renames around the fields is skipped over, which is
-// how one reader takes every wording in docs/formats.md §2c's tables.
+// how one reader takes every wording in docs/formats.md §2b's table.
 #include "import/logs/rank_log_messages.h"
 #include "import/common/line_scan.h"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The message readers of a rank's log (docs/formats.md §2b, §2c), one per kind of line, used by rank_log.cpp's
+// The message readers of a rank's log (docs/formats.md §2b), one per kind of line, used by rank_log.cpp's
 // RankLogReader. Each looks for its anchor text in the line's body (after every prefix) and reads the fields after
 // it in order. Internal to the rank-log reader; not a public interface.
 

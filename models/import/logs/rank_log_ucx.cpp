@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// UCX's mlx5 completion errors (docs/formats.md §2c): Open MPI, UCC and NCCL's UCX plugin report a failed work
+// UCX's mlx5 completion errors (docs/formats.md §2b): Open MPI, UCC and NCCL's UCX plugin report a failed work
 // request through uct_ib_mlx5_completion_with_err, not through NCCL's "Got completion" line. The same failure on the
 // wire, so it becomes the same fact: a completion error with the HCA, its ibv_wc status and the vendor syndrome.
 #include "import/common/line_scan.h"
