@@ -1,4 +1,7 @@
 // SPDX-License-Identifier: MIT
+// The counter plots (counter_plot_widget.h): per plotted link, traffic, errors and congestion of both ends on the
+// views' shared time ruler. Over 600 lines as one file: every part works on the QCustomPlot axis rects, graphs
+// and items rebuild() makes, and this is the one file that includes QCustomPlot.
 // qcustomplot_include.h must come first: it lifts QT_NO_FOREACH before any Qt header sees it.
 #include "qcustomplot_include.h"
 #include "view_menu.h"

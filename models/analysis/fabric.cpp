@@ -2,6 +2,8 @@
 // Fabric attribution: rank the links by evidence around a stall, topology-aware, and never blame a link
 // without hard evidence (a link event, or a link_downed / link_error_recovery increment) whose onset fits
 // the moment progress stopped.
+// Over 600 lines as one file: the fabric index, the scoring of each link and the recovery verdict are one
+// attribution pass over one index, and the scoring helpers are private to that pass.
 #include "analysis/internal.h"
 
 #include "core/time_format.h"

@@ -3,6 +3,8 @@
 // the collective the watchdogs timed out in and who never reached it, ranks that disagree about one SeqNum
 // (a desync), the first error in time and the link it points at, a dead or crashed rank, a time-limit cancel.
 // O(facts log facts).
+// Over 600 lines as one file: every part of the story is read from the same log facts into one LogStory, which
+// storySummary words and logIncident turns into an incident; split, each part would need the others' fields.
 #include "analysis/internal.h"
 
 #include "core/time_format.h"

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Node findings (node_findings.h): rules over one host's ports at a time.
+// Over 600 lines as one file: it is the one catalogue of rules, each a short function, that findNodeProblems
+// runs, merges and orders, sharing the wording helpers (portName, where, rateText) at the top.
 #include "analysis/node_findings.h"
 
 #include "analysis/gpu_links.h"

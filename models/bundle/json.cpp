@@ -1,4 +1,7 @@
 // SPDX-License-Identifier: MIT
+// The bundle's JSON documents (bundle/json.h), written and read. Over 600 lines as one file: each document's writer
+// and reader sit side by side so its schema is stated in one place, and they share the checked accessors
+// (need*, SchemaError) private to this file.
 #include "bundle/json.h"
 #include "core/json_depth.h"
 #include "core/json_number.h"

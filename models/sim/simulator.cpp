@@ -1,4 +1,7 @@
 // SPDX-License-Identifier: MIT
+// The job simulator (simulator.h). Over 600 lines as one file: JobSim is one class whose collective loop, outage
+// physics and hang recording share its per-step state; the counters, the truth and the raw-file writers are in
+// their own files (counters.cpp, truth.cpp, raw_*.cpp).
 #include "sim/simulator.h"
 
 #include "sim/internal.h"

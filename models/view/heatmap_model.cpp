@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+// The heatmap's model (heatmap_model.h). Over 600 lines as one file: its functions are HeatmapModel's members and
+// their helpers, over its levels and log rows; the level builders and the rasteriser share the levels' layout.
 #include "view/heatmap_model.h"
 
 #include "core/time_format.h"

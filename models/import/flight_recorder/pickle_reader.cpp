@@ -1,4 +1,7 @@
 // SPDX-License-Identifier: MIT
+// The general pickle reader (pickle_reader.h). Over 600 lines as one file: PickleParser is one opcode loop over one
+// stack (with its MARKs) and one memo, and reading a dump cut short closes that same stack; split, its parts would
+// share all of the parser's state.
 #include "import/flight_recorder/pickle_reader.h"
 
 #include <cstdio>

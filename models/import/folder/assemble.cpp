@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Assembling a raw folder's snapshot from what import/folder/read.cpp gathered: ranks and records, counters, link
 // events, the span.
+// Over 600 lines as one file: every step turns folder::Gathered into the snapshot (raw_folder.cpp calls them in
+// order), and they share the private helpers that place ranks and name runs of them.
 #include "core/checked_math.h"
 #include "import/common/file_bytes.h"
 #include "import/folder/gathered.h"

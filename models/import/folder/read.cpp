@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Reading a raw folder: every file listed, recognised through the format table (formats.h) and read into
 // folder::Gathered; dumps, traces and scrape files parsed on up to four threads, then (the clock known) logs.
+// Over 600 lines as one file: listing, the memory gate, the worker pool and the phase order share the per-file
+// Parsed state and the gate, which nothing outside this file sees.
 #include "core/time_format.h"
 #include "import/common/file_bytes.h"
 #include "import/common/packed.h"

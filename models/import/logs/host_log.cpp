@@ -3,6 +3,8 @@
 // six, perhaps behind a pdsh "host: "), then a message; the message readers look for their anchor anywhere after
 // the prefix, so a prefix we do not know still yields the fact, only without a time. The NVIDIA and PCIe
 // wordings are in host_log_nvidia.cpp.
+// Over 600 lines as one file: HostLogReader is one line reader whose state (an open Fabric Manager record, a GPU
+// named on one line and fallen off the bus on the next, the last SXid per switch) its message readers share.
 #include "import/logs/host_log.h"
 #include "import/common/line_scan.h"
 #include "import/common/text_lines.h"
