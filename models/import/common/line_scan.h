@@ -4,7 +4,7 @@
 // A cursor over one line for the hand-written line readers (rank logs, Slurm and kernel logs). Each step either
 // consumes what it expects and says so, or leaves the cursor where it was: a reader tries a wording and falls back
 // to the next without copying the line. Linear in the line (no backtracking), which is why the line readers left
-// std::regex: under the sanitizers a regex reader ran at 25–1,000 lines/s (docs/hostile-input.md).
+// std::regex: under the sanitizers a regex reader ran at 25–1,000 lines/s (bench/RESULTS.md "Fuzzing runs").
 
 #include "core/parse_number.h"
 

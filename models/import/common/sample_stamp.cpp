@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Sample stamps, read with LineScan (no std::regex: this runs on every line of perfquery, iblinkinfo and
-// exposition files, where a regex per line made the readers crawl under the sanitizers — docs/hostile-input.md).
+// exposition files, where a regex per line made the readers crawl under the sanitizers — bench/RESULTS.md
+// "Fuzzing runs").
 // The grammar, in the regex notation the first version used:
 //   prefix   \s*#?\s*((time|timestamp|date)\s*[:=]\s*)?        (case-insensitive keyword)
 //   epoch    \d{9,19}(\.\d{1,9})?\s*
