@@ -2,6 +2,7 @@
 #include "import/flight_recorder/flight_recorder.h"
 #include "core/json_depth.h"
 #include "core/json_number.h"
+#include "import/common/line_scan.h"
 
 #include "core/parse_number.h"
 #include "core/warning_cap.h"
@@ -32,11 +33,11 @@ bool looksLikeFlightRecorderJson(const std::string& text)
     if (first == std::string::npos || text[first] != '{') {
         return false;
     }
-    if (text.find(kJsonKeys[0]) != std::string::npos
-        && (text.find(kJsonKeys[1]) != std::string::npos || text.find(kJsonKeys[2]) != std::string::npos)) {
+    if (findText(text, kJsonKeys[0]) != std::string::npos
+        && (findText(text, kJsonKeys[1]) != std::string::npos || findText(text, kJsonKeys[2]) != std::string::npos)) {
         return true;
     }
-    return text.find(kJsonLinesKey) < text.find('\n', first); // JSON lines, one entry a line
+    return findText(text, kJsonLinesKey) < text.find('\n', first); // JSON lines, one entry a line
 }
 
 namespace {

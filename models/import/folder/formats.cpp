@@ -4,6 +4,7 @@
 // Over 600 lines as one file: each format's parse and add functions write into folder::Gathered and are named
 // by their row of the table at the end, so a row and the code it runs are read together.
 #include "import/folder/formats.h"
+#include "import/common/line_scan.h"
 
 #include "core/mapped_file.h"
 #include "core/parse_number.h"
@@ -763,7 +764,7 @@ std::optional<LoadIssue> addRankLog(FileInput& in, Gathered& g)
 // as a rank log too (frTraceInRankLog).
 bool frTraceAlone(const std::string& text)
 {
-    return looksLikeFrTraceText(text) && !looksLikeRankLog(text);
+    return !looksLikeRankLog(text) && looksLikeFrTraceText(text); // the cheaper test first
 }
 
 bool frTraceInRankLog(const std::string& text)
@@ -805,7 +806,7 @@ std::optional<LoadIssue> addMapping(FileInput& in, Gathered& g)
 
 bool looksLikeSimulatorTruth(const std::string& text)
 {
-    return text.find(kSimulatorTruthMarker) != std::string::npos;
+    return findText(text, kSimulatorTruthMarker) != std::string::npos;
 }
 
 std::optional<LoadIssue> noteIbsimNet(FileInput& in, Gathered& g)
@@ -817,7 +818,7 @@ std::optional<LoadIssue> noteIbsimNet(FileInput& in, Gathered& g)
 // A training exercise's sheet (docs/training.md): the briefing, read by the Training menu, not by the import.
 bool looksLikeExerciseSheet(const std::string& text)
 {
-    return text.find("\"format\": \"stallscope-exercise\"") != std::string::npos;
+    return findText(text, "\"format\": \"stallscope-exercise\"") != std::string::npos;
 }
 
 std::optional<LoadIssue> noteExerciseSheet(FileInput& in, Gathered& g)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "import/folder/mapping.h"
 #include "core/json_number.h"
+#include "import/common/line_scan.h"
 #include "import/common/small_json.h"
 
 #include "core/parse_number.h"
@@ -17,7 +18,7 @@ namespace stallscope {
 
 bool looksLikeMapping(const std::string& text)
 {
-    return text.find("\"stallscope_mapping\"") != std::string::npos;
+    return findText(text, "\"stallscope_mapping\"") != std::string::npos;
 }
 
 std::optional<TimeNs> parseUtcOffset(const std::string& text)

@@ -5,6 +5,7 @@
 // Parsed state and the gate, which nothing outside this file sees.
 #include "core/time_format.h"
 #include "import/common/file_bytes.h"
+#include "import/common/line_scan.h"
 #include "import/common/packed.h"
 #include "import/common/text_encoding.h"
 #include "import/folder/formats.h"
@@ -175,8 +176,8 @@ int yearInText(std::string_view text)
     constexpr std::size_t kLooked = std::size_t(4) << 20;
     text = text.substr(0, kLooked);
     auto digit = [](char c) { return c >= '0' && c <= '9'; };
-    for (auto at = text.find("20"); at != std::string_view::npos && at + 10 <= text.size();
-         at = text.find("20", at + 1)) {
+    for (auto at = findText(text, "20"); at != std::string_view::npos && at + 10 <= text.size();
+         at = findText(text, "20", at + 1)) {
         const auto t = text.substr(at, 10);
         const bool after = at == 0 || text[at - 1] == '[' || text[at - 1] == ' ' || text[at - 1] == '\n';
         if (after && digit(t[2]) && digit(t[3]) && t[4] == '-' && digit(t[5]) && digit(t[6]) && t[7] == '-'

@@ -27,7 +27,7 @@ std::string trim(const std::string& s)
 
 bool looksLikeIblinkinfo(const std::string& text)
 {
-    return text.find(")==>") != std::string::npos && text.find("==(") != std::string::npos;
+    return findText(text, ")==>") != std::string::npos && findText(text, "==(") != std::string::npos;
 }
 
 bool looksLikePerfquery(const std::string& text)
@@ -35,13 +35,13 @@ bool looksLikePerfquery(const std::string& text)
     // The header, its '#' perhaps lost to a web page or a quoting comment, then the dotted PortSelect field that
     // every block starts with: a log naming "Port counters:" is not enough.
     for (const std::string_view header : { "Port counters: Lid ", "Port extended counters: Lid " }) {
-        if (const auto at = text.find(header); at != std::string::npos
+        if (const auto at = findText(text, header); at != std::string::npos
             && std::string_view(text).substr(at, 400).find("PortSelect:....") != std::string_view::npos) {
             return true;
         }
     }
-    return text.find("# Port counters:") != std::string::npos
-        || text.find("# Port extended counters:") != std::string::npos;
+    return findText(text, "# Port counters:") != std::string::npos
+        || findText(text, "# Port extended counters:") != std::string::npos;
 }
 
 namespace {

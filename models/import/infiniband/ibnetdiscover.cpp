@@ -10,14 +10,14 @@ namespace stallscope {
 
 bool looksLikeIbsimNet(const std::string& text)
 {
-    return text.rfind("Hca\t", 0) == 0 || text.find("\nHca\t") != std::string::npos;
+    return text.rfind("Hca\t", 0) == 0 || findText(text, "\nHca\t") != std::string::npos;
 }
 
 bool looksLikeIbnetdiscover(const std::string& text)
 {
-    return text.find("\nSwitch\t") != std::string::npos || text.rfind("Switch\t", 0) == 0
-        || text.find("# Topology file") != std::string::npos
-        || ((text.rfind("SW ", 0) == 0 || text.rfind("CA ", 0) == 0) && text.find(" - ") != std::string::npos);
+    return findText(text, "\nSwitch\t") != std::string::npos || text.rfind("Switch\t", 0) == 0
+        || findText(text, "# Topology file") != std::string::npos
+        || ((text.rfind("SW ", 0) == 0 || text.rfind("CA ", 0) == 0) && findText(text, " - ") != std::string::npos);
 }
 
 namespace {

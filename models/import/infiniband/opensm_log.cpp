@@ -14,8 +14,10 @@ namespace stallscope {
 
 bool looksLikeOpensmLog(const std::string& text)
 {
-    return text.find("drop_mgr_remove_port") != std::string::npos || text.find("log_trap_info") != std::string::npos
-        || text.find("state_mgr_report_new_ports") != std::string::npos || text.find("SUBNET UP") != std::string::npos;
+    return findText(text, "drop_mgr_remove_port") != std::string::npos
+        || findText(text, "log_trap_info") != std::string::npos
+        || findText(text, "state_mgr_report_new_ports") != std::string::npos
+        || findText(text, "SUBNET UP") != std::string::npos;
 }
 
 namespace {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "import/kineto/kineto_trace.h"
+#include "import/common/line_scan.h"
 
 #include "core/checked_math.h"
 #include "core/job_snapshot.h"
@@ -26,7 +27,7 @@ namespace ond = simdjson::ondemand;
 bool looksLikeKinetoTrace(const std::string& text)
 {
     const auto first = text.find_first_not_of(" \t\r\n");
-    return first != std::string::npos && text[first] == '{' && text.find("\"traceEvents\"") != std::string::npos;
+    return first != std::string::npos && text[first] == '{' && findText(text, "\"traceEvents\"") != std::string::npos;
 }
 
 namespace {

@@ -446,7 +446,8 @@ void Reader::close()
 
 bool looksLikeFrTraceText(const std::string& text)
 {
-    if (text.find(kCannotDecide) != std::string::npos && text.find("missed FR dumps from ranks") != std::string::npos) {
+    if (findText(text, kCannotDecide) != std::string::npos
+        && findText(text, "missed FR dumps from ranks") != std::string::npos) {
         return true;
     }
     const auto hasField = [](std::string_view l) {
@@ -466,8 +467,8 @@ bool looksLikeFrTraceText(const std::string& text)
     };
     constexpr int kLooks = 64; // occurrences of each anchor looked at: enough for any real output
     for (const std::string_view anchor : { kNotAllJoined, kHasErrors, kSizeMismatch, std::string_view(" at entry ") }) {
-        auto pos = all.find(anchor);
-        for (int k = 0; k < kLooks && pos != std::string_view::npos; ++k, pos = all.find(anchor, pos + 1)) {
+        auto pos = findText(all, anchor);
+        for (int k = 0; k < kLooks && pos != std::string_view::npos; ++k, pos = findText(all, anchor, pos + 1)) {
             const auto start = all.rfind('\n', pos);
             const auto own = lineFrom(start == std::string_view::npos ? 0 : start + 1);
             if (anchor == kNotAllJoined && own.find("Missing ranks are {") != std::string_view::npos) {

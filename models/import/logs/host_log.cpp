@@ -865,7 +865,7 @@ bool hasFmJournalLine(std::string_view text)
 {
     const LogClock clock;
     std::size_t at = 0;
-    for (int n = 0; n < 64 && (at = text.find("fabricmanager", at)) != std::string_view::npos; ++n) {
+    for (int n = 0; n < 64 && (at = findText(text, "fabricmanager", at)) != std::string_view::npos; ++n) {
         const auto from = at > 4096 ? at - 4096 : 0; // a longer line is no journal line: look back no further
         const auto nl = text.substr(from, at - from).rfind('\n');
         const auto begin = nl == std::string_view::npos ? from : from + nl + 1;
@@ -887,7 +887,7 @@ bool looksLikeHostLog(const std::string& text)
         { "srun: error: ", "slurmstepd: error: ***", "Root Cause (first observed failure):", "mlx5_core", "mlx5_port_module_event:", "NVRM: Xid",
             "NVRM: GPU ", "NVRM: The NVIDIA GPU ", "SXid (", "AER: ", "pciehp", ": segfault at ", "nvidia-peermem ",
             "Unable to determine the device handle for GPU" }) {
-        if (text.find(mark) != std::string::npos) {
+        if (findText(text, mark) != std::string::npos) {
             return true;
         }
     }

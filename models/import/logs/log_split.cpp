@@ -191,9 +191,18 @@ std::vector<RankLines> splitByNcclPrefix(const std::string& text)
     std::set<std::string, std::less<>> hosts;
     std::set<std::string> processes;
     std::vector<LoadIssue> ignored;
+    std::string last; // the previous prefix's host, pid and device: most lines follow one of their own process
+    int lastDev = -1;
     readLines(text, "", ignored, [&](const std::string& line, std::int64_t) {
         LineScan s(line, logs::afterLauncherPrefix(line));
         if (const auto p = logs::ncclPrefixAt(s, none)) {
+            if (p->dev == lastDev && last.size() == p->host.size() + 1 + p->pid.size()
+                && std::string_view(last).substr(0, p->host.size()) == p->host
+                && std::string_view(last).substr(p->host.size() + 1) == p->pid) {
+                return;
+            }
+            last.assign(p->host).append(" ").append(p->pid);
+            lastDev = p->dev;
             hosts.emplace(p->host);
             processes.insert(processOf(*p));
         }
@@ -360,7 +369,7 @@ std::string ucxProcess(std::string_view line)
 // UCX lines of several processes in one file (a launcher's output without labels): split by UCX's prefix.
 std::vector<RankLines> splitByUcxPrefix(const std::string& text)
 {
-    if (text.find("ib_mlx5_log.c:") == std::string::npos) {
+    if (findText(text, "ib_mlx5_log.c:") == std::string::npos) {
         return {};
     }
     std::map<std::string, RankLines> parts;

@@ -18,6 +18,11 @@ bool digit(char c)
     return c >= '0' && c <= '9';
 }
 
+bool asciiLetter(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
 // A record the rank-log readers start at: a bracketed prefix ("[rank3]:", "[E0709 …]", "[PG 0 Rank 3]",
 // "[1,12]<stdout>:", NCCL's "[2025-…] " stamp), a launcher's prefix, or NCCL's "host:pid:tid [dev] ".
 bool recordAt(std::string_view rest)
@@ -84,9 +89,8 @@ std::size_t hostLabelLength(std::string_view line)
 {
     std::size_t i = 0;
     bool letter = false, dot = false;
-    while (i < line.size() && i < 64
-        && (std::isalnum(static_cast<unsigned char>(line[i])) || line[i] == '-' || line[i] == '_' || line[i] == '.')) {
-        letter = letter || std::isalpha(static_cast<unsigned char>(line[i]));
+    while (i < line.size() && i < 64 && hostNameChar(line[i])) {
+        letter = letter || asciiLetter(line[i]);
         dot = dot || line[i] == '.';
         ++i;
     }
@@ -169,7 +173,7 @@ std::pair<std::size_t, std::string> wrapperAt(std::string_view line)
             return { rest.empty() || !recordAt(rest) ? 0 : stamp->length, {} };
         }
     }
-    if (std::isalpha(static_cast<unsigned char>(c)) || digit(c)) {
+    if (asciiLetter(c) || digit(c)) {
         if (const auto n = ompiTimestampLength(line); n > 0) {
             return { 0, {} }; // Open MPI's stamp before its tag: the readers pass over it
         }
@@ -230,7 +234,7 @@ std::optional<std::string> unwrapLine(std::string_view line, bool links)
 std::optional<std::string> unwrapPastedLines(std::string_view text)
 {
     std::optional<std::string> out;
-    const bool links = text.find("](http") != std::string_view::npos; // one pass, not one per line
+    const bool links = findText(text, "](http") != std::string_view::npos; // one pass, not one per line
     std::size_t begin = 0;
     while (begin < text.size()) {
         auto end = text.find('\n', begin);

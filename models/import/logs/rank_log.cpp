@@ -20,7 +20,7 @@ bool looksLikeRankLog(const std::string& text)
 {
     for (const char* mark : { "NCCL INFO", "NCCL WARN", "[rank", "ProcessGroupNCCL", "Watchdog caught collective",
              "ib_mlx5_log.c:", "pml_ucx.c:", "Detected mismatch between collectives" }) {
-        if (text.find(mark) != std::string::npos) {
+        if (findText(text, mark) != std::string::npos) {
             return true;
         }
     }

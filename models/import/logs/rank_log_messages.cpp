@@ -25,7 +25,8 @@ std::string clipped(std::string_view s)
 // rank the global rank (used when no "[rankN]" prefix says it). "nRanks 2 nNodes" lines are not this one.
 Read commInit(std::string_view body, LogEvent& e, MessageState& c)
 {
-    for (auto at = body.find(" rank "); at != std::string_view::npos; at = body.find(" rank ", at + 1)) {
+    // findText: " rank " starts with a blank, on which std::string_view::find would stop every few bytes.
+    for (auto at = findText(body, " rank "); at != std::string_view::npos; at = findText(body, " rank ", at + 1)) {
         LineScan s(body, at + 6);
         const auto r = s.number<std::uint32_t>();
         if (!r || !s.lit(" nranks ")) {
@@ -346,6 +347,9 @@ Read watchdogTimeout(std::string_view body, LogEvent& e, MessageState& c)
 // work: 1841"
 Read watchdogFailure(std::string_view body, LogEvent& e, MessageState& c)
 {
+    if (body.find("work") == std::string_view::npos) {
+        return Read::Nothing; // every wording below reads a "work: N": most lines are passed over with one memchr
+    }
     LineScan s(body);
     // Three generations of one fact: "failure detected by watchdog at work sequence id: N PG status: last enqueued
     // work: E, last completed work: C" (2.5+), "Exception (either an error or timeout) detected by watchdog at

@@ -364,8 +364,8 @@ private:
 // A few lines of each shape, for the recogniser: enough of the block to tell it from a log quoting one line.
 bool ibstatBlock(const std::string& text)
 {
-    const auto at = text.find("CA '");
-    const auto colonAt = text.find("CA: '");
+    const auto at = findText(text, "CA '");
+    const auto colonAt = findText(text, "CA: '");
     const auto from = std::min(at, colonAt);
     if (from == std::string::npos) {
         return false;
@@ -384,7 +384,7 @@ bool looksLikeNodeTools(const std::string& text)
         return true;
     }
     // ibv_devices: "device                 node GUID" over a rule of dashes.
-    if (const auto at = text.find("node GUID"); at != std::string::npos) {
+    if (const auto at = findText(text, "node GUID"); at != std::string::npos) {
         const auto from = text.rfind('\n', at) == std::string::npos ? 0 : text.rfind('\n', at) + 1;
         const auto head = words(std::string_view(text).substr(from, at + 9 - from), 4);
         const auto next = text.find('\n', at);
@@ -393,52 +393,52 @@ bool looksLikeNodeTools(const std::string& text)
             return true;
         }
     }
-    if (const auto at = text.find("Infiniband device '"); at != std::string::npos
-        && text.find("' port ", at) != std::string::npos && text.find(" status:", at) != std::string::npos) {
+    if (const auto at = findText(text, "Infiniband device '"); at != std::string::npos
+        && findText(text, "' port ", at) != std::string::npos && findText(text, " status:", at) != std::string::npos) {
         return true;
     }
-    if (const auto at = text.find("hca_id:"); at != std::string::npos) {
+    if (const auto at = findText(text, "hca_id:"); at != std::string::npos) {
         const auto window = std::string_view(text).substr(at, 1000);
         if (window.find("transport:") != std::string_view::npos || window.find("fw_ver:") != std::string_view::npos
             || window.find("phys_port_cnt:") != std::string_view::npos) {
             return true;
         }
     }
-    if (text.find("stat of IB device '") != std::string::npos
-        && (text.find("ibpanic: ") != std::string::npos || text.find("ibwarn: ") != std::string::npos)) {
+    if (findText(text, "stat of IB device '") != std::string::npos
+        && (findText(text, "ibpanic: ") != std::string::npos || findText(text, "ibwarn: ") != std::string::npos)) {
         return true;
     }
-    if (const auto at = text.find("Errors for "); at != std::string::npos) {
+    if (const auto at = findText(text, "Errors for "); at != std::string::npos) {
         const auto window = std::string_view(text).substr(at, 2000);
         if (window.find("GUID 0x") != std::string_view::npos && window.find(" port ") != std::string_view::npos
             && window.find(" == ") != std::string_view::npos) {
             return true;
         }
     }
-    if (const auto at = text.find("PSU0 status "); at != std::string::npos) {
+    if (const auto at = findText(text, "PSU0 status "); at != std::string::npos) {
         const auto window = std::string_view(text).substr(at, 3000);
         if (window.find("temperature (C) ") != std::string_view::npos
             && window.find("warn threshold (C) ") != std::string_view::npos) {
             return true; // ibswinfo's table
         }
     }
-    if (const auto at = text.find("cur.temp (C) "); at != std::string::npos) {
+    if (const auto at = findText(text, "cur.temp (C) "); at != std::string::npos) {
         const auto window = std::string_view(text).substr(at, 200);
         if (window.find("max.temp (C) ") != std::string_view::npos) {
             return true; // ibswinfo -o vitals
         }
     }
-    if (text.find("psu0.status ") != std::string::npos && text.find("fans ") != std::string::npos) {
+    if (findText(text, "psu0.status ") != std::string::npos && findText(text, "fans ") != std::string::npos) {
         return true; // ibswinfo -o status
     }
-    if (const auto at = text.find("# Port info: "); at != std::string::npos) {
+    if (const auto at = findText(text, "# Port info: "); at != std::string::npos) {
         const auto window = std::string_view(text).substr(at, 3000);
         if (window.find("LinkState:.") != std::string_view::npos
             && window.find("PhysLinkState:.") != std::string_view::npos) {
             return true;
         }
     }
-    if (const auto at = text.find("sminfo: "); at != std::string::npos) {
+    if (const auto at = findText(text, "sminfo: "); at != std::string::npos) {
         const auto window = std::string_view(text).substr(at, 200);
         if ((window.find("sm lid ") != std::string_view::npos && window.find(" sm guid ") != std::string_view::npos)
             || window.starts_with("sminfo: iberror: ")) {

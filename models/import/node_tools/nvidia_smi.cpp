@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // nvidia-smi's `topo -m` matrix and `nvlink --status` / `-e` lists (tool_block.h; docs/formats.md §5g).
+#include "import/common/line_scan.h"
 #include "import/node_tools/tool_block.h"
 
 #include "core/parse_number.h"
@@ -238,13 +239,13 @@ bool looksLikeNvidiaSmi(std::string_view text)
     // Bounded: at most 64 header candidates, each looking 20 KB ahead for its row (a log full of "GPU0 GPU1" lines
     // must not make this quadratic).
     int candidates = 0;
-    for (std::size_t at = text.find("GPU0"); at != std::string_view::npos && candidates < 64;
-         at = text.find("GPU0", at + 4)) {
+    for (std::size_t at = findText(text, "GPU0"); at != std::string_view::npos && candidates < 64;
+         at = findText(text, "GPU0", at + 4)) {
         const auto w = words(text.substr(at, std::min<std::size_t>(text.find('\n', at), text.size()) - at), 512);
         if (topoHeader(w)) {
             ++candidates;
-            for (auto row = text.find("GPU0", at + 4); row != std::string_view::npos && row < at + 20000;
-                 row = text.find("GPU0", row + 4)) {
+            for (auto row = findText(text, "GPU0", at + 4); row != std::string_view::npos && row < at + 20000;
+                 row = findText(text, "GPU0", row + 4)) {
                 const auto r = words(text.substr(row, 16), 4);
                 if (r.size() >= 2 && r[1] == "X") {
                     return true;
@@ -256,7 +257,7 @@ bool looksLikeNvidiaSmi(std::string_view text)
         }
     }
     // nvlink --status or -e: "GPU 0: … (UUID: GPU-…)" (the UUID perhaps elided) then "Link <n>: ".
-    for (auto at = text.find(" (UUID: "); at != std::string_view::npos; at = text.find(" (UUID: ", at + 8)) {
+    for (auto at = findText(text, " (UUID: "); at != std::string_view::npos; at = findText(text, " (UUID: ", at + 8)) {
         const auto window = text.substr(at, 400);
         for (auto link = window.find("Link "); link != std::string_view::npos; link = window.find("Link ", link + 5)) {
             const auto after = window.substr(link + 5, 4);

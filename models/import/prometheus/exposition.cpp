@@ -2,6 +2,7 @@
 #include "import/prometheus/exposition.h"
 #include "core/checked_math.h"
 #include "core/parse_number.h"
+#include "import/common/line_scan.h"
 
 #include "import/common/sample_stamp.h"
 #include "import/prometheus/exposition_line.h"
@@ -34,9 +35,10 @@ std::optional<PromMetric> treydockKind(std::string_view name)
 
 bool looksLikePrometheusExposition(const std::string& text)
 {
-    return text.find("node_infiniband_") != std::string::npos || text.find("infiniband_switch_") != std::string::npos
-        || text.find("infiniband_hca_") != std::string::npos
-        || (text.find("infiniband_") != std::string::npos && text.find("local_guid=") != std::string::npos);
+    return findText(text, "node_infiniband_") != std::string::npos
+        || findText(text, "infiniband_switch_") != std::string::npos
+        || findText(text, "infiniband_hca_") != std::string::npos
+        || (findText(text, "infiniband_") != std::string::npos && findText(text, "local_guid=") != std::string::npos);
 }
 
 bool looksLikeExpositionHead(const std::string& text)

@@ -2,6 +2,7 @@
 #include "import/prometheus/http_answers.h"
 #include "core/checked_math.h"
 #include "core/parse_number.h"
+#include "import/common/line_scan.h"
 
 #include <simdjson.h>
 
@@ -60,14 +61,14 @@ bool prometheusSeriesIsRead(std::string_view name)
 
 bool looksLikePrometheusMatrix(const std::string& text)
 {
-    if (text.find("\"resultType\"") != std::string::npos && text.find("\"status\"") != std::string::npos
-        && (text.find("\"matrix\"") != std::string::npos || text.find("\"vector\"") != std::string::npos)) {
+    if (findText(text, "\"resultType\"") != std::string::npos && findText(text, "\"status\"") != std::string::npos
+        && (findText(text, "\"matrix\"") != std::string::npos || findText(text, "\"vector\"") != std::string::npos)) {
         return true;
     }
     // A bare result array, as prometheus-api-client and hand exports store it: [{"metric": …, "values": …}].
     const auto first = text.find_first_not_of(" \t\r\n");
-    return first != std::string::npos && text[first] == '[' && text.find("\"metric\"") != std::string::npos
-        && (text.find("\"values\"") != std::string::npos || text.find("\"value\"") != std::string::npos);
+    return first != std::string::npos && text[first] == '[' && findText(text, "\"metric\"") != std::string::npos
+        && (findText(text, "\"values\"") != std::string::npos || findText(text, "\"value\"") != std::string::npos);
 }
 
 namespace {
