@@ -1,18 +1,18 @@
 // SPDX-License-Identifier: MIT
 // One binary: CLI subcommands run on the core with a QCoreApplication only; no subcommand opens the GUI.
-#include "cli_options.h"
-#include "commands.h"
+#include "cli/cli_options.h"
+#include "cli/commands.h"
 #include "core/document_file.h"
 #include "core/parse_number.h"
 #include "core/time_format.h"
-#include "main_window.h"
-#include "open_input.h"
+#include "window/main_window.h"
+#include "open/open_input.h"
 #include "stallscope_version.h"
-#include "quit_on_signal.h"
+#include "window/quit_on_signal.h"
 #include "theme.h"
 #include "training/answer.h"
-#include "training_controller.h"
-#include "training_panel.h"
+#include "window/training_controller.h"
+#include "window/training_panel.h"
 
 #include <QApplication>
 #include <QSettings>

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# The man pages and completions are made from the --help texts (app/manual.cpp): every command `stallscope --help`
+# The man pages and completions are made from the --help texts (app/cli/manual.cpp): every command `stallscope --help`
 # lists and every option each command's --help lists must be in stallscope.1, both pages must render with groff
 # without a warning, and the bash completion must offer commands, a command's options and the presets.
 # Usage: manual_test.sh STALLSCOPE STALLSCOPE_COLLECT WORK_DIR

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // CLI end to end: the real `stallscope` binary (STALLSCOPE_BINARY) and the commands as functions.
-#include "cli_options.h"
-#include "commands.h"
-#include "load_job.h"
+#include "cli/cli_options.h"
+#include "cli/commands.h"
+#include "open/load_job.h"
 #include "core/atomic_file.h"
 #include "sim/config.h"
 #include "stallscope_version.h"

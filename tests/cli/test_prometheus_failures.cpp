@@ -4,8 +4,8 @@
 // timeout, a proxy's HTML page instead of JSON, the server's warnings passed on, and `convert` leaving no half
 // bundle behind. The server is a canned HTTP responder on 127.0.0.1 in its own thread (a real Prometheus cannot
 // be made to fail on cue; the point-limit refusal is checked against the real one in core/test_prometheus_live).
-#include "cli_options.h"
-#include "commands.h"
+#include "cli/cli_options.h"
+#include "cli/commands.h"
 #include "source/prometheus_source.h"
 #include "test_support.h"
 

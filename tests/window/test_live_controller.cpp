@@ -2,7 +2,7 @@
 // File › Live as the window uses it: the action is enabled only with a server to follow, following asks for the
 // same query up to now every scrape interval, and the alert words only the links that went down since the last load.
 #include "analysis/flaps.h"
-#include "live_controller.h"
+#include "window/live_controller.h"
 #include "test_support.h"
 
 #include <catch2/catch.hpp>

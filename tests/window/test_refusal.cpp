@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // A refusal in the window: the message box's title names what could not be opened, and the status bar keeps the
 // refusal to one line that fits (a long one was cut at the window's edge, mid-word).
-#include "main_window.h"
-#include "refusal.h"
+#include "window/main_window.h"
+#include "open/refusal.h"
 #include "test_support.h"
 
 #include <catch2/catch.hpp>

@@ -5,13 +5,13 @@
 #include "bundle/writer.h"
 #include "incidents_panel.h"
 #include "isolated_settings.h"
-#include "main_window.h"
+#include "window/main_window.h"
 #include "sim/raw_writer.h"
 #include "test_support.h"
 #include "training/answer.h"
 #include "training/folder.h"
-#include "training_controller.h"
-#include "training_panel.h"
+#include "window/training_controller.h"
+#include "window/training_panel.h"
 #include "view/view_state.h"
 
 #include <catch2/catch.hpp>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // stallscope.1 and the bash and zsh completions, from the command table and each command's --help.
-#include "cli_options.h"
-#include "commands.h"
-#include "manual.h"
+#include "cli/cli_options.h"
+#include "cli/commands.h"
+#include "cli/manual.h"
 
 #include "sim/config.h"
 #include "stallscope_version.h"

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-#include "cli_options.h"
-#include "commands.h"
+#include "cli/cli_options.h"
+#include "cli/commands.h"
 
 #include "core/snapshot_summary.h"
-#include "open_input.h"
+#include "open/open_input.h"
 
 #include <ostream>
 

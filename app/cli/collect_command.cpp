@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-#include "cli_options.h"
-#include "commands.h"
+#include "cli/cli_options.h"
+#include "cli/commands.h"
 
 #include "collect/sysfs_collector.h"
 #include "core/time_format.h"

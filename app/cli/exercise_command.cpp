@@ -2,8 +2,8 @@
 // `stallscope exercise list|new|hint|check`: training exercises for a class (docs/training.md). An instructor
 // hands out folders made by `new` (raw files, no answer) and grades answers with `check`, which regenerates the
 // incident from the folder's exercise id and seed.
-#include "cli_options.h"
-#include "commands.h"
+#include "cli/cli_options.h"
+#include "cli/commands.h"
 #include "core/document_file.h"
 #include "core/json_text.h"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "load_job.h"
+#include "open/load_job.h"
 
 #include "bundle/reader.h"
 #include "core/atomic_file.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-#include "cli_options.h"
-#include "commands.h"
-#include "load_job.h"
+#include "cli/cli_options.h"
+#include "cli/commands.h"
+#include "open/load_job.h"
 
 #include "bundle/writer.h"
 #include "core/atomic_file.h"

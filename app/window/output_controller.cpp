@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
-#include "output_controller.h"
+#include "window/output_controller.h"
 #include "plain_text.h"
 
 #include "core/path_relation.h"
 #include "heatmap_widget.h"
 #include "link_heatmap_widget.h"
-#include "load_job.h"
+#include "open/load_job.h"
 #include "postmortem_render.h"
 #include "postmortem_report.h"
 #include "view/view_state.h"

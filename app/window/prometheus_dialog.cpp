@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "prometheus_dialog.h"
+#include "window/prometheus_dialog.h"
 
 #include <QCheckBox>
 #include <QDateTime>

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 // `stallscope render`: the composed postmortem image, headless (offscreen platform), deterministic.
-#include "cli_options.h"
-#include "commands.h"
+#include "cli/cli_options.h"
+#include "cli/commands.h"
 
 #include "core/time_format.h"
 #include "export/trace_export.h"
-#include "load_job.h"
+#include "open/load_job.h"
 #include "postmortem_render.h"
 #include "postmortem_report.h"
 #include "session_look.h"

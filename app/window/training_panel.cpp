@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "training_panel.h"
+#include "window/training_panel.h"
 #include "plain_text.h"
 
 #include "core/job_snapshot.h"

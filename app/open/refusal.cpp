@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "refusal.h"
+#include "open/refusal.h"
 
 #include "import/folder/raw_folder.h"
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // stallscope-collect: `stallscope collect` as its own small binary for collector-only hosts (GPU nodes), built
 // from the same handler and linked only with the GUI-free core and collector libraries — no Qt GUI or Widgets.
-#include "cli_options.h"
-#include "commands.h"
-#include "manual.h"
+#include "cli/cli_options.h"
+#include "cli/commands.h"
+#include "cli/manual.h"
 #include "stallscope_version.h"
 
 #include <iostream>

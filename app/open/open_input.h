@@ -4,7 +4,7 @@
 // What `info`, `analyze` and `convert` read: PATH (a bundle or a folder of raw files), or a Prometheus-compatible
 // server (`--prometheus URL --from T --to T [--match M]…`, issue #14).
 
-#include "cli_options.h"
+#include "cli/cli_options.h"
 
 #include "core/loaded_job.h"
 #include "core/result.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-#include "cli_options.h"
-#include "commands.h"
+#include "cli/cli_options.h"
+#include "cli/commands.h"
 
 #include "analysis/analysis.h"
 #include "export/trace_export.h"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "job_views.h"
+#include "window/job_views.h"
 #include "hosts_panel.h"
 
 #include "core/job_snapshot.h"

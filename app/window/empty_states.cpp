@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "empty_states.h"
+#include "window/empty_states.h"
 
 #include "flaps_panel.h"
 #include "heatmap_widget.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-#include "cli_options.h"
-#include "commands.h"
+#include "cli/cli_options.h"
+#include "cli/commands.h"
 #include "core/json_text.h"
 #include "core/printable.h"
 
@@ -10,7 +10,7 @@
 #include "core/issue_groups.h"
 #include "core/time_format.h"
 #include "import/open_job.h"
-#include "open_input.h"
+#include "open/open_input.h"
 #include "source/prometheus_source.h"
 
 #include <QEventLoop>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "open_dialog.h"
+#include "window/open_dialog.h"
 
 #include <QFileDialog>
 #include <QFileInfo>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-#include "cli_options.h"
-#include "commands.h"
-#include "load_job.h"
-#include "open_input.h"
+#include "cli/cli_options.h"
+#include "cli/commands.h"
+#include "open/load_job.h"
+#include "open/open_input.h"
 
 #include "bundle/writer.h"
 #include "core/atomic_file.h"

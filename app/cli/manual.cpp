@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Help text → roff. Pure C++ with no Qt, so the collector-only binary makes its own page with it.
-#include "manual.h"
+#include "cli/manual.h"
 
 #include <cstdio>
 #include <sstream>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "live_controller.h"
+#include "window/live_controller.h"
 
 #include "analysis/flaps.h"
 #include "core/time_format.h"

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-#include "training_controller.h"
+#include "window/training_controller.h"
 #include "plain_text.h"
 
-#include "main_window.h"
-#include "training_panel.h"
+#include "window/main_window.h"
+#include "window/training_panel.h"
 #include "view/view_state.h"
 
 #include <QDialog>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "cli_options.h"
+#include "cli/cli_options.h"
 
 #include "core/path_relation.h"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-#include "recent_files.h"
+#include "window/recent_files.h"
 
-#include "welcome_panel.h"
+#include "window/welcome_panel.h"
 
 #include <QFileInfo>
 #include <QMenu>

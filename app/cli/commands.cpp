@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-#include "commands.h"
+#include "cli/commands.h"
 
-#include "cli_options.h"
-#include "manual.h"
+#include "cli/cli_options.h"
+#include "cli/manual.h"
 
 #include <ostream>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "quit_on_signal.h"
+#include "window/quit_on_signal.h"
 
 #include <QCoreApplication>
 #include <QSocketNotifier>

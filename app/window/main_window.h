@@ -8,9 +8,9 @@
 #include <QFutureWatcher>
 #include <QMainWindow>
 
-#include "empty_states.h"
-#include "job_views.h"
-#include "load_job.h"
+#include "window/empty_states.h"
+#include "window/job_views.h"
+#include "open/load_job.h"
 #include "source/prometheus_source.h"
 
 #include <map>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "welcome_panel.h"
+#include "window/welcome_panel.h"
 #include "plain_text.h"
 
 #include <QCommandLinkButton>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "open_input.h"
+#include "open/open_input.h"
 
 #include "core/json_text.h"
 #include "core/parse_number.h"
