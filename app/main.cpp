@@ -138,7 +138,7 @@ int runGui(int argc, char** argv, const std::vector<std::string>& args)
     } else if (!parsed.positional.empty() && parsed.has("prometheus")) {
         window.openFolderWithPrometheus(QString::fromStdString(parsed.positional[0]), prometheusQueryFrom(parsed));
     } else if (!parsed.positional.empty()) {
-        window.openBundle(QString::fromStdString(parsed.positional[0]));
+        window.openJob(QString::fromStdString(parsed.positional[0]));
     } else if (parsed.has("prometheus")) {
         const auto q = prometheusQueryFrom(parsed);
         window.openPrometheus(q);

@@ -109,7 +109,7 @@ int runRender(const std::vector<std::string>& args, std::ostream& out, std::ostr
         return kExitUsage;
     }
     SharedProgress progress;
-    const auto opened = openBundle(a.positional[0], progress, {}, OpenFor::Images);
+    const auto opened = openPath(a.positional[0], progress, {}, OpenFor::Images);
     if (!opened.error.empty()) {
         err << "stallscope render: " << opened.error << '\n';
         return kExitBadInput;
@@ -200,7 +200,7 @@ int runReport(const std::vector<std::string>& args, std::ostream& out, std::ostr
         return kExitUsage;
     }
     SharedProgress progress;
-    const auto opened = openBundle(a.positional[0], progress, {}, OpenFor::Images);
+    const auto opened = openPath(a.positional[0], progress, {}, OpenFor::Images);
     if (!opened.error.empty()) {
         err << "stallscope report: " << opened.error << '\n';
         return kExitBadInput;

@@ -26,7 +26,7 @@ std::string SharedProgress::stage() const
     return m_stage;
 }
 
-OpenedBundle openBundle(const std::string& path, SharedProgress& progress, const StageCallback& onStage, OpenFor use)
+OpenedJob openPath(const std::string& path, SharedProgress& progress, const StageCallback& onStage, OpenFor use)
 {
     return openWith(
         path, [&path](Progress& p) { return openJob(path, p); }, progress, onStage, use);
@@ -35,7 +35,7 @@ OpenedBundle openBundle(const std::string& path, SharedProgress& progress, const
 namespace {
 
 // The headless open: analysis only; the images rasterize from the records.
-OpenedBundle finishForImages(OpenedBundle out, SharedProgress& progress)
+OpenedJob finishForImages(OpenedJob out, SharedProgress& progress)
 {
     // The fabric review (every link's flaps) on the second core while the analysis runs on this one.
     auto review = std::async(std::launch::async, [snap = out.snapshot] {
@@ -54,10 +54,10 @@ OpenedBundle finishForImages(OpenedBundle out, SharedProgress& progress)
 
 } // namespace
 
-OpenedBundle openWith(
+OpenedJob openWith(
     const std::string& name, const Loader& load, SharedProgress& progress, const StageCallback& onStage, OpenFor use)
 {
-    OpenedBundle out;
+    OpenedJob out;
     out.path = name;
     auto loaded = load(progress);
     if (!loaded) {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// Opening a bundle off the GUI thread: load → analyse (the job, and the fabric's flaps) → build heatmap levels
-// (ranks × time and links × time). Progress is shared through
+// Opening a job off the GUI thread (a bundle, a folder of raw files, a server's series): load → analyse (the job,
+// and the fabric's flaps) → build heatmap levels (ranks × time and links × time). Progress is shared through
 // atomics that the GUI polls (no signal per step from the worker); cancel() is honoured between stages and
 // inside the long loops.
 
@@ -37,7 +37,8 @@ private:
     std::atomic<bool> m_cancel { false };
 };
 
-struct OpenedBundle
+// A job opened from any input, with what the window and the images draw of it.
+struct OpenedJob
 {
     std::string path;
     std::string error; // non-empty when opening failed
@@ -53,20 +54,20 @@ struct OpenedBundle
 // Partial results as they become ready, so the window is useful in stages: first the snapshot (summary,
 // topology, counters), then the heatmap levels (no stall overlay yet), then everything (the return value).
 // Called on worker threads: the callee must hand the copy over to its own thread.
-using StageCallback = std::function<void(const OpenedBundle& partial)>;
+using StageCallback = std::function<void(const OpenedJob& partial)>;
 
 // What the opened data is for. Images (`render`, `report`): a few rasters of a few windows, so the rank heatmap
 // draws straight from the records (no levels: at 16,384 ranks they took 2.3 GB and half the time) and the link
 // heatmap is left to the fabric image that needs it.
 enum class OpenFor { Window, Images };
 
-// Runs on a worker thread.
-OpenedBundle openBundle(const std::string& path, SharedProgress& progress, const StageCallback& onStage = {},
+// A bundle or a folder of raw files (import/open_job.h). Runs on a worker thread.
+OpenedJob openPath(const std::string& path, SharedProgress& progress, const StageCallback& onStage = {},
     OpenFor use = OpenFor::Window);
 // The same pipeline over any loader (a Prometheus server: source/prometheus_source.h). `name` is what the
 // window calls it (the path, or the URL).
 using Loader = std::function<Result<LoadedJob>(Progress& progress)>;
-OpenedBundle openWith(const std::string& name, const Loader& load, SharedProgress& progress,
+OpenedJob openWith(const std::string& name, const Loader& load, SharedProgress& progress,
     const StageCallback& onStage = {}, OpenFor use = OpenFor::Window);
 
 // After a bundle is written (convert, simulate): the link heatmap's level 0 beside it (`link_levels.bin`), built

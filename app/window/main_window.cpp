@@ -92,7 +92,7 @@ MainWindow::MainWindow(QWidget* parent)
     , m_summary(new SummaryView(this))
     , m_warnings(new QListWidget(this))
     , m_cursorLabel(plainLabel(this))
-    , m_watcher(new QFutureWatcher<std::shared_ptr<OpenedBundle>>(this))
+    , m_watcher(new QFutureWatcher<std::shared_ptr<OpenedJob>>(this))
     , m_progressTimer(new QTimer(this))
 {
     setWindowTitle(tr("Stallscope"));
@@ -176,13 +176,13 @@ MainWindow::MainWindow(QWidget* parent)
     });
     connect(m_welcome, &WelcomePanel::openFolderRequested, this, [this] {
         if (const auto path = chooseOpenPath(this); !path.isEmpty()) {
-            openBundle(path);
+            openJob(path);
         }
     });
     connect(m_welcome, &WelcomePanel::openPrometheusRequested, this, &MainWindow::askPrometheus);
     connect(m_welcome, &WelcomePanel::openDemoRequested, this, &MainWindow::openDemo);
     connect(m_welcome, &WelcomePanel::startExerciseRequested, m_training, &TrainingController::chooseAndStart);
-    connect(m_welcome, &WelcomePanel::openRecentRequested, this, &MainWindow::openBundle);
+    connect(m_welcome, &WelcomePanel::openRecentRequested, this, &MainWindow::openJob);
     connect(&m_demoJob, &QFutureWatcherBase::finished, this, [this] {
         QApplication::restoreOverrideCursor();
         const auto err = m_demoJob.result();
@@ -190,7 +190,7 @@ MainWindow::MainWindow(QWidget* parent)
             warnPlain(this, tr("Could not write the demo scenario"), QString::fromStdString(err));
             return;
         }
-        openBundle(QStandardPaths::writableLocation(QStandardPaths::CacheLocation) + QStringLiteral("/hourly-flap"));
+        openJob(QStandardPaths::writableLocation(QStandardPaths::CacheLocation) + QStringLiteral("/hourly-flap"));
     });
     QSettings settings;
     // A first start uses most of the screen; later ones come back where the user left the window.
@@ -264,7 +264,7 @@ void MainWindow::createMenus()
     auto* file = menuBar()->addMenu(tr("&File"));
     file->addAction(tr("&Open bundle, folder or session…"), QKeySequence::Open, this, [this] {
         if (const auto path = chooseOpenPath(this); !path.isEmpty()) {
-            openBundle(path);
+            openJob(path);
         }
     });
     file->addAction(tr("Open from &Prometheus…"), this, &MainWindow::askPrometheus);
@@ -288,12 +288,12 @@ void MainWindow::createMenus()
             true);
     });
     m_recent = new RecentFiles(file->addMenu(tr("Open &Recent")), m_welcome, this);
-    connect(m_recent, &RecentFiles::openRequested, this, &MainWindow::openBundle);
+    connect(m_recent, &RecentFiles::openRequested, this, &MainWindow::openJob);
     file->addSeparator();
     file->addAction(tr("&Save session"), QKeySequence::Save, this, [this] { saveSession(false); });
     file->addAction(tr("Save session &as…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), this,
         [this] { saveSession(true); });
-    file->addAction(tr("&Close"), QKeySequence::Close, this, &MainWindow::closeBundle);
+    file->addAction(tr("&Close"), QKeySequence::Close, this, &MainWindow::closeJob);
     file->addSeparator();
     file->addAction(
         tr("&Export view as PNG / SVG / PDF…"), QKeySequence(Qt::CTRL | Qt::Key_E), m_output, &OutputController::exportView);
@@ -427,7 +427,7 @@ void MainWindow::createMenus()
     });
 }
 
-void MainWindow::openBundle(const QString& path)
+void MainWindow::openJob(const QString& path)
 {
     if (!(m_training && m_training->opening()) && !confirmLeavingJob()) {
         return;
@@ -445,7 +445,7 @@ void MainWindow::openBundle(const QString& path)
         m_training->stop(); // the user opened something else: the exercise is over, unchecked
     }
     m_live->setSource(std::nullopt);
-    startLoading(path, [p](Progress& progress) { return openJob(p, progress); });
+    startLoading(path, [p](Progress& progress) { return stallscope::openJob(p, progress); });
 }
 
 void MainWindow::cancelLoading()
@@ -521,8 +521,8 @@ void MainWindow::startLoading(const QString& name, Loader load, bool quiet)
     auto progress = m_progress; // the job keeps its own reference: never a raw `this`
     const quint64 generation = ++m_loadGeneration;
     QPointer<MainWindow> self(this);
-    StageCallback stage = [self, generation](const OpenedBundle& partial) {
-        auto copy = std::make_shared<OpenedBundle>(partial);
+    StageCallback stage = [self, generation](const OpenedJob& partial) {
+        auto copy = std::make_shared<OpenedJob>(partial);
         QMetaObject::invokeMethod(
             qApp,
             [self, generation, copy] {
@@ -533,7 +533,7 @@ void MainWindow::startLoading(const QString& name, Loader load, bool quiet)
             Qt::QueuedConnection);
     };
     m_watcher->setFuture(QtConcurrent::run([n, load, progress, stage] {
-        return std::make_shared<OpenedBundle>(stallscope::openWith(n, load, *progress, stage));
+        return std::make_shared<OpenedJob>(stallscope::openWith(n, load, *progress, stage));
     }));
 }
 
@@ -545,7 +545,7 @@ void MainWindow::followLive()
 }
 
 // In-window alert for links that went down since the last load (live), within one refresh of the server.
-void MainWindow::noteNewFlaps(const OpenedBundle& opened)
+void MainWindow::noteNewFlaps(const OpenedJob& opened)
 {
     if (!opened.fabricReview) {
         return;
@@ -604,7 +604,7 @@ void MainWindow::askPrometheus()
     openPrometheus(choice->query);
 }
 
-void MainWindow::showSnapshot(const OpenedBundle& opened)
+void MainWindow::showSnapshot(const OpenedJob& opened)
 {
     showViews(true);
     const auto links = m_state->selectedLinks();
@@ -653,7 +653,7 @@ void MainWindow::applyHeatmapVisibility()
     m_linkHeatmap->setVisible(fabricOnly || (m_showLinkHeatmap && hasLinks));
 }
 
-void MainWindow::onStage(std::shared_ptr<OpenedBundle> partial)
+void MainWindow::onStage(std::shared_ptr<OpenedJob> partial)
 {
     if (!partial->heatmap) {
         if (!m_reloading) {
@@ -707,7 +707,7 @@ void MainWindow::onLoaded()
         m_pendingSession.reset();
         const auto previousSnapshot = m_previous && m_previous->opened ? m_previous->opened->snapshot : nullptr;
         if (m_shown != previousSnapshot) { // stage 1 had shown part of it: leave no half state behind
-            m_previous && m_previous->opened ? restorePreviousJob() : closeJob();
+            m_previous && m_previous->opened ? restorePreviousJob() : clearJob();
         }
         m_previous.reset();
         if (opened->error != "cancelled" && isVisible()) {
@@ -761,7 +761,7 @@ void MainWindow::onLoaded()
 
 // A crash's "job died" moment can lie past the data's end (the collective timeout runs on after the last record):
 // the views' span reaches it, so the death is on the time axis rather than off its edge.
-void MainWindow::showJobDeath(const OpenedBundle& opened)
+void MainWindow::showJobDeath(const OpenedJob& opened)
 {
     if (!opened.analysis || m_analysisHidden) { // in training the death is part of the answer
         return;
@@ -817,7 +817,7 @@ void MainWindow::openDemo()
     const QString dir
         = QStandardPaths::writableLocation(QStandardPaths::CacheLocation) + QStringLiteral("/hourly-flap");
     if (QFileInfo::exists(dir + QStringLiteral("/manifest.json"))) {
-        openBundle(dir);
+        openJob(dir);
         return;
     }
     statusBar()->showMessage(tr("Simulating the demo scenario once (1,024 ranks, 70 min) into %1…").arg(dir));
@@ -889,10 +889,10 @@ void MainWindow::selectIncident(int number)
     m_state->selectIncident(number);
 }
 
-void MainWindow::closeBundle()
+void MainWindow::closeJob()
 {
     if (confirmLeavingJob()) {
-        closeJob();
+        clearJob();
     }
 }
 
@@ -901,7 +901,7 @@ void MainWindow::showEmptyStates(EmptyState state, const QString& what)
     stallscope::showEmptyStates({ m_heatmap, m_linkHeatmap, m_incidents, m_flaps, m_topology }, state, what);
 }
 
-void MainWindow::closeJob()
+void MainWindow::clearJob()
 {
     showEmptyStates(EmptyState::NoJob);
     m_opened.reset();
@@ -950,7 +950,7 @@ void MainWindow::openSession(const QString& path)
     }
     m_pendingSession = std::make_unique<ReviewSession>(session.value());
     m_pendingSessionPath = path;
-    openBundle(QString::fromStdString(resolveBundlePath(path.toStdString(), session.value())));
+    openJob(QString::fromStdString(resolveBundlePath(path.toStdString(), session.value())));
 }
 
 void MainWindow::applyPendingSession()
@@ -1252,7 +1252,7 @@ void MainWindow::dropEvent(QDropEvent* event)
 {
     const auto urls = event->mimeData()->urls();
     if (!urls.isEmpty() && urls.first().isLocalFile()) {
-        openBundle(urls.first().toLocalFile());
+        openJob(urls.first().toLocalFile());
     }
 }
 

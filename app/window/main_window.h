@@ -2,7 +2,7 @@
 #pragma once
 
 // The main window: composes the heatmap, the incidents panel and docks, owns the one ViewState, wires the
-// menus, and opens bundles off the GUI thread with a progress dialog.
+// menus, and opens jobs (bundles, raw folders, servers) off the GUI thread with a progress dialog.
 
 #include <QElapsedTimer>
 #include <QFutureWatcher>
@@ -46,7 +46,7 @@ class TrainingPanel;
 class ViewState;
 class WelcomePanel;
 struct AnalysisResult;
-struct OpenedBundle;
+struct OpenedJob;
 struct JobSnapshot;
 struct ReviewSession;
 class HeatmapModel;
@@ -59,10 +59,10 @@ public:
     ~MainWindow() override;
     // Opens a bundle, a raw folder or a review session (.stallscope). Asks first when the open job has unsaved
     // notes; the job stays open (and its notes with it) if the new one fails to open or is cancelled.
-    void openBundle(const QString& path);
+    void openJob(const QString& path);
     // File › Save session (saveAs: always ask where); false when nothing was saved.
     bool saveSession(bool saveAs = false);
-    void closeBundle(); // File › Close: asks before unsaved notes are lost
+    void closeJob(); // File › Close: asks before unsaved notes are lost
     QString sessionPath() const { return m_sessionPath; }
     void settleViews(); // rasters made off the GUI thread are in place: before a screenshot
     void openPrometheus(const PrometheusQuery& query); // a Prometheus-compatible server's InfiniBand series
@@ -71,7 +71,7 @@ public:
     void followLive(); // turn Live on (the data must come from a server)
     void selectIncident(int number); // zooms every view to it
     ViewState* viewState() const { return m_state; }
-    const OpenedBundle* opened() const { return m_opened.get(); }
+    const OpenedJob* opened() const { return m_opened.get(); }
     // Training: while hidden, no view shows the analysis (incidents, culprit marks, flaps, degraded links).
     void setAnalysisHidden(bool hidden);
     bool analysisHidden() const { return m_analysisHidden; }
@@ -106,15 +106,15 @@ protected:
 private:
     void createMenus();
     void startLoading(const QString& name, Loader load, bool quiet = false);
-    void noteNewFlaps(const OpenedBundle& opened);
+    void noteNewFlaps(const OpenedJob& opened);
     void noteFilesCutShort(); // GUI thread, every 2 s: a mapped file of the open bundle shrank on disk
     void askPrometheus();
     void createDocks();
     void onLoaded();
-    void onStage(std::shared_ptr<OpenedBundle> partial); // GUI thread
-    void showSnapshot(const OpenedBundle& opened);
-    void showJobDeath(const OpenedBundle& opened);
-    void closeJob(); // no question asked
+    void onStage(std::shared_ptr<OpenedJob> partial); // GUI thread
+    void showSnapshot(const OpenedJob& opened);
+    void showJobDeath(const OpenedJob& opened);
+    void clearJob(); // no question asked
     // True when the open job's notes are saved, or the user chose to save or discard them; false: stay.
     bool confirmLeavingJob();
     JobViews jobViews() const;
@@ -165,7 +165,7 @@ private:
     QListWidget* m_warnings;
     QLabel* m_cursorLabel;
     RecentFiles* m_recent = nullptr; // File › Open Recent and the welcome page's list
-    QFutureWatcher<std::shared_ptr<OpenedBundle>>* m_watcher;
+    QFutureWatcher<std::shared_ptr<OpenedJob>>* m_watcher;
     std::shared_ptr<SharedProgress> m_progress;
     quint64 m_loadGeneration = 0; // stage results of an older load are dropped
     QProgressDialog* m_progressDialog = nullptr;
@@ -179,7 +179,7 @@ private:
     // The job that was open when a load began, with what its views showed: put back if the load fails.
     struct PreviousJob
     {
-        std::shared_ptr<OpenedBundle> opened;
+        std::shared_ptr<OpenedJob> opened;
         JobViewState views;
         QString sessionPath;
     };
@@ -189,7 +189,7 @@ private:
     QAction* m_recordedOnlyAction = nullptr; // View › Row order › Only ranks with records
     QActionGroup* m_metricGroup = nullptr;
     QActionGroup* m_linkOrderGroup = nullptr;
-    std::shared_ptr<OpenedBundle> m_opened;
+    std::shared_ptr<OpenedJob> m_opened;
     QFutureWatcher<std::shared_ptr<const HeatmapModel>>
         m_latenessJob; // the current bundle: immutable snapshot, analysis, heatmap
 };

@@ -51,7 +51,7 @@ OutputController::OutputController(
 
 bool OutputController::outsideOpened(const QString& out, const QString& what)
 {
-    const OpenedBundle* opened = m_sources.opened();
+    const OpenedJob* opened = m_sources.opened();
     const auto r = opened ? pathRelation(opened->path, out.toStdString()) : PathRelation::Apart;
     if (r != PathRelation::Same && r != PathRelation::Inside) {
         return true;
@@ -71,7 +71,7 @@ void OutputController::exportView()
     const auto path = QFileDialog::getSaveFileName(m_window, tr("Export view"), QStringLiteral("stallscope.png"),
         tr("PNG image (*.png);;SVG image (*.svg);;PDF document (*.pdf)"));
     // Asked again after the dialog: a live refresh may have replaced the bundle while it was open.
-    const OpenedBundle* opened = m_sources.opened();
+    const OpenedJob* opened = m_sources.opened();
     if (path.isEmpty() || !outsideOpened(path, tr("image"))) {
         return;
     }
@@ -87,7 +87,7 @@ void OutputController::exportView()
 
 void OutputController::copyImage()
 {
-    const OpenedBundle* opened = m_sources.opened();
+    const OpenedJob* opened = m_sources.opened();
     if (!opened) {
         return;
     }
@@ -118,7 +118,7 @@ void OutputController::saveReport()
     // A save dialog, not getExistingDirectory: that one refuses a folder that does not exist yet, and a report
     // usually goes into a new one (writeReport creates it).
     const auto dir = QFileDialog::getSaveFileName(m_window, tr("Save report as folder"), QStringLiteral("report"));
-    const OpenedBundle* opened = m_sources.opened(); // after the dialog, as in exportView
+    const OpenedJob* opened = m_sources.opened(); // after the dialog, as in exportView
     if (dir.isEmpty() || !outsideOpened(dir, tr("report"))) {
         return;
     }

@@ -19,7 +19,7 @@ class HeatmapWidget;
 class LinkHeatmapWidget;
 class ViewState;
 struct AnalysisResult;
-struct OpenedBundle;
+struct OpenedJob;
 
 class OutputController : public QObject
 {
@@ -28,7 +28,7 @@ public:
     // What the window shows now; each getter is asked at the moment of an action, never kept.
     struct Sources
     {
-        std::function<const OpenedBundle*()> opened; // nullptr: nothing open, the actions do nothing
+        std::function<const OpenedJob*()> opened; // nullptr: nothing open, the actions do nothing
         std::function<std::shared_ptr<const AnalysisResult>()> shownAnalysis; // nullptr while training hides it
         std::function<bool()> analysisHidden;
     };

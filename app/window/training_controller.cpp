@@ -148,7 +148,7 @@ void TrainingController::onGenerated()
     m_dir = g->dir;
     m_window->setAnalysisHidden(true); // before the load: nothing of the analysis reaches a view
     m_opening = true;
-    m_window->openBundle(m_dir);
+    m_window->openJob(m_dir);
 }
 
 void TrainingController::onOpened(bool ok)

@@ -48,7 +48,7 @@ TEST_CASE("a file opened in the window as a folder: the status bar says so withi
     MainWindow w;
     w.resize(480, 400);
     QSignalSpy loaded(&w, &MainWindow::loadFinished);
-    w.openBundle(QString::fromStdString(tmp.str("logs.tgz")));
+    w.openJob(QString::fromStdString(tmp.str("logs.tgz")));
     REQUIRE(loaded.wait(60000));
     CHECK_FALSE(loaded.first().first().toBool());
     const auto shown = w.statusBar()->currentMessage();

@@ -134,7 +134,7 @@ TEST_CASE("opening something else ends the exercise and shows analyses again", "
     auto sim = test::simulateOrFail(config);
     REQUIRE(writeRawFolder(*sim.snapshot, tmp.str("other")).empty());
     QSignalSpy loaded(&w, &MainWindow::loadFinished);
-    w.openBundle(QString::fromStdString(tmp.str("other")));
+    w.openJob(QString::fromStdString(tmp.str("other")));
     REQUIRE(loaded.wait(120000));
     CHECK_FALSE(w.training()->active());
     CHECK_FALSE(w.analysisHidden());
@@ -169,7 +169,7 @@ TEST_CASE("a handed-out exercise folder opens as an exercise, its analysis hidde
     REQUIRE(training::writeExerciseFolder(lib, *lib.find("dead-rank"), 5, tmp.str("alice"), progress));
     MainWindow w;
     QSignalSpy ready(w.training(), &TrainingController::ready);
-    w.openBundle(QString::fromStdString(tmp.str("alice"))); // as File › Open, a drop or `stallscope DIR` do
+    w.openJob(QString::fromStdString(tmp.str("alice"))); // as File › Open, a drop or `stallscope DIR` do
     REQUIRE(ready.wait(120000));
     CHECK(w.training()->active());
     CHECK(w.analysisHidden());

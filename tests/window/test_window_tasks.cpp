@@ -86,7 +86,7 @@ struct Opened
 bool open(MainWindow& w, const std::string& path)
 {
     QSignalSpy loaded(&w, &MainWindow::loadFinished);
-    w.openBundle(QString::fromStdString(path));
+    w.openJob(QString::fromStdString(path));
     if (loaded.isEmpty() && !loaded.wait(120000)) {
         return false;
     }
@@ -194,7 +194,7 @@ TEST_CASE("a note belongs to its job: the next job opens without it, and asks be
     // Cancel: nothing happens, job A stays with its note.
     QString asked;
     answerUnsavedNotes(QMessageBox::Cancel, &asked);
-    w.openBundle(QString::fromStdString(jobs().b));
+    w.openJob(QString::fromStdString(jobs().b));
     CHECK(asked.contains(QStringLiteral("1 note")));
     CHECK(w.opened()->path == jobs().a);
     CHECK(state->annotations().size() == 1);
@@ -247,7 +247,7 @@ TEST_CASE("a review session saved from the window reopens with its notes, select
         state->addAnnotation(note(span.start + span.delta() / 2, "recovered"));
         notes = state->annotations();
         REQUIRE(w.saveSession(false));
-        w.closeBundle(); // saved: no question
+        w.closeJob(); // saved: no question
         CHECK_FALSE(w.opened());
         CHECK(state->annotations().empty());
     }
@@ -726,7 +726,7 @@ TEST_CASE("while a job opens its views say so, and with nothing open they say ho
     // Opened: the incidents are listed, and nothing says it is still opening.
     CHECK_FALSE(w.incidentsPanel()->detailText().startsWith(QStringLiteral("Analysing")));
     CHECK(w.heatmap()->emptyText().startsWith(QStringLiteral("Open a bundle")));
-    w.closeBundle();
+    w.closeJob();
     CHECK(w.incidentsPanel()->detailText().startsWith(QStringLiteral("Open a bundle")));
 }
 
