@@ -175,17 +175,35 @@ PrometheusQuery prometheusQueryFrom(const ParsedArgs& a)
 
 Result<LoadedJob> openInput(const ParsedArgs& a, const ScratchPolicy& scratch)
 {
-    if (!a.has("prometheus")) {
-        NullProgress none;
-        return openJob(a.positional.at(0), none, scratch);
+    JobInput input { a.positional.empty() ? std::string() : a.positional.at(0), std::nullopt };
+    if (a.has("prometheus")) {
+        input.prometheus = prometheusQueryFrom(a);
     }
     NullProgress progress;
-    auto r = a.positional.empty() ? loadFromPrometheus(prometheusQueryFrom(a), progress)
-                                  : loadJobWithPrometheus(a.positional.at(0), prometheusQueryFrom(a), progress);
+    return readInput(input, progress, scratch);
+}
+
+} // namespace stallscope::cli
+
+namespace stallscope {
+
+Result<LoadedJob> readInput(const JobInput& input, Progress& progress, const ScratchPolicy& scratch)
+{
+    if (!input.prometheus) {
+        return openJob(input.path, progress, scratch);
+    }
+    // The server is asked in its own event loop, on this thread.
+    auto r = input.path.empty() ? loadFromPrometheus(*input.prometheus, progress)
+                                : loadJobWithPrometheus(input.path, *input.prometheus, progress);
     if (!r) {
         return r.error();
     }
     return std::move(r->job);
 }
 
-} // namespace stallscope::cli
+Loader loaderFor(JobInput input)
+{
+    return [input = std::move(input)](Progress& progress) { return readInput(input, progress); };
+}
+
+} // namespace stallscope

@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// What `info`, `analyze` and `convert` read: PATH (a bundle or a folder of raw files), or a Prometheus-compatible
-// server (`--prometheus URL --from T --to T [--match M]…`, issue #14).
+// What a job is opened from, for the CLI and the window alike: a path (a bundle or a folder of raw files), a
+// Prometheus-compatible server, or a job's folder with its counters from a server. readInput is the one dispatch;
+// the CLI's `info`, `analyze` and `convert` get their input from the command line (PATH, or
+// `--prometheus URL --from T --to T [--match M]…`, issue #14) and the window from its menus.
 
 #include "cli/cli_options.h"
+#include "open/load_job.h"
+#include "source/prometheus_source.h"
 
 #include "core/loaded_job.h"
 #include "core/result.h"
@@ -15,8 +19,19 @@
 #include <vector>
 
 namespace stallscope {
-struct PrometheusQuery;
-}
+
+struct JobInput
+{
+    std::string path; // empty: the server's series alone
+    std::optional<PrometheusQuery> prometheus; // with a path: that job's counters from the server
+};
+// Opens the input. Blocks (files, network): a worker or the CLI thread. A folder's counter samples past
+// `scratch.memoryBytes` go through scratch files in `scratch.dir`.
+Result<LoadedJob> readInput(const JobInput& input, Progress& progress, const ScratchPolicy& scratch = {});
+// readInput as the staged opening's loader (open/load_job.h).
+Loader loaderFor(JobInput input);
+
+} // namespace stallscope
 
 namespace stallscope::cli {
 

@@ -2,7 +2,6 @@
 #include "window/main_window.h"
 #include "plain_text.h"
 
-#include "analysis/incident_frame.h"
 #include "core/issue_groups.h"
 #include "core/mapped_file.h"
 #include "core/snapshot_summary.h"
@@ -10,67 +9,52 @@
 #include "counter_plot_widget.h"
 #include "flaps_panel.h"
 #include "heatmap_widget.h"
+#include "hosts_panel.h"
 #include "import/folder/raw_folder.h"
-#include "import/open_job.h"
 #include "incidents_panel.h"
 #include "link_heatmap_widget.h"
-#include "hosts_panel.h"
 #include "link_list_panel.h"
-#include "window/live_controller.h"
-#include "open/load_job.h"
-#include "window/open_dialog.h"
-#include "window/prometheus_dialog.h"
-#include "window/output_controller.h"
-#include "window/recent_files.h"
+#include "open/open_input.h"
 #include "open/refusal.h"
+#include "sim/simulator.h"
 #include "summary_view.h"
-#include "theme.h"
 #include "topology_widget.h"
+#include "view/view_state.h"
+#include "window/help_dialogs.h"
+#include "window/live_controller.h"
+#include "window/load_controller.h"
+#include "window/navigation_controller.h"
+#include "window/open_dialog.h"
+#include "window/output_controller.h"
+#include "window/prometheus_dialog.h"
+#include "window/recent_files.h"
+#include "window/session_controller.h"
 #include "window/training_controller.h"
 #include "window/training_panel.h"
-#include "view/rank_search.h"
-#include "view/review_session.h"
-#include "view/view_state.h"
+#include "window/view_menu.h"
 #include "window/welcome_panel.h"
 
-#include "bundle/writer.h"
-#include "core/atomic_file.h"
-#include "sim/simulator.h"
-#include "stallscope_version.h"
-
 #include <chrono>
-#include <filesystem>
 
-#include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QColor>
-#include <QDialog>
-#include <QDialogButtonBox>
-#include <QDesktopServices>
 #include <QDockWidget>
 #include <QDragEnterEvent>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QIcon>
-#include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMenuBar>
-#include <QMessageBox>
 #include <QMimeData>
-#include <QPointer>
-#include <QProgressDialog>
 #include <QScreen>
 #include <QSettings>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QStandardPaths>
 #include <QStatusBar>
-#include <QTextBrowser>
 #include <QTimer>
-#include <QUrl>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -92,8 +76,6 @@ MainWindow::MainWindow(QWidget* parent)
     , m_summary(new SummaryView(this))
     , m_warnings(new QListWidget(this))
     , m_cursorLabel(plainLabel(this))
-    , m_watcher(new QFutureWatcher<std::shared_ptr<OpenedJob>>(this))
-    , m_progressTimer(new QTimer(this))
 {
     setWindowTitle(tr("Stallscope"));
     setWindowIcon(QIcon(QStringLiteral(":/stallscope/stallscope.svg")));
@@ -110,9 +92,7 @@ MainWindow::MainWindow(QWidget* parent)
     m_central->addWidget(split); // page 1: the views
     setCentralWidget(m_central);
     setAcceptDrops(true);
-    m_training = new TrainingController(this, m_state, m_trainingPanel);
-    m_output = new OutputController(this, m_state, m_heatmap, m_linkHeatmap,
-        { [this] { return m_opened.get(); }, [this] { return shownAnalysis(); }, [this] { return m_analysisHidden; } });
+    createControllers();
     createDocks();
     createMenus();
     showEmptyStates(EmptyState::NoJob);
@@ -125,10 +105,9 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_cutShortTimer, &QTimer::timeout, this, &MainWindow::noteFilesCutShort);
     m_cutShortTimer->start(2000);
     statusBar()->showMessage(tr("Ready — File › Open (Ctrl+O) a bundle or a folder of raw files, or drop one here"));
-    connect(m_watcher, &QFutureWatcherBase::finished, this, &MainWindow::onLoaded);
     connect(&m_latenessJob, &QFutureWatcherBase::finished, this, [this] {
         auto model = m_latenessJob.result();
-        if (m_opened && model && &model->snapshot() == m_opened->snapshot.get()) { // still the same bundle
+        if (m_opened && model && &model->snapshot() == m_opened->snapshot.get()) { // still the same job
             m_opened->heatmap = model;
             m_heatmap->setModel(model, shownAnalysis());
             statusBar()->showMessage(tr("Lateness ready"));
@@ -140,40 +119,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_linkHeatmap, &LinkHeatmapWidget::exportRequested, m_output, &OutputController::exportView);
     connect(m_counters, &CounterPlotWidget::exportRequested, m_output, &OutputController::exportView);
     connect(m_topology, &TopologyWidget::exportRequested, m_output, &OutputController::exportView);
-    connect(m_heatmap, &HeatmapWidget::hoveredRankChanged, this, [this](int rank) {
-        m_hoveredRank = rank;
-        updateStatus();
-    });
-    connect(m_state, &ViewState::incidentSelected, this, [this](int n) {
-        if (m_opened && shownAnalysis() && n >= 1 && n <= int(m_opened->analysis->incidents.size())) {
-            const auto frame = frameIncident(m_opened->analysis->incidents[std::size_t(n - 1)]);
-            m_state->zoomIn(frame.window);
-            if (frame.link) {
-                m_state->clearLinks();
-                m_state->selectLink(*frame.link); // its counters appear under the heatmap
-            }
-            m_state->setCursor(frame.cursorNs);
-        }
-    });
-    m_progressTimer->setInterval(100);
-    connect(m_progressTimer, &QTimer::timeout, this, [this] {
-        if (m_progressDialog && m_progress) {
-            // Stage, share of the stage done, and time left for the stage at its current rate.
-            const double f = m_progress->fraction();
-            const auto stage = QString::fromStdString(m_progress->stage());
-            if (stage != m_progressStage) {
-                m_progressStage = stage;
-                m_stageTimer.start();
-            }
-            QString label = stage;
-            const double elapsed = m_stageTimer.elapsed() / 1000.0;
-            if (f > 0.05 && f < 1.0 && elapsed > 0.5) {
-                label += tr(" — about %1 s left").arg(int(elapsed * (1.0 - f) / f + 0.5));
-            }
-            m_progressDialog->setLabelText(label);
-            m_progressDialog->setValue(int(f * 1000));
-        }
-    });
+    connect(m_heatmap, &HeatmapWidget::hoveredRankChanged, this, &MainWindow::updateStatus);
     connect(m_welcome, &WelcomePanel::openFolderRequested, this, [this] {
         if (const auto path = chooseOpenPath(this); !path.isEmpty()) {
             openJob(path);
@@ -205,10 +151,29 @@ MainWindow::~MainWindow()
 {
     m_demoJob.waitForFinished();
     m_latenessJob.waitForFinished();
-    if (m_progress) {
-        m_progress->cancel();
-    }
-    m_watcher->waitForFinished();
+    delete m_loader; // cancels the load in flight and waits for it
+}
+
+// The controllers, each told what it may read of the window; they answer by signals.
+void MainWindow::createControllers()
+{
+    m_loader = new LoadController(this);
+    connect(m_loader, &LoadController::stageReady, this, &MainWindow::onStage);
+    connect(m_loader, &LoadController::finished, this, &MainWindow::onLoaded);
+    m_training = new TrainingController(this, m_state, m_trainingPanel, [this] { return m_opened.get(); });
+    connect(this, &MainWindow::loadFinished, m_training, &TrainingController::jobOpened);
+    connect(m_training, &TrainingController::openRequested, this, [this](const QString& dir) {
+        m_live->setSource(std::nullopt);
+        startLoading(dir, loaderFor({ dir.toStdString(), std::nullopt }));
+    });
+    connect(m_training, &TrainingController::analysisHiddenRequested, this, &MainWindow::setAnalysisHidden);
+    connect(m_training, &TrainingController::dockRequested, this, &MainWindow::showExerciseDock);
+    connect(m_training, &TrainingController::statusMessage, this, &MainWindow::showStatus);
+    m_output = new OutputController(this, m_state, m_heatmap, m_linkHeatmap,
+        { [this] { return m_opened.get(); }, [this] { return shownAnalysis(); }, [this] { return m_analysisHidden; } });
+    m_navigation = new NavigationController(m_state, m_heatmap, m_flaps,
+        { [this] { return m_shown; }, [this] { return shownAnalysis(); }, [this] { return m_analysisHidden; } }, this);
+    connect(m_navigation, &NavigationController::statusMessage, this, &MainWindow::showStatus);
 }
 
 void MainWindow::createDocks()
@@ -269,26 +234,19 @@ void MainWindow::createMenus()
     });
     file->addAction(tr("Open from &Prometheus…"), this, &MainWindow::askPrometheus);
     m_live = new LiveController(file->addAction(tr("&Live: follow the server")), this);
-    connect(m_live, &LiveController::statusMessage, this, [this](const QString& text) {
-        statusBar()->showMessage(text);
-    });
+    connect(m_live, &LiveController::statusMessage, this, &MainWindow::showStatus);
     connect(m_live, &LiveController::refreshRequested, this, [this](const PrometheusQuery& q) {
-        if (m_watcher->isRunning()) {
+        if (m_loader->isRunning()) {
             return; // the previous refresh is still running: skip this tick
         }
-        startLoading(
-            QString::fromStdString(q.url),
-            [q](Progress& progress) -> Result<LoadedJob> {
-                auto r = loadFromPrometheus(q, progress);
-                if (!r) {
-                    return r.error();
-                }
-                return std::move(r->job);
-            },
-            true);
+        startLoading(QString::fromStdString(q.url), loaderFor({ {}, q }), true);
     });
     m_recent = new RecentFiles(file->addMenu(tr("Open &Recent")), m_welcome, this);
     connect(m_recent, &RecentFiles::openRequested, this, &MainWindow::openJob);
+    m_session = new SessionController(
+        this, m_state, m_output, m_recent, { [this] { return m_opened.get(); }, [this] { return jobViews(); } });
+    connect(m_session, &SessionController::statusMessage, this, &MainWindow::showStatus);
+    connect(m_session, &SessionController::saved, this, &MainWindow::updateTitle);
     file->addSeparator();
     file->addAction(tr("&Save session"), QKeySequence::Save, this, [this] { saveSession(false); });
     file->addAction(tr("Save session &as…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), this,
@@ -303,110 +261,17 @@ void MainWindow::createMenus()
 
     auto* edit = menuBar()->addMenu(tr("&Edit"));
     edit->addAction(tr("&Copy image"), QKeySequence::Copy, m_output, &OutputController::copyImage);
-    edit->addAction(tr("Add &note at cursor…"), QKeySequence(Qt::CTRL | Qt::Key_M), this, &MainWindow::addNote);
+    edit->addAction(tr("Add &note at cursor…"), QKeySequence(Qt::CTRL | Qt::Key_M), m_session, &SessionController::addNote);
     edit->addAction(tr("&Go to rank or host…"), QKeySequence(Qt::CTRL | Qt::Key_G), this, [this] {
-        bool ok = false;
-        const auto text = QInputDialog::getText(
-            this, tr("Go to"), tr("Rank number or host name:"), QLineEdit::Normal, QString(), &ok);
-        if (ok) {
-            goTo(text);
-        }
+        m_navigation->askGoTo(this);
     });
-    auto* view = menuBar()->addMenu(tr("&View"));
-    view->addAction(tr("Zoom &In"), QKeySequence(Qt::CTRL | Qt::Key_Equal), this, [this] { zoomAtCursor(0.5); });
-    view->addAction(tr("Zoom &Out"), QKeySequence(Qt::CTRL | Qt::Key_Minus), this, [this] { zoomAtCursor(2.0); });
-    view->addAction(tr("Zoom to &All"), QKeySequence(Qt::CTRL | Qt::Key_0), m_state, &ViewState::resetZoom);
-    auto* back = view->addAction(tr("&Back"), QKeySequence::Back, m_state, &ViewState::back);
-    auto* forward = view->addAction(tr("&Forward"), QKeySequence::Forward, m_state, &ViewState::forward);
-    connect(m_state, &ViewState::historyChanged, this, [this, back, forward] {
-        back->setEnabled(m_state->canGoBack());
-        forward->setEnabled(m_state->canGoForward());
-    });
-    view->addSeparator();
-    view->addAction(tr("&Next incident"), QKeySequence(Qt::Key_BracketRight), this, [this] { stepIncident(+1); });
-    view->addAction(tr("&Previous incident"), QKeySequence(Qt::Key_BracketLeft), this, [this] { stepIncident(-1); });
-    view->addAction(tr("Next f&lap"), QKeySequence(Qt::Key_Period), this, [this] { stepFlap(+1); });
-    view->addAction(tr("Previous fla&p"), QKeySequence(Qt::Key_Comma), this, [this] { stepFlap(-1); });
-    view->addSeparator();
-    auto* order = view->addMenu(tr("&Row order"));
-    auto* group = m_rowOrderGroup = new QActionGroup(this);
-    const std::pair<QString, RowOrder> orders[]
-        = { { tr("By &rank"), RowOrder::Rank }, { tr("By &host"), RowOrder::Host },
-              { tr("By rail / &leaf"), RowOrder::Rail }, { tr("By &first stuck"), RowOrder::FirstStuck } };
-    for (const auto& [label, o] : orders) {
-        auto* a = order->addAction(label, this, [this, o = o] {
-            m_heatmap->setRowOrder(o);
-            if (o == RowOrder::FirstStuck && !m_heatmap->firstStuckNote().isEmpty()) {
-                statusBar()->showMessage(tr("First stuck: %1").arg(m_heatmap->firstStuckNote()), 15000);
-            }
-        });
-        a->setData(int(o));
-        a->setCheckable(true);
-        a->setChecked(o == RowOrder::Rank);
-        group->addAction(a);
-    }
-    order->addSeparator();
-    // A few dumps or one trace among many ranks: their rows fold into a few pixels among the unknown ones.
-    m_recordedOnlyAction = order->addAction(tr("Only ranks with &records"), this, [this](bool on) {
-        m_heatmap->setRecordedOnly(on);
-    });
-    m_recordedOnlyAction->setCheckable(true);
-    m_recordedOnlyAction->setEnabled(false);
-    auto* colour = view->addMenu(tr("&Colour by"));
-    auto* colourGroup = m_metricGroup = new QActionGroup(this);
-    const std::pair<QString, HeatmapMetric> metrics[] = { { tr("&State (stalls stand out)"), HeatmapMetric::State },
-        { tr("&Time in collectives"), HeatmapMetric::TimeInCollectives },
-        { tr("&Lateness against the mean arrival"), HeatmapMetric::Lateness } };
-    for (const auto& [label, m] : metrics) {
-        auto* a = colour->addAction(label, this, [this, m = m] {
-            m_heatmap->setMetric(m);
-            if (m == HeatmapMetric::Lateness) {
-                ensureLateness();
-            }
-        });
-        a->setData(int(m));
-        a->setCheckable(true);
-        a->setChecked(m == HeatmapMetric::State);
-        colourGroup->addAction(a);
-    }
-    auto* linkOrder = view->addMenu(tr("&Link rows"));
-    auto* linkGroup = m_linkOrderGroup = new QActionGroup(this);
-    const std::pair<QString, LinkRowOrder> linkOrders[]
-        = { { tr("By &tier and switch"), LinkRowOrder::Tier }, { tr("&Trouble first"), LinkRowOrder::TroubleFirst } };
-    for (const auto& [label, o] : linkOrders) {
-        auto* a = linkOrder->addAction(label, this, [this, o = o] { m_linkHeatmap->setRowOrder(o); });
-        a->setData(int(o));
-        a->setCheckable(true);
-        a->setChecked(o == LinkRowOrder::Tier);
-        linkGroup->addAction(a);
-    }
-    auto* showLinks = view->addAction(tr("Link &heatmap under the ranks"), this, [this](bool on) {
+    m_viewMenu = new ViewMenu(this, m_state, m_heatmap, m_linkHeatmap, m_navigation);
+    connect(m_viewMenu, &ViewMenu::latenessRequested, this, &MainWindow::ensureLateness);
+    connect(m_viewMenu, &ViewMenu::linkHeatmapToggled, this, [this](bool on) {
         m_showLinkHeatmap = on;
         applyHeatmapVisibility();
     });
-    showLinks->setCheckable(true);
-    showLinks->setChecked(true);
-    view->addSeparator();
-    // Every dock, so one closed with its × comes back (the menu bar's context menu lists them too, unseen).
-    auto* panels = view->addMenu(tr("&Panels"));
-    for (auto* d : findChildren<QDockWidget*>()) {
-        panels->addAction(d->toggleViewAction());
-    }
-    auto* theme = view->addMenu(tr("T&heme"));
-    auto* themeGroup = new QActionGroup(this);
-    for (const auto& [label, name] : { std::pair { tr("&Light"), QStringLiteral("light") },
-             std::pair { tr("&Dark"), QStringLiteral("dark") } }) {
-        auto* a = theme->addAction(label, this, [name = name] {
-            applyTheme(name);
-            QSettings().setValue(QStringLiteral("theme"), name);
-        });
-        a->setCheckable(true);
-        a->setChecked(isDarkPalette(QApplication::palette()) == (name == QStringLiteral("dark")));
-        themeGroup->addAction(a);
-    }
-    auto* full = view->addAction(tr("&Full Screen"), QKeySequence::FullScreen, this,
-        [this] { isFullScreen() ? showNormal() : showFullScreen(); });
-    full->setShortcut(QKeySequence(Qt::Key_F11));
+    connect(m_viewMenu, &ViewMenu::statusMessage, statusBar(), &QStatusBar::showMessage);
 
     auto* training = menuBar()->addMenu(tr("&Training"));
     training->addAction(tr("&Start exercise…"), m_training, &TrainingController::chooseAndStart);
@@ -417,42 +282,42 @@ void MainWindow::createMenus()
         tr("&Check answer"), QKeySequence(Qt::CTRL | Qt::Key_Return), m_training, &TrainingController::check);
 
     auto* help = menuBar()->addMenu(tr("&Help"));
-    help->addAction(tr("&Keyboard shortcuts"), QKeySequence(Qt::Key_Question), this, &MainWindow::showShortcuts);
-    help->addAction(tr("&Documentation"), QKeySequence::HelpContents, this, &MainWindow::showDocumentation);
-    help->addAction(tr("&About Stallscope"), this, [this] {
-        QMessageBox::about(this, tr("About Stallscope"),
-            tr("<h3>Stallscope %1</h3><p>Incident review for large GPU training jobs: every rank's collectives, "
-               "the fabric's counters and topology, on one time axis.</p><p>Qt %2 (built with %3)</p>")
-                .arg(QStringLiteral(STALLSCOPE_VERSION_BUILD), QString::fromLatin1(qVersion()), QStringLiteral(QT_VERSION_STR)));
+    help->addAction(tr("&Keyboard shortcuts"), QKeySequence(Qt::Key_Question), this, [this] {
+        HelpDialogs::showShortcuts(this);
     });
+    help->addAction(tr("&Documentation"), QKeySequence::HelpContents, this, [this] {
+        HelpDialogs::showDocumentation(this);
+    });
+    help->addAction(tr("&About Stallscope"), this, [this] { HelpDialogs::showAbout(this); });
 }
 
 void MainWindow::openJob(const QString& path)
 {
-    if (!(m_training && m_training->opening()) && !confirmLeavingJob()) {
+    if (!m_session->confirmLeavingJob()) {
         return;
     }
     if (path.endsWith(QStringLiteral(".stallscope"))) {
-        openSession(path);
+        if (const auto job = m_session->open(path)) {
+            openJob(*job);
+        } else {
+            emit loadFinished(false);
+        }
         return;
     }
-    const std::string p = path.toStdString();
-    if (m_training && !m_training->opening() && QFileInfo::exists(path + QStringLiteral("/exercise.json"))) {
+    if (QFileInfo::exists(path + QStringLiteral("/exercise.json"))) {
         m_training->openFolder(path); // a handed-out exercise opens as one: its analysis hidden until Check
         return;
     }
-    if (m_training && m_training->active() && !m_training->opening()) {
+    if (m_training->active()) {
         m_training->stop(); // the user opened something else: the exercise is over, unchecked
     }
     m_live->setSource(std::nullopt);
-    startLoading(path, [p](Progress& progress) { return stallscope::openJob(p, progress); });
+    startLoading(path, loaderFor({ path.toStdString(), std::nullopt }));
 }
 
 void MainWindow::cancelLoading()
 {
-    if (m_progress) {
-        m_progress->cancel();
-    }
+    m_loader->cancel();
 }
 
 void MainWindow::settleViews()
@@ -462,79 +327,42 @@ void MainWindow::settleViews()
 
 void MainWindow::openPrometheus(const PrometheusQuery& query)
 {
-    if (!confirmLeavingJob()) {
+    if (!m_session->confirmLeavingJob()) {
         return;
     }
     auto q = query;
     applyPrometheusEnvironment(q); // credentials from the environment only: never stored
     m_live->setSource(q);
-    startLoading(QString::fromStdString(q.url), [q](Progress& progress) -> Result<LoadedJob> {
-        auto r = loadFromPrometheus(q, progress); // its own event loop, on this worker thread
-        if (!r) {
-            return r.error();
-        }
-        return std::move(r->job);
-    });
+    startLoading(QString::fromStdString(q.url), loaderFor({ {}, q }));
 }
 
 void MainWindow::openFolderWithPrometheus(const QString& path, const PrometheusQuery& query)
 {
-    if (!confirmLeavingJob()) {
+    if (!m_session->confirmLeavingJob()) {
         return;
     }
     auto q = query;
     applyPrometheusEnvironment(q); // credentials from the environment only: never stored
     m_live->setSource(std::nullopt); // a job's folder is not followed: its traces do not grow from the server
-    const auto p = path.toStdString();
-    startLoading(path, [p, q](Progress& progress) -> Result<LoadedJob> {
-        auto r = loadJobWithPrometheus(p, q, progress); // its own event loop, on this worker thread
-        if (!r) {
-            return r.error();
-        }
-        return std::move(r->job);
-    });
+    startLoading(path, loaderFor({ path.toStdString(), q }));
 }
 
 void MainWindow::startLoading(const QString& name, Loader load, bool quiet)
 {
-    if (m_watcher->isRunning()) {
+    if (m_loader->isRunning()) {
         statusBar()->showMessage(tr("Still opening another bundle"));
         return;
     }
     m_reloading = quiet;
     if (!quiet) { // another job: what this one shows comes back if that one fails to open
-        m_previous = PreviousJob { m_opened, captureJobViews(jobViews()), m_sessionPath };
+        m_previous = PreviousJob { m_opened, captureJobViews(jobViews()), m_session->path() };
     }
-    m_progress = std::make_shared<SharedProgress>();
+    m_loader->start(name, std::move(load), quiet);
     if (!quiet) {
-        m_progressDialog = new QProgressDialog(tr("Opening %1").arg(name), tr("Cancel"), 0, 1000, this);
-        m_progressDialog->setWindowModality(Qt::NonModal); // the window stays usable as stages arrive
-        m_progressDialog->setMinimumDuration(300);
-        m_progressDialog->setAttribute(Qt::WA_DeleteOnClose);
-        connect(m_progressDialog, &QProgressDialog::canceled, this, [p = m_progress] { p->cancel(); });
-        m_progressTimer->start();
         statusBar()->showMessage(tr("Opening %1").arg(name));
         // Seen only by views with nothing to show (no job open yet): what is being opened, not "open a bundle".
         showEmptyStates(EmptyState::Loading, name);
     }
-    const std::string n = name.toStdString();
-    auto progress = m_progress; // the job keeps its own reference: never a raw `this`
-    const quint64 generation = ++m_loadGeneration;
-    QPointer<MainWindow> self(this);
-    StageCallback stage = [self, generation](const OpenedJob& partial) {
-        auto copy = std::make_shared<OpenedJob>(partial);
-        QMetaObject::invokeMethod(
-            qApp,
-            [self, generation, copy] {
-                if (self && self->m_loadGeneration == generation) {
-                    self->onStage(copy);
-                }
-            },
-            Qt::QueuedConnection);
-    };
-    m_watcher->setFuture(QtConcurrent::run([n, load, progress, stage] {
-        return std::make_shared<OpenedJob>(stallscope::openWith(n, load, *progress, stage));
-    }));
 }
 
 void MainWindow::followLive()
@@ -684,16 +512,10 @@ void MainWindow::onStage(std::shared_ptr<OpenedJob> partial)
     statusBar()->showMessage(tr("Heatmap ready; analysing…"));
 }
 
-void MainWindow::onLoaded()
+void MainWindow::onLoaded(std::shared_ptr<OpenedJob> opened)
 {
-    m_progressTimer->stop();
-    if (m_progressDialog) {
-        m_progressDialog->close();
-        m_progressDialog = nullptr;
-    }
     // Opened, failed or cancelled: nothing is being opened any more, whatever the views show now.
     showEmptyStates(m_analysisHidden ? EmptyState::AnalysisHidden : EmptyState::NoJob);
-    auto opened = m_watcher->result();
     if (!opened->error.empty() && (m_reloading || m_live->isOn())) {
         // Following: a refresh that failed (or a server with no series yet) is retried at the next tick.
         statusBar()->showMessage(tr("Live: %1 — retrying every refresh").arg(QString::fromStdString(opened->error)));
@@ -704,7 +526,7 @@ void MainWindow::onLoaded()
         const auto msg = QString::fromStdString(opened->error);
         // One line that fits: the box below holds the whole refusal (a long one was cut at the window's edge).
         statusBar()->showMessage(refusalStatus(msg, statusBar()->fontMetrics(), width() - 24)); // spans the window
-        m_pendingSession.reset();
+        m_session->dropPending();
         const auto previousSnapshot = m_previous && m_previous->opened ? m_previous->opened->snapshot : nullptr;
         if (m_shown != previousSnapshot) { // stage 1 had shown part of it: leave no half state behind
             m_previous && m_previous->opened ? restorePreviousJob() : clearJob();
@@ -725,7 +547,7 @@ void MainWindow::onLoaded()
     const bool refresh = m_reloading;
     m_reloading = false;
     if (!refresh) {
-        m_sessionPath.clear(); // a job opened on its own has no session yet; a pending one sets it below
+        m_session->setPath({}); // a job opened on its own has no session yet; a pending one sets it below
     }
     m_linkHeatmap->setModel(opened->linkHeatmap);
     if (!refresh) {
@@ -737,7 +559,7 @@ void MainWindow::onLoaded()
         if (auto* d = findChild<QDockWidget*>(QStringLiteral("flaps"))) {
             d->raise(); // no job: the flaps are the story
         }
-        if (!refresh && !m_pendingSession && !opened->fabricReview->flapping.empty()) {
+        if (!refresh && !m_session->hasPending() && !opened->fabricReview->flapping.empty()) {
             m_flaps->selectRow(0); // the costliest flapper's counters, cursor on its latest flap
         }
         statusBar()->showMessage(tr("Opened %1: fabric data, %2 link(s) went down")
@@ -751,10 +573,12 @@ void MainWindow::onLoaded()
                                      .arg(opened->analysis->incidents.size()));
     }
     // A server is reopened through File › Open from Prometheus; an exercise's temporary folder does not outlive it.
-    if (opened->path.rfind("http", 0) != 0 && !(m_training && m_training->active())) {
+    if (opened->path.rfind("http", 0) != 0 && !m_training->active()) {
         m_recent->add(QString::fromStdString(opened->path));
     }
-    applyPendingSession();
+    if (m_session->applyPending()) {
+        syncViewMenus();
+    }
     updateTitle();
     emit loadFinished(true);
 }
@@ -889,9 +713,24 @@ void MainWindow::selectIncident(int number)
     m_state->selectIncident(number);
 }
 
+bool MainWindow::goTo(const QString& query)
+{
+    return m_navigation->goTo(query);
+}
+
+bool MainWindow::saveSession(bool saveAs)
+{
+    return m_session->save(saveAs);
+}
+
+QString MainWindow::sessionPath() const
+{
+    return m_session->path();
+}
+
 void MainWindow::closeJob()
 {
-    if (confirmLeavingJob()) {
+    if (m_session->confirmLeavingJob()) {
         clearJob();
     }
 }
@@ -905,7 +744,7 @@ void MainWindow::clearJob()
 {
     showEmptyStates(EmptyState::NoJob);
     m_opened.reset();
-    m_sessionPath.clear();
+    m_session->setPath({});
     resetJobViews(jobViews(), { 0, 1 });
     syncViewMenus();
     m_shown.reset();
@@ -940,97 +779,9 @@ void MainWindow::updateStatus()
                                    QString::fromStdString(formatSince(t, m_opened->snapshot->job.clockOriginNs))));
 }
 
-void MainWindow::openSession(const QString& path)
+void MainWindow::showStatus(const QString& text)
 {
-    auto session = loadSession(path.toStdString());
-    if (!session) {
-        warnPlain(this, tr("Could not open the session"), QString::fromStdString(session.error().format()));
-        emit loadFinished(false);
-        return;
-    }
-    m_pendingSession = std::make_unique<ReviewSession>(session.value());
-    m_pendingSessionPath = path;
-    openJob(QString::fromStdString(resolveBundlePath(path.toStdString(), session.value())));
-}
-
-void MainWindow::applyPendingSession()
-{
-    if (!m_pendingSession || !m_opened) {
-        return;
-    }
-    const auto s = std::move(*m_pendingSession);
-    m_pendingSession.reset();
-    m_sessionPath = m_pendingSessionPath;
-    applyJobViews(jobViews(), fromSession(s, *m_opened->snapshot));
-    syncViewMenus();
-    if (!s.layout.empty()) {
-        restoreState(QByteArray::fromBase64(QByteArray::fromStdString(s.layout)));
-    }
-    m_recent->add(m_sessionPath);
-    statusBar()->showMessage(tr("Session %1: %2 %3")
-                                 .arg(m_sessionPath)
-                                 .arg(s.annotations.size())
-                                 .arg(s.annotations.size() == 1 ? tr("note") : tr("notes")));
-}
-
-bool MainWindow::saveSession(bool saveAs)
-{
-    if (!m_opened) {
-        return false;
-    }
-    QString path = m_sessionPath;
-    if (saveAs || path.isEmpty()) {
-        path = QFileDialog::getSaveFileName(this, tr("Save review session"),
-            path.isEmpty() ? QStringLiteral("review.stallscope") : path, tr("Review sessions (*.stallscope)"));
-        if (path.isEmpty()) {
-            return false;
-        }
-        if (!path.endsWith(QStringLiteral(".stallscope"))) {
-            path += QStringLiteral(".stallscope"); // what File › Open and a double-click recognise
-        }
-    }
-    if (!m_output->outsideOpened(path, tr("session"))) {
-        return false;
-    }
-    ReviewSession s;
-    s.bundlePath = std::filesystem::absolute(m_opened->path).string();
-    toSession(captureJobViews(jobViews()), *m_opened->snapshot, s);
-    s.layout = saveState().toBase64().toStdString();
-    if (const auto err = stallscope::saveSession(path.toStdString(), s); !err.empty()) {
-        warnPlain(this, tr("Could not save the session"), QString::fromStdString(err)); // the old file is intact
-        return false;
-    }
-    m_sessionPath = path;
-    m_state->markNotesSaved();
-    m_recent->add(path);
-    updateTitle();
-    statusBar()->showMessage(tr("Session saved: %1").arg(path));
-    return true;
-}
-
-bool MainWindow::confirmLeavingJob()
-{
-    if (!m_opened || !m_state->notesModified()) {
-        return true;
-    }
-    const int notes = int(m_state->annotations().size());
-    QMessageBox box(QMessageBox::Warning, tr("Unsaved notes"),
-        (notes == 1 ? tr("1 note on %1 is not saved in a review session.")
-                    : tr("%1 notes on %2 are not saved in a review session.").arg(notes))
-            .arg(QString::fromStdString(m_opened->snapshot->job.name)),
-        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, this);
-    box.setObjectName(QStringLiteral("unsavedNotes"));
-    box.setInformativeText(tr("Save them before leaving this job? Discarded notes cannot be brought back."));
-    box.setDefaultButton(QMessageBox::Save);
-    switch (box.exec()) {
-    case QMessageBox::Save:
-        return saveSession(false);
-    case QMessageBox::Discard:
-        m_state->markNotesSaved();
-        return true;
-    default:
-        return false;
-    }
+    statusBar()->showMessage(text);
 }
 
 JobViews MainWindow::jobViews() const
@@ -1050,22 +801,14 @@ void MainWindow::restorePreviousJob()
     applyHeatmapVisibility();
     applyJobViews(jobViews(), previous.views);
     syncViewMenus();
-    m_sessionPath = previous.sessionPath;
+    m_session->setPath(previous.sessionPath);
     updateTitle();
 }
 
 void MainWindow::syncViewMenus()
 {
-    const std::pair<QActionGroup*, int> groups[] = { { m_rowOrderGroup, int(m_heatmap->rowOrder()) },
-        { m_metricGroup, int(m_heatmap->metric()) }, { m_linkOrderGroup, int(m_linkHeatmap->rowOrder()) } };
-    for (const auto& [group, value] : groups) {
-        for (auto* a : group ? group->actions() : QList<QAction*> {}) {
-            a->setChecked(a->data().toInt() == value);
-        }
-    }
-    if (m_recordedOnlyAction) {
-        m_recordedOnlyAction->setChecked(m_heatmap->recordedOnly());
-        m_recordedOnlyAction->setEnabled(m_heatmap->model() && m_heatmap->model()->hasUnrecordedRanks());
+    if (m_viewMenu) {
+        m_viewMenu->sync();
     }
 }
 
@@ -1078,160 +821,16 @@ void MainWindow::updateTitle()
         return;
     }
     QString title = QString::fromStdString(m_shown->job.name);
-    if (!m_sessionPath.isEmpty()) {
-        title += QStringLiteral(" — ") + QFileInfo(m_sessionPath).fileName();
+    if (const auto session = m_session->path(); !session.isEmpty()) {
+        title += QStringLiteral(" — ") + QFileInfo(session).fileName();
     }
     setWindowTitle(tr("%1[*] — Stallscope").arg(title));
     setWindowModified(m_opened && m_state->notesModified());
 }
 
-void MainWindow::stepIncident(int delta)
-{
-    const auto analysis = shownAnalysis();
-    const int n = analysis ? int(analysis->incidents.size()) : 0;
-    if (n == 0) {
-        statusBar()->showMessage(m_analysisHidden ? tr("Incidents are hidden until you check your answer")
-                                                  : tr("No incidents in this job"));
-        return;
-    }
-    const int current = m_state->selectedIncident();
-    const int next = current == 0 ? (delta > 0 ? 1 : n) : ((current - 1 + delta) % n + n) % n + 1;
-    m_state->selectIncident(next);
-    statusBar()->showMessage(tr("Incident %1 of %2").arg(next).arg(n));
-}
-
-void MainWindow::stepFlap(int delta)
-{
-    if (!m_flaps->stepFlap(delta)) {
-        statusBar()->showMessage(delta > 0 ? tr("No flap after the cursor") : tr("No flap before the cursor"));
-    }
-}
-
-bool MainWindow::goTo(const QString& query)
-{
-    if (!m_shown || m_shown->job.worldSize == 0) {
-        statusBar()->showMessage(tr("Go to: no ranks in what is open"));
-        return false;
-    }
-    const auto found = findRanks(*m_shown, query.toStdString());
-    statusBar()->showMessage(QString::fromStdString(found.what));
-    if (found.ranks.empty()) {
-        return false;
-    }
-    m_state->selectRanks(found.ranks);
-    m_heatmap->revealRank(found.ranks.front());
-    return true;
-}
-
-// The README and docs/ rendered from their Markdown, links between them followed: from the installed package's
-// documentation folder, else the source tree this binary was built from.
-void MainWindow::showDocumentation()
-{
-    const QStringList candidates = {
-        QCoreApplication::applicationDirPath() + QStringLiteral("/../share/doc/stallscope"),
-        QStringLiteral(STALLSCOPE_SOURCE_DIR),
-    };
-    QString readme;
-    for (const auto& dir : candidates) {
-        if (QFileInfo::exists(dir + QStringLiteral("/README.md"))) {
-            readme = QFileInfo(dir + QStringLiteral("/README.md")).canonicalFilePath();
-            break;
-        }
-    }
-    if (readme.isEmpty()) {
-        warnPlain(this, tr("Documentation"),
-            tr("The documentation is not installed (looked in %1).").arg(candidates.join(QStringLiteral(", "))));
-        return;
-    }
-    auto* d = new QDialog(this);
-    d->setObjectName(QStringLiteral("documentation"));
-    d->setAttribute(Qt::WA_DeleteOnClose);
-    d->setWindowTitle(tr("Stallscope documentation"));
-    auto* browser = new QTextBrowser(d);
-    browser->setOpenExternalLinks(true);
-    browser->setSource(QUrl::fromLocalFile(readme), QTextDocument::MarkdownResource);
-    auto* layout = new QVBoxLayout(d);
-    layout->addWidget(browser);
-    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, d);
-    connect(buttons, &QDialogButtonBox::rejected, d, &QDialog::close);
-    layout->addWidget(buttons);
-    d->resize(900, 700);
-    d->show();
-}
-
-void MainWindow::zoomAtCursor(double factor)
-{
-    const auto w = m_state->window();
-    const TimeNs c = m_state->cursor();
-    m_state->zoomAround(c != kNoTime && w.contains(c) ? c : w.start + w.delta() / 2, factor);
-}
-
-void MainWindow::showShortcuts()
-{
-    auto* sheet = new QDialog(this);
-    sheet->setObjectName(QStringLiteral("shortcutSheet"));
-    sheet->setAttribute(Qt::WA_DeleteOnClose);
-    sheet->setWindowTitle(tr("Keyboard shortcuts"));
-    auto* text = new QTextBrowser(sheet);
-    QString rows;
-    const std::pair<const char*, const char*> keys[] = {
-        { "Ctrl+O", "Open a bundle, a folder of raw files or a review session" },
-        { "Ctrl+S / Ctrl+Shift+S", "Save the review session / save it as" },
-        { "Ctrl+W", "Close the job (asks before unsaved notes are lost)" },
-        { "Ctrl+M", "Add a note at the pinned cursor" },
-        { "Ctrl+G", "Go to a rank or a host (selects its ranks)" },
-        { "F1", "Documentation" },
-        { "Click", "Pin the cursor (notes and exports use it); hover shows a crosshair in every view" },
-        { "] / [", "Next / previous incident" },
-        { ". / ,", "Next / previous flap (of the link selected in the Flaps panel, else of every link)" },
-        { "W / S", "Zoom in / out around the pointer (a view has focus)" },
-        { "A / D, ← / →", "Pan left / right" },
-        { "Ctrl+= / Ctrl+-", "Zoom in / out around the pinned cursor" },
-        { "Ctrl+0", "Zoom to the whole job" },
-        { "Alt+← / Alt+→", "Back / forward through view changes: zooms and selections" },
-        { "Wheel / drag / Shift+drag", "Zoom / pan / zoom to a span, in every time view" },
-        { "Ctrl+wheel", "Zoom the rank rows" },
-        { "Ctrl+E / Ctrl+C", "Export the view / copy it as an image" },
-        { "Ctrl+H / Ctrl+Enter", "Training: a hint / check the answer" },
-        { "F11", "Full screen" },
-        { "?", "This sheet" },
-    };
-    for (const auto& [k, what] : keys) {
-        rows += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>").arg(tr(k).toHtmlEscaped(), tr(what).toHtmlEscaped());
-    }
-    text->setHtml(QStringLiteral("<table cellspacing=6>%1</table>").arg(rows));
-    auto* layout = new QVBoxLayout(sheet);
-    layout->addWidget(text);
-    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, sheet);
-    connect(buttons, &QDialogButtonBox::rejected, sheet, &QDialog::close);
-    layout->addWidget(buttons);
-    sheet->resize(560, 520);
-    sheet->show();
-}
-
-void MainWindow::addNote()
-{
-    if (!m_opened || m_state->cursor() == kNoTime) {
-        return;
-    }
-    bool ok = false;
-    const auto text = QInputDialog::getText(this, tr("Add note"),
-        tr("Note at %1:").arg(QString::fromStdString(formatUtc(m_state->cursor()))), QLineEdit::Normal, QString(), &ok);
-    if (!ok || text.trimmed().isEmpty()) {
-        return;
-    }
-    Annotation a;
-    a.startNs = a.endNs = m_state->cursor();
-    if (m_state->selectedRanks().size() == 1) { // a host's ranks selected in the fabric name no one rank
-        a.rank = m_state->selectedRank();
-    }
-    a.text = text.trimmed().toStdString();
-    m_state->addAnnotation(std::move(a));
-}
-
 void MainWindow::closeEvent(QCloseEvent* event)
 {
-    if (!confirmLeavingJob()) {
+    if (!m_session->confirmLeavingJob()) {
         event->ignore();
         return;
     }

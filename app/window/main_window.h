@@ -1,28 +1,25 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The main window: composes the heatmap, the incidents panel and docks, owns the one ViewState, wires the
-// menus, and opens jobs (bundles, raw folders, servers) off the GUI thread with a progress dialog.
+// The main window: composes the heatmaps, the panels and docks, owns the one ViewState and the open job, wires
+// the menus, and shows a job as its load's stages arrive. The work is in controllers it composes: loading
+// (LoadController), sessions and notes (SessionController), moving through the job (NavigationController), the
+// View menu, live following, export, training and the Help windows. GUI thread only.
 
-#include <QElapsedTimer>
 #include <QFutureWatcher>
 #include <QMainWindow>
 
-#include "window/empty_states.h"
-#include "window/job_views.h"
 #include "open/load_job.h"
 #include "source/prometheus_source.h"
+#include "window/empty_states.h"
+#include "window/job_views.h"
 
-#include <map>
 #include <memory>
 #include <optional>
 
-class QAction;
-class QActionGroup;
 class QLabel;
 class QLineEdit;
 class QListWidget;
-class QProgressDialog;
 class QStackedWidget;
 class QTimer;
 
@@ -36,19 +33,20 @@ class IncidentsPanel;
 class HostsPanel;
 class LinkListPanel;
 class LiveController;
+class LoadController;
+class NavigationController;
 class OutputController;
 class RecentFiles;
-class SharedProgress;
+class SessionController;
 class SummaryView;
 class TopologyWidget;
 class TrainingController;
 class TrainingPanel;
+class ViewMenu;
 class ViewState;
 class WelcomePanel;
 struct AnalysisResult;
-struct OpenedJob;
 struct JobSnapshot;
-struct ReviewSession;
 class HeatmapModel;
 
 class MainWindow : public QMainWindow
@@ -63,7 +61,7 @@ public:
     // File › Save session (saveAs: always ask where); false when nothing was saved.
     bool saveSession(bool saveAs = false);
     void closeJob(); // File › Close: asks before unsaved notes are lost
-    QString sessionPath() const { return m_sessionPath; }
+    QString sessionPath() const;
     void settleViews(); // rasters made off the GUI thread are in place: before a screenshot
     void openPrometheus(const PrometheusQuery& query); // a Prometheus-compatible server's InfiniBand series
     // A job's raw folder with its counters from the server (the job's span and hosts unless the query says).
@@ -89,10 +87,10 @@ public:
     void cancelLoading(); // what the progress dialog's Cancel does
     // Edit › Go to: selects the ranks a rank number or host name names (view/rank_search.h); false when none.
     bool goTo(const QString& query);
+    // The Exercise dock under the Fabric view, so the trainee sees the topology and the answer together.
     void showExerciseDock();
     void openDemo(); // the demo scenario: simulated once into the cache folder, then opened
-    bool showingViews() const; // false: the welcome page (nothing open) // under the Fabric view, so the trainee sees
-                               // the topology and the answer together
+    bool showingViews() const; // false: the welcome page (nothing open)
 
 signals:
     void loadFinished(bool ok);
@@ -104,35 +102,28 @@ protected:
     void closeEvent(QCloseEvent* event) override;
 
 private:
+    void createControllers();
+    void createDocks();
     void createMenus();
     void startLoading(const QString& name, Loader load, bool quiet = false);
     void noteNewFlaps(const OpenedJob& opened);
-    void noteFilesCutShort(); // GUI thread, every 2 s: a mapped file of the open bundle shrank on disk
+    void noteFilesCutShort(); // GUI thread, every 2 s: a mapped file of the open job shrank on disk
     void askPrometheus();
-    void createDocks();
-    void onLoaded();
-    void onStage(std::shared_ptr<OpenedJob> partial); // GUI thread
+    void onLoaded(std::shared_ptr<OpenedJob> opened);
+    void onStage(std::shared_ptr<OpenedJob> partial);
     void showSnapshot(const OpenedJob& opened);
     void showJobDeath(const OpenedJob& opened);
     void clearJob(); // no question asked
-    // True when the open job's notes are saved, or the user chose to save or discard them; false: stay.
-    bool confirmLeavingJob();
     JobViews jobViews() const;
     void showEmptyStates(EmptyState state, const QString& what = {});
     void restorePreviousJob(); // a load that failed or was cancelled after its first stage was shown
     void syncViewMenus(); // the View menu's checks follow the views (a job or session sets them too)
     void updateTitle();
-    void stepIncident(int delta); // next (+1) or previous (-1) incident, wrapping
-    void stepFlap(int delta); // next (+1) or previous (-1) flap from the pinned cursor
-    void zoomAtCursor(double factor); // around the pinned cursor when it is in view, else the window's centre
-    void showDocumentation();
-    void showShortcuts();
     void updateStatus();
-    void openSession(const QString& path);
-    void addNote();
-    void applyPendingSession();
+    void showStatus(const QString& text); // the status bar, until the next message
     void ensureLateness();
     void applyAnalysis();
+    void applyHeatmapVisibility();
     void showHosts(const std::shared_ptr<const JobSnapshot>& snap);
     void showViews(bool on); // the analysis (or none, in training) to every view that shows it
     std::shared_ptr<const AnalysisResult> shownAnalysis() const;
@@ -141,14 +132,6 @@ private:
     HeatmapWidget* m_heatmap;
     LinkHeatmapWidget* m_linkHeatmap;
     FlapsPanel* m_flaps;
-    std::shared_ptr<const JobSnapshot> m_shown; // the snapshot the views show (from stage 1 on)
-    LiveController* m_live = nullptr; // the server the data came from, re-queried while Live is on
-    QLabel* m_alertLabel = nullptr;
-    QTimer* m_cutShortTimer = nullptr;
-    QStringList m_cutShortShown; // files already named in the Warnings panel
-    bool m_reloading = false; // the load in flight is a live refresh: keep selection and window, no dialog
-    bool m_showLinkHeatmap = true; // with a job: the link heatmap stacked under the rank heatmap
-    void applyHeatmapVisibility();
     CounterPlotWidget* m_counters;
     TopologyWidget* m_topology;
     LinkListPanel* m_linkList;
@@ -156,26 +139,15 @@ private:
     IncidentsPanel* m_incidents;
     TrainingPanel* m_trainingPanel;
     WelcomePanel* m_welcome;
-    QStackedWidget* m_central = nullptr;
-    QFutureWatcher<std::string> m_demoJob; // "" or why the demo could not be written
-    TrainingController* m_training = nullptr;
-    OutputController* m_output = nullptr; // File › Export view, Save report; Edit › Copy image
-    bool m_analysisHidden = false;
     SummaryView* m_summary;
     QListWidget* m_warnings;
     QLabel* m_cursorLabel;
-    RecentFiles* m_recent = nullptr; // File › Open Recent and the welcome page's list
-    QFutureWatcher<std::shared_ptr<OpenedJob>>* m_watcher;
-    std::shared_ptr<SharedProgress> m_progress;
-    quint64 m_loadGeneration = 0; // stage results of an older load are dropped
-    QProgressDialog* m_progressDialog = nullptr;
-    QTimer* m_progressTimer;
-    QString m_progressStage;
-    QElapsedTimer m_stageTimer;
-    int m_hoveredRank = -1;
-    std::unique_ptr<ReviewSession> m_pendingSession; // applied once its bundle has loaded
-    QString m_sessionPath; // the open job's session file, if it was saved or opened as one
-    QString m_pendingSessionPath;
+    QLabel* m_alertLabel = nullptr;
+    QLineEdit* m_fabricFind = nullptr;
+    QStackedWidget* m_central = nullptr;
+
+    std::shared_ptr<OpenedJob> m_opened; // the open job: immutable snapshot, analysis, heatmap
+    std::shared_ptr<const JobSnapshot> m_shown; // the snapshot the views show (from stage 1 on)
     // The job that was open when a load began, with what its views showed: put back if the load fails.
     struct PreviousJob
     {
@@ -184,14 +156,23 @@ private:
         QString sessionPath;
     };
     std::optional<PreviousJob> m_previous;
-    QLineEdit* m_fabricFind = nullptr;
-    QActionGroup* m_rowOrderGroup = nullptr;
-    QAction* m_recordedOnlyAction = nullptr; // View › Row order › Only ranks with records
-    QActionGroup* m_metricGroup = nullptr;
-    QActionGroup* m_linkOrderGroup = nullptr;
-    std::shared_ptr<OpenedJob> m_opened;
-    QFutureWatcher<std::shared_ptr<const HeatmapModel>>
-        m_latenessJob; // the current bundle: immutable snapshot, analysis, heatmap
+    bool m_reloading = false; // the load in flight is a live refresh: keep selection and window, no dialog
+    bool m_analysisHidden = false;
+    bool m_showLinkHeatmap = true; // with a job: the link heatmap stacked under the rank heatmap
+    int m_hoveredRank = -1;
+    QTimer* m_cutShortTimer = nullptr;
+    QStringList m_cutShortShown; // files already named in the Warnings panel
+
+    LoadController* m_loader = nullptr;
+    SessionController* m_session = nullptr; // File › Save session, notes, a session's pending views
+    NavigationController* m_navigation = nullptr; // next/previous incident and flap, Go to, zoom at the cursor
+    ViewMenu* m_viewMenu = nullptr;
+    LiveController* m_live = nullptr; // the server the data came from, re-queried while Live is on
+    TrainingController* m_training = nullptr;
+    OutputController* m_output = nullptr; // File › Export view, Save report; Edit › Copy image
+    RecentFiles* m_recent = nullptr; // File › Open Recent and the welcome page's list
+    QFutureWatcher<std::string> m_demoJob; // "" or why the demo could not be written
+    QFutureWatcher<std::shared_ptr<const HeatmapModel>> m_latenessJob; // the open job's heatmap with lateness
 };
 
 } // namespace stallscope

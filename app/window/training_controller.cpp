@@ -2,7 +2,7 @@
 #include "window/training_controller.h"
 #include "plain_text.h"
 
-#include "window/main_window.h"
+#include "open/load_job.h"
 #include "window/training_panel.h"
 #include "view/view_state.h"
 
@@ -16,7 +16,6 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSettings>
-#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
@@ -36,19 +35,15 @@ struct TrainingController::Generated
     QString dir;
 };
 
-TrainingController::TrainingController(MainWindow* window, ViewState* state, TrainingPanel* panel)
+TrainingController::TrainingController(
+    QWidget* window, ViewState* state, TrainingPanel* panel, std::function<const OpenedJob*()> opened)
     : QObject(window)
     , m_window(window)
+    , m_opened(std::move(opened))
     , m_state(state)
     , m_panel(panel)
 {
     connect(&m_generation, &QFutureWatcherBase::finished, this, &TrainingController::onGenerated);
-    connect(m_window, &MainWindow::loadFinished, this, [this](bool ok) {
-        if (m_opening) {
-            m_opening = false;
-            onOpened(ok);
-        }
-    });
     connect(m_panel, &TrainingPanel::hintRequested, this, &TrainingController::hint);
     connect(m_panel, &TrainingPanel::checkRequested, this, &TrainingController::check);
     connect(m_panel, &TrainingPanel::stepRequested, this, &TrainingController::goToStep);
@@ -75,7 +70,7 @@ bool TrainingController::start(const std::string& id, std::optional<std::uint64_
     const QString dir = temp->filePath(QString::fromStdString(id));
     m_tempDir = std::move(temp);
     const std::uint64_t s = seed.value_or(e->sim.seed);
-    m_window->statusBar()->showMessage(tr("Generating exercise %1…").arg(QString::fromStdString(e->title)));
+    emit statusMessage(tr("Generating exercise %1…").arg(QString::fromStdString(e->title)));
     m_generation.setFuture(QtConcurrent::run([e, s, dir, &lib] {
         auto g = std::make_shared<Generated>();
         NullProgress progress;
@@ -111,7 +106,7 @@ bool TrainingController::openFolder(const QString& dir)
     }
     stop();
     const auto s = sheet.value();
-    m_window->statusBar()->showMessage(tr("Preparing exercise %1…").arg(QString::fromStdString(e->title)));
+    emit statusMessage(tr("Preparing exercise %1…").arg(QString::fromStdString(e->title)));
     // The folder has no answer in it: the truth is simulated again from its id and seed.
     m_generation.setFuture(QtConcurrent::run([e, s, dir] {
         auto g = std::make_shared<Generated>();
@@ -136,7 +131,7 @@ void TrainingController::onGenerated()
 {
     const auto g = m_generation.result();
     if (!g->error.empty()) {
-        m_window->statusBar()->showMessage(tr("Could not prepare the exercise"));
+        emit statusMessage(tr("Could not prepare the exercise"));
         warnPlain(m_window, tr("Could not prepare the exercise"), QString::fromStdString(g->error));
         emit ready(false);
         return;
@@ -146,22 +141,26 @@ void TrainingController::onGenerated()
     m_config = g->config;
     m_truth = g->truth;
     m_dir = g->dir;
-    m_window->setAnalysisHidden(true); // before the load: nothing of the analysis reaches a view
+    emit analysisHiddenRequested(true); // before the load: nothing of the analysis reaches a view
     m_opening = true;
-    m_window->openJob(m_dir);
+    emit openRequested(m_dir);
 }
 
-void TrainingController::onOpened(bool ok)
+void TrainingController::jobOpened(bool ok)
 {
-    if (!ok || !m_window->opened()) {
+    if (!m_opening) {
+        return;
+    }
+    m_opening = false;
+    if (!ok || !m_opened()) {
         stop();
         emit ready(false);
         return;
     }
     m_panel->startExercise(m_sheet);
-    m_panel->setSnapshot(m_window->opened()->snapshot);
-    m_window->showExerciseDock();
-    m_window->statusBar()->showMessage(tr("Exercise: %1 — the analysis is hidden until you Check your answer")
+    m_panel->setSnapshot(m_opened()->snapshot);
+    emit dockRequested();
+    emit statusMessage(tr("Exercise: %1 — the analysis is hidden until you Check your answer")
                                            .arg(QString::fromStdString(m_exercise->title)));
     m_clock.start();
     emit ready(true);
@@ -180,7 +179,7 @@ void TrainingController::stop()
     m_revealed = false;
     m_hintsShown = 0;
     m_panel->clear();
-    m_window->setAnalysisHidden(false);
+    emit analysisHiddenRequested(false);
 }
 
 void TrainingController::hint()
@@ -195,7 +194,7 @@ void TrainingController::hint()
 
 void TrainingController::check()
 {
-    const auto* opened = m_window->opened();
+    const auto* opened = m_opened();
     if (!m_exercise || !m_truth || m_revealed || !opened) {
         return;
     }
@@ -204,11 +203,11 @@ void TrainingController::check()
     m_reference = referenceFor(*m_exercise, m_config, *m_truth);
     m_score = scoreAnswer(*m_exercise, m_config, *m_truth, *m_reference, answer);
     m_revealed = true;
-    m_window->setAnalysisHidden(false);
+    emit analysisHiddenRequested(false);
     m_steps = opened->analysis ? walkthrough(*opened->snapshot, *opened->analysis) : std::vector<WalkStep> {};
     m_panel->showResult(resultHtml(), int(m_steps.size()));
     saveProgress();
-    m_window->statusBar()->showMessage(
+    emit statusMessage(
         tr("Checked: %1% — the analysis is shown; step through its evidence in the Exercise panel")
             .arg(m_score->percent()));
     if (!m_steps.empty()) {
