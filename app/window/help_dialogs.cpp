@@ -14,6 +14,25 @@
 
 namespace stallscope {
 
+namespace {
+
+// Shows `d` (non-modal, deleted when closed) holding `content` above a Close button.
+void showClosable(QDialog* d, const QString& name, const QString& title, QWidget* content, QSize size)
+{
+    d->setObjectName(name);
+    d->setAttribute(Qt::WA_DeleteOnClose);
+    d->setWindowTitle(title);
+    auto* layout = new QVBoxLayout(d);
+    layout->addWidget(content);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, d);
+    QObject::connect(buttons, &QDialogButtonBox::rejected, d, &QDialog::close);
+    layout->addWidget(buttons);
+    d->resize(size);
+    d->show();
+}
+
+} // namespace
+
 void HelpDialogs::showDocumentation(QWidget* parent)
 {
     const QStringList candidates = {
@@ -33,27 +52,15 @@ void HelpDialogs::showDocumentation(QWidget* parent)
         return;
     }
     auto* d = new QDialog(parent);
-    d->setObjectName(QStringLiteral("documentation"));
-    d->setAttribute(Qt::WA_DeleteOnClose);
-    d->setWindowTitle(tr("Stallscope documentation"));
     auto* browser = new QTextBrowser(d);
     browser->setOpenExternalLinks(true);
     browser->setSource(QUrl::fromLocalFile(readme), QTextDocument::MarkdownResource);
-    auto* layout = new QVBoxLayout(d);
-    layout->addWidget(browser);
-    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, d);
-    QObject::connect(buttons, &QDialogButtonBox::rejected, d, &QDialog::close);
-    layout->addWidget(buttons);
-    d->resize(900, 700);
-    d->show();
+    showClosable(d, QStringLiteral("documentation"), tr("Stallscope documentation"), browser, { 900, 700 });
 }
 
 void HelpDialogs::showShortcuts(QWidget* parent)
 {
     auto* sheet = new QDialog(parent);
-    sheet->setObjectName(QStringLiteral("shortcutSheet"));
-    sheet->setAttribute(Qt::WA_DeleteOnClose);
-    sheet->setWindowTitle(tr("Keyboard shortcuts"));
     auto* text = new QTextBrowser(sheet);
     QString rows;
     const std::pair<const char*, const char*> keys[] = {
@@ -82,13 +89,7 @@ void HelpDialogs::showShortcuts(QWidget* parent)
         rows += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>").arg(tr(k).toHtmlEscaped(), tr(what).toHtmlEscaped());
     }
     text->setHtml(QStringLiteral("<table cellspacing=6>%1</table>").arg(rows));
-    auto* layout = new QVBoxLayout(sheet);
-    layout->addWidget(text);
-    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, sheet);
-    QObject::connect(buttons, &QDialogButtonBox::rejected, sheet, &QDialog::close);
-    layout->addWidget(buttons);
-    sheet->resize(560, 520);
-    sheet->show();
+    showClosable(sheet, QStringLiteral("shortcutSheet"), tr("Keyboard shortcuts"), text, { 560, 520 });
 }
 
 void HelpDialogs::showAbout(QWidget* parent)

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
+// Over 600 lines: besides composing the views, docks and menus, the window shows a job as its load's stages arrive
+// and puts the previous job back when a load fails (onStage, onLoaded, showSnapshot, applyAnalysis,
+// restorePreviousJob, clearJob). Those share the open job and the snapshot on screen with every view, so they stay
+// together here rather than behind a class that would need every view too.
 #include "window/main_window.h"
 #include "plain_text.h"
 
 #include "core/issue_groups.h"
-#include "core/mapped_file.h"
 #include "core/snapshot_summary.h"
 #include "core/time_format.h"
 #include "counter_plot_widget.h"
@@ -16,11 +19,12 @@
 #include "link_list_panel.h"
 #include "open/open_input.h"
 #include "open/refusal.h"
-#include "sim/simulator.h"
 #include "summary_view.h"
 #include "topology_widget.h"
 #include "view/view_state.h"
+#include "window/demo_controller.h"
 #include "window/help_dialogs.h"
+#include "window/job_alerts.h"
 #include "window/live_controller.h"
 #include "window/load_controller.h"
 #include "window/navigation_controller.h"
@@ -38,7 +42,6 @@
 
 #include <QApplication>
 #include <QCloseEvent>
-#include <QColor>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QFileInfo>
@@ -52,9 +55,7 @@
 #include <QSettings>
 #include <QSplitter>
 #include <QStackedWidget>
-#include <QStandardPaths>
 #include <QStatusBar>
-#include <QTimer>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -97,13 +98,7 @@ MainWindow::MainWindow(QWidget* parent)
     createMenus();
     showEmptyStates(EmptyState::NoJob);
     statusBar()->addPermanentWidget(m_cursorLabel);
-    m_alertLabel = plainLabel(this);
-    m_alertLabel->setStyleSheet(QStringLiteral("QLabel { color: white; background: #d55e00; padding: 1px 6px; }"));
-    m_alertLabel->hide();
-    statusBar()->addPermanentWidget(m_alertLabel);
-    m_cutShortTimer = new QTimer(this);
-    connect(m_cutShortTimer, &QTimer::timeout, this, &MainWindow::noteFilesCutShort);
-    m_cutShortTimer->start(2000);
+    m_alerts = new JobAlerts(this, statusBar(), m_warnings, m_live);
     statusBar()->showMessage(tr("Ready — File › Open (Ctrl+O) a bundle or a folder of raw files, or drop one here"));
     connect(&m_latenessJob, &QFutureWatcherBase::finished, this, [this] {
         auto model = m_latenessJob.result();
@@ -120,24 +115,13 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_counters, &CounterPlotWidget::exportRequested, m_output, &OutputController::exportView);
     connect(m_topology, &TopologyWidget::exportRequested, m_output, &OutputController::exportView);
     connect(m_heatmap, &HeatmapWidget::hoveredRankChanged, this, &MainWindow::updateStatus);
-    connect(m_welcome, &WelcomePanel::openFolderRequested, this, [this] {
-        if (const auto path = chooseOpenPath(this); !path.isEmpty()) {
-            openJob(path);
-        }
-    });
+    connect(m_welcome, &WelcomePanel::openFolderRequested, this, &MainWindow::askOpen);
     connect(m_welcome, &WelcomePanel::openPrometheusRequested, this, &MainWindow::askPrometheus);
     connect(m_welcome, &WelcomePanel::openDemoRequested, this, &MainWindow::openDemo);
+    connect(m_demo, &DemoController::openRequested, this, &MainWindow::openJob);
+    connect(m_demo, &DemoController::statusMessage, this, &MainWindow::showStatus);
     connect(m_welcome, &WelcomePanel::startExerciseRequested, m_training, &TrainingController::chooseAndStart);
     connect(m_welcome, &WelcomePanel::openRecentRequested, this, &MainWindow::openJob);
-    connect(&m_demoJob, &QFutureWatcherBase::finished, this, [this] {
-        QApplication::restoreOverrideCursor();
-        const auto err = m_demoJob.result();
-        if (!err.empty()) {
-            warnPlain(this, tr("Could not write the demo scenario"), QString::fromStdString(err));
-            return;
-        }
-        openJob(QStandardPaths::writableLocation(QStandardPaths::CacheLocation) + QStringLiteral("/hourly-flap"));
-    });
     QSettings settings;
     // A first start uses most of the screen; later ones come back where the user left the window.
     const QRect screen = this->screen() ? this->screen()->availableGeometry() : QRect(0, 0, 1400, 900);
@@ -149,7 +133,7 @@ MainWindow::MainWindow(QWidget* parent)
 
 MainWindow::~MainWindow()
 {
-    m_demoJob.waitForFinished();
+    delete m_demo; // waits for the simulation
     m_latenessJob.waitForFinished();
     delete m_loader; // cancels the load in flight and waits for it
 }
@@ -158,6 +142,7 @@ MainWindow::~MainWindow()
 void MainWindow::createControllers()
 {
     m_loader = new LoadController(this);
+    m_demo = new DemoController(this);
     connect(m_loader, &LoadController::stageReady, this, &MainWindow::onStage);
     connect(m_loader, &LoadController::finished, this, &MainWindow::onLoaded);
     m_training = new TrainingController(this, m_state, m_trainingPanel, [this] { return m_opened.get(); });
@@ -227,11 +212,7 @@ void MainWindow::createDocks()
 void MainWindow::createMenus()
 {
     auto* file = menuBar()->addMenu(tr("&File"));
-    file->addAction(tr("&Open bundle, folder or session…"), QKeySequence::Open, this, [this] {
-        if (const auto path = chooseOpenPath(this); !path.isEmpty()) {
-            openJob(path);
-        }
-    });
+    file->addAction(tr("&Open bundle, folder or session…"), QKeySequence::Open, this, &MainWindow::askOpen);
     file->addAction(tr("Open from &Prometheus…"), this, &MainWindow::askPrometheus);
     m_live = new LiveController(file->addAction(tr("&Live: follow the server")), this);
     connect(m_live, &LiveController::statusMessage, this, &MainWindow::showStatus);
@@ -315,6 +296,13 @@ void MainWindow::openJob(const QString& path)
     startLoading(path, loaderFor({ path.toStdString(), std::nullopt }));
 }
 
+void MainWindow::askOpen()
+{
+    if (const auto path = chooseOpenPath(this); !path.isEmpty()) {
+        openJob(path);
+    }
+}
+
 void MainWindow::cancelLoading()
 {
     m_loader->cancel();
@@ -370,47 +358,6 @@ void MainWindow::followLive()
     if (!m_live->isOn()) {
         m_live->setOn(true);
     }
-}
-
-// In-window alert for links that went down since the last load (live), within one refresh of the server.
-void MainWindow::noteNewFlaps(const OpenedJob& opened)
-{
-    if (!opened.fabricReview) {
-        return;
-    }
-    const auto fresh = m_live->newFlaps(*opened.fabricReview);
-    if (!fresh.isEmpty()) {
-        m_alertLabel->setText(QStringLiteral("⚠ ") + fresh.join(QStringLiteral("; ")));
-        m_alertLabel->show();
-        QApplication::alert(this);
-    }
-}
-
-// A bundle's files are mapped, not copied: one cut short on disk while open (copied over, rotated) reads as zeros
-// past its new end instead of ending the process (core/mapped_file.h). The user is told, once per file, in the
-// Warnings panel and the status bar, since the views now show zeros where the file was.
-void MainWindow::noteFilesCutShort()
-{
-    QStringList fresh;
-    for (const auto& f : mappedFilesCutShort()) {
-        const auto file = QString::fromStdString(f.path);
-        if (!m_cutShortShown.contains(file)) { // once per file: the message changes tense once zeros are read
-            m_cutShortShown << file;
-            fresh << QString::fromStdString(f.format());
-        }
-    }
-    if (fresh.isEmpty()) {
-        return;
-    }
-    for (const auto& text : fresh) {
-        auto* item = new QListWidgetItem(text);
-        item->setForeground(QColor(0xd5, 0x5e, 0x00));
-        m_warnings->insertItem(0, item);
-    }
-    m_alertLabel->setText(tr("⚠ A file of this bundle changed on disk: see Warnings, and open it again"));
-    m_alertLabel->setToolTip(plainTip(fresh.join(QLatin1Char('\n'))));
-    m_alertLabel->show();
-    statusBar()->showMessage(fresh.front());
 }
 
 // File › Open from Prometheus…: server, time range (the open job's span by default), label matchers.
@@ -541,8 +488,8 @@ void MainWindow::onLoaded(std::shared_ptr<OpenedJob> opened)
     // Stage 1 (queued before this) already showed the snapshot: add what the analysis knows.
     m_opened = opened;
     m_previous.reset();
-    if (m_live->query()) {
-        noteNewFlaps(*opened);
+    if (m_live->query() && opened->fabricReview) {
+        m_alerts->noteNewFlaps(*opened->fabricReview);
     }
     const bool refresh = m_reloading;
     m_reloading = false;
@@ -633,30 +580,6 @@ void MainWindow::showViews(bool on)
     m_central->setCurrentIndex(on ? 1 : 0);
 }
 
-void MainWindow::openDemo()
-{
-    if (m_demoJob.isRunning()) {
-        return;
-    }
-    const QString dir
-        = QStandardPaths::writableLocation(QStandardPaths::CacheLocation) + QStringLiteral("/hourly-flap");
-    if (QFileInfo::exists(dir + QStringLiteral("/manifest.json"))) {
-        openJob(dir);
-        return;
-    }
-    statusBar()->showMessage(tr("Simulating the demo scenario once (1,024 ranks, 70 min) into %1…").arg(dir));
-    QApplication::setOverrideCursor(Qt::BusyCursor);
-    m_demoJob.setFuture(QtConcurrent::run([path = dir.toStdString()]() -> std::string {
-        auto config = presetConfig("hourly-flap");
-        NullProgress progress;
-        auto sim = simulate(*config, progress);
-        if (!sim) {
-            return sim.error();
-        }
-        return writeSimulatedBundle(*config, sim.value(), path).error; // a levels warning: they are built on open
-    }));
-}
-
 void MainWindow::showExerciseDock()
 {
     auto* exercise = findChild<QDockWidget*>(QStringLiteral("exercise"));
@@ -708,6 +631,11 @@ void MainWindow::ensureLateness()
     m_latenessJob.setFuture(QtConcurrent::run([opened] { return opened->heatmap->withLateness(*opened->analysis); }));
 }
 
+void MainWindow::openDemo()
+{
+    m_demo->open();
+}
+
 void MainWindow::selectIncident(int number)
 {
     m_state->selectIncident(number);
@@ -749,9 +677,7 @@ void MainWindow::clearJob()
     syncViewMenus();
     m_shown.reset();
     m_live->setSource(std::nullopt);
-    if (m_alertLabel) {
-        m_alertLabel->hide();
-    }
+    m_alerts->hide();
     m_heatmap->setModel(nullptr, nullptr);
     m_linkHeatmap->setModel(nullptr);
     m_flaps->setReview(nullptr, nullptr);

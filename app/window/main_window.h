@@ -21,11 +21,12 @@ class QLabel;
 class QLineEdit;
 class QListWidget;
 class QStackedWidget;
-class QTimer;
 
 namespace stallscope {
 
 class CounterPlotWidget;
+class DemoController;
+class JobAlerts;
 class FlapsPanel;
 class LinkHeatmapWidget;
 class HeatmapWidget;
@@ -106,8 +107,7 @@ private:
     void createDocks();
     void createMenus();
     void startLoading(const QString& name, Loader load, bool quiet = false);
-    void noteNewFlaps(const OpenedJob& opened);
-    void noteFilesCutShort(); // GUI thread, every 2 s: a mapped file of the open job shrank on disk
+    void askOpen(); // File › Open: a bundle, a folder or a session
     void askPrometheus();
     void onLoaded(std::shared_ptr<OpenedJob> opened);
     void onStage(std::shared_ptr<OpenedJob> partial);
@@ -142,7 +142,6 @@ private:
     SummaryView* m_summary;
     QListWidget* m_warnings;
     QLabel* m_cursorLabel;
-    QLabel* m_alertLabel = nullptr;
     QLineEdit* m_fabricFind = nullptr;
     QStackedWidget* m_central = nullptr;
 
@@ -160,8 +159,6 @@ private:
     bool m_analysisHidden = false;
     bool m_showLinkHeatmap = true; // with a job: the link heatmap stacked under the rank heatmap
     int m_hoveredRank = -1;
-    QTimer* m_cutShortTimer = nullptr;
-    QStringList m_cutShortShown; // files already named in the Warnings panel
 
     LoadController* m_loader = nullptr;
     SessionController* m_session = nullptr; // File › Save session, notes, a session's pending views
@@ -171,7 +168,8 @@ private:
     TrainingController* m_training = nullptr;
     OutputController* m_output = nullptr; // File › Export view, Save report; Edit › Copy image
     RecentFiles* m_recent = nullptr; // File › Open Recent and the welcome page's list
-    QFutureWatcher<std::string> m_demoJob; // "" or why the demo could not be written
+    DemoController* m_demo = nullptr; // the welcome page's demo, simulated once
+    JobAlerts* m_alerts = nullptr; // the status bar's alert: new flaps (live), files cut short on disk
     QFutureWatcher<std::shared_ptr<const HeatmapModel>> m_latenessJob; // the open job's heatmap with lateness
 };
 
