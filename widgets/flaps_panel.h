@@ -56,7 +56,7 @@ private:
 
     ViewState* m_state;
     QLabel* m_header;
-    QString m_emptyText; // set by its owner (the window: app/empty_states.h)
+    QString m_emptyText; // set by its owner (the window: app/window/empty_states.h)
     QTableWidget* m_table;
     QListWidget* m_flapList;
     int m_listed = -1; // the table row whose events are listed

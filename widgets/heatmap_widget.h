@@ -120,7 +120,7 @@ private:
     bool m_rowsFiltered = false;
     void rebuildRows();
     QString m_firstStuck; // what first-stuck order means here (HeatmapModel::explain), shown in its title
-    QString m_emptyText; // set by its owner (the window: app/empty_states.h)
+    QString m_emptyText; // set by its owner (the window: app/window/empty_states.h)
     std::vector<std::uint32_t> m_shown; // the visible slice of m_rows
     std::size_t m_rowFirst = 0;
     std::size_t m_rowCount = 0; // 0 = all

@@ -32,7 +32,7 @@ public:
 
     HostsPanel(ViewState* state, QWidget* parent = nullptr);
     // The findings are findNodeProblems'; `hideFindings` leaves them and the conflicts out (an exercise, where
-    // they would give the answer away). The filter text stays: it belongs to the job (app/job_views.h).
+    // they would give the answer away). The filter text stays: it belongs to the job (app/window/job_views.h).
     void setSnapshot(std::shared_ptr<const JobSnapshot> snap, bool hideFindings = false);
     void setFilterText(const QString& text);
     QString filterText() const;

@@ -40,7 +40,7 @@ private:
     ViewState* m_state;
     QTableWidget* m_table;
     QTextBrowser* m_detail; // the selected incident, structured (incident_detail.h)
-    QString m_emptyText; // set by its owner (the window: app/empty_states.h)
+    QString m_emptyText; // set by its owner (the window: app/window/empty_states.h)
     std::shared_ptr<const JobSnapshot> m_snap;
     std::shared_ptr<const AnalysisResult> m_analysis;
 };

@@ -70,7 +70,7 @@ private:
     void drawLegend(QPainter& p, const QRect& area) const;
 
     ViewState* m_state;
-    QString m_emptyText; // set by its owner (the window: app/empty_states.h)
+    QString m_emptyText; // set by its owner (the window: app/window/empty_states.h)
     std::shared_ptr<const LinkHeatmapModel> m_model;
     LinkRowOrder m_order = LinkRowOrder::Tier;
     bool m_culpritMarksHidden = false;

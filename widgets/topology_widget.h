@@ -52,7 +52,7 @@ public:
     TopologyWidget(ViewState* state, QWidget* parent = nullptr);
     void setData(std::shared_ptr<const JobSnapshot> snap, std::shared_ptr<const AnalysisResult> analysis);
     std::optional<LinkId> markedLink() const; // the selected incident's culprit
-    // Shown while no job is open (set by the window: app/empty_states.h); a job without a topology says so itself.
+    // Shown while no job is open (set by the window: app/window/empty_states.h); a job without a topology says so itself.
     void setEmptyText(const QString& text);
     QString emptyText() const { return m_emptyText; }
     QImage renderImage(QSize size);
