@@ -163,32 +163,76 @@ void TopologyWidget::drawCaptions(QPainter& p, const Layout& l, QSizeF size) con
     caption(m_cores, tr("%1 core switches").arg(m_cores.size()));
     caption(m_spines, tr("%1 spines%2").arg(m_spines.size()).arg(pods));
     caption(m_leaves, tr("%1 leaves%2").arg(m_leaves.size()).arg(pods));
-    if (m_podCount <= 1 || m_leaves.empty()) {
-        return;
+    for (const auto& caption : podCaptionLabels(l, size, p.fontMetrics())) {
+        p.drawText(caption.rect, Qt::AlignCenter, caption.text);
     }
-    // Under the leaves; one line lower when the leaves' own numbers take that line (narrow boxes).
+}
+
+std::size_t TopologyWidget::podSize(const std::vector<NodeId>& row) const
+{
+    if (m_podCount <= 1 || row.empty()) {
+        return 0;
+    }
+    std::map<int, std::size_t> perPod;
+    for (const auto id : row) {
+        ++perPod[m_podOf[index(id)]];
+    }
+    const auto first = perPod.begin()->second;
+    const bool alike = perPod.size() == std::size_t(m_podCount)
+        && std::all_of(perPod.begin(), perPod.end(), [&](const auto& kv) { return kv.second == first; });
+    return alike ? first : 0;
+}
+
+std::vector<SwitchLabel> TopologyWidget::rowLabels(
+    const Layout& l, const std::vector<NodeId>& row, const QFontMetrics& fm) const
+{
+    if (row.empty()) {
+        return {};
+    }
     QStringList names;
     std::vector<double> centres;
-    for (const auto leaf : m_leaves) {
-        names << QString::fromStdString(m_snap->str(m_snap->topology.node(leaf).description));
-        centres.push_back(l.nodePos[index(leaf)].x());
+    for (const auto id : row) {
+        names << QString::fromStdString(m_snap->str(m_snap->topology.node(id).description));
+        centres.push_back(l.nodePos[index(id)].x());
     }
+    const double y = l.nodePos[index(row.front())].y();
+    return switchRowLabels(names, centres, y, switchBoxWidth(l, row.size()), fm, podSize(row));
+}
+
+// Under the leaves; one line lower when the leaves' own numbers take that line (narrow boxes).
+std::vector<SwitchLabel> TopologyWidget::podCaptionLabels(const Layout& l, QSizeF size, const QFontMetrics& fm) const
+{
+    if (m_podCount <= 1 || m_leaves.empty()) {
+        return {};
+    }
+    const auto leafLabels = rowLabels(l, m_leaves, fm);
     const double leafY = l.nodePos[index(m_leaves.front())].y();
-    const auto labels = switchRowLabels(names, centres, leafY, switchBoxWidth(l, m_leaves.size()), p.fontMetrics());
-    const double y = leafY + 10 + (!labels.empty() && !labels.front().inside ? p.fontMetrics().height() + 1 : 0);
+    const double y = leafY + 10 + (!leafLabels.empty() && !leafLabels.front().inside ? fm.height() + 1 : 0);
+    QStringList names;
+    std::vector<std::pair<double, double>> spans(std::size_t(m_podCount), { size.width(), 0.0 });
     for (int pod = 0; pod < m_podCount; ++pod) {
-        double left = size.width(), right = 0;
-        for (const auto leaf : m_leaves) {
-            if (m_podOf[index(leaf)] == pod) {
-                left = std::min(left, l.nodePos[index(leaf)].x());
-                right = std::max(right, l.nodePos[index(leaf)].x());
-            }
-        }
-        const QString name = podName(pod);
-        if (right >= left && right - left + 16 >= p.fontMetrics().horizontalAdvance(name)) {
-            p.drawText(QRectF(left - 8, y, right - left + 16, 13), Qt::AlignCenter, name);
-        }
+        names << podName(pod);
     }
+    for (const auto leaf : m_leaves) {
+        auto& [left, right] = spans[std::size_t(m_podOf[index(leaf)])];
+        left = std::min(left, l.nodePos[index(leaf)].x());
+        right = std::max(right, l.nodePos[index(leaf)].x());
+    }
+    return podCaptions(names, spans, y, size.width(), fm);
+}
+
+std::vector<SwitchLabel> TopologyWidget::podCaptionsOnScreen() const
+{
+    return m_snap ? podCaptionLabels(screenLayout(), size(), QFontMetrics(smallFont())) : std::vector<SwitchLabel> {};
+}
+
+std::vector<SwitchLabel> TopologyWidget::switchLabelsOnScreen(int tier) const
+{
+    if (!m_snap) {
+        return {};
+    }
+    const auto& row = tier >= 3 ? m_cores : tier == 2 ? m_spines : m_leaves;
+    return rowLabels(screenLayout(), row, QFontMetrics(smallFont()));
 }
 
 } // namespace stallscope

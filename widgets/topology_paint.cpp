@@ -136,18 +136,13 @@ void TopologyWidget::drawNodes(QPainter& p, const Layout& l, std::optional<LinkI
             continue;
         }
         const double boxW = switchBoxWidth(l, row->size());
-        QStringList names;
-        std::vector<double> centres;
         for (const auto id : *row) {
             const QPointF c = l.nodePos[index(id)];
             p.setPen(text);
             p.setBrush(pal.color(QPalette::Button));
             p.drawRect(QRectF(c.x() - boxW / 2, c.y() - 9, boxW, 18));
-            names << QString::fromStdString(m_snap->str(topo.node(id).description));
-            centres.push_back(c.x());
         }
-        const double y = l.nodePos[index(row->front())].y();
-        for (const auto& label : switchRowLabels(names, centres, y, boxW, p.fontMetrics())) {
+        for (const auto& label : rowLabels(l, *row, p.fontMetrics())) {
             if (!label.inside) {
                 p.fillRect(label.rect, plate); // over the links below the row
             }

@@ -56,6 +56,21 @@ QString fitSwitchName(const QString& name, const QFontMetrics& fm, int width)
 
 namespace {
 
+// The smallest step ≥ `step` that divides `podSize` or is a multiple of it (unchanged without pods).
+std::size_t podAligned(std::size_t step, std::size_t podSize)
+{
+    if (podSize <= 1) {
+        return step;
+    }
+    if (step > podSize) {
+        return (step + podSize - 1) / podSize * podSize;
+    }
+    while (podSize % step != 0) {
+        ++step;
+    }
+    return step;
+}
+
 QString lastToken(const QString& name)
 {
     const auto cut = std::max(name.lastIndexOf(QLatin1Char('-')), name.lastIndexOf(QLatin1Char('_')));
@@ -64,8 +79,8 @@ QString lastToken(const QString& name)
 
 } // namespace
 
-std::vector<SwitchLabel> switchRowLabels(
-    const QStringList& names, const std::vector<double>& centres, double y, double boxW, const QFontMetrics& fm)
+std::vector<SwitchLabel> switchRowLabels(const QStringList& names, const std::vector<double>& centres, double y,
+    double boxW, const QFontMetrics& fm, std::size_t podSize)
 {
     std::vector<SwitchLabel> out;
     bool roomy = true;
@@ -83,12 +98,64 @@ std::vector<SwitchLabel> switchRowLabels(
         return out;
     }
     const double pitch = centres.size() > 1 ? std::abs(centres[1] - centres[0]) : boxW + 4;
-    const auto step = std::size_t(std::ceil((widest + 4) / std::max(pitch, 1.0)));
-    for (std::size_t i = 0; i < centres.size(); i += std::max<std::size_t>(step, 1)) {
+    const auto step
+        = podAligned(std::max<std::size_t>(std::size_t(std::ceil((widest + 4) / std::max(pitch, 1.0))), 1), podSize);
+    for (std::size_t i = 0; i < centres.size(); i += step) {
         const double w = widest + 4;
         out.push_back({ QRectF(centres[i] - w / 2, y + 10, w, fm.height()), lastToken(names[qsizetype(i)]), false });
     }
     return out;
+}
+
+std::vector<SwitchLabel> podCaptions(const QStringList& names, const std::vector<std::pair<double, double>>& spans,
+    double y, double width, const QFontMetrics& fm)
+{
+    if (names.isEmpty() || spans.size() != std::size_t(names.size())) {
+        return {};
+    }
+    // What every name shares, back to a token's start: "leaf-p" of "leaf-p0" … "leaf-p15" → "leaf-".
+    auto shared = names.front();
+    for (const auto& n : names) {
+        qsizetype k = 0;
+        while (k < shared.size() && k < n.size() && shared[k] == n[k]) {
+            ++k;
+        }
+        shared.truncate(k);
+    }
+    while (!shared.isEmpty() && !QStringLiteral("-_ ").contains(shared.back())) {
+        shared.chop(1);
+    }
+    std::vector<QStringList> forms { names, {}, {} };
+    for (qsizetype i = 0; i < names.size(); ++i) {
+        forms[1] << names[i].mid(shared.size());
+        forms[2] << QString::number(i + 1);
+    }
+    // Every k-th pod's caption in one form: nullopt when two collide or one leaves the view.
+    const auto placed = [&](const QStringList& form, std::size_t k) -> std::optional<std::vector<SwitchLabel>> {
+        std::vector<SwitchLabel> out;
+        for (std::size_t i = 0; i < spans.size(); i += k) {
+            const double w = fm.horizontalAdvance(form[qsizetype(i)]) + 6;
+            const double centre = (spans[i].first + spans[i].second) / 2;
+            const QRectF r(std::clamp(centre - w / 2, 0.0, std::max(0.0, width - w)), y, w, fm.height());
+            if (form[qsizetype(i)].isEmpty() || r.right() > width + 0.5
+                || (!out.empty() && r.left() < out.back().rect.right())) {
+                return std::nullopt;
+            }
+            out.push_back({ r, form[qsizetype(i)], false });
+        }
+        return out;
+    };
+    for (const auto& form : forms) {
+        if (auto all = placed(form, 1)) {
+            return *all;
+        }
+    }
+    for (std::size_t k = 2; k < spans.size(); ++k) {
+        if (auto some = placed(forms[2], k)) {
+            return *some;
+        }
+    }
+    return {};
 }
 
 TopologyWidget::TopologyWidget(ViewState* state, QWidget* parent)

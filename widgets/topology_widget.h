@@ -41,9 +41,18 @@ struct SwitchLabel
 // Labels for one row of switch boxes (names, box centres in view x, the row's y, the boxes' width): inside each box
 // (fitSwitchName) when every box has room for at least its last token; else that token ("64" of "spine-64") for
 // every k-th box under the row, k the smallest step at which they do not overlap — like an axis's ticks, so a
-// person can still count along 64 boxes.
-std::vector<SwitchLabel> switchRowLabels(
-    const QStringList& names, const std::vector<double>& centres, double y, double boxW, const QFontMetrics& fm);
+// person can still count along 64 boxes. In a row of pods of `podSize` switches each (0: one pod, or pods of
+// different sizes), k divides the pod's size or is a multiple of it, so every pod is numbered alike from its first
+// switch ("01 03 | 01 03 |"), never "01 04 03 02" as a step across pods would read.
+std::vector<SwitchLabel> switchRowLabels(const QStringList& names, const std::vector<double>& centres, double y,
+    double boxW, const QFontMetrics& fm, std::size_t podSize = 0);
+
+// Captions naming the pods under the leaf row, each centred under its pod's leaves (`spans`: the leftmost and
+// rightmost leaf centre of each pod, in view x) and kept within [0, width]: the longest form in which every pod's
+// caption stands apart — its name ("leaf-p5"), what tells the names apart ("p5"), or its number ("6") — and, when
+// even the shortest collide, every k-th pod's, from the first.
+std::vector<SwitchLabel> podCaptions(const QStringList& names, const std::vector<std::pair<double, double>>& spans,
+    double y, double width, const QFontMetrics& fm);
 
 class TopologyWidget : public QWidget
 {
@@ -129,6 +138,9 @@ private:
     void drawBundles(
         QPainter& p, const std::map<std::pair<std::int64_t, std::int64_t>, Bundle>& bundles, const QPalette& pal) const;
     void drawCaptions(QPainter& p, const Layout& l, QSizeF size) const;
+    std::size_t podSize(const std::vector<NodeId>& row) const; // switches in each pod of the row; 0 unless alike
+    std::vector<SwitchLabel> rowLabels(const Layout& l, const std::vector<NodeId>& row, const QFontMetrics& fm) const;
+    std::vector<SwitchLabel> podCaptionLabels(const Layout& l, QSizeF size, const QFontMetrics& fm) const;
     std::optional<LinkId> linkAt(QPointF pos) const;
     int hostAt(QPointF pos) const;
     int hcaAt(QPointF pos) const; // rank of the expanded host's HCA box under pos, or -1
@@ -157,6 +169,9 @@ public:
     int hostBlockCount() const { return int(m_hostBlocks.size()); }
     void expandHostBlock(int block); // zooms until the block's hosts are boxes of their own
     std::vector<SwitchLabel> hostLabelsOnScreen() const; // as painted: host names, or the blocks' counts
+    // As painted at the widget's size: a switch row's labels (tier 1 leaves, 2 spines, 3 cores) and the pods'.
+    std::vector<SwitchLabel> switchLabelsOnScreen(int tier) const;
+    std::vector<SwitchLabel> podCaptionsOnScreen() const;
     std::vector<QRectF> legendRects() const; // the legend's entries as painted at the widget's size
 
 private:

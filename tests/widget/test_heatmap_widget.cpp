@@ -982,6 +982,79 @@ TEST_CASE("switch labels: inside roomy boxes, every k-th number under a row too 
     CHECK(narrow.back().text.toInt() > 64 - step - 1); // the numbering reaches the end of the row
 }
 
+TEST_CASE("at 16 pods the topology's captions stand apart and each pod is numbered from its first switch", "[widget]")
+{
+    auto config = tinyConfig();
+    config.hosts = 64; // four hosts in each of 16 pods
+    config.pods = 16;
+    config.spines = 4;
+    config.cores = 8;
+    SimResult sim = simulateOrFail(config);
+    ViewState state;
+    state.setSpan(sim.snapshot->job.span);
+    TopologyWidget w(&state);
+    w.setData(sim.snapshot, nullptr);
+    REQUIRE(w.podCount() == 16);
+    // Numbers along a row read up within a pod and start again at the next: never "01 04 03 02".
+    const auto numberedByPod = [](const std::vector<SwitchLabel>& labels) {
+        for (std::size_t i = 1; i < labels.size(); ++i) {
+            const auto v = labels[i].text.toInt(), before = labels[i - 1].text.toInt();
+            if (v <= before && v != labels[0].text.toInt()) {
+                return false;
+            }
+        }
+        return true;
+    };
+    for (const QSize size : { QSize(520, 360), QSize(900, 500), QSize(1600, 700) }) {
+        w.resize(size);
+        INFO("topology " << size.width() << "x" << size.height());
+        const auto pods = w.podCaptionsOnScreen();
+        REQUIRE(pods.size() >= 2);
+        for (std::size_t i = 0; i < pods.size(); ++i) {
+            CHECK(pods[i].rect.left() >= 0);
+            CHECK(pods[i].rect.right() <= size.width());
+            for (std::size_t j = i + 1; j < pods.size(); ++j) {
+                CHECK_FALSE(pods[i].rect.intersects(pods[j].rect));
+            }
+        }
+        CHECK((pods[0].text == QStringLiteral("leaf-p0") || pods[0].text == QStringLiteral("p0")
+            || pods[0].text == QStringLiteral("1")));
+        for (const int tier : { 1, 2, 3 }) {
+            const auto labels = w.switchLabelsOnScreen(tier);
+            INFO("tier " << tier);
+            REQUIRE_FALSE(labels.empty());
+            for (std::size_t i = 1; i < labels.size(); ++i) {
+                CHECK_FALSE(labels[i].rect.intersects(labels[i - 1].rect));
+            }
+            if (!labels[0].inside && tier == 2) {
+                CHECK(numberedByPod(labels));
+            }
+        }
+    }
+    const QFontMetrics fm(QApplication::font());
+    // Sixteen pods 30 px apart: the names collide, the part that tells them apart does not.
+    QStringList names;
+    std::vector<std::pair<double, double>> spans;
+    for (int pod = 0; pod < 16; ++pod) {
+        names << QStringLiteral("leaf-p%1").arg(pod);
+        spans.emplace_back(10 + 30 * pod, 30 + 30 * pod);
+    }
+    const auto tight = podCaptions(names, spans, 100, 500, fm);
+    REQUIRE(tight.size() == 16);
+    CHECK(tight[5].text == QStringLiteral("p5"));
+    // 6 px apart: only every k-th pod's number, from the first.
+    for (int pod = 0; pod < 16; ++pod) {
+        spans[std::size_t(pod)] = { 2 + 6 * pod, 6 + 6 * pod };
+    }
+    const auto sparse = podCaptions(names, spans, 100, 100, fm);
+    REQUIRE(sparse.size() >= 2);
+    CHECK(sparse.size() < 16);
+    CHECK(sparse[0].text == QStringLiteral("1"));
+    for (std::size_t i = 1; i < sparse.size(); ++i) {
+        CHECK_FALSE(sparse[i].rect.intersects(sparse[i - 1].rect));
+    }
+}
+
 TEST_CASE("a time range names the end's day only when it is another day", "[widget]")
 {
     // A window rendered to the end of time read "2026-11-01 00:00:00.000 .. 23:47:16.854 UTC", as if one day.
