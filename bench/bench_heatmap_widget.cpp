@@ -7,7 +7,7 @@
 // Usage: STALLSCOPE_BENCH_BUNDLE=/tmp/bhb ./build/bench/bench_heatmap_widget
 #include "analysis/analysis.h"
 #include "bench_support.h"
-#include "heatmap_widget.h"
+#include "heatmap/heatmap_widget.h"
 #include "import/open_job.h"
 #include "view/view_state.h"
 

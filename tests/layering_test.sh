@@ -16,12 +16,14 @@ echo "$out"
 echo '#include "analysis/analysis.h"' >> "$work/models/import/kineto/kineto_trace.cpp"
 echo '#include "import/logs/rank_log.h"' >> "$work/models/sim/config.h"
 echo '#include "bundle/reader.h"' >> "$work/widgets/theme.cpp"
+echo '#include "sim/simulator.h"' >> "$work/widgets/topology/topology_paint.cpp"
 if out=$(check); then
     echo "FAIL: the layering check accepted an importer that includes the analysis"; exit 1
 fi
 for expect in "models/import/kineto/kineto_trace.cpp includes \"analysis/analysis.h\"" \
               "models/sim/config.h includes \"import/logs/rank_log.h\"" \
-              "widgets/theme.cpp includes \"bundle/reader.h\""; do
+              "widgets/theme.cpp includes \"bundle/reader.h\"" \
+              "widgets/topology/topology_paint.cpp includes \"sim/simulator.h\""; do
     grep -qF "$expect" <<<"$out" || { echo "FAIL: expected \"$expect\" in:"; echo "$out"; exit 1; }
 done
 echo "refused as expected:"; echo "$out" | grep includes

@@ -6,9 +6,9 @@
 #include "core/time_format.h"
 #include "export/trace_export.h"
 #include "open/load_job.h"
-#include "postmortem_render.h"
-#include "postmortem_report.h"
-#include "session_look.h"
+#include "render/postmortem_render.h"
+#include "render/postmortem_report.h"
+#include "render/session_look.h"
 #include "view/review_session.h"
 
 #include <QString>

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "window/empty_states.h"
 
-#include "flaps_panel.h"
-#include "heatmap_widget.h"
-#include "incidents_panel.h"
-#include "link_heatmap_widget.h"
-#include "topology_widget.h"
+#include "panels/flaps_panel.h"
+#include "heatmap/heatmap_widget.h"
+#include "panels/incidents_panel.h"
+#include "heatmap/link_heatmap_widget.h"
+#include "topology/topology_widget.h"
 
 #include <QObject>
 

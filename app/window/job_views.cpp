@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "window/job_views.h"
-#include "hosts_panel.h"
+#include "panels/hosts_panel.h"
 
 #include "core/job_snapshot.h"
-#include "link_list_panel.h"
-#include "session_look.h"
+#include "panels/link_list_panel.h"
+#include "render/session_look.h"
 
 #include <QLineEdit>
 

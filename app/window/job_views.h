@@ -6,8 +6,8 @@
 // filter, the hosts' filter). It belongs to the job: captured when another load starts and put back when that load fails or is
 // cancelled, reset when a new job opens, written to and read from review sessions. GUI thread only.
 
-#include "heatmap_widget.h"
-#include "link_heatmap_widget.h"
+#include "heatmap/heatmap_widget.h"
+#include "heatmap/link_heatmap_widget.h"
 #include "view/review_session.h"
 #include "view/view_state.h"
 

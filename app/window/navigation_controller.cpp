@@ -4,8 +4,8 @@
 #include "analysis/analysis.h"
 #include "analysis/incident_frame.h"
 #include "core/job_snapshot.h"
-#include "flaps_panel.h"
-#include "heatmap_widget.h"
+#include "panels/flaps_panel.h"
+#include "heatmap/heatmap_widget.h"
 #include "view/rank_search.h"
 #include "view/view_state.h"
 

@@ -3,11 +3,11 @@
 #include "plain_text.h"
 
 #include "core/path_relation.h"
-#include "heatmap_widget.h"
-#include "link_heatmap_widget.h"
+#include "heatmap/heatmap_widget.h"
+#include "heatmap/link_heatmap_widget.h"
 #include "open/load_job.h"
-#include "postmortem_render.h"
-#include "postmortem_report.h"
+#include "render/postmortem_render.h"
+#include "render/postmortem_report.h"
 #include "view/view_state.h"
 
 #include <QApplication>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "window/view_menu.h"
 
-#include "heatmap_widget.h"
-#include "link_heatmap_widget.h"
+#include "heatmap/heatmap_widget.h"
+#include "heatmap/link_heatmap_widget.h"
 #include "theme.h"
 #include "view/heatmap_model.h"
 #include "view/view_state.h"

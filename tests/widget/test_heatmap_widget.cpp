@@ -2,17 +2,17 @@
 // The heatmap widget offscreen: zoom around the pointer, one cursor for all views, tooltips, and the
 // rendered image showing a full-height stall band at the flap (#4).
 #include "analysis/analysis.h"
-#include "counter_plot_widget.h"
-#include "heatmap_palette.h"
-#include "heatmap_widget.h"
+#include "panels/counter_plot_widget.h"
+#include "heatmap/heatmap_palette.h"
+#include "heatmap/heatmap_widget.h"
 #include "import/open_job.h"
-#include "incidents_panel.h"
-#include "link_list_panel.h"
+#include "panels/incidents_panel.h"
+#include "panels/link_list_panel.h"
 #include "sim/raw_writer.h"
 #include "test_support.h"
 #include "theme.h"
 #include "time_ticks.h"
-#include "topology_widget.h"
+#include "topology/topology_widget.h"
 #include "view/counter_plot_data.h"
 #include "view/view_state.h"
 

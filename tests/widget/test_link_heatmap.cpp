@@ -3,8 +3,8 @@
 // heatmap shows the hourly flapper's row in the down colour once per flap and no healthy row at all (light and
 // dark, 1,024 links), the Flaps panel lists the review and selecting a row selects the link.
 #include "analysis/flaps.h"
-#include "flaps_panel.h"
-#include "link_heatmap_widget.h"
+#include "panels/flaps_panel.h"
+#include "heatmap/link_heatmap_widget.h"
 #include "test_support.h"
 #include "theme.h"
 #include "time_ticks.h"

@@ -3,7 +3,7 @@
 #include "core/snapshot_summary.h"
 #include "import/open_job.h"
 #include "plain_text.h"
-#include "summary_view.h"
+#include "panels/summary_view.h"
 #include "test_support.h"
 
 #include <catch2/catch.hpp>

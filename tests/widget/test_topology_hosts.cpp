@@ -3,10 +3,10 @@
 // cabled to the same leaves, with their count and range; a double-click zooms in until each host is a named box.
 // The postmortem render of a 16,384-rank job: the stall over every row, the culprit marked.
 #include "analysis/analysis.h"
-#include "postmortem_render.h"
+#include "render/postmortem_render.h"
 #include "sim/config.h"
 #include "test_support.h"
-#include "topology_widget.h"
+#include "topology/topology_widget.h"
 #include "view/view_state.h"
 
 #include <catch2/catch.hpp>

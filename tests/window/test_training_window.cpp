@@ -3,7 +3,7 @@
 // trainee marks the culprit from the views' selection and checks; only then do the incidents appear, and the
 // walk-through moves the cursor and the selection in every view.
 #include "bundle/writer.h"
-#include "incidents_panel.h"
+#include "panels/incidents_panel.h"
 #include "isolated_settings.h"
 #include "window/main_window.h"
 #include "sim/raw_writer.h"

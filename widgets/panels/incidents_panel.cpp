@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
-#include "incidents_panel.h"
+#include "panels/incidents_panel.h"
 
-#include "heatmap_palette.h"
+#include "heatmap/heatmap_palette.h"
 
 #include "analysis/analysis.h"
 #include "core/time_format.h"
 #include "view/view_state.h"
 
-#include "incident_detail.h"
+#include "panels/incident_detail.h"
 
 #include <QHeaderView>
 #include <QSplitter>

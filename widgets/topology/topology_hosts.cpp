@@ -6,8 +6,8 @@
 // double-click zooms the fabric until the block's hosts are boxes of their own with their names. GUI thread, or
 // any thread painting an image.
 #include "plain_text.h"
-#include "topology_internal.h"
-#include "topology_widget.h"
+#include "topology/topology_internal.h"
+#include "topology/topology_widget.h"
 
 #include "analysis/analysis.h"
 #include "view/view_state.h"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "heatmap_palette.h"
+#include "heatmap/heatmap_palette.h"
 
 #include "theme.h"
 

@@ -4,7 +4,7 @@
 // A self-contained incident report: report.html (inline CSS, no network) and report.md, with one rendered
 // image per incident, all in one folder and referencing only files in it.
 
-#include "postmortem_render.h"
+#include "render/postmortem_render.h"
 
 #include <string>
 

@@ -2,8 +2,8 @@
 // Grouping in the topology widget: pods of three-tier fabrics (found from the switch graph, named as the fabric
 // names them), bundles of healthy switch links per pair of switch groups, and the rows' and pods' captions.
 // GUI thread.
-#include "topology_internal.h"
-#include "topology_widget.h"
+#include "topology/topology_internal.h"
+#include "topology/topology_widget.h"
 
 #include "view/view_state.h"
 

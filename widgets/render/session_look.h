@@ -5,7 +5,7 @@
 // names a .stallscope file stores (docs/formats.md, review sessions). The window restores them; `render` and
 // `report` draw a session's images with them, as the window showed them.
 
-#include "heatmap_widget.h"
+#include "heatmap/heatmap_widget.h"
 #include "view/link_heatmap_model.h"
 #include "view/review_session.h"
 

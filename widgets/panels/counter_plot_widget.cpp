@@ -6,7 +6,7 @@
 #include "qcustomplot_include.h"
 #include "view_menu.h"
 
-#include "counter_plot_widget.h"
+#include "panels/counter_plot_widget.h"
 
 #include "theme.h"
 #include "time_navigation.h"

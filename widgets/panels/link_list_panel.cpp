@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "link_list_panel.h"
+#include "panels/link_list_panel.h"
 #include "plain_text.h"
 
 #include "analysis/analysis.h"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "hosts_panel.h"
+#include "panels/hosts_panel.h"
 
 #include "core/job_snapshot.h"
 #include "view/view_state.h"

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
-#include "topology_widget.h"
+#include "topology/topology_widget.h"
 #include "plain_text.h"
 #include "view_menu.h"
 
 #include "analysis/analysis.h"
 #include "core/time_format.h"
-#include "heatmap_palette.h"
-#include "topology_internal.h"
+#include "heatmap/heatmap_palette.h"
+#include "topology/topology_internal.h"
 #include "view/view_state.h"
 
 #include <QContextMenuEvent>

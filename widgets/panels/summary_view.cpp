@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "summary_view.h"
+#include "panels/summary_view.h"
 #include "plain_text.h"
 
 #include "core/snapshot_summary.h"

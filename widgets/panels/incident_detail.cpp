@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "incident_detail.h"
+#include "panels/incident_detail.h"
 
 #include "analysis/analysis.h"
 #include "core/time_format.h"

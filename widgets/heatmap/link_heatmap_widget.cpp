@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "link_heatmap_widget.h"
+#include "heatmap/link_heatmap_widget.h"
 
 #include "theme.h"
 #include "time_navigation.h"

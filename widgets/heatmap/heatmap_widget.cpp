@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The rank×time heatmap widget (heatmap_widget.h). Over 600 lines as one file: one widget whose raster jobs,
 // painting, overlays, legend and input all work on the same plot rectangle, time mapping and raster cache.
-#include "heatmap_widget.h"
+#include "heatmap/heatmap_widget.h"
 
 #include "plain_text.h"
 #include "time_navigation.h"

@@ -6,7 +6,7 @@
 // keeps no zoom of its own. The raster is cached per (model, window, size, dpr, order, palette).
 
 #include "analysis/analysis.h"
-#include "heatmap_palette.h"
+#include "heatmap/heatmap_palette.h"
 #include "time_navigation.h"
 #include "view/heatmap_model.h"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "postmortem_report.h"
+#include "render/postmortem_report.h"
 #include "time_ticks.h"
 
 #include "core/atomic_file.h"

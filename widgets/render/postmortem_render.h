@@ -8,7 +8,7 @@
 
 #include "analysis/analysis.h"
 #include "analysis/flaps.h"
-#include "heatmap_widget.h"
+#include "heatmap/heatmap_widget.h"
 #include "view/heatmap_model.h"
 #include "view/link_heatmap_model.h"
 #include "view/review_session.h"

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
-#include "postmortem_render.h"
+#include "render/postmortem_render.h"
 #include "time_ticks.h"
 
 #include "analysis/incident_frame.h"
 #include "core/time_format.h"
-#include "counter_plot_widget.h"
-#include "heatmap_widget.h"
-#include "link_heatmap_widget.h"
+#include "panels/counter_plot_widget.h"
+#include "heatmap/heatmap_widget.h"
+#include "heatmap/link_heatmap_widget.h"
 #include "theme.h"
-#include "topology_widget.h"
+#include "topology/topology_widget.h"
 #include "view/view_state.h"
 
 #include <QFileInfo>

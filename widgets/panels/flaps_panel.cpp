@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "flaps_panel.h"
+#include "panels/flaps_panel.h"
 #include "plain_text.h"
 
 #include "analysis/flaps.h"

@@ -2,8 +2,8 @@
 // The topology widget's drawing, bottom layer to top: host fans, links (bundled, one by one, the culprit with a
 // halo), degraded links, switches and hosts, search matches, the culprit's label, host names, captions, an
 // expanded host, the legend. GUI thread (paintEvent) or any thread painting an image (exports, render).
-#include "topology_internal.h"
-#include "topology_widget.h"
+#include "topology/topology_internal.h"
+#include "topology/topology_widget.h"
 
 #include "analysis/analysis.h"
 #include "core/time_format.h"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "session_look.h"
+#include "render/session_look.h"
 
 #include <array>
 #include <string>
