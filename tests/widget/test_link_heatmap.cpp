@@ -180,6 +180,7 @@ TEST_CASE(
     panel.setReview(f.sim.snapshot, review);
     REQUIRE(panel.rowCount() == int(review->flapping.size() + review->erroring.size()));
     REQUIRE(review->flapping.size() == 2);
+    CHECK(panel.headerText().startsWith(QStringLiteral("2 links went down, 1 only erred")));
     CHECK(panel.cellText(0, 3).startsWith(QStringLiteral("every 1h00m00s")));
     CHECK(panel.cellText(1, 3).startsWith(QStringLiteral("once")));
     CHECK(panel.cellText(2, 3).startsWith(QStringLiteral("never down: 4 retrains")));
@@ -187,6 +188,17 @@ TEST_CASE(
     REQUIRE(f.state.selectedLinks().size() == 1);
     CHECK(f.state.selectedLinks()[0] == f.flapper());
     CHECK(f.state.cursor() == review->flapping[0].flaps.back().timeNs());
+}
+
+TEST_CASE("the Flaps panel says one link went down in the singular", "[widget][fabric]")
+{
+    auto sim = simulateOrFail(tinyConfig());
+    auto review = std::make_shared<FabricReview>(reviewFabric(*sim.snapshot));
+    REQUIRE(review->flapping.size() == 1);
+    ViewState state;
+    FlapsPanel panel(&state);
+    panel.setReview(sim.snapshot, review);
+    CHECK(panel.headerText().startsWith(QStringLiteral("1 link went down, ")));
 }
 
 TEST_CASE("the link heatmap's title range shows seconds, and milliseconds for a window of a few seconds", "[widget]")

@@ -103,9 +103,10 @@ void FlapsPanel::setReview(std::shared_ptr<const JobSnapshot> snap, std::shared_
         return;
     }
     const auto& rv = *m_review;
-    m_header->setText(tr("%1 links went down, %2 only erred, of %3 watched — priced for a %4-GPU job crossing the "
+    const auto down = rv.flapping.size();
+    m_header->setText(tr("%1 went down, %2 only erred, of %3 watched — priced for a %4-GPU job crossing the "
                          "link (NCCL_IB_TIMEOUT=%5)")
-                          .arg(rv.flapping.size())
+                          .arg(down == 1 ? tr("1 link") : tr("%1 links").arg(down))
                           .arg(rv.erroring.size())
                           .arg(rv.linksWatched)
                           .arg(rv.options.jobRanks)
@@ -315,6 +316,11 @@ bool FlapsPanel::stepFlap(int delta)
     selectRow(static_cast<int>(li)); // lists its flaps (and moves the cursor: zoomToFlap sets it again)
     zoomToFlap(static_cast<int>(i));
     return true;
+}
+
+QString FlapsPanel::headerText() const
+{
+    return m_header->text();
 }
 
 } // namespace stallscope

@@ -44,6 +44,7 @@ public:
     // when there is none that way.
     bool stepFlap(int delta);
 
+    QString headerText() const; // the line over the table: how many links went down, erred, were watched
 private:
     // One line of the list beside the table: where it happened (a bracket when only samples date it).
     struct ListedEvent
