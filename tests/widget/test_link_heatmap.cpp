@@ -7,6 +7,7 @@
 #include "heatmap/link_heatmap_widget.h"
 #include "test_support.h"
 #include "theme.h"
+#include "time_ruler.h"
 #include "time_ticks.h"
 #include "view/link_heatmap_model.h"
 #include "view/view_state.h"
@@ -188,6 +189,26 @@ TEST_CASE(
     REQUIRE(f.state.selectedLinks().size() == 1);
     CHECK(f.state.selectedLinks()[0] == f.flapper());
     CHECK(f.state.cursor() == review->flapping[0].flaps.back().timeNs());
+}
+
+TEST_CASE("the name of a link that went down ends clear of the gutter's marks", "[widget][fabric]")
+{
+    FabricFixture f(fabricDays(16, 4));
+    LinkHeatmapWidget w(&f.state);
+    w.setModel(f.model);
+    const QImage img = w.renderImage(QSize(1200, 500));
+    const QRgb down = LinkHeatmapWidget::cellColor(LinkCell::Down, w.palette()).rgb();
+    int named = 0, touching = 0;
+    for (int y = 0; y < img.height(); ++y) {
+        for (int x = 0; x < kTimeGutterPx - 14; ++x) {
+            named += isDown(img.pixel(x, y), down);
+        }
+        for (int x = kTimeGutterPx - 11; x < kTimeGutterPx - 6; ++x) { // between the name and the down bar
+            touching += isDown(img.pixel(x, y), down);
+        }
+    }
+    CHECK(named > 20); // the flapping link is named in the down colour
+    CHECK(touching == 0);
 }
 
 TEST_CASE("the Flaps panel says one link went down in the singular", "[widget][fabric]")

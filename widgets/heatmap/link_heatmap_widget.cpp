@@ -310,6 +310,8 @@ void LinkHeatmapWidget::drawGutter(QPainter& p, const QRect& plot) const
             flagged.push_back(i);
         }
     }
+    // Labels end clear of the gutter's marks (the down bar at 5 px, group rules at 8 px, selection bars).
+    const double labelW = plot.left() - 14;
     std::vector<std::pair<double, double>> taken;
     for (const auto i : flagged) {
         const double y = mid(i);
@@ -319,8 +321,8 @@ void LinkHeatmapWidget::drawGutter(QPainter& p, const QRect& plot) const
             continue;
         }
         p.setPen(down);
-        p.drawText(QRectF(2, y - 7, kTimeGutterPx - 10, 14), Qt::AlignRight | Qt::AlignVCenter,
-            fm.elidedText(QString::fromStdString(rows[m_rows[i]].name), Qt::ElideLeft, kTimeGutterPx - 12));
+        p.drawText(QRectF(2, y - 7, labelW, 14), Qt::AlignRight | Qt::AlignVCenter,
+            fm.elidedText(QString::fromStdString(rows[m_rows[i]].name), Qt::ElideLeft, int(labelW)));
         taken.push_back({ y - 7, y + 7 });
     }
     const bool groupsContiguous = m_order == LinkRowOrder::Tier;
@@ -340,8 +342,8 @@ void LinkHeatmapWidget::drawGutter(QPainter& p, const QRect& plot) const
             continue;
         }
         p.setPen(text);
-        p.drawText(QRectF(2, y, kTimeGutterPx - 10, 14), Qt::AlignRight | Qt::AlignVCenter,
-            fm.elidedText(QString::fromStdString(g), Qt::ElideLeft, kTimeGutterPx - 12));
+        p.drawText(QRectF(2, y, labelW, 14), Qt::AlignRight | Qt::AlignVCenter,
+            fm.elidedText(QString::fromStdString(g), Qt::ElideLeft, int(labelW)));
         lastLabel = y;
     }
 }
