@@ -153,18 +153,26 @@ QString TopologyWidget::podName(int pod) const
 void TopologyWidget::drawCaptions(QPainter& p, const Layout& l, QSizeF size) const
 {
     p.setPen(palette().color(QPalette::Text));
+    QColor plate = palette().color(QPalette::Base);
+    plate.setAlpha(200);
+    // On a plate, as the labels under a row: the links to the row's first switches pass behind the caption.
+    const auto onPlate = [&](const QRectF& rect, int align, const QString& text) {
+        const QRectF ink = p.fontMetrics().boundingRect(rect.toAlignedRect(), align, text);
+        p.fillRect(ink.adjusted(-2, 0, 2, 0), plate);
+        p.drawText(rect, align, text);
+    };
     const auto caption = [&](const std::vector<NodeId>& row, const QString& text) {
         if (!row.empty()) {
             const double y = l.nodePos[index(row.front())].y();
-            p.drawText(QRectF(4, y - 24, size.width() - 8, 13), Qt::AlignLeft | Qt::AlignVCenter, text);
+            onPlate(QRectF(4, y - 24, size.width() - 8, 13), Qt::AlignLeft | Qt::AlignVCenter, text);
         }
     };
     const QString pods = m_podCount > 1 ? tr(" in %1 pods").arg(m_podCount) : QString();
     caption(m_cores, tr("%1 core switches").arg(m_cores.size()));
     caption(m_spines, tr("%1 spines%2").arg(m_spines.size()).arg(pods));
     caption(m_leaves, tr("%1 leaves%2").arg(m_leaves.size()).arg(pods));
-    for (const auto& caption : podCaptionLabels(l, size, p.fontMetrics())) {
-        p.drawText(caption.rect, Qt::AlignCenter, caption.text);
+    for (const auto& pod : podCaptionLabels(l, size, p.fontMetrics())) {
+        onPlate(pod.rect, Qt::AlignCenter, pod.text);
     }
 }
 
