@@ -23,6 +23,7 @@
 #include "topology/topology_widget.h"
 #include "view/view_state.h"
 #include "window/demo_controller.h"
+#include "window/docks.h"
 #include "window/help_dialogs.h"
 #include "window/job_alerts.h"
 #include "window/live_controller.h"
@@ -56,7 +57,6 @@
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QStatusBar>
-#include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
 namespace stallscope {
@@ -163,50 +163,8 @@ void MainWindow::createControllers()
 
 void MainWindow::createDocks()
 {
-    auto dock = [this](QWidget* w, const QString& title, const QString& name, Qt::DockWidgetArea area) {
-        auto* d = new QDockWidget(title, this);
-        d->setObjectName(name);
-        d->setWidget(w);
-        addDockWidget(area, d);
-        return d;
-    };
-    auto* incidents = dock(m_incidents, tr("Incidents"), QStringLiteral("incidents"), Qt::BottomDockWidgetArea);
-    auto* flaps = dock(m_flaps, tr("Flaps"), QStringLiteral("flaps"), Qt::BottomDockWidgetArea);
-    auto* summary = dock(m_summary, tr("Bundle"), QStringLiteral("summary"), Qt::BottomDockWidgetArea);
-    auto* warnings = dock(m_warnings, tr("Warnings"), QStringLiteral("warnings"), Qt::BottomDockWidgetArea);
-    // The fabric view under a find box: names of switches and hosts; wheel zooms the view, a drag pans it.
-    auto* fabricBox = new QWidget(this);
-    auto* fabricLayout = new QVBoxLayout(fabricBox);
-    fabricLayout->setContentsMargins(0, 0, 0, 0);
-    fabricLayout->setSpacing(2);
-    auto* find = new QLineEdit(fabricBox);
-    m_fabricFind = find;
-    find->setObjectName(QStringLiteral("fabricFind"));
-    find->setPlaceholderText(tr("Find a switch or host (wheel zooms, drag pans)"));
-    find->setClearButtonEnabled(true);
-    fabricLayout->addWidget(find);
-    fabricLayout->addWidget(m_topology, 1);
-    connect(find, &QLineEdit::textChanged, this, [this](const QString& text) {
-        const int n = m_topology->setSearch(text);
-        if (!text.trimmed().isEmpty()) {
-            statusBar()->showMessage(
-                tr("%n switch(es) or host(s) match \"%1\" in the fabric", "", n).arg(text.trimmed()));
-        }
-    });
-    auto* fabric = dock(fabricBox, tr("Fabric"), QStringLiteral("fabric"), Qt::RightDockWidgetArea);
-    auto* links = dock(m_linkList, tr("Links"), QStringLiteral("links"), Qt::RightDockWidgetArea);
-    tabifyDockWidget(fabric, links);
-    auto* hosts = dock(m_hosts, tr("Hosts"), QStringLiteral("hosts"), Qt::RightDockWidgetArea);
-    tabifyDockWidget(links, hosts);
-    fabric->raise();
-    auto* exercise = dock(m_trainingPanel, tr("Exercise"), QStringLiteral("exercise"), Qt::RightDockWidgetArea);
-    splitDockWidget(fabric, exercise, Qt::Vertical);
-    exercise->hide(); // shown when an exercise starts (Training menu)
-    tabifyDockWidget(incidents, flaps);
-    tabifyDockWidget(flaps, summary);
-    tabifyDockWidget(summary, warnings);
-    incidents->raise();
-    resizeDocks({ findChild<QDockWidget*>(QStringLiteral("incidents")) }, { 220 }, Qt::Vertical);
+    m_docks = Docks::create(
+        this, { m_incidents, m_flaps, m_summary, m_warnings, m_topology, m_linkList, m_hosts, m_trainingPanel });
 }
 
 void MainWindow::createMenus()
@@ -230,22 +188,22 @@ void MainWindow::createMenus()
     connect(m_session, &SessionController::saved, this, &MainWindow::updateTitle);
     file->addSeparator();
     file->addAction(tr("&Save session"), QKeySequence::Save, this, [this] { saveSession(false); });
-    file->addAction(tr("Save session &as…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), this,
-        [this] { saveSession(true); });
+    file->addAction(
+        tr("Save session &as…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), this, [this] { saveSession(true); });
     file->addAction(tr("&Close"), QKeySequence::Close, this, &MainWindow::closeJob);
     file->addSeparator();
-    file->addAction(
-        tr("&Export view as PNG / SVG / PDF…"), QKeySequence(Qt::CTRL | Qt::Key_E), m_output, &OutputController::exportView);
+    file->addAction(tr("&Export view as PNG / SVG / PDF…"), QKeySequence(Qt::CTRL | Qt::Key_E), m_output,
+        &OutputController::exportView);
     file->addAction(tr("Save &report…"), m_output, &OutputController::saveReport);
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::closeAllWindows);
 
     auto* edit = menuBar()->addMenu(tr("&Edit"));
     edit->addAction(tr("&Copy image"), QKeySequence::Copy, m_output, &OutputController::copyImage);
-    edit->addAction(tr("Add &note at cursor…"), QKeySequence(Qt::CTRL | Qt::Key_M), m_session, &SessionController::addNote);
-    edit->addAction(tr("&Go to rank or host…"), QKeySequence(Qt::CTRL | Qt::Key_G), this, [this] {
-        m_navigation->askGoTo(this);
-    });
+    edit->addAction(
+        tr("Add &note at cursor…"), QKeySequence(Qt::CTRL | Qt::Key_M), m_session, &SessionController::addNote);
+    edit->addAction(
+        tr("&Go to rank or host…"), QKeySequence(Qt::CTRL | Qt::Key_G), this, [this] { m_navigation->askGoTo(this); });
     m_viewMenu = new ViewMenu(this, m_state, m_heatmap, m_linkHeatmap, m_navigation);
     connect(m_viewMenu, &ViewMenu::latenessRequested, this, &MainWindow::ensureLateness);
     connect(m_viewMenu, &ViewMenu::linkHeatmapToggled, this, [this](bool on) {
@@ -263,12 +221,10 @@ void MainWindow::createMenus()
         tr("&Check answer"), QKeySequence(Qt::CTRL | Qt::Key_Return), m_training, &TrainingController::check);
 
     auto* help = menuBar()->addMenu(tr("&Help"));
-    help->addAction(tr("&Keyboard shortcuts"), QKeySequence(Qt::Key_Question), this, [this] {
-        HelpDialogs::showShortcuts(this);
-    });
-    help->addAction(tr("&Documentation"), QKeySequence::HelpContents, this, [this] {
-        HelpDialogs::showDocumentation(this);
-    });
+    help->addAction(
+        tr("&Keyboard shortcuts"), QKeySequence(Qt::Key_Question), this, [this] { HelpDialogs::showShortcuts(this); });
+    help->addAction(
+        tr("&Documentation"), QKeySequence::HelpContents, this, [this] { HelpDialogs::showDocumentation(this); });
     help->addAction(tr("&About Stallscope"), this, [this] { HelpDialogs::showAbout(this); });
 }
 
@@ -503,9 +459,7 @@ void MainWindow::onLoaded(std::shared_ptr<OpenedJob> opened)
     applyAnalysis();
     applyHeatmapVisibility();
     if (opened->snapshot->job.worldSize == 0) {
-        if (auto* d = findChild<QDockWidget*>(QStringLiteral("flaps"))) {
-            d->raise(); // no job: the flaps are the story
-        }
+        m_docks.flaps->raise(); // no job: the flaps are the story
         if (!refresh && !m_session->hasPending() && !opened->fabricReview->flapping.empty()) {
             m_flaps->selectRow(0); // the costliest flapper's counters, cursor on its latest flap
         }
@@ -559,14 +513,9 @@ void MainWindow::setAnalysisHidden(bool hidden)
 {
     m_analysisHidden = hidden;
     showEmptyStates(hidden ? EmptyState::AnalysisHidden : EmptyState::NoJob);
-    for (const char* name : { "incidents", "flaps" }) {
-        if (auto* d = findChild<QDockWidget*>(QString::fromLatin1(name))) {
-            d->setVisible(!hidden);
-        }
-    }
-    if (auto* d = findChild<QDockWidget*>(hidden ? QStringLiteral("summary") : QStringLiteral("incidents"))) {
-        d->raise();
-    }
+    m_docks.incidents->setVisible(!hidden);
+    m_docks.flaps->setVisible(!hidden);
+    (hidden ? m_docks.summary : m_docks.incidents)->raise();
     applyAnalysis();
 }
 
@@ -582,18 +531,7 @@ void MainWindow::showViews(bool on)
 
 void MainWindow::showExerciseDock()
 {
-    auto* exercise = findChild<QDockWidget*>(QStringLiteral("exercise"));
-    auto* fabric = findChild<QDockWidget*>(QStringLiteral("fabric"));
-    if (!exercise || !fabric) {
-        return;
-    }
-    // Out of any tab group a saved layout put it in, then below the Fabric/Links tabs.
-    removeDockWidget(exercise);
-    addDockWidget(Qt::RightDockWidgetArea, exercise, Qt::Vertical);
-    exercise->show();
-    fabric->show();
-    fabric->raise();
-    resizeDocks({ fabric, exercise }, { 1, 1 }, Qt::Vertical);
+    m_docks.showExercise(this);
 }
 
 void MainWindow::applyAnalysis()
@@ -712,7 +650,7 @@ void MainWindow::showStatus(const QString& text)
 
 JobViews MainWindow::jobViews() const
 {
-    return { m_state, m_heatmap, m_linkHeatmap, m_linkList, m_fabricFind, m_hosts };
+    return { m_state, m_heatmap, m_linkHeatmap, m_linkList, m_docks.fabricFind, m_hosts };
 }
 
 void MainWindow::restorePreviousJob()

@@ -11,6 +11,7 @@
 
 #include "open/load_job.h"
 #include "source/prometheus_source.h"
+#include "window/docks.h"
 #include "window/empty_states.h"
 #include "window/job_views.h"
 
@@ -84,7 +85,7 @@ public:
     CounterPlotWidget* counters() const { return m_counters; }
     LinkListPanel* linkList() const { return m_linkList; }
     HostsPanel* hostsPanel() const { return m_hosts; }
-    QLineEdit* fabricFind() const { return m_fabricFind; }
+    QLineEdit* fabricFind() const { return m_docks.fabricFind; }
     void cancelLoading(); // what the progress dialog's Cancel does
     // Edit › Go to: selects the ranks a rank number or host name names (view/rank_search.h); false when none.
     bool goTo(const QString& query);
@@ -142,7 +143,7 @@ private:
     SummaryView* m_summary;
     QListWidget* m_warnings;
     QLabel* m_cursorLabel;
-    QLineEdit* m_fabricFind = nullptr;
+    Docks m_docks {};
     QStackedWidget* m_central = nullptr;
 
     std::shared_ptr<OpenedJob> m_opened; // the open job: immutable snapshot, analysis, heatmap
