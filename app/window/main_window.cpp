@@ -1,13 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Over 600 lines: besides composing the views, docks and menus, the window shows a job as its load's stages arrive
-// and puts the previous job back when a load fails (onStage, onLoaded, showSnapshot, applyAnalysis,
-// restorePreviousJob, clearJob). Those share the open job and the snapshot on screen with every view, so they stay
-// together here rather than behind a class that would need every view too.
 #include "window/main_window.h"
 #include "plain_text.h"
 
-#include "core/issue_groups.h"
-#include "core/snapshot_summary.h"
 #include "core/time_format.h"
 #include "panels/counter_plot_widget.h"
 #include "panels/flaps_panel.h"
@@ -26,6 +20,7 @@
 #include "window/docks.h"
 #include "window/help_dialogs.h"
 #include "window/job_alerts.h"
+#include "window/job_presenter.h"
 #include "window/live_controller.h"
 #include "window/load_controller.h"
 #include "window/navigation_controller.h"
@@ -43,12 +38,10 @@
 
 #include <QApplication>
 #include <QCloseEvent>
-#include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QFileInfo>
 #include <QIcon>
 #include <QLabel>
-#include <QLineEdit>
 #include <QListWidget>
 #include <QMenuBar>
 #include <QMimeData>
@@ -57,7 +50,6 @@
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QStatusBar>
-#include <QtConcurrent/QtConcurrentRun>
 
 namespace stallscope {
 
@@ -95,19 +87,12 @@ MainWindow::MainWindow(QWidget* parent)
     setAcceptDrops(true);
     createControllers();
     createDocks();
+    createPresenter();
     createMenus();
-    showEmptyStates(EmptyState::NoJob);
+    m_presenter->showEmptyStates(EmptyState::NoJob);
     statusBar()->addPermanentWidget(m_cursorLabel);
     m_alerts = new JobAlerts(this, statusBar(), m_warnings, m_live);
     statusBar()->showMessage(tr("Ready — File › Open (Ctrl+O) a bundle or a folder of raw files, or drop one here"));
-    connect(&m_latenessJob, &QFutureWatcherBase::finished, this, [this] {
-        auto model = m_latenessJob.result();
-        if (m_opened && model && &model->snapshot() == m_opened->snapshot.get()) { // still the same job
-            m_opened->heatmap = model;
-            m_heatmap->setModel(model, shownAnalysis());
-            statusBar()->showMessage(tr("Lateness ready"));
-        }
-    });
     connect(m_state, &ViewState::cursorChanged, this, &MainWindow::updateStatus);
     connect(m_state, &ViewState::annotationsChanged, this, &MainWindow::updateTitle);
     connect(m_heatmap, &HeatmapWidget::exportRequested, m_output, &OutputController::exportView);
@@ -134,7 +119,6 @@ MainWindow::MainWindow(QWidget* parent)
 MainWindow::~MainWindow()
 {
     delete m_demo; // waits for the simulation
-    m_latenessJob.waitForFinished();
     delete m_loader; // cancels the load in flight and waits for it
 }
 
@@ -143,9 +127,7 @@ void MainWindow::createControllers()
 {
     m_loader = new LoadController(this);
     m_demo = new DemoController(this);
-    connect(m_loader, &LoadController::stageReady, this, &MainWindow::onStage);
-    connect(m_loader, &LoadController::finished, this, &MainWindow::onLoaded);
-    m_training = new TrainingController(this, m_state, m_trainingPanel, [this] { return m_opened.get(); });
+    m_training = new TrainingController(this, m_state, m_trainingPanel, [this] { return m_presenter->opened(); });
     connect(this, &MainWindow::loadFinished, m_training, &TrainingController::jobOpened);
     connect(m_training, &TrainingController::openRequested, this, [this](const QString& dir) {
         m_live->setSource(std::nullopt);
@@ -155,9 +137,12 @@ void MainWindow::createControllers()
     connect(m_training, &TrainingController::dockRequested, this, &MainWindow::showExerciseDock);
     connect(m_training, &TrainingController::statusMessage, this, &MainWindow::showStatus);
     m_output = new OutputController(this, m_state, m_heatmap, m_linkHeatmap,
-        { [this] { return m_opened.get(); }, [this] { return shownAnalysis(); }, [this] { return m_analysisHidden; } });
+        { [this] { return m_presenter->opened(); }, [this] { return m_presenter->shownAnalysis(); },
+            [this] { return m_presenter->analysisHidden(); } });
     m_navigation = new NavigationController(m_state, m_heatmap, m_flaps,
-        { [this] { return m_shown; }, [this] { return shownAnalysis(); }, [this] { return m_analysisHidden; } }, this);
+        { [this] { return m_presenter->shown(); }, [this] { return m_presenter->shownAnalysis(); },
+            [this] { return m_presenter->analysisHidden(); } },
+        this);
     connect(m_navigation, &NavigationController::statusMessage, this, &MainWindow::showStatus);
 }
 
@@ -165,6 +150,31 @@ void MainWindow::createDocks()
 {
     m_docks = Docks::create(
         this, { m_incidents, m_flaps, m_summary, m_warnings, m_topology, m_linkList, m_hosts, m_trainingPanel });
+}
+
+// Shows the job as its load's stages arrive; the window answers its signals with the title, status and menus.
+void MainWindow::createPresenter()
+{
+    m_presenter = new JobPresenter(
+        { m_state, m_heatmap, m_linkHeatmap, m_flaps, m_counters, m_topology, m_linkList, m_hosts, m_incidents,
+            m_summary, m_warnings, m_docks.fabricFind, m_central, m_docks.incidents, m_docks.flaps, m_docks.summary },
+        this);
+    connect(m_loader, &LoadController::stageReady, m_presenter, &JobPresenter::showStage);
+    connect(m_loader, &LoadController::finished, this, &MainWindow::onLoaded);
+    connect(m_presenter, &JobPresenter::statusMessage, this, &MainWindow::showStatus);
+    connect(m_presenter, &JobPresenter::titleChanged, this, &MainWindow::updateTitle);
+    connect(m_presenter, &JobPresenter::menusChanged, this, &MainWindow::syncViewMenus);
+    connect(m_presenter, &JobPresenter::stageShown, this, &MainWindow::stageShown);
+    connect(m_presenter, &JobPresenter::restored, this, [this](const QString& sessionPath) {
+        m_session->setPath(sessionPath);
+        updateTitle();
+    });
+    connect(m_presenter, &JobPresenter::cleared, this, [this] {
+        m_session->setPath({});
+        m_live->setSource(std::nullopt);
+        m_alerts->hide();
+        updateTitle();
+    });
 }
 
 void MainWindow::createMenus()
@@ -182,8 +192,8 @@ void MainWindow::createMenus()
     });
     m_recent = new RecentFiles(file->addMenu(tr("Open &Recent")), m_welcome, this);
     connect(m_recent, &RecentFiles::openRequested, this, &MainWindow::openJob);
-    m_session = new SessionController(
-        this, m_state, m_output, m_recent, { [this] { return m_opened.get(); }, [this] { return jobViews(); } });
+    m_session = new SessionController(this, m_state, m_output, m_recent,
+        { [this] { return m_presenter->opened(); }, [this] { return m_presenter->jobViews(); } });
     connect(m_session, &SessionController::statusMessage, this, &MainWindow::showStatus);
     connect(m_session, &SessionController::saved, this, &MainWindow::updateTitle);
     file->addSeparator();
@@ -205,11 +215,8 @@ void MainWindow::createMenus()
     edit->addAction(
         tr("&Go to rank or host…"), QKeySequence(Qt::CTRL | Qt::Key_G), this, [this] { m_navigation->askGoTo(this); });
     m_viewMenu = new ViewMenu(this, m_state, m_heatmap, m_linkHeatmap, m_navigation);
-    connect(m_viewMenu, &ViewMenu::latenessRequested, this, &MainWindow::ensureLateness);
-    connect(m_viewMenu, &ViewMenu::linkHeatmapToggled, this, [this](bool on) {
-        m_showLinkHeatmap = on;
-        applyHeatmapVisibility();
-    });
+    connect(m_viewMenu, &ViewMenu::latenessRequested, m_presenter, &JobPresenter::ensureLateness);
+    connect(m_viewMenu, &ViewMenu::linkHeatmapToggled, m_presenter, &JobPresenter::setLinkHeatmapShown);
     connect(m_viewMenu, &ViewMenu::statusMessage, statusBar(), &QStatusBar::showMessage);
 
     auto* training = menuBar()->addMenu(tr("&Training"));
@@ -297,15 +304,12 @@ void MainWindow::startLoading(const QString& name, Loader load, bool quiet)
         statusBar()->showMessage(tr("Still opening another bundle"));
         return;
     }
-    m_reloading = quiet;
-    if (!quiet) { // another job: what this one shows comes back if that one fails to open
-        m_previous = PreviousJob { m_opened, captureJobViews(jobViews()), m_session->path() };
-    }
+    m_presenter->beginLoad(quiet, m_session->path());
     m_loader->start(name, std::move(load), quiet);
     if (!quiet) {
         statusBar()->showMessage(tr("Opening %1").arg(name));
         // Seen only by views with nothing to show (no job open yet): what is being opened, not "open a bundle".
-        showEmptyStates(EmptyState::Loading, name);
+        m_presenter->showEmptyStates(EmptyState::Loading, name);
     }
 }
 
@@ -322,157 +326,50 @@ void MainWindow::askPrometheus()
     const TimeNs now
         = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
               .count();
-    const TimeRange range = m_shown ? m_shown->job.span : TimeRange { now - 24 * 3600 * kNsPerSec, now };
-    const bool offerJob = m_opened && m_shown && m_shown->job.worldSize > 0 && isRawFolder(m_opened->path);
+    const auto& shown = m_presenter->shown();
+    const TimeRange range = shown ? shown->job.span : TimeRange { now - 24 * 3600 * kNsPerSec, now };
+    const auto* opened = m_presenter->opened();
+    const bool offerJob = opened && shown && shown->job.worldSize > 0 && isRawFolder(opened->path);
     const auto choice = askPrometheusQuery(this, range, offerJob);
     if (!choice) {
         return;
     }
     if (choice->forOpenJob) {
-        openFolderWithPrometheus(QString::fromStdString(m_opened->path), choice->query);
+        openFolderWithPrometheus(QString::fromStdString(opened->path), choice->query);
         return;
     }
     openPrometheus(choice->query);
 }
 
-void MainWindow::showSnapshot(const OpenedJob& opened)
-{
-    showViews(true);
-    const auto links = m_state->selectedLinks();
-    const TimeRange oldSpan = m_state->span(), oldWindow = m_state->window();
-    m_state->setSpan(opened.snapshot->job.span);
-    m_state->clearLinks();
-    if (m_reloading) {
-        // A live refresh: the same links stay plotted; a window at the right edge follows the new data.
-        for (const auto l : links) {
-            if (index(l) < opened.snapshot->topology.links().size()) {
-                m_state->selectLink(l);
-            }
-        }
-        const TimeNs grow = opened.snapshot->job.span.end - oldSpan.end;
-        if (oldWindow.end >= oldSpan.end - oldWindow.delta() / 100 && grow > 0) {
-            m_state->setWindow({ oldWindow.start, oldWindow.end + grow }, false);
-        } else {
-            m_state->setWindow(oldWindow, false);
-        }
-    }
-    const auto analysis = m_analysisHidden ? nullptr : opened.analysis; // stage 1 has none yet anyway
-    m_counters->setStalls(analysis ? stallWindows(*analysis) : std::vector<TimeRange> {});
-    m_counters->setSnapshot(opened.snapshot);
-    m_topology->setData(opened.snapshot, analysis);
-    showHosts(opened.snapshot);
-    m_linkList->setSnapshot(opened.snapshot, analysis, m_analysisHidden ? nullptr : opened.fabricReview);
-    m_summary->setSummary(summarize(opened.path, opened.loaded));
-    m_warnings->clear();
-    for (const auto& g : groupIssues(opened.warnings)) {
-        auto* item = new QListWidgetItem(QString::fromStdString(g.format()), m_warnings);
-        item->setToolTip(plainTip(QString::fromStdString(g.first.format())));
-    }
-    m_shown = opened.snapshot;
-    updateTitle();
-    applyHeatmapVisibility();
-}
-
-// Fabric data alone: the link heatmap is the main view. With a job: the rank heatmap, and the link heatmap
-// stacked under it on the same time axis unless turned off.
-void MainWindow::applyHeatmapVisibility()
-{
-    const auto& snap = m_shown;
-    const bool fabricOnly = snap && snap->job.worldSize == 0;
-    const bool hasLinks = snap && (!snap->topology.links().empty() || !snap->counterPorts.empty());
-    m_heatmap->setVisible(!fabricOnly);
-    m_linkHeatmap->setVisible(fabricOnly || (m_showLinkHeatmap && hasLinks));
-}
-
-void MainWindow::onStage(std::shared_ptr<OpenedJob> partial)
-{
-    if (!partial->heatmap) {
-        if (!m_reloading) {
-            // Another job: nothing of the previous one stays (its notes, selection, find text, incidents), and
-            // nothing acts on it (a note, an export) while this one loads; m_previous keeps it for a failure.
-            m_opened.reset();
-            resetJobViews(jobViews(), partial->snapshot->job.span);
-            syncViewMenus();
-            showEmptyStates(EmptyState::Loading, QString::fromStdString(partial->path));
-            m_incidents->setAnalysis(nullptr, nullptr);
-            m_flaps->setReview(nullptr, nullptr);
-        }
-        showSnapshot(*partial); // stage 1: metadata, topology, counters
-        m_heatmap->setModel(nullptr, nullptr);
-        m_linkHeatmap->setModel(nullptr);
-        statusBar()->showMessage(
-            tr("Loaded %1; building the heatmap and analysing…").arg(QString::fromStdString(partial->path)));
-        emit stageShown();
-        return;
-    }
-    // Stage 2, once or twice: the main view's levels, then the other view's; stalls not yet marked.
-    if (m_heatmap->model() != partial->heatmap.get()) {
-        m_heatmap->setModel(partial->heatmap, nullptr);
-    }
-    if (partial->linkHeatmap) {
-        m_linkHeatmap->setModel(partial->linkHeatmap);
-    }
-    statusBar()->showMessage(tr("Heatmap ready; analysing…"));
-}
-
 void MainWindow::onLoaded(std::shared_ptr<OpenedJob> opened)
 {
     // Opened, failed or cancelled: nothing is being opened any more, whatever the views show now.
-    showEmptyStates(m_analysisHidden ? EmptyState::AnalysisHidden : EmptyState::NoJob);
-    if (!opened->error.empty() && (m_reloading || m_live->isOn())) {
+    m_presenter->showIdleStates();
+    if (!opened->error.empty() && (m_presenter->reloading() || m_live->isOn())) {
         // Following: a refresh that failed (or a server with no series yet) is retried at the next tick.
-        statusBar()->showMessage(tr("Live: %1 — retrying every refresh").arg(QString::fromStdString(opened->error)));
-        m_reloading = false;
-        return; // keep what is shown
+        showStatus(tr("Live: %1 — retrying every refresh").arg(QString::fromStdString(opened->error)));
+        m_presenter->showFailed(true); // keep what is shown
+        return;
     }
     if (!opened->error.empty()) {
         const auto msg = QString::fromStdString(opened->error);
         // One line that fits: the box below holds the whole refusal (a long one was cut at the window's edge).
         statusBar()->showMessage(refusalStatus(msg, statusBar()->fontMetrics(), width() - 24)); // spans the window
         m_session->dropPending();
-        const auto previousSnapshot = m_previous && m_previous->opened ? m_previous->opened->snapshot : nullptr;
-        if (m_shown != previousSnapshot) { // stage 1 had shown part of it: leave no half state behind
-            m_previous && m_previous->opened ? restorePreviousJob() : clearJob();
-        }
-        m_previous.reset();
+        m_presenter->showFailed(false);
         if (opened->error != "cancelled" && isVisible()) {
             warnPlain(this, refusalTitle(opened->path), msg);
         }
         emit loadFinished(false);
         return;
     }
-    // Stage 1 (queued before this) already showed the snapshot: add what the analysis knows.
-    m_opened = opened;
-    m_previous.reset();
     if (m_live->query() && opened->fabricReview) {
         m_alerts->noteNewFlaps(*opened->fabricReview);
     }
-    const bool refresh = m_reloading;
-    m_reloading = false;
-    if (!refresh) {
+    if (!m_presenter->reloading()) {
         m_session->setPath({}); // a job opened on its own has no session yet; a pending one sets it below
     }
-    m_linkHeatmap->setModel(opened->linkHeatmap);
-    if (!refresh) {
-        showJobDeath(*opened);
-    }
-    applyAnalysis();
-    applyHeatmapVisibility();
-    if (opened->snapshot->job.worldSize == 0) {
-        m_docks.flaps->raise(); // no job: the flaps are the story
-        if (!refresh && !m_session->hasPending() && !opened->fabricReview->flapping.empty()) {
-            m_flaps->selectRow(0); // the costliest flapper's counters, cursor on its latest flap
-        }
-        statusBar()->showMessage(tr("Opened %1: fabric data, %2 link(s) went down")
-                                     .arg(QString::fromStdString(opened->path))
-                                     .arg(opened->fabricReview->flapping.size()));
-    } else if (m_analysisHidden) {
-        statusBar()->showMessage(tr("Opened %1").arg(QString::fromStdString(opened->path)));
-    } else {
-        statusBar()->showMessage(tr("Opened %1: %2 incident(s)")
-                                     .arg(QString::fromStdString(opened->path))
-                                     .arg(opened->analysis->incidents.size()));
-    }
+    m_presenter->showOpened(opened, !m_session->hasPending());
     // A server is reopened through File › Open from Prometheus; an exercise's temporary folder does not outlive it.
     if (opened->path.rfind("http", 0) != 0 && !m_training->active()) {
         m_recent->add(QString::fromStdString(opened->path));
@@ -484,89 +381,29 @@ void MainWindow::onLoaded(std::shared_ptr<OpenedJob> opened)
     emit loadFinished(true);
 }
 
-// A crash's "job died" moment can lie past the data's end (the collective timeout runs on after the last record):
-// the views' span reaches it, so the death is on the time axis rather than off its edge.
-void MainWindow::showJobDeath(const OpenedJob& opened)
-{
-    if (!opened.analysis || m_analysisHidden) { // in training the death is part of the answer
-        return;
-    }
-    TimeNs died = kNoTime;
-    for (const auto& inc : opened.analysis->incidents) {
-        if (inc.jobCrashed && inc.jobDiedNs != kNoTime && (died == kNoTime || inc.jobDiedNs > died)) {
-            died = inc.jobDiedNs;
-        }
-    }
-    const auto span = m_state->span();
-    if (died != kNoTime && died >= span.end) {
-        const TimeNs margin = std::max<TimeNs>((died - span.start) / 50, kNsPerSec);
-        m_state->setSpan({ span.start, died + margin });
-    }
-}
-
-std::shared_ptr<const AnalysisResult> MainWindow::shownAnalysis() const
-{
-    return m_analysisHidden || !m_opened ? nullptr : m_opened->analysis;
-}
-
 void MainWindow::setAnalysisHidden(bool hidden)
 {
-    m_analysisHidden = hidden;
-    showEmptyStates(hidden ? EmptyState::AnalysisHidden : EmptyState::NoJob);
-    m_docks.incidents->setVisible(!hidden);
-    m_docks.flaps->setVisible(!hidden);
-    (hidden ? m_docks.summary : m_docks.incidents)->raise();
-    applyAnalysis();
+    m_presenter->setAnalysisHidden(hidden);
+}
+
+bool MainWindow::analysisHidden() const
+{
+    return m_presenter->analysisHidden();
+}
+
+const OpenedJob* MainWindow::opened() const
+{
+    return m_presenter->opened();
 }
 
 bool MainWindow::showingViews() const
 {
-    return m_central->currentIndex() == 1;
-}
-
-void MainWindow::showViews(bool on)
-{
-    m_central->setCurrentIndex(on ? 1 : 0);
+    return m_presenter->showingViews();
 }
 
 void MainWindow::showExerciseDock()
 {
     m_docks.showExercise(this);
-}
-
-void MainWindow::applyAnalysis()
-{
-    if (!m_opened || !m_opened->snapshot) {
-        return;
-    }
-    const auto analysis = shownAnalysis();
-    m_topology->setData(m_opened->snapshot, analysis);
-    showHosts(m_opened->snapshot);
-    m_heatmap->setModel(m_opened->heatmap, analysis);
-    m_counters->setStalls(analysis ? stallWindows(*analysis) : std::vector<TimeRange> {});
-    m_linkList->setSnapshot(m_opened->snapshot, analysis, m_analysisHidden ? nullptr : m_opened->fabricReview);
-    m_incidents->setAnalysis(m_opened->snapshot, analysis);
-    m_flaps->setReview(m_opened->snapshot, m_analysisHidden ? nullptr : m_opened->fabricReview);
-    m_linkHeatmap->setCulpritMarksHidden(m_analysisHidden);
-    syncViewMenus(); // "Only ranks with records" applies to this job or not
-}
-
-// The hosts' inventory and findings, and their marks in the fabric view (after its setData, which clears them).
-// An exercise hides the findings: they would name the culprit's host.
-void MainWindow::showHosts(const std::shared_ptr<const JobSnapshot>& snap)
-{
-    m_hosts->setSnapshot(snap, m_analysisHidden);
-    m_topology->setFlaggedHosts(m_hosts->flaggedHosts());
-}
-
-void MainWindow::ensureLateness()
-{
-    if (!m_opened || m_opened->heatmap->hasLateness() || m_latenessJob.isRunning()) {
-        return;
-    }
-    statusBar()->showMessage(tr("Computing lateness…"));
-    auto opened = m_opened; // the job holds its own references: never a raw `this`
-    m_latenessJob.setFuture(QtConcurrent::run([opened] { return opened->heatmap->withLateness(*opened->analysis); }));
 }
 
 void MainWindow::openDemo()
@@ -597,76 +434,26 @@ QString MainWindow::sessionPath() const
 void MainWindow::closeJob()
 {
     if (m_session->confirmLeavingJob()) {
-        clearJob();
+        m_presenter->clear();
     }
-}
-
-void MainWindow::showEmptyStates(EmptyState state, const QString& what)
-{
-    stallscope::showEmptyStates({ m_heatmap, m_linkHeatmap, m_incidents, m_flaps, m_topology }, state, what);
-}
-
-void MainWindow::clearJob()
-{
-    showEmptyStates(EmptyState::NoJob);
-    m_opened.reset();
-    m_session->setPath({});
-    resetJobViews(jobViews(), { 0, 1 });
-    syncViewMenus();
-    m_shown.reset();
-    m_live->setSource(std::nullopt);
-    m_alerts->hide();
-    m_heatmap->setModel(nullptr, nullptr);
-    m_linkHeatmap->setModel(nullptr);
-    m_flaps->setReview(nullptr, nullptr);
-    m_counters->setSnapshot(nullptr);
-    m_topology->setData(nullptr, nullptr);
-    m_linkList->setSnapshot(nullptr);
-    m_hosts->setSnapshot(nullptr);
-    m_incidents->setAnalysis(nullptr, nullptr);
-    m_summary->setMessage(tr("No bundle open."));
-    showViews(false);
-    m_warnings->clear();
-    m_shown.reset();
-    updateTitle();
 }
 
 void MainWindow::updateStatus()
 {
-    if (!m_opened || m_state->cursor() == kNoTime) {
+    const auto* opened = m_presenter->opened();
+    if (!opened || m_state->cursor() == kNoTime) {
         m_cursorLabel->clear();
         return;
     }
     const TimeNs t = m_state->cursor();
     m_cursorLabel->setText(QStringLiteral("%1  (%2)")
                                .arg(QString::fromStdString(formatUtc(t)),
-                                   QString::fromStdString(formatSince(t, m_opened->snapshot->job.clockOriginNs))));
+                                   QString::fromStdString(formatSince(t, opened->snapshot->job.clockOriginNs))));
 }
 
 void MainWindow::showStatus(const QString& text)
 {
     statusBar()->showMessage(text);
-}
-
-JobViews MainWindow::jobViews() const
-{
-    return { m_state, m_heatmap, m_linkHeatmap, m_linkList, m_docks.fabricFind, m_hosts };
-}
-
-void MainWindow::restorePreviousJob()
-{
-    const auto previous = std::move(*m_previous);
-    m_previous.reset();
-    m_opened = previous.opened;
-    showSnapshot(*m_opened);
-    m_heatmap->setModel(m_opened->heatmap, shownAnalysis());
-    m_linkHeatmap->setModel(m_opened->linkHeatmap);
-    applyAnalysis();
-    applyHeatmapVisibility();
-    applyJobViews(jobViews(), previous.views);
-    syncViewMenus();
-    m_session->setPath(previous.sessionPath);
-    updateTitle();
 }
 
 void MainWindow::syncViewMenus()
@@ -679,17 +466,18 @@ void MainWindow::syncViewMenus()
 // "job — session.stallscope — Stallscope", with Qt's modified mark while notes are unsaved.
 void MainWindow::updateTitle()
 {
-    if (!m_shown) {
+    const auto& shown = m_presenter->shown();
+    if (!shown) {
         setWindowTitle(tr("Stallscope"));
         setWindowModified(false);
         return;
     }
-    QString title = QString::fromStdString(m_shown->job.name);
+    QString title = QString::fromStdString(shown->job.name);
     if (const auto session = m_session->path(); !session.isEmpty()) {
         title += QStringLiteral(" — ") + QFileInfo(session).fileName();
     }
     setWindowTitle(tr("%1[*] — Stallscope").arg(title));
-    setWindowModified(m_opened && m_state->notesModified());
+    setWindowModified(m_presenter->opened() && m_state->notesModified());
 }
 
 void MainWindow::closeEvent(QCloseEvent* event)

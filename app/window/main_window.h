@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The main window: composes the heatmaps, the panels and docks, owns the one ViewState and the open job, wires
-// the menus, and shows a job as its load's stages arrive. The work is in controllers it composes: loading
-// (LoadController), sessions and notes (SessionController), moving through the job (NavigationController), the
-// View menu, live following, export, training and the Help windows. GUI thread only.
+// The main window: composes the heatmaps, the panels and docks, owns the one ViewState and wires the menus. The
+// work is in controllers it composes: loading (LoadController), showing the job as its load's stages arrive and
+// putting the previous one back on failure (JobPresenter), sessions and notes (SessionController), moving through
+// the job (NavigationController), the View menu, live following, export, training and the Help windows. GUI thread
+// only.
 
-#include <QFutureWatcher>
 #include <QMainWindow>
 
 #include "open/load_job.h"
@@ -16,7 +16,6 @@
 #include "window/job_views.h"
 
 #include <memory>
-#include <optional>
 
 class QLabel;
 class QLineEdit;
@@ -28,6 +27,7 @@ namespace stallscope {
 class CounterPlotWidget;
 class DemoController;
 class JobAlerts;
+class JobPresenter;
 class FlapsPanel;
 class LinkHeatmapWidget;
 class HeatmapWidget;
@@ -71,10 +71,10 @@ public:
     void followLive(); // turn Live on (the data must come from a server)
     void selectIncident(int number); // zooms every view to it
     ViewState* viewState() const { return m_state; }
-    const OpenedJob* opened() const { return m_opened.get(); }
+    const OpenedJob* opened() const;
     // Training: while hidden, no view shows the analysis (incidents, culprit marks, flaps, degraded links).
     void setAnalysisHidden(bool hidden);
-    bool analysisHidden() const { return m_analysisHidden; }
+    bool analysisHidden() const;
     TrainingController* training() const { return m_training; }
     TrainingPanel* trainingPanel() const { return m_trainingPanel; }
     IncidentsPanel* incidentsPanel() const { return m_incidents; }
@@ -106,28 +106,16 @@ protected:
 private:
     void createControllers();
     void createDocks();
+    void createPresenter();
     void createMenus();
     void startLoading(const QString& name, Loader load, bool quiet = false);
     void askOpen(); // File › Open: a bundle, a folder or a session
     void askPrometheus();
-    void onLoaded(std::shared_ptr<OpenedJob> opened);
-    void onStage(std::shared_ptr<OpenedJob> partial);
-    void showSnapshot(const OpenedJob& opened);
-    void showJobDeath(const OpenedJob& opened);
-    void clearJob(); // no question asked
-    JobViews jobViews() const;
-    void showEmptyStates(EmptyState state, const QString& what = {});
-    void restorePreviousJob(); // a load that failed or was cancelled after its first stage was shown
+    void onLoaded(std::shared_ptr<OpenedJob> opened); // opened, failed or cancelled
     void syncViewMenus(); // the View menu's checks follow the views (a job or session sets them too)
     void updateTitle();
     void updateStatus();
     void showStatus(const QString& text); // the status bar, until the next message
-    void ensureLateness();
-    void applyAnalysis();
-    void applyHeatmapVisibility();
-    void showHosts(const std::shared_ptr<const JobSnapshot>& snap);
-    void showViews(bool on); // the analysis (or none, in training) to every view that shows it
-    std::shared_ptr<const AnalysisResult> shownAnalysis() const;
 
     ViewState* m_state;
     HeatmapWidget* m_heatmap;
@@ -146,22 +134,10 @@ private:
     Docks m_docks {};
     QStackedWidget* m_central = nullptr;
 
-    std::shared_ptr<OpenedJob> m_opened; // the open job: immutable snapshot, analysis, heatmap
-    std::shared_ptr<const JobSnapshot> m_shown; // the snapshot the views show (from stage 1 on)
-    // The job that was open when a load began, with what its views showed: put back if the load fails.
-    struct PreviousJob
-    {
-        std::shared_ptr<OpenedJob> opened;
-        JobViewState views;
-        QString sessionPath;
-    };
-    std::optional<PreviousJob> m_previous;
-    bool m_reloading = false; // the load in flight is a live refresh: keep selection and window, no dialog
-    bool m_analysisHidden = false;
-    bool m_showLinkHeatmap = true; // with a job: the link heatmap stacked under the rank heatmap
     int m_hoveredRank = -1;
 
     LoadController* m_loader = nullptr;
+    JobPresenter* m_presenter = nullptr; // the job on screen, the previous one kept for a failed load
     SessionController* m_session = nullptr; // File › Save session, notes, a session's pending views
     NavigationController* m_navigation = nullptr; // next/previous incident and flap, Go to, zoom at the cursor
     ViewMenu* m_viewMenu = nullptr;
@@ -171,7 +147,6 @@ private:
     RecentFiles* m_recent = nullptr; // File › Open Recent and the welcome page's list
     DemoController* m_demo = nullptr; // the welcome page's demo, simulated once
     JobAlerts* m_alerts = nullptr; // the status bar's alert: new flaps (live), files cut short on disk
-    QFutureWatcher<std::shared_ptr<const HeatmapModel>> m_latenessJob; // the open job's heatmap with lateness
 };
 
 } // namespace stallscope
