@@ -134,8 +134,6 @@ private:
     Docks m_docks {};
     QStackedWidget* m_central = nullptr;
 
-    int m_hoveredRank = -1;
-
     LoadController* m_loader = nullptr;
     JobPresenter* m_presenter = nullptr; // the job on screen, the previous one kept for a failed load
     SessionController* m_session = nullptr; // File › Save session, notes, a session's pending views
