@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "window/docks.h"
 
-#include "flaps_panel.h"
-#include "hosts_panel.h"
-#include "incidents_panel.h"
-#include "link_list_panel.h"
-#include "summary_view.h"
-#include "topology_widget.h"
+#include "panels/flaps_panel.h"
+#include "panels/hosts_panel.h"
+#include "panels/incidents_panel.h"
+#include "panels/link_list_panel.h"
+#include "panels/summary_view.h"
+#include "topology/topology_widget.h"
 #include "window/training_panel.h"
 
 #include <QDockWidget>
