@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "import/common/rank_records.h"
 
+#include "core/job_snapshot.h"
 #include "core/parse_number.h"
 
 #include <cctype>
@@ -117,6 +118,49 @@ std::vector<std::uint32_t> parseRanks(const std::string& s)
         }
     }
     return out;
+}
+
+std::optional<LoadIssue> outsideAnyJob(std::uint32_t rank, const std::string& file)
+{
+    if (rank < JobInfo::kMaxWorldSize) {
+        return std::nullopt;
+    }
+    return LoadIssue { file, 0, -1,
+        "rank " + std::to_string(rank) + " is beyond any job (at most " + std::to_string(JobInfo::kMaxWorldSize)
+            + " ranks)" };
+}
+
+void dropRanksOutsideAnyJob(
+    std::map<std::string, GroupInfo>& groups, const std::string& file, std::vector<LoadIssue>& warnings)
+{
+    for (auto& [name, grp] : groups) {
+        const auto before = grp.ranks.size();
+        std::erase_if(grp.ranks, [](std::uint32_t r) { return r >= JobInfo::kMaxWorldSize; });
+        if (grp.ranks.size() != before) {
+            warnings.push_back({ file, 0, -1,
+                "process group \"" + name + "\" lists " + std::to_string(before - grp.ranks.size())
+                    + " ranks beyond any job (at most " + std::to_string(JobInfo::kMaxWorldSize)
+                    + " ranks): they are left out of it" });
+        }
+    }
+}
+
+void warnNothingJoinable(const std::string& file, std::uint32_t rank, const RankRecords& r, std::size_t kernels,
+    bool trace, std::vector<LoadIssue>& warnings)
+{
+    if (!r.entries.empty()) {
+        return;
+    }
+    const auto who = "rank " + std::to_string(rank) + "'s " + (trace ? "trace" : "dump");
+    if (r.p2pSkipped > 0) {
+        warnings.push_back({ file, 0, -1,
+            who + " holds send/recv only (" + std::to_string(r.p2pSkipped)
+                + "): point-to-point transfers are not collectives every rank joins, so its row has no record" });
+    } else if (trace && kernels == 0) {
+        warnings.push_back({ file, 0, -1,
+            who + " has no NCCL kernel (a trace of the CPU alone, or of a process that ran no collective), so its "
+                  "row has no record" });
+    }
 }
 
 } // namespace stallscope

@@ -80,4 +80,16 @@ std::vector<std::uint32_t> parseRanks(const std::string& s);
 std::optional<std::vector<std::uint32_t>> parseGroupRanks(
     std::string_view s, std::uint32_t size, std::uint32_t maxSize);
 
+// As a raw folder adds a rank's records (the dumps' and the traces' glue):
+// a rank number no job reaches: the file that says it is left out (it would size every per-rank array);
+std::optional<LoadIssue> outsideAnyJob(std::uint32_t rank, const std::string& file);
+// group members no job reaches, dropped from pg_config's lists with one warning per group;
+void dropRanksOutsideAnyJob(
+    std::map<std::string, GroupInfo>& groups, const std::string& file, std::vector<LoadIssue>& warnings);
+// a rank's record that holds nothing the views and the analysis follow (a pipeline stage's send/recv only, or a
+// trace of the CPU alone) leaves its row unknown: a warning says why by the file, or the rank looks as if its record
+// were missing. `kernels`: the NCCL kernels a trace held.
+void warnNothingJoinable(const std::string& file, std::uint32_t rank, const RankRecords& r, std::size_t kernels,
+    bool trace, std::vector<LoadIssue>& warnings);
+
 } // namespace stallscope

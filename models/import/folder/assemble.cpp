@@ -590,12 +590,12 @@ void addCounters(Gathered& g, CounterSink& sink)
             "a copy of /sys/class/infiniband is one reading per counter, dated by its files' modification time ("
                 + formatUtc(tree.timeNs) + ")" });
     }
-    for (const auto& [dated, ef] : g.exposition) {
+    for (const auto& [dated, ef] : g.exposition.files) {
         for (const auto& st : ef.states) {
             fabric.placeHca(st.host + " " + st.device);
         }
     }
-    for (const auto& [dated, ef] : g.exposition) {
+    for (const auto& [dated, ef] : g.exposition.files) {
         if (ef.undated) {
             g.warnings.push_back({ dated.file, 0, -1,
                 "samples without a timestamp or stamp line are dated by the file's modification time" });
@@ -603,7 +603,7 @@ void addCounters(Gathered& g, CounterSink& sink)
     }
     // The scrapes' readings went in as they were read; now the fabric knows their ports.
     sink.resolveProvisional([&](std::uint64_t id) {
-        const auto& s = g.expositionSeries.at(id);
+        const auto& s = g.exposition.series.at(id);
         return std::pair { s.hostSide ? fabric.placeHca(s.host + " " + s.device) : fabric.canonical(s.guid), s.port };
     });
     for (const auto& [dated, samples] : g.perfquery) {
@@ -653,7 +653,7 @@ void addStateEvents(JobSnapshot& snap, Gathered& g)
     };
     std::map<std::tuple<std::string, std::string, std::uint16_t, bool>, std::vector<Seen>> byPort;
     std::int64_t order = 0;
-    for (const auto& [dated, ef] : g.exposition) {
+    for (const auto& [dated, ef] : g.exposition.files) {
         for (const auto& st : ef.states) {
             const TimeNs t = st.timeNs == kNoTime ? dated.modified : st.timeNs;
             byPort[{ st.host, st.device, st.port, st.physical }].push_back({ t, st.up, order++ });

@@ -3,10 +3,12 @@
 
 // The table of input formats a raw folder may hold (docs/formats.md). Each row names a format, the recogniser
 // its folder under import/ provides (content sniffing: the first bytes and a few markers, never the file name),
-// when it is read, and how what it says joins the folder's facts. The folder reader dispatches through this
-// table only: a new format is a folder under import/, a recogniser and reader there, and one row here.
+// when it is read, and its glue: the parse and add functions, in the format's folder, that write what it says into
+// the folder sink (import/common/folder_sink.h) and the members of Gathered the row names. The folder reader
+// dispatches through this table only: a new format is a folder under import/ (recogniser, reader, glue), and one
+// row here.
 
-#include "core/warning_cap.h"
+#include "import/common/folder_sink.h"
 #include "import/folder/gathered.h"
 
 #include <any>
@@ -16,31 +18,9 @@
 
 namespace stallscope::folder {
 
-// How many warnings each file of a folder keeps (issue #17): a file alone keeps WarningCap::kKeptPerFile; in a
-// folder of many files each keeps a share of kKeptPerFolder (never fewer than kKeptAtLeast), so a folder of a
-// thousand files of garbage holds a bounded number of warnings, not ten million.
-struct WarningHold
-{
-    static constexpr std::size_t kKeptPerFolder = 100'000;
-    static constexpr std::size_t kKeptAtLeast = 100;
-    std::size_t keep = WarningCap::kKeptPerFile;
-    std::string scope = "a file"; // for the count's message: "the first 100 of <scope> are"
-
-    static WarningHold forFolderOf(std::size_t files);
-    // Holds what `file` added to `warnings` from `start` on (holdWarnings).
-    void operator()(std::vector<LoadIssue>& warnings, const std::string& file, std::size_t start = 0) const
-    {
-        holdWarnings(warnings, start, keep, file, scope);
-    }
-};
-
-// One file as the folder reader holds it between reading and adding.
-struct FileInput
-{
-    std::filesystem::path path;
-    std::string text; // the bytes (gzip inflated), kept for formats added on the calling thread
-    std::any parsed; // what a format's `parse` returned on a worker thread
-};
+// The file and warning types a format's glue sees (import/common/folder_sink.h), named here too.
+using stallscope::FileInput;
+using stallscope::WarningHold;
 
 struct Format
 {
@@ -74,8 +54,5 @@ const Format* recognise(const std::string& text);
 std::optional<LoadIssue> addNodeTools(FileInput& in, Gathered& g);
 // A dcgm-exporter scrape: its GPUs' NVLink error counters join the node tools' GPUs, its Xids the kernel's.
 std::optional<LoadIssue> addDcgm(FileInput& in, Gathered& g);
-
-// "17", "rank17", "rank_17", "rank-17" as a folder or file name (without extension); not "attempt_0".
-std::optional<std::uint32_t> rankFromFolderName(const std::string& name);
 
 } // namespace stallscope::folder

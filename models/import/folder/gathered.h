@@ -8,6 +8,7 @@
 #include "core/progress.h"
 #include "import/common/counter_sink.h"
 #include "import/common/fabric_builder.h"
+#include "import/common/folder_sink.h"
 #include "import/flight_recorder/flight_recorder.h"
 #include "import/folder/mapping.h"
 #include "import/infiniband/collector_csv.h"
@@ -25,6 +26,7 @@
 #include "import/scheduler/placement.h"
 #include "import/prometheus/exposition.h"
 #include "import/prometheus/http_answers.h"
+#include "import/prometheus/prometheus_glue.h"
 
 #include <filesystem>
 #include <map>
@@ -35,14 +37,9 @@
 
 namespace stallscope::folder {
 
-struct DatedFile
-{
-    std::string file;
-    TimeNs modified = kNoTime; // the sample time of undated snapshots
-};
-
-// What the folder's files say, before it becomes a snapshot.
-struct Gathered
+// What the folder's files say, before it becomes a snapshot: its notes and warnings (FolderSink), and the facts of
+// each kind the formats' glue adds.
+struct Gathered : FolderSink
 {
     std::vector<std::pair<std::string, RankRecords>> dumps;
     std::vector<std::pair<std::string, RankRecords>> traces; // profiler traces, as dumps without open entries
@@ -55,21 +52,11 @@ struct Gathered
     std::vector<std::pair<std::string, InspectorFile>> inspector; // NCCL Inspector logs, one per process
     std::vector<std::pair<std::string, RasReport>> ras; // NCCL RAS status / monitor output
     std::vector<PromSeries> matrix;
-    // Switch-side series of query_range answers, as columns (a week of 1 s points would not fit as samples).
-    struct SwitchSeries
-    {
-        std::uint64_t guid = 0; // canonicalised when the counters are added
-        std::uint16_t port = 1;
-        CounterKind kind = CounterKind::LinkDowned;
-        std::vector<TimeNs> timesNs;
-        std::vector<std::uint64_t> values; // in the model's units
-    };
+    using SwitchSeries = MatrixSwitchSeries;
     std::vector<SwitchSeries> matrixSwitch;
     // Scrapes as read: their states and dates; their readings went into `counters` as they were read, under an id
-    // per distinct series (`expositionSeries`) until the fabric is known (addCounters).
-    std::vector<std::pair<DatedFile, ExpositionFile>> exposition;
-    std::vector<ExpositionSample> expositionSeries;
-    std::map<std::string, std::uint32_t> expositionSeriesIds; // a series' identity → its index in expositionSeries
+    // per distinct series (`exposition.series`) until the fabric is known (addCounters).
+    ExpositionScrapes exposition;
     // Every counter sample of the folder, held or spilled to scratch files past the memory budget.
     CounterSink counters;
     ScratchPolicy scratch; // the memory budget, and which files are read in pieces
@@ -89,25 +76,6 @@ struct Gathered
     FolderMapping mapping;
     bool haveMapping = false;
 
-    std::vector<LoadIssue> warnings;
-    std::vector<std::string> recognised;
-    std::map<std::string, int> counts;
-
-    std::filesystem::path root; // the folder opened: files are named from it ("attempt_1/nccl_trace_rank_3")
-
-    // A file as the recognised list names it: its path inside the folder (two attempts of a job hold files of one
-    // name), or its name alone.
-    std::string shown(const std::filesystem::path& p) const
-    {
-        const auto rel = root.empty() ? std::filesystem::path() : p.lexically_relative(root);
-        return rel.empty() || *rel.begin() == ".." ? p.filename().string() : rel.string();
-    }
-    void note(const std::filesystem::path& p, const std::string& what, const std::string& detail)
-    {
-        recognised.push_back(shown(p) + ": " + what + (detail.empty() ? "" : ", " + detail));
-        ++counts[what];
-    }
-    template <typename W> void warn(const W& ws) { warnings.insert(warnings.end(), ws.begin(), ws.end()); }
 };
 
 // Reads every file under `dir` into `g` (recognised by content; files that cannot be read become warnings).

@@ -611,17 +611,6 @@ bool parseLogs(std::vector<Parsed>& parsed, const std::vector<std::size_t>& late
 
 } // namespace
 
-WarningHold WarningHold::forFolderOf(std::size_t files)
-{
-    WarningHold hold;
-    const auto share = kKeptPerFolder / std::max<std::size_t>(files, 1);
-    if (share < hold.keep) {
-        hold.keep = std::max(share, kKeptAtLeast);
-        hold.scope = "each of this folder's " + std::to_string(files) + " files";
-    }
-    return hold;
-}
-
 std::optional<LoadIssue> readFolder(const std::string& dir, Gathered& g, Progress& progress, std::uint64_t& bytes)
 {
     auto listing = listFiles(dir, g.warnings);

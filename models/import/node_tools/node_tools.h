@@ -14,6 +14,7 @@
 #include "core/host_gpu.h"
 #include "core/host_port.h"
 #include "core/result.h"
+#include "import/common/host_file.h" // hostOfNodeFile
 
 #include <string>
 #include <vector>
@@ -49,10 +50,5 @@ bool looksLikeNodeTools(const std::string& text);
 // found.
 Result<NodeToolsFile> parseNodeTools(const std::string& file, const std::string& text, const std::string& fileHost);
 
-// The host a node file's path names: "gpu-b005.ibstat.txt" → "gpu-b005", "gpu-b005/ibstat.txt" → "gpu-b005";
-// "" when neither the file's first name part nor its folder looks like a host (a name with a digit and no
-// tool's or capture's word in it: "node", "ibstat_out", "slurm-8812" and "captures" do not). The rule for every file
-// of host facts: node tools, kernel and Fabric Manager logs, exporters' scrapes.
-std::string hostOfNodeFile(const std::string& path);
 
 } // namespace stallscope
