@@ -15,6 +15,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace stallscope {
@@ -36,6 +37,16 @@ struct WarningHold
         holdWarnings(warnings, start, keep, file, scope);
     }
 };
+
+// What a format's `parse` returns from a worker thread: a reader's result (Result<T>, T with `warnings`), its
+// warnings held to the file's share first.
+template <typename Parsed> std::any held(Parsed parsed, const std::string& file, const WarningHold& hold)
+{
+    if (parsed) {
+        hold(parsed->warnings, file);
+    }
+    return std::any(std::move(parsed));
+}
 
 // One file as the folder reader holds it between reading and adding.
 struct FileInput

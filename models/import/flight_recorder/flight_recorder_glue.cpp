@@ -52,20 +52,12 @@ std::optional<LoadIssue> addDump(FileInput& in, FolderSink& sink, RankRecordFile
 
 std::any parsePickleDump(const std::string& file, const std::string& text, const WarningHold& hold)
 {
-    auto d = parseFlightRecorderPickle(file, text);
-    if (d) {
-        hold(d->warnings, file);
-    }
-    return d;
+    return held(parseFlightRecorderPickle(file, text), file, hold);
 }
 
 std::any parseJsonDump(const std::string& file, const std::string& text, const WarningHold& hold)
 {
-    auto d = parseFlightRecorderJson(file, text);
-    if (d) {
-        hold(d->warnings, file);
-    }
-    return d;
+    return held(parseFlightRecorderJson(file, text), file, hold);
 }
 
 std::optional<LoadIssue> addPickleDump(FileInput& in, FolderSink& sink, RankRecordFiles& dumps)

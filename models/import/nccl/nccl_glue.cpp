@@ -38,11 +38,7 @@ std::optional<LoadIssue> addRasReport(FileInput& in, FolderSink& sink, RasReport
 
 std::any parseInspector(const std::string& file, const std::string& text, const WarningHold& hold)
 {
-    auto f = parseNcclInspector(file, text);
-    if (f) {
-        hold(f->warnings, file);
-    }
-    return f;
+    return held(parseNcclInspector(file, text), file, hold);
 }
 
 std::optional<LoadIssue> addInspector(
