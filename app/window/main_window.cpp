@@ -223,9 +223,14 @@ void MainWindow::createMenus()
     training->addAction(tr("&Start exercise…"), m_training, &TrainingController::chooseAndStart);
     training->addAction(tr("&Open exercise folder…"), m_training, &TrainingController::openFolderDialog);
     training->addSeparator();
-    training->addAction(tr("&Hint"), QKeySequence(Qt::CTRL | Qt::Key_H), m_training, &TrainingController::hint);
-    training->addAction(
+    auto* hint
+        = training->addAction(tr("&Hint"), QKeySequence(Qt::CTRL | Qt::Key_H), m_training, &TrainingController::hint);
+    auto* check = training->addAction(
         tr("&Check answer"), QKeySequence(Qt::CTRL | Qt::Key_Return), m_training, &TrainingController::check);
+    for (auto* action : { hint, check }) { // only while an exercise waits for its answer
+        action->setEnabled(m_training->answerable());
+        connect(m_training, &TrainingController::answerableChanged, action, &QAction::setEnabled);
+    }
 
     auto* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(
@@ -435,6 +440,7 @@ void MainWindow::closeJob()
 {
     if (m_session->confirmLeavingJob()) {
         m_presenter->clear();
+        m_training->stop(); // closing an exercise's job leaves the exercise, unchecked
     }
 }
 

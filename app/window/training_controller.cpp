@@ -163,6 +163,7 @@ void TrainingController::jobOpened(bool ok)
     emit statusMessage(tr("Exercise: %1 — the analysis is hidden until you Check your answer")
                                            .arg(QString::fromStdString(m_exercise->title)));
     m_clock.start();
+    emit answerableChanged(answerable());
     emit ready(true);
 }
 
@@ -170,6 +171,9 @@ void TrainingController::stop()
 {
     if (!m_exercise && !m_tempDir) {
         return;
+    }
+    if (m_exercise) {
+        emit statusMessage(m_revealed ? tr("Exercise closed") : tr("Exercise left unchecked"));
     }
     m_exercise = nullptr;
     m_truth.reset();
@@ -180,6 +184,7 @@ void TrainingController::stop()
     m_hintsShown = 0;
     m_panel->clear();
     emit analysisHiddenRequested(false);
+    emit answerableChanged(false);
 }
 
 void TrainingController::hint()
@@ -203,6 +208,7 @@ void TrainingController::check()
     m_reference = referenceFor(*m_exercise, m_config, *m_truth);
     m_score = scoreAnswer(*m_exercise, m_config, *m_truth, *m_reference, answer);
     m_revealed = true;
+    emit answerableChanged(false);
     emit analysisHiddenRequested(false);
     m_steps = opened->analysis ? walkthrough(*opened->snapshot, *opened->analysis) : std::vector<WalkStep> {};
     m_panel->showResult(resultHtml(), int(m_steps.size()));

@@ -47,6 +47,7 @@ public:
     void goToStep(int index);
 
     bool active() const { return m_exercise != nullptr; }
+    bool answerable() const { return m_exercise != nullptr && !m_revealed && m_truth != nullptr; }
     bool revealed() const { return m_revealed; }
     int stepCount() const { return int(m_steps.size()); }
     std::optional<training::Score> score() const { return m_score; }
@@ -60,6 +61,8 @@ signals:
     void analysisHiddenRequested(bool hidden); // no view may show the analysis until Check
     void dockRequested(); // the Exercise dock, beside the fabric
     void statusMessage(const QString& text);
+    // Whether Hint and Check answer can act: an exercise is open and not yet checked.
+    void answerableChanged(bool answerable);
 
 private:
     struct Generated;

@@ -16,16 +16,20 @@
 
 #include <catch2/catch.hpp>
 
+#include <QAction>
 #include <QComboBox>
 #include <QCoreApplication>
 #include <QDockWidget>
 #include <QDoubleSpinBox>
 #include <QFile>
 #include <QLabel>
+#include <QMenu>
+#include <QMenuBar>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QTest>
 
 #include <filesystem>
@@ -139,6 +143,41 @@ TEST_CASE("opening something else ends the exercise and shows analyses again", "
     CHECK_FALSE(w.training()->active());
     CHECK_FALSE(w.analysisHidden());
     CHECK(w.incidentsPanel()->rowCount() >= 1);
+}
+
+TEST_CASE("File › Close leaves the exercise, and Hint and Check act only while one waits for its answer", "[window]")
+{
+    test::IsolatedSettings settingsFile;
+    MainWindow w;
+    const auto action = [&](const QString& text) -> QAction* {
+        for (auto* menu : w.menuBar()->findChildren<QMenu*>()) {
+            for (auto* a : menu->actions()) {
+                if (a->text() == text) {
+                    return a;
+                }
+            }
+        }
+        return nullptr;
+    };
+    auto* hint = action(QObject::tr("&Hint"));
+    auto* check = action(QObject::tr("&Check answer"));
+    auto* close = action(QObject::tr("&Close"));
+    REQUIRE(hint);
+    REQUIRE(check);
+    REQUIRE(close);
+    CHECK_FALSE(hint->isEnabled()); // no exercise: nothing to hint at
+    CHECK_FALSE(check->isEnabled());
+    QSignalSpy ready(w.training(), &TrainingController::ready);
+    REQUIRE(w.training()->start("dead-rank"));
+    REQUIRE(ready.wait(120000));
+    CHECK(hint->isEnabled());
+    CHECK(check->isEnabled());
+    close->trigger();
+    CHECK_FALSE(w.training()->active()); // the exercise went with its job
+    CHECK_FALSE(w.analysisHidden());
+    CHECK_FALSE(hint->isEnabled());
+    CHECK_FALSE(check->isEnabled());
+    CHECK(w.statusBar()->currentMessage() == QObject::tr("Exercise left unchecked"));
 }
 
 TEST_CASE("with nothing open the window offers the ways in, the demo opens from the cache", "[window]")
