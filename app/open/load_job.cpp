@@ -61,7 +61,8 @@ OpenedJob openWith(
     out.path = name;
     auto loaded = load(progress);
     if (!loaded) {
-        out.error = loaded.error().format();
+        // A reader that saw the cancel names the file it stopped in; what the user did was cancel.
+        out.error = progress.cancelled() ? "cancelled" : loaded.error().format();
         return out;
     }
     out.loaded = loaded.value();

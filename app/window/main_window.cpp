@@ -358,11 +358,13 @@ void MainWindow::onLoaded(std::shared_ptr<OpenedJob> opened)
     }
     if (!opened->error.empty()) {
         const auto msg = QString::fromStdString(opened->error);
+        const bool cancelled = opened->error == "cancelled";
         // One line that fits: the box below holds the whole refusal (a long one was cut at the window's edge).
-        statusBar()->showMessage(refusalStatus(msg, statusBar()->fontMetrics(), width() - 24)); // spans the window
+        statusBar()->showMessage(cancelled ? tr("Opening cancelled")
+                                           : refusalStatus(msg, statusBar()->fontMetrics(), width() - 24));
         m_session->dropPending();
         m_presenter->showFailed(false);
-        if (opened->error != "cancelled" && isVisible()) {
+        if (!cancelled && isVisible()) {
             warnPlain(this, refusalTitle(opened->path), msg);
         }
         emit loadFinished(false);

@@ -300,6 +300,23 @@ TEST_CASE("a failed or cancelled open leaves the open job and its notes as they 
         QSignalSpy shown(&w, &MainWindow::stageShown);
         CHECK_FALSE(open(w, bigDir.str("big")));
         REQUIRE(shown.count() >= 1); // the new job was on screen before the cancel
+        CHECK(w.statusBar()->currentMessage() == QObject::tr("Opening cancelled"));
+    }
+    SECTION("cancelled while its files are read")
+    {
+        auto big = *presetConfig("small");
+        big.hosts = 64;
+        big.durationNs = 300 * kNsPerSec;
+        test::TempDir bigDir;
+        REQUIRE(writeBundle(*test::simulateOrFail(big).snapshot, bigDir.str("big")).empty());
+        answerUnsavedNotes(QMessageBox::Discard);
+        QSignalSpy finished(&w, &MainWindow::loadFinished);
+        w.openJob(QString::fromStdString(bigDir.str("big")));
+        w.cancelLoading(); // before the reader is through the first rank's columns
+        REQUIRE(finished.wait(120000));
+        CHECK_FALSE(finished.front().front().toBool());
+        // Said as a cancel, not as a refusal naming the file the reader stopped in (and no box).
+        CHECK(w.statusBar()->currentMessage() == QObject::tr("Opening cancelled"));
     }
     CHECK(w.opened());
     CHECK(w.opened()->path == jobs().a);
