@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // CLI end to end: the real `stallscope` binary (STALLSCOPE_BINARY) and the commands as functions.
+// Over 600 lines as one file: every command, end to end, against the one built binary.
 #include "cli/cli_options.h"
 #include "cli/commands.h"
 #include "open/load_job.h"

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The heatmap widget offscreen: zoom around the pointer, one cursor for all views, tooltips, and the
 // rendered image showing a full-height stall band at the flap (#4).
+// Over 600 lines as one file: the widget cases share the simulated jobs and helpers here, the topology's among them.
 #include "analysis/analysis.h"
 #include "panels/counter_plot_widget.h"
 #include "heatmap/heatmap_palette.h"

@@ -2,6 +2,7 @@
 // Whole tasks in the real window (offscreen), as an on-call engineer does them: open a job, annotate, open
 // another, save a session, reopen it, cancel an open; and the views read on one time axis. Each case drives
 // MainWindow through its menus' code paths and answers its dialogs as a person would.
+// Over 600 lines as one file: the tasks share the jobs simulated once per run (jobs()) and the dialog answerers.
 #include "analysis/flaps.h"
 #include "bundle/writer.h"
 #include "panels/counter_plot_widget.h"

@@ -2,6 +2,7 @@
 // Regression inputs for what fuzzing and probing found (issue #17): each was a crash, an uncaught exception, an
 // allocation sized by the file or signed-overflow UB before its fix. Every one must now end as a warning or an
 // error naming the file and line (or offset), and the rest of the input must still be read.
+// Over 600 lines as one file: a case per finding, the list docs/hostile-input.md points at.
 #include "bundle/writer.h"
 #include "core/atomic_file.h"
 #include "core/json_depth.h"

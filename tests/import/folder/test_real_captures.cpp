@@ -2,6 +2,7 @@
 // What is read from files other people's tools wrote (../shared/real-captures, see its PROVENANCE.md): the facts of
 // each file, not merely that nothing crashed. Referenced by path, never copied; skipped with a message when the
 // folder is absent. Our own golden files for each variant learned here live in tests/data.
+// Over 600 lines as one file: a case per capture, all through the one skip-when-absent path helper.
 #include "analysis/analysis.h"
 #include "core/issue_groups.h"
 #include "import/common/file_bytes.h"

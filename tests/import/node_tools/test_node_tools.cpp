@@ -3,6 +3,7 @@
 // ibstatus, ibv_devinfo -v and rdma link print, wrapped as people paste them (prompts, pdsh prefixes, tabs as
 // spaces, indentation stripped); the node findings over them; a node folder with no job that `analyze` must not
 // call quiet; the fabric review's degraded links; perfquery without a topology.
+// Over 600 lines as one file: a case per tool shape and wrapper over the folders node_tools_support.h builds.
 #include "analysis/analysis.h"
 #include "analysis/flaps.h"
 #include "analysis/node_findings.h"
