@@ -481,7 +481,11 @@ void MainWindow::updateTitle()
         return;
     }
     QString title = QString::fromStdString(shown->job.name);
-    if (const auto session = m_session->path(); !session.isEmpty()) {
+    // The session names the job it belongs to: another job's first stages, on screen while it loads, show their
+    // name alone (a live refresh is the same job).
+    const auto* opened = m_presenter->opened();
+    const bool sessionsJob = m_presenter->reloading() || (opened && opened->snapshot == shown);
+    if (const auto session = m_session->path(); !session.isEmpty() && sessionsJob) {
         title += QStringLiteral(" — ") + QFileInfo(session).fileName();
     }
     setWindowTitle(tr("%1[*] — Stallscope").arg(title));

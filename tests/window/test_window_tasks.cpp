@@ -248,6 +248,17 @@ TEST_CASE("a review session saved from the window reopens with its notes, select
         state->addAnnotation(note(span.start + span.delta() / 2, "recovered"));
         notes = state->annotations();
         REQUIRE(w.saveSession(false));
+        // Another job's first stage on screen while it loads: its name, not beside this job's session.
+        QStringList stageTitles;
+        const auto seen = QObject::connect(
+            &w, &MainWindow::stageShown, &w, [&] { stageTitles << w.windowTitle(); });
+        REQUIRE(open(w, jobs().b));
+        QObject::disconnect(seen);
+        REQUIRE_FALSE(stageTitles.isEmpty());
+        for (const auto& title : stageTitles) {
+            CHECK_FALSE(title.contains(QStringLiteral("incident-review.stallscope")));
+        }
+        REQUIRE(open(w, jobs().a));
         w.closeJob(); // saved: no question
         CHECK_FALSE(w.opened());
         CHECK(state->annotations().empty());
