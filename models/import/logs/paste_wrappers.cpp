@@ -241,7 +241,14 @@ std::optional<std::string> unwrapPastedLines(std::string_view text)
         const bool last = end == std::string_view::npos;
         end = last ? text.size() : end;
         const auto line = text.substr(begin, end - begin);
-        auto unwrapped = unwrapLine(line, links);
+        std::optional<std::string> unwrapped;
+        try {
+            unwrapped = unwrapLine(line, links);
+        } catch (const BadNumber&) {
+            // A prefix whose number does not fit ("gpu:18888888888888888888:1 [0]"): the line stays as it is, and
+            // the reader's pass warns on it. This pass runs outside readLines, whose catch would turn it into a
+            // warning: uncaught, it ended the reading thread and the program.
+        }
         if (unwrapped && !out) {
             out.emplace(text.substr(0, begin)); // the lines before, as they were
         }
