@@ -133,12 +133,6 @@ private:
 // (text_search.cpp).
 std::size_t findText(std::string_view text, std::string_view needle, std::size_t from = 0);
 
-// Whether `needle` occurs in `text` (findText).
-inline bool containsText(std::string_view text, std::string_view needle)
-{
-    return findText(text, needle) != std::string_view::npos;
-}
-
 // The first decimal number in `text` ("12", "IBV_WC_RETRY_EXC_ERR(12)" → 12), or nullopt.
 inline std::optional<std::int64_t> firstNumberIn(std::string_view text)
 {
