@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 // The format table. A format's glue (its `parse` and `add`) is in its own folder under import/, writing into the
 // folder sink and the collections its row names (`into`: the Gathered members it fills). Here too: the glue of the
-// files import/folder reads itself (the mapping file) or knows and does not read, and, in import/folder/node_ports.cpp,
-// of the node tools' files and dcgm-exporter scrapes, whose facts are also another format's (a kernel log's lines).
+// files import/folder reads itself (the mapping file) or knows and does not read, and a node tools' capture that
+// holds a kernel log too, which joins two formats' glue.
 // Runs on the calling thread except the `parse` functions, which touch nothing shared.
 #include "import/folder/formats.h"
 #include "import/common/line_scan.h"
 
+#include "import/common/host_file.h"
 #include "import/flight_recorder/flight_recorder_glue.h"
 #include "import/infiniband/ibnetdiscover.h"
 #include "import/infiniband/infiniband_glue.h"
@@ -14,6 +15,9 @@
 #include "import/kineto/kineto_trace.h"
 #include "import/logs/logs_glue.h"
 #include "import/nccl/nccl_glue.h"
+#include "import/node_tools/node_tools.h"
+#include "import/node_tools/node_tools_glue.h"
+#include "import/prometheus/dcgm.h"
 #include "import/prometheus/prometheus_glue.h"
 #include "import/scheduler/scheduler_glue.h"
 
@@ -69,6 +73,19 @@ std::optional<LoadIssue> noteTruth(FileInput& in, Gathered& g)
     return std::nullopt;
 }
 
+// A node tools' file, and the kernel log a capture of several commands may also hold (dmesg after ibstat): its
+// lines that name no host are the file's, else the first host the tools' prompts named.
+std::optional<LoadIssue> addNodeToolsCapture(FileInput& in, Gathered& g)
+{
+    if (auto e = addNodeTools(in, g, g.nodeTools)) {
+        return e;
+    }
+    const auto fileHost = hostOfNodeFile(in.path.string());
+    const auto& named = g.nodeTools.back().hosts;
+    addHostLogWithin(in, g, g.clock, g.hostLogs, fileHost.empty() && !named.empty() ? named[0] : fileHost);
+    return std::nullopt;
+}
+
 // The mapping file's time zones by source, for the glue of formats stamped in a host's local time.
 const std::map<std::string, TimeNs>& timeZones(Gathered& g)
 {
@@ -99,7 +116,8 @@ const std::vector<Format>& formats()
         { "Flight Recorder pickle dump", looksLikePickleDumpText, 0, parsePickleDump,
             into<addPickleDump, &Gathered::dumps> },
         // Before the scrapes of fabric counters: a DCGM scrape is exposition text too, of GPU fields.
-        { "dcgm-exporter scrape", looksLikeDcgmScrape, 3, nullptr, addDcgm },
+        { "dcgm-exporter scrape", looksLikeDcgmScrape, 3, nullptr,
+            into<addDcgm, &Gathered::nodeTools, &Gathered::hostLogs> },
         // Scrape files are large and unmistakable from their first sample line: recognised here, before every
         // recogniser that would scan them whole (the full test, below, finds IB series deep in a full scrape).
         { "Prometheus exposition", looksLikeExpositionHead, 0, scanExposition, addScrape, true },
@@ -122,7 +140,7 @@ const std::vector<Format>& formats()
         { "ibnetdiscover topology", looksLikeIbnetdiscover, 0, nullptr, into<addIbnetdiscover, &Gathered::fabric> },
         { "iblinkinfo", looksLikeIblinkinfo, 1, nullptr, into<addIblinkinfo, &Gathered::fabric, &Gathered::linkinfo> },
         { "perfquery counters", looksLikePerfquery, 2, nullptr, into<addPerfquery, &Gathered::perfquery> },
-        { "node InfiniBand tools", looksLikeNodeTools, 3, nullptr, addNodeTools },
+        { "node InfiniBand tools", looksLikeNodeTools, 3, nullptr, addNodeToolsCapture },
         { "NCCL RAS output", looksLikeRasText, 3, nullptr,
             into<addRasText, &Gathered::clock, timeZones, &Gathered::ras> },
         { "OpenSM log", looksLikeOpensmLog, 3, nullptr,

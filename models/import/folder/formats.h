@@ -49,10 +49,4 @@ const std::vector<Format>& formats();
 // The row reading `text`, or nullptr when no format recognises it.
 const Format* recognise(const std::string& text);
 
-// Folds a node tools' file (ibstat, ibstatus, ibv_devinfo, rdma link) into `g`: its ports, and the kernel lines
-// a file of several commands' outputs may also hold (import/folder/node_ports.cpp).
-std::optional<LoadIssue> addNodeTools(FileInput& in, Gathered& g);
-// A dcgm-exporter scrape: its GPUs' NVLink error counters join the node tools' GPUs, its Xids the kernel's.
-std::optional<LoadIssue> addDcgm(FileInput& in, Gathered& g);
-
 } // namespace stallscope::folder

@@ -9,6 +9,8 @@
 #include "import/common/counter_sink.h"
 #include "import/common/fabric_builder.h"
 #include "import/common/folder_sink.h"
+#include "import/common/host_facts.h"
+#include "import/common/node_facts.h"
 #include "import/flight_recorder/flight_recorder.h"
 #include "import/folder/mapping.h"
 #include "import/infiniband/collector_csv.h"
@@ -20,13 +22,11 @@
 #include "import/logs/host_log.h"
 #include "import/logs/rank_log.h"
 #include "import/nccl/inspector.h"
-#include "import/node_tools/node_tools.h"
 #include "import/nccl/ras_status.h"
-#include "import/prometheus/dcgm.h"
-#include "import/scheduler/placement.h"
 #include "import/prometheus/exposition.h"
 #include "import/prometheus/http_answers.h"
 #include "import/prometheus/prometheus_glue.h"
+#include "import/scheduler/placement.h"
 
 #include <filesystem>
 #include <map>

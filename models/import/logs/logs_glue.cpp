@@ -198,6 +198,19 @@ std::optional<LoadIssue> addHostLog(FileInput& in, FolderSink& sink, const LogCl
     return std::nullopt;
 }
 
+void addHostLogWithin(
+    FileInput& in, FolderSink& sink, const LogClock& clock, HostLogFiles& hostLogs, const std::string& host)
+{
+    if (!looksLikeHostLog(in.text)) {
+        return;
+    }
+    const auto file = in.path.string();
+    if (auto h = parseHostLog(file, in.text, clock, host)) {
+        sink.warn(h->warnings);
+        hostLogs.emplace_back(file, std::move(h.value()));
+    }
+}
+
 std::optional<LoadIssue> addRankLog(FileInput& in, FolderSink& sink, const LogClock& clock, RankLogFiles& logs,
     std::set<std::size_t>& rankFromName, HostLogFiles& hostLogs)
 {

@@ -24,7 +24,6 @@
 namespace stallscope {
 
 using RankLogFiles = std::vector<std::pair<std::string, RankLogFacts>>;
-using HostLogFiles = std::vector<std::pair<std::string, HostLogFacts>>;
 using FrTraceFiles = std::vector<std::pair<std::string, FrTraceText>>;
 
 std::any readRankLog(const std::string& file, const std::string& text, const LogClock& clock);
@@ -32,6 +31,10 @@ std::any readHostLog(const std::string& file, const std::string& text, const Log
 std::optional<LoadIssue> addRankLog(FileInput& in, FolderSink& sink, const LogClock& clock, RankLogFiles& logs,
     std::set<std::size_t>& rankFromName, HostLogFiles& hostLogs);
 std::optional<LoadIssue> addHostLog(FileInput& in, FolderSink& sink, const LogClock& clock, HostLogFiles& hostLogs);
+// The host log within another tool's capture (dmesg after ibstat in one file), when the text holds one: its lines
+// that name no host are `host`'s. Its warnings join the sink; it is not noted apart from the capture.
+void addHostLogWithin(
+    FileInput& in, FolderSink& sink, const LogClock& clock, HostLogFiles& hostLogs, const std::string& host);
 
 // The analyzer's output alone, and within a rank log.
 bool frTraceAlone(const std::string& text);

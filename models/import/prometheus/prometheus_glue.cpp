@@ -5,6 +5,8 @@
 #include "core/mapped_file.h"
 #include "core/topology.h"
 #include "import/common/file_bytes.h"
+#include "import/common/host_file.h"
+#include "import/prometheus/dcgm.h"
 
 #include <algorithm>
 #include <iterator>
@@ -219,6 +221,44 @@ std::optional<LoadIssue> addMatrix(FileInput& in, FolderSink& sink, FabricBuilde
         std::to_string(m->series.size()) + " host-side series"
             + (switchSamples ? ", " + std::to_string(switchSamples) + " switch-side samples" : std::string()));
     std::move(m->series.begin(), m->series.end(), std::back_inserter(matrix));
+    return std::nullopt;
+}
+
+std::optional<LoadIssue> addDcgm(
+    FileInput& in, FolderSink& sink, std::vector<NodeToolsFile>& nodeTools, HostLogFiles& hostLogs)
+{
+    const auto file = in.path.string();
+    auto r = parseDcgmScrape(file, in.text, hostOfNodeFile(file));
+    if (!r) {
+        return r.error();
+    }
+    sink.warn(r->warnings);
+    std::string detail = std::to_string(r->samples) + " samples of " + std::to_string(r->gpus) + " GPUs";
+    if (!r->hosts.empty()) {
+        detail += " on " + (r->hosts.size() == 1 ? r->hosts[0] : std::to_string(r->hosts.size()) + " hosts");
+    }
+    detail += r->xids.empty() ? std::string() : "; " + std::to_string(r->xids.size()) + " Xids";
+    sink.note(in.path, "dcgm-exporter scrape", detail);
+    NodeToolsFile gpus;
+    gpus.tools = { "dcgm-exporter" };
+    gpus.hosts = r->hosts;
+    gpus.nvlinks = std::move(r->nvlinks);
+    nodeTools.push_back(std::move(gpus));
+    HostLogFacts xids; // as the kernel's Xid lines, so the Xid catalog and the inventory's GPU checks see them
+    for (const auto& x : r->xids) {
+        HostEvent e;
+        e.kind = HostEventKind::GpuXid;
+        e.host = x.host;
+        e.code = x.code;
+        e.device = x.pci.empty() ? std::string() : "PCI:" + x.pci;
+        e.text = "Xid " + std::to_string(x.code) + " (dcgm-exporter's last Xid of GPU " + std::to_string(x.gpu) + ")";
+        e.evidence = x.evidence;
+        e.line = x.line;
+        xids.events.push_back(std::move(e));
+    }
+    if (!xids.events.empty()) {
+        hostLogs.emplace_back(file, std::move(xids));
+    }
     return std::nullopt;
 }
 

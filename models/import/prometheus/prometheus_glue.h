@@ -13,6 +13,8 @@
 #include "import/common/counter_sink.h"
 #include "import/common/fabric_builder.h"
 #include "import/common/folder_sink.h"
+#include "import/common/host_facts.h"
+#include "import/common/node_facts.h"
 #include "import/prometheus/exposition.h"
 #include "import/prometheus/http_answers.h"
 
@@ -51,5 +53,11 @@ std::optional<LoadIssue> addExposition(FileInput& in, FolderSink& sink, FabricBu
     Progress* progress, const ScratchPolicy& scratch, ExpositionScrapes& scrapes);
 std::optional<LoadIssue> addMatrix(FileInput& in, FolderSink& sink, FabricBuilder& fabric,
     std::vector<PromSeries>& matrix, std::vector<MatrixSwitchSeries>& matrixSwitch);
+
+// A dcgm-exporter scrape: every GPU it names into `nodeTools` (one entry, tool "dcgm-exporter", with the NVLink
+// error counters above zero), each GPU's last Xid into `hostLogs` as the kernel's Xid line would be, so the Xid
+// catalog and the inventory's GPU checks see them.
+std::optional<LoadIssue> addDcgm(
+    FileInput& in, FolderSink& sink, std::vector<NodeToolsFile>& nodeTools, HostLogFiles& hostLogs);
 
 } // namespace stallscope
