@@ -12,8 +12,6 @@
 #include "open/load_job.h"
 #include "source/prometheus_source.h"
 #include "window/docks.h"
-#include "window/empty_states.h"
-#include "window/job_views.h"
 
 #include <memory>
 

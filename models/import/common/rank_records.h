@@ -61,13 +61,6 @@ struct RankRecords
 CollectiveOp opFromProfilingName(const std::string& name);
 // c10 dtype name → bytes per element; 0 when unknown.
 std::size_t dtypeBytes(const std::string& dtype);
-// Trailing digits of a file name ("nccl_trace_rank_17" → 17).
-std::optional<std::uint32_t> rankFromFileName(const std::string& path);
-
-// "nccl:all_reduce" → AllReduce, "nccl:_all_gather_base" → AllGather, ...; Other when unknown.
-CollectiveOp opFromProfilingName(const std::string& name);
-// c10 dtype name → bytes per element; 0 when unknown.
-std::size_t dtypeBytes(const std::string& dtype);
 // Trailing digits of a file name ("nccl_trace_rank_17" → 17), after the extensions collectors add.
 std::optional<std::uint32_t> rankFromFileName(const std::string& path);
 // "[0, 1, 2, 3]" or "[0,1,2,3]" (a Python literal in a string) → ranks.
