@@ -93,6 +93,15 @@ bool sameCounterSeries(const JobSnapshot& a, const JobSnapshot& b)
     return true;
 }
 
+std::string formatted(const std::vector<LoadIssue>& warnings)
+{
+    std::string all;
+    for (const auto& w : warnings) {
+        all += w.format() + "\n";
+    }
+    return all;
+}
+
 std::string folderFingerprint(const fs::path& dir)
 {
     std::set<std::string> lines;

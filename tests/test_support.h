@@ -36,6 +36,8 @@ std::string testData(const std::string& name);
 void writeFile(const std::filesystem::path& p, const std::string& content);
 // Both snapshots hold the same counter series: ports (GUID, number), kinds, widths, times and values, in order.
 bool sameCounterSeries(const JobSnapshot& a, const JobSnapshot& b);
+// Each warning as LoadIssue::format() says it, one to a line: what a test searches for a warning's words.
+std::string formatted(const std::vector<LoadIssue>& warnings);
 // Listing "name size mtime-ns" of every file, to prove a load wrote nothing.
 std::string folderFingerprint(const std::filesystem::path& dir);
 // `snap` written as the raw folder a cluster leaves behind (sim/raw_writer.h), keeping the Flight Recorder dumps of

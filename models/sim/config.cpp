@@ -270,6 +270,19 @@ std::string linkName(const FaultSpec& f)
     return {};
 }
 
+// ", every 1h ± 5m" for a fault that repeats; "" for one that happens once.
+std::string repeats(const FaultSpec& f)
+{
+    std::string s;
+    if (f.everyNs > 0) {
+        s += ", every " + formatDuration(f.everyNs);
+    }
+    if (f.jitterNs > 0) {
+        s += " ± " + formatDuration(f.jitterNs);
+    }
+    return s;
+}
+
 } // namespace
 
 std::string describeFault(const FaultSpec& f)
@@ -282,25 +295,13 @@ std::string describeFault(const FaultSpec& f)
                     : f.adaptiveRouting     ? ", adaptive routing)"
                                             : ", no adaptive routing)");
         s += " at +" + formatDuration(f.atNs) + " for " + formatDuration(f.durationNs);
-        if (f.everyNs > 0) {
-            s += ", every " + formatDuration(f.everyNs);
-        }
-        if (f.jitterNs > 0) {
-            s += " ± " + formatDuration(f.jitterNs);
-        }
-        return s;
+        return s + repeats(f);
     case FaultKind::ErrorBurst:
         s = "error burst on " + linkName(f);
         s += ": " + std::to_string(f.count) + (f.retrain ? " retrains of " : " symbol-error bursts dropping packets, ")
             + formatDuration(f.durationNs) + ", "
             + formatDuration(f.gapNs) + " apart, from +" + formatDuration(f.atNs);
-        if (f.everyNs > 0) {
-            s += ", every " + formatDuration(f.everyNs);
-        }
-        if (f.jitterNs > 0) {
-            s += " ± " + formatDuration(f.jitterNs);
-        }
-        return s;
+        return s + repeats(f);
     case FaultKind::Degraded:
         s = "degraded link " + linkName(f);
         return s + ": trained at " + std::to_string(f.width) + "x" + f.speed + " instead of 4xNDR";

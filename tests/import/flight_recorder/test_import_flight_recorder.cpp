@@ -132,19 +132,6 @@ TEST_CASE("Flight Recorder JSON lines of one line are one entry, not a dump with
     CHECK(dump->entries.size() == 1);
 }
 
-namespace {
-
-std::string warningsOf(const RankRecords& d)
-{
-    std::string all;
-    for (const auto& w : d.warnings) {
-        all += w.format() + "\n";
-    }
-    return all;
-}
-
-} // namespace
-
 TEST_CASE("a Flight Recorder JSON dump cut off while written keeps its whole entries, in either key order",
     "[core][import][hostile]")
 {
@@ -164,7 +151,8 @@ TEST_CASE("a Flight Recorder JSON dump cut off while written keeps its whole ent
                 continue;
             }
             CAPTURE(name, at);
-            CHECK_THAT(warningsOf(r.value()), Catch::Contains("the dump ends") && !Catch::Contains("not an object"));
+            CHECK_THAT(
+                formatted(r.value().warnings), Catch::Contains("the dump ends") && !Catch::Contains("not an object"));
             REQUIRE(r->entries.size() <= whole->entries.size());
             for (std::size_t i = 0; i < r->entries.size(); ++i) {
                 CHECK(r->entries[i].seq == whole->entries[i].seq);
@@ -176,7 +164,7 @@ TEST_CASE("a Flight Recorder JSON dump cut off while written keeps its whole ent
                 CHECK(r->version == whole->version);
                 CHECK(r->pgStatus.size() == whole->pgStatus.size());
             } else if (r->version == "unknown") {
-                CHECK_THAT(warningsOf(r.value()), Catch::Contains("sort their keys"));
+                CHECK_THAT(formatted(r.value().warnings), Catch::Contains("sort their keys"));
             }
         }
         CAPTURE(name);

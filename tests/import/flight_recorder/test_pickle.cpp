@@ -260,19 +260,6 @@ TEST_CASE("pickle dumps of versions 2.3 and 2.5", "[core][import][pickle]")
     CHECK(v25->entries[0].bytes == 64ULL * 64 * 2);
 }
 
-namespace {
-
-std::string warningsOf(const RankRecords& d)
-{
-    std::string all;
-    for (const auto& w : d.warnings) {
-        all += w.format() + "\n";
-    }
-    return all;
-}
-
-} // namespace
-
 TEST_CASE("a pickle dump cut off while written keeps its groups, its status and its whole entries",
     "[core][import][pickle][hostile]")
 {
@@ -293,7 +280,7 @@ TEST_CASE("a pickle dump cut off while written keeps its groups, its status and 
             continue;
         }
         CAPTURE(at);
-        CHECK_THAT(warningsOf(r.value()),
+        CHECK_THAT(formatted(r.value().warnings),
             Catch::Contains("nccl_trace_rank_3 (byte offset " + std::to_string(at) + "): the dump ends"));
         CHECK(r->version == whole->version);
         REQUIRE(r->entries.size() <= whole->entries.size());
@@ -319,6 +306,6 @@ TEST_CASE("a pickle dump cut off while written keeps its groups, its status and 
     REQUIRE(r.ok());
     CHECK(r->groups.size() == whole->groups.size());
     CHECK(r->entries.size() == 2);
-    CHECK_THAT(warningsOf(r.value()),
+    CHECK_THAT(formatted(r.value().warnings),
         Catch::Contains("ends inside its \"entries\"") && Catch::Contains("read the 2 collectives"));
 }

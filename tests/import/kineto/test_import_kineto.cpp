@@ -92,11 +92,7 @@ namespace {
 
 std::string warningsOf(const KinetoTrace& t)
 {
-    std::string all;
-    for (const auto& w : t.collectives.warnings) {
-        all += w.format() + "\n";
-    }
-    return all;
+    return formatted(t.collectives.warnings);
 }
 
 // Where `mark` ends in `text` (the byte after it), failing the test when it is not there.
