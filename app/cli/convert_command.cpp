@@ -95,8 +95,8 @@ int runConvert(const std::vector<std::string>& args, std::ostream& out, std::ost
         err << "stallscope convert: " << e << '\n';
         return kExitBadInput;
     }
-    if (auto e = writeLinkLevels(dir); !e.empty()) {
-        err << "warning: the link heatmap's levels were not kept beside the bundle: " << e << '\n';
+    if (auto e = writeLevels(dir); !e.empty()) {
+        err << "warning: the heatmaps' levels were not kept beside the bundle: " << e << '\n';
     }
     if (!parsed.has("quiet")) {
         const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

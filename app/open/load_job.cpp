@@ -98,7 +98,7 @@ OpenedJob openWith(
             model = HeatmapModel::build(partial.snapshot, {}, quiet);
             show();
         } else {
-            model = HeatmapModel::build(partial.snapshot, {}, quiet);
+            model = HeatmapModel::loadOrBuild(partial.snapshot, partial.path, quiet);
             show();
             links = LinkHeatmapModel::loadOrBuild(partial.snapshot, partial.path, quiet);
             show();
@@ -121,18 +121,24 @@ OpenedJob openWith(
     return out;
 }
 
-std::string writeLinkLevels(const std::string& dir)
+std::string writeLevels(const std::string& dir)
 {
     auto loaded = loadBundle(dir);
     if (!loaded) {
         return loaded.error().format();
     }
     const auto snap = loaded->snapshot;
+    NullProgress quiet;
+    const auto folder = std::filesystem::path(dir);
+    if (snap->job.worldSize > 0) {
+        if (auto e = HeatmapModel::build(snap, {}, quiet)->save((folder / "rank_levels.bin").string()); !e.empty()) {
+            return e;
+        }
+    }
     if (snap->counters.empty() && snap->linkEvents.empty()) {
         return {};
     }
-    NullProgress quiet;
-    return LinkHeatmapModel::build(snap, quiet)->save((std::filesystem::path(dir) / "link_levels.bin").string());
+    return LinkHeatmapModel::build(snap, quiet)->save((folder / "link_levels.bin").string());
 }
 
 SimulationWritten writeSimulatedBundle(
@@ -143,8 +149,8 @@ SimulationWritten writeSimulatedBundle(
     if (!out.error.empty()) {
         return out;
     }
-    if (auto e = writeLinkLevels(dir); !e.empty()) {
-        out.warning = "the link heatmap's levels were not kept beside the bundle: " + e;
+    if (auto e = writeLevels(dir); !e.empty()) {
+        out.warning = "the heatmaps' levels were not kept beside the bundle: " + e;
     }
     out.error = writeFileAtomic((std::filesystem::path(dir) / "truth.json").string(), truthToJson(config, sim));
     return out;

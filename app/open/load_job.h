@@ -70,10 +70,11 @@ using Loader = std::function<Result<LoadedJob>(Progress& progress)>;
 OpenedJob openWith(const std::string& name, const Loader& load, SharedProgress& progress,
     const StageCallback& onStage = {}, OpenFor use = OpenFor::Window);
 
-// After a bundle is written (convert, simulate): the link heatmap's level 0 beside it (`link_levels.bin`), built
-// from the bundle as it reads back, so opening it later need not read every counter first. Nothing when it has no
-// counters or link events. "" or the reason it could not be written (the bundle stays valid without it).
-std::string writeLinkLevels(const std::string& dir);
+// After a bundle is written (convert, simulate): the heatmaps' level 0 beside it, built from the bundle as it reads
+// back, so opening it later draws its first frame without reading every record or counter first — the ranks'
+// (`rank_levels.bin`) when it has ranks, the links' (`link_levels.bin`) when it has counters or link events. "" or
+// the reason one could not be written (the bundle stays valid without them).
+std::string writeLevels(const std::string& dir);
 
 // A simulation written as a bundle the way every caller needs it (simulate, the window's demo): the bundle, its
 // link levels (a failure there is only a warning: the bundle stays valid) and truth.json. `error` empty: written.

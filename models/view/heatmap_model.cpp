@@ -300,7 +300,7 @@ std::shared_ptr<const HeatmapModel> HeatmapModel::build(
     const TimeNs span = std::max<TimeNs>(s.job.span.delta(), 1);
     m->m_baseNs = baseBucketFor(span, ranks);
     auto levels = std::make_shared<Levels>();
-    const std::size_t n0 = static_cast<std::size_t>((span + m->m_baseNs - 1) / m->m_baseNs);
+    const std::size_t n0 = baseBucketsFor(s, m->m_baseNs);
     levels->bucketsAt.push_back(n0);
     levels->cells.emplace_back(std::size_t(ranks) * n0);
     // Level 0 from the records, ranks split across the machine's cores.

@@ -63,6 +63,16 @@ public:
     // `stalls`: time windows of job-wide stalls (incident windows).
     static std::shared_ptr<const HeatmapModel> build(
         SnapshotPtr snap, std::vector<TimeRange> stalls, Progress& progress);
+    // Level 0 as `rank_levels.bin` keeps it beside a bundle (models/view/rank_levels_cache.cpp): null, with `why`,
+    // when the file is absent, damaged or made from other records; the coarser levels are built from it.
+    static std::shared_ptr<const HeatmapModel> load(SnapshotPtr snap, const std::string& file, std::string& why);
+    // `dir`'s rank_levels.bin when it agrees with the snapshot, else build() (no stall windows either way).
+    static std::shared_ptr<const HeatmapModel> loadOrBuild(
+        SnapshotPtr snap, const std::string& dir, Progress& progress);
+    // Writes level 0 to `file` atomically; "" or why not.
+    std::string save(const std::string& file) const;
+    // Level 0 came from rank_levels.bin, not from the records.
+    bool levelsFromFile() const { return m_levelsFromFile; }
     // No levels: every raster is drawn straight from the records of its window. For headless renders (a few
     // images of a few windows), where the pyramid would cost more time and memory than it saves.
     static std::shared_ptr<const HeatmapModel> recordsOnly(SnapshotPtr snap, std::vector<TimeRange> stalls);
@@ -192,9 +202,12 @@ private:
     std::shared_ptr<const Levels> m_lateLevels; // same buckets; .late holds the lateness (optional)
     std::shared_ptr<const std::vector<LogRow>> m_logRows; // per rank; null when the records say everything
     bool m_anyUnrecorded = false; // some rank has no record at all
+    bool m_levelsFromFile = false;
 
     static void addCoarserLevels(Levels& levels, std::uint32_t ranks);
     static std::shared_ptr<HeatmapModel> shell(SnapshotPtr snap, std::vector<TimeRange> stalls);
+    // Level 0's buckets per rank for the job's span at `bucketNs` (build and load agree through it).
+    static std::size_t baseBucketsFor(const JobSnapshot& s, TimeNs bucketNs);
     static std::shared_ptr<const std::vector<LogRow>> logRowsOf(const JobSnapshot& snap);
     static TimeNs recordsEndOf(const RankCollectives& c, TimeNs spanEnd);
 };

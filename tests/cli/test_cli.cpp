@@ -421,6 +421,8 @@ TEST_CASE("simulate --raw, info, analyze and convert on a folder of raw files", 
     INFO(conv.err);
     REQUIRE(conv.code == 0);
     CHECK_THAT(conv.out, Catch::Contains("Converted") && Catch::Contains("64 ranks"));
+    // The rank heatmap's level 0 is kept beside the bundle: a 64-byte header and 4 bytes a cell.
+    CHECK(std::filesystem::file_size(bundle + "/rank_levels.bin") > 64 + 64 * 256 * 4);
     auto again = runBinary({ "analyze", bundle });
     REQUIRE(again.code == 0);
     CHECK_THAT(again.out, Catch::Contains("culprit      gpu-a001 mlx5_1"));
@@ -839,6 +841,23 @@ TEST_CASE("a simulation is written as a bundle one way, for simulate and the win
     CHECK(written.warning.empty());
     CHECK(std::filesystem::exists(dir + "/manifest.json"));
     CHECK(std::filesystem::file_size(dir + "/link_levels.bin") > 64); // the demo's copy once went without
+    CHECK(std::filesystem::file_size(dir + "/rank_levels.bin") > 64);
+    {
+        // Opening it for the window reads the rank heatmap's level 0 from the file; without the file, from the
+        // records.
+        SharedProgress opening;
+        const auto opened = openPath(dir, opening);
+        REQUIRE(opened.error.empty());
+        CHECK(opened.heatmap->levelsFromFile());
+        const auto copy = out.str("copy");
+        std::filesystem::copy(dir, copy);
+        std::filesystem::remove(copy + "/rank_levels.bin");
+        SharedProgress again;
+        const auto built = openPath(copy, again);
+        REQUIRE(built.error.empty());
+        CHECK_FALSE(built.heatmap->levelsFromFile());
+        CHECK(built.heatmap->levels() == opened.heatmap->levels());
+    }
     CHECK(std::filesystem::file_size(dir + "/truth.json") > 2);
     // Into a path that cannot be a folder: the error says why, and no truth is left half written.
     const auto blocked = out.str("file");
