@@ -41,6 +41,8 @@ const std::vector<Subcommand>& subcommandTable()
         { "info", "print what a bundle or raw folder holds and how long it took to load", N::Core, runInfo },
         { "convert", "write a folder of raw files (Flight Recorder dumps, logs, counters, topology) as a bundle",
             N::Core, runConvert },
+        { "merge", "write the bundle of a sharded convert (convert --shard K/N) from its N shards", N::Core,
+            runMerge },
         { "analyze", "find stalls, hangs and stragglers; name the link or rank; price each incident", N::Core,
             runAnalyze },
         { "collect", "sample this host's InfiniBand port counters into CSV (run it as a service)", N::Core,

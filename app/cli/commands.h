@@ -39,6 +39,7 @@ int runAnalyze(const std::vector<std::string>& args, std::ostream& out, std::ost
 int runExportTrace(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int runCollect(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int runConvert(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int runMerge(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int runInfo(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int runReport(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int runExercise(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);

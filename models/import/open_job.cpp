@@ -70,6 +70,26 @@ Result<LoadedJob> openJob(const std::string& path, Progress& progress, const Scr
     }
 }
 
+Result<folder::MergedShards> openShards(
+    const std::vector<std::string>& shards, Progress& progress, const ScratchPolicy& scratch)
+{
+    const auto where = shards.empty() ? std::string() : shards.front();
+    try {
+        auto merged = folder::loadFromShards(shards, progress, scratch);
+        if (!merged) {
+            return merged.error();
+        }
+        Result<LoadedJob> job(std::move(merged->job));
+        noteNamesCut(job, merged->dir); // as openJob says it of the folder
+        merged->job = std::move(job.value());
+        return merged;
+    } catch (const std::bad_alloc&) {
+        return LoadIssue { where, 0, -1, "out of memory while merging shards" };
+    } catch (const std::exception& e) {
+        return LoadIssue { where, 0, -1, std::string("unexpected error: ") + e.what() };
+    }
+}
+
 Result<LoadedJob> openJob(const std::string& path)
 {
     NullProgress none;

@@ -82,8 +82,8 @@ Result<LoadedJob> loadRawFolder(const std::string& dir, Progress& progress)
     return loadRawFolder(dir, progress, {});
 }
 
-Result<LoadedJob> loadRawFolder(
-    const std::string& dir, Progress& progress, const MoreFolders& more, const ScratchPolicy& scratch)
+Result<LoadedJob> loadRawFolder(const std::string& dir, Progress& progress, const MoreFolders& more,
+    const ScratchPolicy& scratch, folder::PreparsedFiles* preparsed)
 {
     const auto t0 = std::chrono::steady_clock::now();
     LoadedJob out;
@@ -91,7 +91,7 @@ Result<LoadedJob> loadRawFolder(
     g.counters = CounterSink(scratch);
     g.scratch = scratch;
     g.progress = &progress;
-    if (auto err = folder::readFolder(dir, g, progress, out.bytesOnDisk)) {
+    if (auto err = folder::readFolder(dir, g, progress, out.bytesOnDisk, preparsed)) {
         return *err;
     }
     if (more) {

@@ -18,6 +18,10 @@
 
 namespace stallscope {
 
+namespace folder {
+struct PreparsedFiles; // import/folder/preparsed.h
+}
+
 // True when `dir` holds no manifest.json (so it is a folder of raw files, not a bundle).
 bool isRawFolder(const std::string& dir);
 
@@ -37,8 +41,9 @@ struct FolderHint
 // read in as if they were part of `dir` (e.g. a server's answers saved to a temporary folder), or an error that
 // ends the load. Runs on the loading thread.
 using MoreFolders = std::function<Result<std::vector<std::string>>(const FolderHint&)>;
-// Counter samples past `scratch.memoryBytes` are spilled to scratch files in `scratch.dir` (issue #13).
-Result<LoadedJob> loadRawFolder(
-    const std::string& dir, Progress& progress, const MoreFolders& more, const ScratchPolicy& scratch = {});
+// Counter samples past `scratch.memoryBytes` are spilled to scratch files in `scratch.dir` (issue #13). The files
+// `preparsed` holds (a sharded convert's dumps and traces, import/folder/shard.h) are taken from it, not read.
+Result<LoadedJob> loadRawFolder(const std::string& dir, Progress& progress, const MoreFolders& more,
+    const ScratchPolicy& scratch = {}, folder::PreparsedFiles* preparsed = nullptr);
 
 } // namespace stallscope

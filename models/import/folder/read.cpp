@@ -9,6 +9,7 @@
 #include "import/common/packed.h"
 #include "import/common/text_encoding.h"
 #include "import/folder/formats.h"
+#include "import/folder/preparsed.h"
 
 #include <sys/stat.h>
 
@@ -26,14 +27,6 @@ namespace stallscope::folder {
 namespace fs = std::filesystem;
 
 namespace {
-
-// What a folder's listing found: the files to read and the copies of /sys/class/infiniband to read as trees.
-struct Listing
-{
-    std::vector<fs::path> files;
-    std::vector<fs::path> sysfsRoots;
-    std::uint64_t bytes = 0;
-};
 
 // Folders nested deeper than this are not entered: files are read down to dir/a/b/c/d/file (torchrun's
 // logs/<run>/attempt_0/3/stderr.log is four deep); deeper is more likely a copied home folder than a job's.
@@ -80,13 +73,15 @@ std::string sysfsHint(const fs::path& link)
                  : "";
 }
 
+} // namespace
+
 // Every regular file under `dir`, a few levels deep (clusters leave logs/rank17/stderr.log and the like);
 // hidden entries and symbolic links to folders are not followed. What is left out and why — a folder that cannot
 // be listed, a named pipe, a folder too deep — is a warning: an unlisted file must not look like an absent one.
 // An error when `dir` itself cannot be listed.
-Result<Listing> listFiles(const fs::path& dir, std::vector<LoadIssue>& warnings)
+Result<FolderListing> listFolder(const fs::path& dir, std::vector<LoadIssue>& warnings)
 {
-    Listing out;
+    FolderListing out;
     std::error_code ec;
     fs::recursive_directory_iterator it(dir, ec), end;
     if (ec) {
@@ -150,6 +145,8 @@ Result<Listing> listFiles(const fs::path& dir, std::vector<LoadIssue>& warnings)
     std::sort(out.files.begin(), out.files.end());
     return out;
 }
+
+namespace {
 
 void learnYear(Gathered& g)
 {
@@ -568,14 +565,35 @@ bool onWorkers(std::size_t n, unsigned wanted, Progress& progress, std::size_t d
 // Every file read, recognised and — for the formats whose parse needs no other file (dumps, traces) — parsed,
 // on up to four threads (one of them the caller, which reports progress and watches for cancel). Large folders
 // are mostly dumps: this is where opening them spends its time.
+// A file a shard parsed (preparsed.h) moved out of `preparsed`, as readAndParse would have left it; nullopt when
+// `preparsed` does not hold it. Several threads at once: each takes its own file's entry, and none adds or erases.
+std::optional<Parsed> takePreparsed(const fs::path& p, PreparsedFiles* preparsed)
+{
+    if (!preparsed) {
+        return std::nullopt;
+    }
+    const auto it = preparsed->files.find(p.string());
+    if (it == preparsed->files.end()) {
+        return std::nullopt;
+    }
+    Parsed r;
+    r.input.path = p;
+    r.format = it->second.format;
+    r.input.parsed = std::move(it->second.parsed);
+    r.zeros = it->second.zeros;
+    return r;
+}
+
 std::vector<Parsed> readEverything(const std::vector<fs::path>& files, const ScratchPolicy& scratch,
-    const WarningHold& hold, Progress& progress, bool& cancelled)
+    const WarningHold& hold, Progress& progress, PreparsedFiles* preparsed, bool& cancelled)
 {
     std::vector<Parsed> out(files.size());
     TextBudget budget { scratch.memoryBytes };
     WholeFileGate gate(scratch.wholeFileBytes);
-    cancelled = !onWorkers(files.size(), scratch.readerThreads, progress, 0, files.size() * 2,
-        [&](std::size_t i) { out[i] = readAndParse(files[i], scratch.streamFromBytes, hold, budget, gate); });
+    cancelled = !onWorkers(files.size(), scratch.readerThreads, progress, 0, files.size() * 2, [&](std::size_t i) {
+        auto taken = takePreparsed(files[i], preparsed);
+        out[i] = taken ? std::move(*taken) : readAndParse(files[i], scratch.streamFromBytes, hold, budget, gate);
+    });
     return out;
 }
 
@@ -611,9 +629,29 @@ bool parseLogs(std::vector<Parsed>& parsed, const std::vector<std::size_t>& late
 
 } // namespace
 
-std::optional<LoadIssue> readFolder(const std::string& dir, Gathered& g, Progress& progress, std::uint64_t& bytes)
+std::optional<std::vector<std::optional<PreparsedFile>>> parseAlone(
+    const std::vector<fs::path>& files, std::size_t folderFiles, const ScratchPolicy& scratch, Progress& progress)
 {
-    auto listing = listFiles(dir, g.warnings);
+    std::vector<std::optional<PreparsedFile>> out(files.size());
+    const auto hold = WarningHold::forFolderOf(folderFiles); // as readFolder holds them: the same warnings kept
+    TextBudget budget { scratch.memoryBytes };
+    WholeFileGate gate(scratch.wholeFileBytes);
+    const bool done = onWorkers(files.size(), scratch.readerThreads, progress, 0, files.size(), [&](std::size_t i) {
+        auto r = readAndParse(files[i], scratch.streamFromBytes, hold, budget, gate);
+        if (r.format && r.format->parse && r.input.parsed.has_value()) {
+            out[i] = PreparsedFile { r.format, std::move(r.input.parsed), r.zeros };
+        }
+    });
+    if (!done) {
+        return std::nullopt;
+    }
+    return out;
+}
+
+std::optional<LoadIssue> readFolder(
+    const std::string& dir, Gathered& g, Progress& progress, std::uint64_t& bytes, PreparsedFiles* preparsed)
+{
+    auto listing = listFolder(dir, g.warnings);
     if (!listing) {
         return listing.error();
     }
@@ -628,7 +666,7 @@ std::optional<LoadIssue> readFolder(const std::string& dir, Gathered& g, Progres
     }
     const auto hold = WarningHold::forFolderOf(files.size());
     bool cancelled = false;
-    auto parsed = readEverything(files, g.scratch, hold, progress, cancelled);
+    auto parsed = readEverything(files, g.scratch, hold, progress, preparsed, cancelled);
     if (cancelled) {
         return LoadIssue { dir, 0, -1, "opening cancelled" };
     }
