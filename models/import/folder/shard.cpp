@@ -41,8 +41,11 @@ Result<DecodedShard> readShard(const std::string& file)
     if (!in) {
         return LoadIssue { file, 0, -1, "cannot read the shard: " + errnoText() };
     }
-    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (in.bad()) {
+    std::error_code ec;
+    std::string bytes(fs::file_size(file, ec), '\0'); // one read: a shard of 2,048 ranks is ~150 MB
+    in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    bytes.resize(static_cast<std::size_t>(in.gcount()));
+    if (ec || in.bad()) {
         return LoadIssue { file, 0, -1, "cannot read the shard: " + errnoText() };
     }
     return decodeShard(file, bytes);

@@ -6,6 +6,7 @@
 #include "import/common/rank_records.h"
 
 #include <algorithm>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <tuple>
@@ -29,6 +30,18 @@ struct Unit
     bool operator<(const Unit& o) const { return std::tie(kind, block, name) < std::tie(o.kind, o.block, o.name); }
 };
 
+// A rank at the end of a file's name, as dumps (nccl_trace_rank_17.pkl) and rank logs (rank17.log) carry it.
+std::optional<std::uint32_t> rankInName(std::string name)
+{
+    for (const char* ext : { ".log", ".txt", ".out", ".err" }) {
+        if (name.size() > std::strlen(ext) && name.compare(name.size() - std::strlen(ext), std::string::npos, ext) == 0) {
+            name.resize(name.size() - std::strlen(ext));
+            break;
+        }
+    }
+    return rankFromFileName(name);
+}
+
 // The unit a file belongs to, from its path inside the folder; nullopt when it belongs to none (read at the merge).
 std::optional<Unit> unitOf(const fs::path& rel)
 {
@@ -38,7 +51,7 @@ std::optional<Unit> unitOf(const fs::path& rel)
     if (!parent.empty() && hostOfNodeFile((fs::path(parent) / "file").string()) == parent) {
         return Unit { 0, 0, parent };
     }
-    if (const auto rank = rankFromFileName(rel.filename().string())) {
+    if (const auto rank = rankInName(rel.filename().string())) {
         return Unit { 1, *rank / kRanksPerBlock, {} };
     }
     if (auto host = hostOfNodeFile(rel.filename().string()); !host.empty()) {
