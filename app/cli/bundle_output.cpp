@@ -63,8 +63,8 @@ void saySpilled(const LoadedJob& loaded, const ScratchPolicy& scratch, std::ostr
 {
     if (loaded.spilledBytes > 0) {
         out << "The counters outgrew " << formatBytes(double(scratch.memoryBytes))
-            << " of memory: " << formatBytes(double(loaded.spilledBytes)) << " of samples went through a scratch file in "
-            << scratch.dir << "\n";
+            << " of memory: " << formatBytes(double(loaded.spilledBytes))
+            << " of samples went through a scratch file in " << scratch.dir << "\n";
     }
 }
 

@@ -55,8 +55,8 @@ double secondsSince(std::chrono::steady_clock::time_point t0)
 int convertShard(const ParsedArgs& parsed, const std::string& spec, std::ostream& out, std::ostream& err)
 {
     const auto shard = folder::parseShardSpec(spec);
-    const auto bad = !shard                     ? "--shard: expected K/N with 0 <= K < N <= "
-                + std::to_string(folder::kMaxShards) + ", e.g. 3/8 (got \"" + spec + "\")"
+    const auto bad = !shard ? "--shard: expected K/N with 0 <= K < N <= " + std::to_string(folder::kMaxShards)
+            + ", e.g. 3/8 (got \"" + spec + "\")"
         : parsed.positional.size() != 1 ? std::string("--shard takes one PATH, a folder of raw files")
         : parsed.has("prometheus")      ? std::string("--shard reads a folder of raw files, not --prometheus")
                                         : std::string();

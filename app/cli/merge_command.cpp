@@ -19,7 +19,8 @@ namespace fs = std::filesystem;
 
 std::vector<OptionSpec> specs()
 {
-    std::vector<OptionSpec> s = { { "out", true, "the bundle folder to write (required); never inside the raw folder" } };
+    std::vector<OptionSpec> s
+        = { { "out", true, "the bundle folder to write (required); never inside the raw folder" } };
     const auto more = bundleOutputOptions();
     s.insert(s.end(), more.begin(), more.end());
     s.push_back({ "quiet", false, "print nothing but errors" });

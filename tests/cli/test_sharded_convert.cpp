@@ -73,8 +73,8 @@ std::string analysisOf(const std::string& bundle)
 std::string simulateRaw(const TempDir& tmp)
 {
     const auto raw = absoluteFolder(tmp.str("raw")).string();
-    REQUIRE(run({ "simulate", "--preset", "small", "--duration", "2m", "--fault", "flap:host-leaf:rank=12:at=60s:for=2s",
-                    "--raw", "--kineto", "--out", raw })
+    REQUIRE(run({ "simulate", "--preset", "small", "--duration", "2m", "--fault",
+                    "flap:host-leaf:rank=12:at=60s:for=2s", "--raw", "--kineto", "--out", raw })
                 .code
         == 0);
     return raw;
@@ -82,8 +82,8 @@ std::string simulateRaw(const TempDir& tmp)
 
 } // namespace
 
-TEST_CASE("8 convert --shard processes side by side and merge give the bundle and analysis of one convert",
-    "[cli][shard]")
+TEST_CASE(
+    "8 convert --shard processes side by side and merge give the bundle and analysis of one convert", "[cli][shard]")
 {
     TempDir tmp;
     const auto raw = simulateRaw(tmp);
@@ -105,7 +105,8 @@ TEST_CASE("8 convert --shard processes side by side and merge give the bundle an
     const auto merged = run({ "merge", tmp.str("shards"), "--out", tmp.str("merged") });
     INFO(merged.err);
     REQUIRE(merged.code == 0);
-    CHECK_THAT(merged.out, Catch::Contains("Merged 8 shards") && Catch::Contains("128 dumps and traces from the shards"));
+    CHECK_THAT(
+        merged.out, Catch::Contains("Merged 8 shards") && Catch::Contains("128 dumps and traces from the shards"));
     CHECK(merged.err == single.err); // the same warnings
     const auto a = filesOf(tmp.path() / "single"), b = filesOf(tmp.path() / "merged");
     REQUIRE(a.size() == b.size());

@@ -83,8 +83,8 @@ struct PreparsedFiles;
 // Reads every file under `dir` into `g` (recognised by content; files that cannot be read become warnings); the
 // files `preparsed` holds (a sharded convert's, import/folder/preparsed.h) are taken from it, not read.
 // Returns an error only when cancelled.
-std::optional<LoadIssue> readFolder(const std::string& dir, Gathered& g, Progress& progress, std::uint64_t& bytes,
-    PreparsedFiles* preparsed = nullptr);
+std::optional<LoadIssue> readFolder(
+    const std::string& dir, Gathered& g, Progress& progress, std::uint64_t& bytes, PreparsedFiles* preparsed = nullptr);
 
 // Turning what was read into the snapshot (import/folder/assemble.cpp).
 Result<std::uint32_t> addCollectives(JobSnapshot& snap, OwnedColumns& owned, Gathered& g);

@@ -100,8 +100,8 @@ std::optional<LoadIssue> checkOneSet(const std::vector<DecodedShard>& shards, co
         if (fileOf[i].empty()) {
             return LoadIssue { firstFile, 0, -1,
                 shardName(static_cast<std::uint32_t>(i), first.count) + " of " + first.dir
-                    + " is missing: expected the file `stallscope convert " + first.dir + " --shard " + std::to_string(i)
-                    + "/" + std::to_string(first.count) + "` wrote, among the shards given" };
+                    + " is missing: expected the file `stallscope convert " + first.dir + " --shard "
+                    + std::to_string(i) + "/" + std::to_string(first.count) + "` wrote, among the shards given" };
         }
         if (h.dir != first.dir) {
             return LoadIssue { fileOf[i], 0, -1,
@@ -141,8 +141,8 @@ LoadIssue folderChanged(const FolderPlan& now, const std::vector<DecodedShard>& 
 }
 
 // The shards' files by their path as the folder's listing names them, each checked to be the one its shard parses.
-Result<PreparsedFiles> preparsedOf(std::vector<DecodedShard>& shards, const std::vector<std::string>& fileOf,
-    const FolderPlan& plan)
+Result<PreparsedFiles> preparsedOf(
+    std::vector<DecodedShard>& shards, const std::vector<std::string>& fileOf, const FolderPlan& plan)
 {
     std::map<std::string, std::int64_t> shardOf;
     for (std::size_t i = 0; i < plan.listing.files.size(); ++i) {

@@ -215,7 +215,8 @@ RankRecords Reader::records()
         e.pg = pg < table.size() ? table[pg] : std::string();
         e.seq = get<std::uint32_t>();
         const auto op = get<std::uint8_t>(), state = get<std::uint8_t>();
-        if (pg >= table.size() || op > static_cast<std::uint8_t>(CollectiveOp::Other) || state >= kCollectiveStateCount) {
+        if (pg >= table.size() || op > static_cast<std::uint8_t>(CollectiveOp::Other)
+            || state >= kCollectiveStateCount) {
             fail("a collective record out of range");
             break;
         }

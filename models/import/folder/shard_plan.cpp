@@ -34,7 +34,8 @@ struct Unit
 std::optional<std::uint32_t> rankInName(std::string name)
 {
     for (const char* ext : { ".log", ".txt", ".out", ".err" }) {
-        if (name.size() > std::strlen(ext) && name.compare(name.size() - std::strlen(ext), std::string::npos, ext) == 0) {
+        if (name.size() > std::strlen(ext)
+            && name.compare(name.size() - std::strlen(ext), std::string::npos, ext) == 0) {
             name.resize(name.size() - std::strlen(ext));
             break;
         }

@@ -158,7 +158,8 @@ TEST_CASE("a raw folder merged from 8 shards is the job a single read gives", "[
         wb.push_back(w.format());
     }
     CHECK(wb == wa);
-    CHECK(std::any_of(wa.begin(), wa.end(), [](const std::string& w) { return w.find("nccl_trace_rank_5") != std::string::npos; }));
+    CHECK(std::any_of(
+        wa.begin(), wa.end(), [](const std::string& w) { return w.find("nccl_trace_rank_5") != std::string::npos; }));
     REQUIRE(writeBundle(*a.snapshot, tmp.str("single")).empty());
     REQUIRE(writeBundle(*b.snapshot, tmp.str("merged")).empty());
     const auto fa = filesOf(tmp.path() / "single"), fb = filesOf(tmp.path() / "merged");
@@ -196,7 +197,8 @@ TEST_CASE("a merge refuses a wrong set of shards, naming the file", "[core][impo
         const auto other = writeShards(raw, tmp.path() / "of8", 8);
         auto mixed = shards;
         mixed.back() = other[3];
-        CHECK_THAT(mergeError(mixed), Catch::Contains(other[3]) && Catch::Contains("shard 3/8") && Catch::Contains("share N"));
+        CHECK_THAT(
+            mergeError(mixed), Catch::Contains(other[3]) && Catch::Contains("shard 3/8") && Catch::Contains("share N"));
     }
     SECTION("shards of another folder")
     {
@@ -204,7 +206,8 @@ TEST_CASE("a merge refuses a wrong set of shards, naming the file", "[core][impo
         const auto other = writeShards(absoluteFolder(tmp.str("raw2")), tmp.path() / "other", 4);
         auto mixed = shards;
         mixed[1] = other[1];
-        CHECK_THAT(mergeError(mixed), Catch::Contains(other[1]) && Catch::Contains("raw2") && Catch::Contains("one raw folder"));
+        CHECK_THAT(mergeError(mixed),
+            Catch::Contains(other[1]) && Catch::Contains("raw2") && Catch::Contains("one raw folder"));
     }
     SECTION("a shard damaged")
     {
