@@ -13,30 +13,32 @@
 #include "import/common/sample_stamp.h"
 #include "import/flight_recorder/flight_recorder.h"
 #include "import/folder/mapping.h"
+#include "import/folder/shard_codec.h"
 #include "import/infiniband/collector_csv.h"
 #include "import/infiniband/fabric_tools.h"
+#include "import/infiniband/ib_node_list.h"
 #include "import/infiniband/ibnetdiscover.h"
 #include "import/infiniband/opensm_log.h"
 #include "import/kineto/kineto_trace.h"
 #include "import/logs/fr_trace_text.h"
 #include "import/logs/host_log.h"
-#include "import/infiniband/ib_node_list.h"
-#include "import/node_tools/node_tools.h"
-#include "import/prometheus/dcgm.h"
-#include "import/scheduler/placement.h"
 #include "import/logs/paste_wrappers.h"
 #include "import/logs/rank_log.h"
 #include "import/nccl/inspector.h"
 #include "import/nccl/ras_status.h"
+#include "import/node_tools/node_tools.h"
 #include "import/open_job.h"
+#include "import/prometheus/dcgm.h"
 #include "import/prometheus/exposition.h"
 #include "import/prometheus/http_answers.h"
+#include "import/scheduler/placement.h"
 #include "training/answer.h"
 #include "training/exercise.h"
 #include "training/folder.h"
 #include "view/review_session.h"
 
 #include <unistd.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <cctype>
@@ -250,6 +252,20 @@ void bundle(std::string_view in)
     openJob(dir.string());
 }
 
+// A shard file (import/folder/shard_codec.h) as `convert --shard` writes it. Its CRC would refuse almost every
+// mutation before a field is read, so the input is the shard without its CRC and the target appends the right one:
+// the fields behind it are what is fuzzed. The input as it is is read too (a bad CRC, a short file).
+void shard(std::string_view in)
+{
+    std::string bytes(in);
+    folder::decodeShard("k.shard", bytes);
+    uLong crc = crc32(0L, Z_NULL, 0);
+    crc = crc32(crc, reinterpret_cast<const Bytef*>(bytes.data()), static_cast<uInt>(bytes.size()));
+    const auto c = static_cast<std::uint32_t>(crc);
+    bytes.append(reinterpret_cast<const char*>(&c), sizeof c);
+    folder::decodeShard("k.shard", bytes);
+}
+
 } // namespace
 
 const std::vector<Target>& targets()
@@ -302,6 +318,7 @@ const std::vector<Target>& targets()
         { "session", [](std::string_view in) { parseSession("s.stallscope", std::string(in)); } },
         { "folder", folder },
         { "bundle", bundle },
+        { "shard", shard },
         // Training files come from instructors and trainees: a library, an exercise sheet, an answer.
         { "exercise_library",
             [](std::string_view in) { training::parseExerciseLibrary(std::string(in), "lib.json"); } },
