@@ -167,14 +167,13 @@ std::string describeRecurrence(const Recurrence& r)
 std::string fabricReviewText(const JobSnapshot& snap, const FabricReview& rv)
 {
     std::ostringstream o;
-    const double days = double(rv.span.end - rv.span.start) / 86400e9;
     o << "Fabric review of " << snap.job.name << ": "
       << (rv.span.start == 0 && rv.span.end == 0 // no file gave a time (a node tool's output alone)
                  ? std::string("time span unknown")
                  : formatUtc(rv.span.start) + " .. " + formatUtc(rv.span.end) + " ("
-                     + formatFixed(days, days < 2 ? 2 : 1) + " days)")
-      << "; " << formatCount(rv.linksWatched) << " of "
-      << formatCount(rv.linksTotal) << " links (and ports on no known link) watched by counters or events\n";
+                     + formatSpanLength(rv.span.end - rv.span.start) + ")")
+      << "; " << formatCount(rv.linksWatched) << " of " << formatCount(rv.linksTotal)
+      << " links (and ports on no known link) watched by counters or events\n";
     if (rv.singleReadings) {
         o << "Every counter was read once (a snapshot): a flap shows only as a step between two readings, so this "
              "data shows only ports that are down now.\n";

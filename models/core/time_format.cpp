@@ -53,6 +53,17 @@ std::string formatDuration(TimeNs ns)
     return buf;
 }
 
+std::string formatSpanLength(TimeNs ns)
+{
+    if (ns < 24 * 3600 * kNsPerSec) {
+        return formatDuration(ns);
+    }
+    const double days = double(ns) / 86400e9;
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.*f days", days < 2 ? 2 : 1, days);
+    return buf;
+}
+
 std::string formatSince(TimeNs t, TimeNs origin)
 {
     TimeNs d = t - origin;

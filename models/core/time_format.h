@@ -18,6 +18,9 @@ TimeNs utcCivilNs(int year, int month, int day, int hour, int minute, int second
 int monthFromAbbreviation(std::string_view name);
 // "2s", "4.29s", "1h05m00s", "870us": short, for people.
 std::string formatDuration(TimeNs ns);
+// How long a reviewed span is, as a title says it: formatDuration under a day ("10m00s", "7h00m00s"), else days
+// ("1.25 days", "7.0 days"): a week read as "7d00h00m00s" or ten minutes as "0.01 days" told less.
+std::string formatSpanLength(TimeNs ns);
 // "+00:05:00.123" relative to `origin` (time since job start).
 std::string formatSince(TimeNs t, TimeNs origin);
 // "1.2 GB", "688 MB", "4.0 KB" (decimal units).

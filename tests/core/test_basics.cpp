@@ -180,6 +180,11 @@ TEST_CASE("durations and formatting", "[core]")
     for (TimeNs ns = 1; ns < 400 * 24 * 3600 * kNsPerSec; ns = ns * 3 + 7) {
         CHECK(formatDuration(ns).find('e') == std::string::npos);
     }
+    // A reviewed span's length: a duration under a day (a ten-minute job was "0.01 days"), days above.
+    CHECK(formatSpanLength(600 * kNsPerSec) == "10m00s");
+    CHECK(formatSpanLength(7 * 3600 * kNsPerSec) == "7h00m00s");
+    CHECK(formatSpanLength(30 * 3600 * kNsPerSec) == "1.25 days");
+    CHECK(formatSpanLength(7 * 24 * 3600 * kNsPerSec) == "7.0 days");
     CHECK_FALSE(parseDuration("5x").has_value());
     CHECK_FALSE(parseDuration("2 parsecs").has_value());
     CHECK_FALSE(parseDuration("-1s").has_value());

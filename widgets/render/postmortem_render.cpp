@@ -183,10 +183,9 @@ void renderFabric(QPainter& p, const RenderInputs& in, const RenderRequest& req)
             state.selectLink(*review->flapping[i].link);
         }
     }
-    const double days = double(snap.job.span.delta()) / 86400e9;
-    const QString title = QStringLiteral("%1 — fabric review, %2 days, %3 links: %4 went down, %5 only erred")
+    const QString title = QStringLiteral("%1 — fabric review, %2, %3 links: %4 went down, %5 only erred")
                               .arg(q(snap.job.name))
-                              .arg(days, 0, 'f', days < 2 ? 2 : 1)
+                              .arg(q(formatSpanLength(snap.job.span.delta())))
                               .arg(review->linksTotal)
                               .arg(review->flapping.size())
                               .arg(review->erroring.size());
