@@ -228,6 +228,9 @@ TEST_CASE("render: deterministic PNG with the stall band and the culprit, SVG an
     QSvgRenderer svgBack(QString::fromStdString(tmp.str("a.svg")));
     CHECK(svgBack.isValid()); // parses back
     CHECK(svgBack.viewBox() == QRect(0, 0, 1600, 1000));
+    // The fabric image of a two-minute job gives its length as a duration, not as 0.00 days.
+    REQUIRE(runBinary({ "render", bundle, "--fabric", "--out", tmp.str("f.svg") }).code == 0);
+    CHECK_THAT(readFile(tmp.path() / "f.svg"), Catch::Contains("fabric review, 2m") && !Catch::Contains(" days, "));
     REQUIRE(
         runBinary({ "render", bundle, "--window", "50s..70s", "--out", tmp.str("a.pdf"), "--views", "heatmap" }).code
         == 0);

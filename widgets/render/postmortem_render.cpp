@@ -186,7 +186,7 @@ void renderFabric(QPainter& p, const RenderInputs& in, const RenderRequest& req)
     const QString title = QStringLiteral("%1 — fabric review, %2, %3 links: %4 went down, %5 only erred")
                               .arg(q(snap.job.name))
                               .arg(q(formatSpanLength(snap.job.span.delta())))
-                              .arg(review->linksTotal)
+                              .arg(q(formatCount(review->linksTotal)))
                               .arg(review->flapping.size())
                               .arg(review->erroring.size());
     QStringList lines;
