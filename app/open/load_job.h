@@ -8,11 +8,12 @@
 
 #include "analysis/analysis.h"
 #include "analysis/flaps.h"
+#include "bundle/writer.h"
 #include "import/open_job.h"
+#include "sim/simulator.h"
 #include "view/heatmap_model.h"
 #include "view/link_heatmap_model.h"
-#include "bundle/writer.h"
-#include "sim/simulator.h"
+#include "view/link_state.h"
 
 #include <atomic>
 #include <functional>
@@ -48,6 +49,9 @@ struct OpenedJob
     std::shared_ptr<const HeatmapModel> heatmap;
     std::shared_ptr<const LinkHeatmapModel> linkHeatmap; // fabric links × time
     std::shared_ptr<const FabricReview> fabricReview; // every link's flaps (the Flaps panel)
+    // Every link's health over time, for the fabric view: built on the loading thread before the first stage is
+    // shown (at 33,792 links and a gigabyte of counters it took the GUI thread seconds, at every stage).
+    std::shared_ptr<const LinkStates> linkStates;
     LoadedJob loaded; // figures for the summary (snapshot pointer shared with `snapshot`)
 };
 

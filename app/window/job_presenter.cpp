@@ -215,7 +215,7 @@ void JobPresenter::showSnapshot(const OpenedJob& opened)
     const auto analysis = m_analysisHidden ? nullptr : opened.analysis; // stage 1 has none yet anyway
     m_views.counters->setStalls(analysis ? stallWindows(*analysis) : std::vector<TimeRange> {});
     m_views.counters->setSnapshot(opened.snapshot);
-    m_views.topology->setData(opened.snapshot, analysis);
+    m_views.topology->setData(opened.snapshot, analysis, opened.linkStates);
     showHosts(opened.snapshot);
     m_views.linkList->setSnapshot(opened.snapshot, analysis, m_analysisHidden ? nullptr : opened.fabricReview);
     m_views.summary->setSummary(summarize(opened.path, opened.loaded));
@@ -265,7 +265,7 @@ void JobPresenter::applyAnalysis()
         return;
     }
     const auto analysis = shownAnalysis();
-    m_views.topology->setData(m_opened->snapshot, analysis);
+    m_views.topology->setData(m_opened->snapshot, analysis, m_opened->linkStates);
     showHosts(m_opened->snapshot);
     m_views.heatmap->setModel(m_opened->heatmap, analysis);
     m_views.counters->setStalls(analysis ? stallWindows(*analysis) : std::vector<TimeRange> {});

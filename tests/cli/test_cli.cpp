@@ -852,6 +852,8 @@ TEST_CASE("a simulation is written as a bundle one way, for simulate and the win
         const auto opened = openPath(dir, opening);
         REQUIRE(opened.error.empty());
         CHECK(opened.heatmap->levelsFromFile());
+        REQUIRE(opened.linkStates); // built with the job, for the fabric view
+        CHECK(opened.linkStates->linkCount() == opened.snapshot->topology.links().size());
         const auto copy = out.str("copy");
         std::filesystem::copy(dir, copy);
         std::filesystem::remove(copy + "/rank_levels.bin");

@@ -206,3 +206,29 @@ TEST_CASE("the fabric legend wraps at a dock's width, and find zooms to a host a
     CHECK(at->x() > 100);
     CHECK(at->x() < 600);
 }
+
+TEST_CASE("the fabric view takes the job's link states as given and keeps them through the job's stages",
+    "[widget][topology]")
+{
+    const auto snap = simulateOrFail(tinyConfig()).snapshot;
+    const auto analysis = std::make_shared<AnalysisResult>(analyze(*snap));
+    ViewState state;
+    TopologyWidget w(&state);
+    // Given by the loader (built off the GUI thread): used as they are.
+    const auto given = std::make_shared<const LinkStates>(snap);
+    w.setData(snap, nullptr, given);
+    CHECK(w.linkStates() == given.get());
+    // The same job's next stage, its analysis shown or hidden, the bundling toggled: not built again.
+    w.setData(snap, analysis);
+    CHECK(w.linkStates() == given.get());
+    w.setBundling(false);
+    CHECK(w.linkStates() == given.get());
+    // Another job: its own states, built here when none are given.
+    const auto other = simulateOrFail(tinyConfig()).snapshot;
+    w.setData(other, nullptr);
+    REQUIRE(w.linkStates() != nullptr);
+    CHECK(w.linkStates() != given.get());
+    CHECK(w.linkStates()->linkCount() == other->topology.links().size());
+    w.setData(nullptr, nullptr);
+    CHECK(w.linkStates() == nullptr);
+}

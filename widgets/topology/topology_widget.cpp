@@ -175,8 +175,10 @@ void TopologyWidget::setEmptyText(const QString& text)
     update();
 }
 
-void TopologyWidget::setData(std::shared_ptr<const JobSnapshot> snap, std::shared_ptr<const AnalysisResult> analysis)
+void TopologyWidget::setData(std::shared_ptr<const JobSnapshot> snap, std::shared_ptr<const AnalysisResult> analysis,
+    std::shared_ptr<const LinkStates> states)
 {
+    const bool sameJob = snap && snap == m_snap;
     m_snap = std::move(snap);
     m_analysis = std::move(analysis);
     m_cores.clear();
@@ -185,7 +187,12 @@ void TopologyWidget::setData(std::shared_ptr<const JobSnapshot> snap, std::share
     m_hosts.clear();
     m_hostOfNode.clear();
     m_ranksOfHost.clear();
-    m_states.reset();
+    // The same job again (its next stage, the analysis shown or hidden) keeps its link states.
+    if (states) {
+        m_states = std::move(states);
+    } else if (!sameJob) {
+        m_states.reset();
+    }
     m_expandedHost = -1;
     m_flagged.clear();
     m_zoom = 1.0; // another fabric: the whole of it
@@ -215,7 +222,9 @@ void TopologyWidget::setData(std::shared_ptr<const JobSnapshot> snap, std::share
         }
         findPods();
         findHostBlocks();
-        m_states = std::make_unique<LinkStates>(m_snap);
+        if (!m_states) {
+            m_states = std::make_shared<const LinkStates>(m_snap);
+        }
         if (!m_search.isEmpty()) {
             setSearch(m_search);
         }

@@ -59,11 +59,15 @@ class TopologyWidget : public QWidget
     Q_OBJECT
 public:
     TopologyWidget(ViewState* state, QWidget* parent = nullptr);
-    void setData(std::shared_ptr<const JobSnapshot> snap, std::shared_ptr<const AnalysisResult> analysis);
+    // `states`: the links' health over time, built off the GUI thread with the job (OpenedJob::linkStates); null
+    // builds it here, once per snapshot (seconds at 33,792 links: a window passes it, renders and tests need not).
+    void setData(std::shared_ptr<const JobSnapshot> snap, std::shared_ptr<const AnalysisResult> analysis,
+        std::shared_ptr<const LinkStates> states = nullptr);
     std::optional<LinkId> markedLink() const; // the selected incident's culprit
     // Shown while no job is open (set by the window: app/window/empty_states.h); a job without a topology says so itself.
     void setEmptyText(const QString& text);
     QString emptyText() const { return m_emptyText; }
+    const LinkStates* linkStates() const { return m_states.get(); }
     QImage renderImage(QSize size);
     void paintInto(QPainter& p, QSizeF size);
     QSize sizeHint() const override { return { 520, 360 }; }
@@ -182,7 +186,7 @@ private:
     std::shared_ptr<const JobSnapshot> m_snap;
     QString m_emptyText;
     std::shared_ptr<const AnalysisResult> m_analysis;
-    std::unique_ptr<LinkStates> m_states;
+    std::shared_ptr<const LinkStates> m_states; // for m_snap
     std::vector<NodeId> m_cores, m_spines, m_leaves; // tiers 3+ (three-tier fabrics), 2, 1
     std::vector<StringId> m_hosts; // host names in order
     std::vector<int> m_hostOfNode; // topology node → host index (-1 for switches)
