@@ -176,10 +176,14 @@ WhyPassed whyItPassed(const JobSnapshot& snap, const std::vector<Incident>& inci
             }
         }
     }
-    if (hostData.empty() || interval <= 0) {
+    if (hostData.empty() || interval <= 0 || snap.job.span.end <= snap.job.span.start) {
         return w;
     }
     const TimeNs t0 = snap.job.span.start;
+    // A bin per counter interval, but at most kMaxTrafficBins: the interval is read from one series, and a series
+    // whose samples are nanoseconds apart in a job of days (a broken or hostile file) must not size the bins.
+    constexpr TimeNs kMaxTrafficBins = 1 << 20; // 8 MiB of doubles; 12 days at the usual 1 s
+    interval = std::max(interval, (snap.job.span.end - t0) / kMaxTrafficBins + 1);
     const std::size_t bins = static_cast<std::size_t>((snap.job.span.end - t0) / interval) + 1;
     std::vector<double> bytes(bins, 0.0);
     for (const auto* s : hostData) {

@@ -100,6 +100,33 @@ TEST_CASE("a flap under the budget is priced as a stall, over it as a crash", "[
     CHECK(ci.timedOutRanks == 61);
 }
 
+TEST_CASE(
+    "a counter series sampled nanoseconds apart in a month-long job does not size the traffic bins", "[core][analysis]")
+{
+    const auto sim = simulateOrFail(tinyConfig());
+    const auto r = analyze(*sim.snapshot);
+    REQUIRE(r.whyPassed.applicable);
+    // The first host's data counter as a broken file would have it: two samples 1 ns apart (an interval of 1 ns),
+    // in a job stretched to 30 days. A bin per nanosecond would be 2.6e15 doubles.
+    JobSnapshot snap = *sim.snapshot;
+    const std::vector<TimeNs> times = { snap.job.span.start, snap.job.span.start + 1 };
+    const std::vector<std::uint8_t> values = { 1, 2 };
+    auto first = std::find_if(snap.counters.begin(), snap.counters.end(), [&](const CounterSeries& s) {
+        const auto& p = snap.counterPorts[s.port];
+        return s.kind == CounterKind::PortXmitData && p.node && snap.topology.node(*p.node).kind == NodeKind::Hca;
+    });
+    REQUIRE(first != snap.counters.end());
+    const auto port = first->port;
+    *first = series(times, values);
+    first->port = port;
+    first->kind = CounterKind::PortXmitData;
+    snap.job.span.end = snap.job.span.start + 30 * 86400 * kNsPerSec;
+    const auto w = analysis::whyItPassed(snap, r.incidents, AnalysisOptions {});
+    CHECK(w.applicable);
+    CHECK(w.dipRawPercent <= 100);
+    CHECK(w.dip1MinPercent <= 100);
+}
+
 TEST_CASE("analysis output: text for people, versioned JSON", "[core][analysis]")
 {
     const auto sim = simulateOrFail(tinyConfig());
