@@ -17,7 +17,8 @@ std::vector<OptionSpec> bundleOutputOptions()
     return {
         { "format", true, "binary | jsonl: how collectives and counters are written (default binary)" },
         { "memory-mb", true,
-            "counter samples to hold in memory before spilling them to a scratch file beside BUNDLE, in MiB "
+            "records or counter samples to hold in memory before spilling them to scratch files beside the "
+            "bundle, in MiB "
             "(default: an eighth of the memory the process may use: the machine's, or its cgroup's limit)" },
     };
 }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include "cli/bundle_output.h"
 #include "cli/cli_options.h"
 #include "cli/commands.h"
 #include "open/load_job.h"
@@ -16,12 +17,13 @@
 #include <chrono>
 #include <filesystem>
 #include <ostream>
+#include <unistd.h>
 
 namespace stallscope::cli {
 
 namespace {
 
-const std::vector<OptionSpec> kSpecs = {
+const std::vector<OptionSpec> kOwnSpecs = {
     { "preset", true, "small | hourly-flap | bench-hour | three-tier | fabric-week (default small)" },
     { "fabric-only", false,
         "no training job: the fabric's topology, counters and SM events alone (rank= of a\n"
@@ -29,7 +31,6 @@ const std::vector<OptionSpec> kSpecs = {
     { "ports", true, "with --fabric-only: size the fabric to about N ports (link ends) by choosing --hosts" },
     { "seed", true, "random seed (default 1); same preset, flags and seed give the same bytes" },
     { "out", true, "output bundle folder (required); replaced if it is a bundle already" },
-    { "format", true, "binary | jsonl: how collectives and counters are written (default binary)" },
     { "raw", false, "write the folder of raw files a cluster leaves behind instead of a bundle" },
     { "fr-format", true, "with --raw: pickle | json Flight Recorder dumps (default pickle)" },
     { "records-from", true,
@@ -76,6 +77,38 @@ const std::vector<OptionSpec> kSpecs = {
     { "link-events", true, "on | off: write the subnet manager's link events (default on)" },
     { "fault", true, "a fault, repeatable; replaces the preset's faults (see below)" },
     { "no-faults", false, "remove the preset's faults" },
+};
+
+// --format and --memory-mb as convert has them, after --out.
+const std::vector<OptionSpec> kSpecs = [] {
+    auto s = kOwnSpecs;
+    const auto more = bundleOutputOptions();
+    s.insert(s.begin() + 5, more.begin(), more.end());
+    return s;
+}();
+
+// The folder the simulator spills its records into (sim/record_spill.h): beside the output, on the disk that must
+// hold the bundle anyway; removed with what is left in it when the command ends.
+class SpillFolder
+{
+public:
+    explicit SpillFolder(const std::string& out)
+        : m_path(absoluteFolder(out).string() + ".records-" + std::to_string(::getpid()))
+    {
+        std::error_code ec;
+        std::filesystem::create_directories(m_path, ec);
+    }
+    ~SpillFolder()
+    {
+        std::error_code ec;
+        std::filesystem::remove_all(m_path, ec);
+    }
+    SpillFolder(const SpillFolder&) = delete;
+    SpillFolder& operator=(const SpillFolder&) = delete;
+    const std::string& path() const { return m_path; }
+
+private:
+    std::string m_path;
 };
 
 std::string usage()
@@ -263,23 +296,24 @@ int runSimulate(const std::vector<std::string>& args, std::ostream& out, std::os
         err << "stallscope simulate: " << e << '\n';
         return kExitUsage;
     }
+    const auto& dir = parsed.options.at("out").back();
+    BundleWriteOptions options;
+    ScratchPolicy scratch;
+    if (auto e = readBundleOutputOptions(parsed, dir, options, scratch); !e.empty()) {
+        err << "stallscope simulate: " << e << '\n';
+        return kExitUsage;
+    }
     const auto t0 = std::chrono::steady_clock::now();
     NullProgress progress;
-    auto result = simulate(*config, progress);
+    const SpillFolder spill(dir);
+    auto result = simulate(*config, progress, RecordSpillPolicy { spill.path(), scratch.memoryBytes });
     if (!result) {
         err << "stallscope simulate: " << result.error() << '\n';
         return kExitBadInput;
     }
-    BundleWriteOptions options;
-    if (parsed.options.count("format")) {
-        const auto& f = parsed.options.at("format").back();
-        if (f != "binary" && f != "jsonl") {
-            err << "stallscope simulate: --format: expected binary or jsonl\n";
-            return kExitUsage;
-        }
-        options.collectives = options.counters = f == "jsonl" ? ColumnFormat::JsonLines : ColumnFormat::Binary;
+    if (options.collectives == ColumnFormat::Binary) {
+        options.collectivesFile = result->collectivesFile; // written once, moved into the bundle
     }
-    const auto& dir = parsed.options.at("out").back();
     RawWriteOptions raw;
     if (auto v = parsed.find("fr-format")) {
         if (*v != "pickle" && *v != "json") {

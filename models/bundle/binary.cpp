@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <vector>
 
 namespace stallscope::bundle {
@@ -45,35 +46,50 @@ bool inside(std::uint64_t offset, std::uint64_t bytes, std::uint64_t size)
 
 } // namespace
 
-std::string writeCollectivesBin(const JobSnapshot& snap, std::FILE* out)
+std::string writeCollectivesBin(const std::vector<CollectiveShape>& shapeList, std::span<const std::uint64_t> counts,
+    const std::function<RankCollectives(std::uint32_t)>& rankBlock, std::FILE* out)
 {
-    const auto rankCount = static_cast<std::uint32_t>(snap.collectives.size());
+    const auto rankCount = static_cast<std::uint32_t>(counts.size());
     CollHeader h {};
     std::memcpy(h.magic, kCollMagic, 8);
     h.version = kFormatVersion;
     h.rankCount = rankCount;
-    h.shapeCount = static_cast<std::uint32_t>(snap.shapes.size());
+    h.shapeCount = static_cast<std::uint32_t>(shapeList.size());
     h.shapeTableOffset = sizeof(CollHeader);
     h.rankTableOffset = h.shapeTableOffset + h.shapeCount * sizeof(CollShapeEntry);
     std::uint64_t offset = h.rankTableOffset + std::uint64_t(rankCount) * sizeof(CollRankEntry);
     std::vector<CollRankEntry> rankTable(rankCount);
     for (std::uint32_t r = 0; r < rankCount; ++r) {
-        rankTable[r] = { offset, snap.collectives[r].size() };
-        offset += collBlockBytes(snap.collectives[r].size());
+        rankTable[r] = { offset, counts[r] };
+        offset += collBlockBytes(counts[r]);
     }
     h.fileSize = offset;
     std::vector<CollShapeEntry> shapes;
-    for (const auto& s : snap.shapes) {
+    for (const auto& s : shapeList) {
         shapes.push_back({ s.group, static_cast<std::uint8_t>(s.op), 0, 0, s.bytes });
     }
     bool ok = put(out, &h, sizeof h) && put(out, shapes.data(), shapes.size() * sizeof(CollShapeEntry))
         && put(out, rankTable.data(), rankTable.size() * sizeof(CollRankEntry));
     for (std::uint32_t r = 0; ok && r < rankCount; ++r) {
-        const auto& c = snap.collectives[r];
+        const auto c = rankBlock(r);
+        if (c.size() != counts[r]) {
+            return "rank " + std::to_string(r) + " gave " + std::to_string(c.size()) + " records, not "
+                + std::to_string(counts[r]);
+        }
         ok = putSpan(out, c.enqueueNs) && putSpan(out, c.startNs) && putSpan(out, c.endNs) && putSpan(out, c.seq)
             && putSpan(out, c.shape) && putSpan(out, c.state) && putSpan(out, c.flags) && pad(out, c.size() * 32);
     }
     return ok ? std::string() : std::string("write failed");
+}
+
+std::string writeCollectivesBin(const JobSnapshot& snap, std::FILE* out)
+{
+    std::vector<std::uint64_t> counts;
+    for (const auto& c : snap.collectives) {
+        counts.push_back(c.size());
+    }
+    return writeCollectivesBin(
+        snap.shapes, counts, [&](std::uint32_t r) { return snap.collectives[r]; }, out);
 }
 
 std::optional<LoadIssue> readCollectivesBin(

@@ -11,13 +11,19 @@
 #include "core/result.h"
 
 #include <cstdio>
+#include <functional>
 #include <optional>
+#include <span>
 #include <string>
 
 namespace stallscope::bundle {
 
 // Both return an empty string on success, else the reason.
 std::string writeCollectivesBin(const JobSnapshot& snap, std::FILE* out);
+// The same file a rank at a time, for records never all in memory: `rankBlock(r)` is called for each rank in order
+// and must give counts[r] records; its view is used only until the next call.
+std::string writeCollectivesBin(const std::vector<CollectiveShape>& shapes, std::span<const std::uint64_t> counts,
+    const std::function<RankCollectives(std::uint32_t)>& rankBlock, std::FILE* out);
 std::string writeCountersBin(const JobSnapshot& snap, std::FILE* out);
 
 std::optional<LoadIssue> readCollectivesBin(

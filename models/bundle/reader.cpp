@@ -243,4 +243,18 @@ Result<LoadedJob> loadBundle(const std::string& dir)
     return loadBundle(dir, none);
 }
 
+std::optional<LoadIssue> attachCollectivesFile(const std::string& path, JobSnapshot& snap, Progress& progress)
+{
+    snap.shapes.clear();
+    snap.collectives.clear();
+    std::vector<LoadIssue> warnings; // a binary file has none
+    auto owned = std::make_shared<OwnedColumns>();
+    auto issue = loadCollectives(path, snap, warnings, progress, owned);
+    if (issue) {
+        snap.shapes.clear();
+        snap.collectives.clear();
+    }
+    return issue;
+}
+
 } // namespace stallscope

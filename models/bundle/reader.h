@@ -10,6 +10,7 @@
 #include "core/progress.h"
 #include "core/result.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,5 +18,10 @@ namespace stallscope {
 
 Result<LoadedJob> loadBundle(const std::string& dir, Progress& progress);
 Result<LoadedJob> loadBundle(const std::string& dir);
+
+// Points `snap`'s collectives and shapes at a collectives.bin written by writeCollectivesFile (bundle/writer.h),
+// mapped in place and checked as a bundle's is; `snap` already holds the job's world size and process groups.
+// On a problem `snap`'s collectives and shapes are left empty.
+std::optional<LoadIssue> attachCollectivesFile(const std::string& path, JobSnapshot& snap, Progress& progress);
 
 } // namespace stallscope

@@ -46,6 +46,17 @@ template <typename Fn> std::string writeBinary(const fs::path& path, Fn fn)
     return err.empty() ? err : path.string() + ": " + err;
 }
 
+// A finished file into the bundle being assembled: renamed when on the same file system, else copied.
+std::string moveInto(const fs::path& from, const fs::path& to)
+{
+    std::error_code ec;
+    fs::rename(from, to, ec);
+    if (ec) {
+        fs::copy_file(from, to, ec);
+    }
+    return ec ? from.string() + ": cannot move it into the bundle: " + ec.message() : std::string();
+}
+
 std::string writeParts(const JobSnapshot& snap, const fs::path& dir, const BundleWriteOptions& options)
 {
     bundle::ManifestFiles files;
@@ -60,7 +71,9 @@ std::string writeParts(const JobSnapshot& snap, const fs::path& dir, const Bundl
         files.topology = bundle::kTopologyFile;
     }
     std::string err;
-    if (binColl) {
+    if (binColl && !options.collectivesFile.empty()) {
+        err = moveInto(options.collectivesFile, dir / files.collectives);
+    } else if (binColl) {
         err = writeBinary(dir / files.collectives, [&](std::FILE* f) { return bundle::writeCollectivesBin(snap, f); });
     } else {
         err = writeStream(dir / files.collectives, [&](std::ostream& o) { bundle::writeCollectivesJsonl(snap, o); });
@@ -139,6 +152,12 @@ std::string writeBundle(const JobSnapshot& snap, const std::string& dirPath, con
         fs::remove_all(old, ec);
     }
     return {};
+}
+
+std::string writeCollectivesFile(const std::string& path, const std::vector<CollectiveShape>& shapes,
+    std::span<const std::uint64_t> counts, const std::function<RankCollectives(std::uint32_t)>& rankBlock)
+{
+    return writeBinary(path, [&](std::FILE* f) { return bundle::writeCollectivesBin(shapes, counts, rankBlock, f); });
 }
 
 } // namespace stallscope

@@ -7,7 +7,10 @@
 
 #include "core/job_snapshot.h"
 
+#include <functional>
+#include <span>
 #include <string>
+#include <vector>
 
 namespace stallscope {
 
@@ -18,9 +21,18 @@ struct BundleWriteOptions
     ColumnFormat collectives = ColumnFormat::Binary;
     ColumnFormat counters = ColumnFormat::Binary;
     bool replaceExisting = true; // replace an existing bundle directory at the target path
+    // A collectives.bin already written with writeCollectivesFile from the snapshot's own records (the simulator's
+    // spill): moved into the bundle (copied across file systems) instead of written again. Binary output only.
+    std::string collectivesFile;
 };
 
 // Returns an empty string on success, else a message naming the path and the reason.
 std::string writeBundle(const JobSnapshot& snap, const std::string& dir, const BundleWriteOptions& options = {});
+
+// collectives.bin (docs/bundle-format.md) for records that are never all in memory: `rankBlock(r)` is called for
+// each rank in order and must give counts[r] records sorted by enqueue time; its view is used only until the next
+// call. Written and fsynced at `path`; "" or a message naming the path.
+std::string writeCollectivesFile(const std::string& path, const std::vector<CollectiveShape>& shapes,
+    std::span<const std::uint64_t> counts, const std::function<RankCollectives(std::uint32_t)>& rankBlock);
 
 } // namespace stallscope

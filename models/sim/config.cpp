@@ -319,8 +319,8 @@ std::string describeFault(const FaultSpec& f)
 
 std::string validateConfig(const SimConfig& c)
 {
-    if (c.hosts < 2 || c.hosts > 4096 || c.gpusPerHost < 1 || c.gpusPerHost > 16 || c.spines < 1 || c.spines > 64) {
-        return "fabric out of range: 2..4096 hosts, 1..16 GPUs per host, 1..64 spines";
+    if (c.hosts < 2 || c.hosts > 16384 || c.gpusPerHost < 1 || c.gpusPerHost > 16 || c.spines < 1 || c.spines > 64) {
+        return "fabric out of range: 2..16384 hosts, 1..16 GPUs per host, 1..64 spines";
     }
     if (c.pods < 1 || c.pods > 16 || c.hosts % c.pods != 0 || c.hostsPerPod() < 2 || c.cores > 64
         || (c.pods > 1 && c.cores < 1) || c.pods * c.spines > 256) {

@@ -4,10 +4,14 @@
 // their own files (counters.cpp, truth.cpp, raw_*.cpp).
 #include "sim/simulator.h"
 
+#include "bundle/reader.h"
 #include "sim/internal.h"
+#include "sim/record_spill.h"
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <memory>
 
 namespace stallscope {
 
@@ -59,9 +63,10 @@ struct StepState
 class JobSim
 {
 public:
-    JobSim(const SimConfig& c, Progress& progress)
+    JobSim(const SimConfig& c, Progress& progress, const RecordSpillPolicy& spill)
         : m_c(c)
         , m_progress(progress)
+        , m_spillPolicy(spill)
         , m_n(c.worldSize())
     {
     }
@@ -99,6 +104,16 @@ private:
     void recordHang(
         const StepState& s, std::uint32_t c0, const std::vector<bool>& hung, const std::vector<TimeNs>& failedAt);
     void addTaskFates();
+    void record(std::uint32_t r, TimeNs enqueue, TimeNs start, TimeNs end, std::uint32_t seq, std::uint16_t shape,
+        CollectiveState state)
+    {
+        if (m_spill) {
+            m_spill->push(r, enqueue, start, end, seq, shape, state);
+        } else {
+            m_owned->ranks[r].push(enqueue, start, end, seq, shape, state);
+        }
+    }
+    std::string finishSpill(JobSnapshot& snap);
     TimeNs skew(std::uint32_t r) const { return m_skew[r / m_c.gpusPerHost]; }
     std::uint32_t ranksPerPod() const { return m_c.hostsPerPod() * m_c.gpusPerHost; }
     // Pod groups: the even collectives before a step's last run per pod; the rest (and all without) globally.
@@ -115,7 +130,9 @@ private:
 
     const SimConfig& m_c;
     Progress& m_progress;
+    const RecordSpillPolicy& m_spillPolicy;
     const std::uint32_t m_n;
+    std::unique_ptr<RecordSpill> m_spill; // with a spill folder: where the records go instead of m_owned
     std::shared_ptr<JobSnapshot> m_snap = std::make_shared<JobSnapshot>();
     std::shared_ptr<OwnedColumns> m_owned = std::make_shared<OwnedColumns>();
     Fabric m_fabric;
@@ -334,7 +351,6 @@ void JobSim::recordHang(
     const auto& enq = s.enq;
     const auto& st = s.st;
     for (std::uint32_t r = 0; r < m_n; ++r) {
-        auto& col = m_owned->ranks[r];
         const TimeNs sk = skew(r);
         std::uint32_t c = c0;
         TimeNs death = kNoTime;
@@ -345,7 +361,7 @@ void JobSim::recordHang(
             }
             death = enq[r * C + c] + m_c.policy.collectiveTimeoutNs;
             const TimeNs start = std::max(enq[r * C + c] + kLaunchNs, s.prevEnd[r]);
-            col.push(enq[r * C + c] + sk, start + sk, death + sk, seqOf(s.step, c), shapeOf(c, r),
+            record(r, enq[r * C + c] + sk, start + sk, death + sk, seqOf(s.step, c), shapeOf(c, r),
                 CollectiveState::TimedOut);
         } else {
             if (enq[r * C + c0] == kNoTime) {
@@ -366,13 +382,13 @@ void JobSim::recordHang(
                 endRec = death;
             }
             const TimeNs startRec = st[r * C + c0] == kNoTime ? enq[r * C + c0] + kLaunchNs : st[r * C + c0];
-            col.push(enq[r * C + c0] + sk, startRec + sk, endRec == kNoTime ? kNoTime : endRec + sk, seqOf(s.step, c0),
+            record(r, enq[r * C + c0] + sk, startRec + sk, endRec == kNoTime ? kNoTime : endRec + sk, seqOf(s.step, c0),
                 shapeOf(c0, r), state);
         }
         for (++c; c < C; ++c) {
             if (enq[r * C + c] != kNoTime && (death == kNoTime || enq[r * C + c] < death)) {
-                col.push(
-                    enq[r * C + c] + sk, kNoTime, kNoTime, seqOf(s.step, c), shapeOf(c, r), CollectiveState::Scheduled);
+                record(r, enq[r * C + c] + sk, kNoTime, kNoTime, seqOf(s.step, c), shapeOf(c, r),
+                    CollectiveState::Scheduled);
             }
         }
         crash = std::max(crash, death);
@@ -515,8 +531,7 @@ InstanceEnd JobSim::runInstance(StepState& s, std::uint32_t c, const Instance& i
     for (std::uint32_t r = in.r0; r < in.r1; ++r) {
         const TimeNs e = out.endNs + static_cast<TimeNs>(uniform(hash(m_c.seed, kEndJitter, r, s.step * C + c)) * 40e3);
         const TimeNs sk = skew(r);
-        m_owned->ranks[r].push(
-            enq[r * C + c] + sk, st[r * C + c] + sk, e + sk, seq, shapeIndex, CollectiveState::Completed);
+        record(r, enq[r * C + c] + sk, st[r * C + c] + sk, e + sk, seq, shapeIndex, CollectiveState::Completed);
         s.prevEnd[r] = e;
     }
     return end;
@@ -549,9 +564,13 @@ Result<SimResult, std::string> JobSim::run()
     }
     m_endNs = m_c.startNs + m_c.durationNs;
     const auto steps = static_cast<std::uint64_t>(m_c.durationNs / m_c.stepNs) + 2;
-    m_owned->ranks.resize(m_n);
-    for (auto& col : m_owned->ranks) {
-        col.reserve(steps * C);
+    if (m_spillPolicy.dir.empty()) {
+        m_owned->ranks.resize(m_n);
+        for (auto& col : m_owned->ranks) {
+            col.reserve(steps * C);
+        }
+    } else {
+        m_spill = std::make_unique<RecordSpill>(m_n, m_spillPolicy.dir, m_spillPolicy.memoryBytes);
     }
     std::vector<TimeNs> stepStart(m_n);
     for (std::uint32_t r = 0; r < m_n; ++r) {
@@ -564,6 +583,9 @@ Result<SimResult, std::string> JobSim::run()
     for (s.step = 0; !m_result.crashNs; ++s.step) {
         if (m_progress.cancelled()) {
             return std::string("cancelled");
+        }
+        if (m_spill && !m_spill->error().empty()) {
+            return m_spill->error();
         }
         if (*std::min_element(stepStart.begin(), stepStart.end()) >= m_endNs) {
             break;
@@ -628,8 +650,30 @@ Result<SimResult, std::string> JobSim::run()
         std::erase_if(pod, [](const Segment& seg) { return seg.b <= seg.a; });
         std::sort(pod.begin(), pod.end(), [](const Segment& a, const Segment& b) { return a.a < b.a; });
     }
+    if (auto err = finishSpill(snap); !err.empty()) {
+        return err;
+    }
     finishCounters(snap);
     return std::move(m_result);
+}
+
+// The spilled records written as collectives.bin in the spill folder and mapped as the snapshot's collectives.
+std::string JobSim::finishSpill(JobSnapshot& snap)
+{
+    if (!m_spill) {
+        return {};
+    }
+    m_progress.report("Writing collectives", 0, 1);
+    const auto path = (std::filesystem::path(m_spillPolicy.dir) / "collectives.bin").string();
+    if (auto err = m_spill->finish(snap.shapes, path); !err.empty()) {
+        return err;
+    }
+    m_spill.reset();
+    if (auto issue = attachCollectivesFile(path, snap, m_progress)) {
+        return issue->format();
+    }
+    m_result.collectivesFile = path;
+    return {};
 }
 
 void JobSim::makeHostSkews()
@@ -688,9 +732,9 @@ Result<SimResult, std::string> JobSim::runFabricOnly()
 
 } // namespace
 
-Result<SimResult, std::string> simulate(const SimConfig& config, Progress& progress)
+Result<SimResult, std::string> simulate(const SimConfig& config, Progress& progress, const RecordSpillPolicy& spill)
 {
-    JobSim sim(config, progress);
+    JobSim sim(config, progress, spill);
     return sim.run();
 }
 

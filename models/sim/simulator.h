@@ -64,9 +64,20 @@ struct SimResult
     std::vector<std::pair<std::uint32_t, LinkId>> degradedLinks; // (fault index, link) trained below 4xNDR
     std::vector<std::pair<std::uint32_t, LinkId>> noisyLinks; // (fault index, link) counting symbol errors
     double slowdown = 1.0; // data phases take this much longer: the slowest degraded link's rate deficit
+    std::string collectivesFile; // with a RecordSpillPolicy::dir: the collectives.bin the snapshot's records map
 };
 
-Result<SimResult, std::string> simulate(const SimConfig& config, Progress& progress);
+// Where the collective records go. Without a `dir`, all in memory. With one (a folder that exists), past
+// `memoryBytes` they are written to chunk files there (sim/record_spill.h), and the snapshot's collectives end as
+// `dir`/collectives.bin, mapped: SimResult::collectivesFile, for the bundle writer to move into the bundle.
+struct RecordSpillPolicy
+{
+    std::string dir;
+    std::uint64_t memoryBytes = std::uint64_t(1) << 30;
+};
+
+Result<SimResult, std::string> simulate(
+    const SimConfig& config, Progress& progress, const RecordSpillPolicy& spill = {});
 
 // truth.json: every injected fault (link endpoints by node description, GUID and port, or rank; down/up
 // times) and every stall it caused.

@@ -870,6 +870,32 @@ TEST_CASE("a simulation is written as a bundle one way, for simulate and the win
     CHECK_FALSE(writeSimulatedBundle(config, sim.value(), blocked + "/sim").error.empty());
 }
 
+TEST_CASE("simulate --memory-mb 1 spills its records to scratch files beside --out and writes the same bundle", "[cli]")
+{
+    TempDir tmp;
+    const std::vector<std::string> job = { "simulate", "--preset", "small", "--duration", "4m" };
+    auto held = job, spilled = job;
+    held.insert(held.end(), { "--out", tmp.str("held") });
+    spilled.insert(spilled.end(), { "--out", tmp.str("spilled"), "--memory-mb", "1" });
+    REQUIRE(runInProcess(held).code == 0);
+    const auto r = runInProcess(spilled);
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    CHECK(std::filesystem::file_size(tmp.path() / "spilled" / "collectives.bin") > (2 << 20)); // 2 chunks at least
+    for (const auto* name : { "collectives.bin", "counters.bin", "manifest.json", "rank_levels.bin", "truth.json" }) {
+        INFO(name);
+        CHECK(readFile(tmp.path() / "held" / name) == readFile(tmp.path() / "spilled" / name));
+    }
+    // Nothing is left beside the bundles: the scratch folders went with their chunks.
+    std::vector<std::string> left;
+    for (const auto& e : std::filesystem::directory_iterator(tmp.path())) {
+        left.push_back(e.path().filename().string());
+    }
+    std::sort(left.begin(), left.end());
+    CHECK(left == std::vector<std::string> { "held", "spilled" });
+    CHECK(runInProcess({ "simulate", "--out", tmp.str("x"), "--memory-mb", "0" }).code == 2);
+}
+
 TEST_CASE("render of a folder where few ranks have records draws their rows unless --rows all says otherwise",
     "[cli][render][partial]")
 {
