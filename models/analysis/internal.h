@@ -20,7 +20,8 @@ std::string rankRuns(const std::vector<std::uint32_t>& ranks);
 
 namespace stallscope::analysis {
 
-std::vector<CollectiveMatch> matchCollectives(const JobSnapshot& snap, Progress& progress);
+// `parts`: how many slices of ranks are matched side by side (0: core/parallel.h's count); the result is the same.
+std::vector<CollectiveMatch> matchCollectives(const JobSnapshot& snap, Progress& progress, unsigned parts = 0);
 
 // Job-wide stalls and hangs (kind still Unknown/Hang/DeadRank; fabric attribution comes later).
 std::vector<Incident> findStalls(

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
-// Cross-rank matching: one CollectiveMatch per (group, seq), built in two sequential passes over the
-// columns (seq range per group, then aggregation). O(records), no per-record allocation.
+// Cross-rank matching: one CollectiveMatch per (group, seq), built in two passes over the columns (seq range per
+// group, then aggregation), each split over the cores by rank. O(records), no per-record allocation.
 #include "analysis/internal.h"
+
+#include "core/parallel.h"
 
 #include <algorithm>
 #include <limits>
@@ -69,44 +71,117 @@ void addRecord(CollectiveMatch& m, const RankCollectives& c, std::size_t i, std:
     }
 }
 
+// `b` (from ranks after all of `a`'s) added into `a`: the same match as adding b's records after a's one by one.
+void mergeInto(CollectiveMatch& a, const CollectiveMatch& b)
+{
+    if (b.entered == 0) {
+        return;
+    }
+    if (a.entered == 0) {
+        a = b;
+        return;
+    }
+    a.shape = b.shape; // the last record's, as one pass leaves it
+    a.arrivalOffsetSumNs += b.arrivalOffsetSumNs + TimeNs(b.entered) * (b.firstSeenArrivalNs - a.firstSeenArrivalNs);
+    a.entered += b.entered;
+    a.completed += b.completed;
+    a.failed += b.failed;
+    a.timedOut += b.timedOut;
+    if (b.firstArrivalNs < a.firstArrivalNs) { // ties keep the lower rank, as one pass does
+        a.firstArrivalNs = b.firstArrivalNs;
+        a.firstArriver = b.firstArriver;
+    }
+    // The second latest of both (duplicates counted; kNoTime, the smallest time, where a side has one arrival); a tie
+    // for the latest keeps the lower rank.
+    const TimeNs second
+        = std::max({ a.secondLastArrivalNs, std::min(a.lastArrivalNs, b.lastArrivalNs), b.secondLastArrivalNs });
+    if (b.lastArrivalNs > a.lastArrivalNs) {
+        a.lastArrivalNs = b.lastArrivalNs;
+        a.lastArriver = b.lastArriver;
+    }
+    a.secondLastArrivalNs = second;
+    const auto earliest = [](TimeNs x, TimeNs y) { return x == kNoTime ? y : y == kNoTime ? x : std::min(x, y); };
+    const auto latest = [](TimeNs x, TimeNs y) { return x == kNoTime ? y : y == kNoTime ? x : std::max(x, y); };
+    a.firstEndNs = earliest(a.firstEndNs, b.firstEndNs);
+    a.lastEndNs = latest(a.lastEndNs, b.lastEndNs);
+    if (b.minInsideNs != kNoTime && (a.minInsideNs == kNoTime || b.minInsideNs < a.minInsideNs)) {
+        a.minInsideNs = b.minInsideNs;
+        a.minInsideArrivalNs = b.minInsideArrivalNs;
+    }
+    if (b.firstFailureNs != kNoTime && (a.firstFailureNs == kNoTime || b.firstFailureNs < a.firstFailureNs)) {
+        a.firstFailureNs = b.firstFailureNs;
+        a.firstFailedRank = b.firstFailedRank;
+    }
+    a.lastGiveUpNs = latest(a.lastGiveUpNs, b.lastGiveUpNs);
+}
+
 } // namespace
 
-std::vector<CollectiveMatch> matchCollectives(const JobSnapshot& snap, Progress& progress)
+// Ranks are split into contiguous slices, one per core; each slice fills its own table and the tables are merged
+// in rank order, which gives exactly the one-pass result (mergeInto). Progress: the caller's slice only.
+std::vector<CollectiveMatch> matchCollectives(const JobSnapshot& snap, Progress& progress, unsigned partsWanted)
 {
-    std::vector<GroupRange> ranges(snap.groups.size());
-    for (const auto& c : snap.collectives) {
-        for (std::size_t i = 0; i < c.size(); ++i) {
-            auto& g = ranges[snap.shapes[c.shape[i]].group];
-            g.minSeq = std::min(g.minSeq, c.seq[i]);
-            g.maxSeq = std::max(g.maxSeq, c.seq[i]);
-        }
-    }
+    const auto ranks = snap.collectives.size();
+    const unsigned parts = partsWanted > 0 ? partsWanted : ranks < 256 ? 1u : parallelPartCount();
+    std::vector<std::vector<GroupRange>> partRanges(parts, std::vector<GroupRange>(snap.groups.size()));
+    parallelParts(
+        [&](unsigned part, unsigned n) {
+            const auto [from, to] = partSlice(ranks, part, n);
+            auto& ranges = partRanges[part];
+            for (auto r = from; r < to; ++r) {
+                const auto& c = snap.collectives[r];
+                for (std::size_t i = 0; i < c.size(); ++i) {
+                    auto& g = ranges[snap.shapes[c.shape[i]].group];
+                    g.minSeq = std::min(g.minSeq, c.seq[i]);
+                    g.maxSeq = std::max(g.maxSeq, c.seq[i]);
+                }
+            }
+        },
+        parts);
+    auto ranges = partRanges[0];
     std::size_t total = 0;
-    for (auto& g : ranges) {
-        g.offset = total;
-        total += g.used() ? std::size_t(g.maxSeq - g.minSeq) + 1 : 0;
-    }
-    std::vector<CollectiveMatch> table(total);
-    for (std::uint32_t r = 0; r < snap.collectives.size(); ++r) {
-        if (r % 64 == 0) {
-            progress.report("Matching collectives across ranks", r, snap.collectives.size());
+    for (std::size_t g = 0; g < ranges.size(); ++g) {
+        for (unsigned p = 1; p < parts; ++p) {
+            ranges[g].minSeq = std::min(ranges[g].minSeq, partRanges[p][g].minSeq);
+            ranges[g].maxSeq = std::max(ranges[g].maxSeq, partRanges[p][g].maxSeq);
         }
-        const auto& c = snap.collectives[r];
-        for (std::size_t i = 0; i < c.size(); ++i) {
-            const auto shape = c.shape[i];
-            const auto group = snap.shapes[shape].group;
-            auto& m = table[ranges[group].offset + (c.seq[i] - ranges[group].minSeq)];
-            m.group = group;
-            m.seq = c.seq[i];
-            m.shape = shape;
-            addRecord(m, c, i, r);
+        ranges[g].offset = total;
+        total += ranges[g].used() ? std::size_t(ranges[g].maxSeq - ranges[g].minSeq) + 1 : 0;
+    }
+    std::vector<std::vector<CollectiveMatch>> tables(parts);
+    parallelParts(
+        [&](unsigned part, unsigned n) {
+            const auto [from, to] = partSlice(ranks, part, n);
+            auto& table = tables[part];
+            table.resize(total);
+            for (auto r = from; r < to; ++r) {
+                if (part == 0 && r % 64 == 0) {
+                    progress.report("Matching collectives across ranks", r * n, ranks);
+                }
+                const auto& c = snap.collectives[r];
+                for (std::size_t i = 0; i < c.size(); ++i) {
+                    const auto shape = c.shape[i];
+                    const auto group = snap.shapes[shape].group;
+                    auto& m = table[ranges[group].offset + (c.seq[i] - ranges[group].minSeq)];
+                    m.group = group;
+                    m.seq = c.seq[i];
+                    m.shape = shape;
+                    addRecord(m, c, i, static_cast<std::uint32_t>(r));
+                }
+            }
+        },
+        parts);
+    auto& table = tables[0];
+    for (unsigned p = 1; p < parts; ++p) {
+        for (std::size_t k = 0; k < total; ++k) {
+            mergeInto(table[k], tables[p][k]);
         }
     }
     std::erase_if(table, [](const CollectiveMatch& m) { return m.entered == 0; });
     for (auto& m : table) {
         m.meanArrivalNs = m.firstSeenArrivalNs + m.arrivalOffsetSumNs / static_cast<std::int64_t>(m.entered);
     }
-    return table;
+    return std::move(table);
 }
 
 } // namespace stallscope::analysis

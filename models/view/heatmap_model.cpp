@@ -3,6 +3,7 @@
 // their helpers, over its levels and log rows; the level builders and the rasteriser share the levels' layout.
 #include "view/heatmap_model.h"
 
+#include "core/parallel.h"
 #include "core/time_format.h"
 
 #include <algorithm>
@@ -87,20 +88,6 @@ LevelCell merge(const LevelCell& x, const LevelCell& y)
 {
     return { static_cast<std::uint8_t>((x.inside + y.inside + 1) / 2), std::max(x.late, y.late),
         std::max(x.failed, y.failed), std::max(x.present, y.present) };
-}
-
-// Runs fn(part, parts) on up to 4 threads (the caller's included); ranks are split by part.
-template <typename Fn> void parallelParts(Fn fn)
-{
-    const unsigned parts = std::max(1u, std::min(4u, std::thread::hardware_concurrency()));
-    std::vector<std::thread> pool;
-    for (unsigned p = 1; p < parts; ++p) {
-        pool.emplace_back(fn, p, parts);
-    }
-    fn(0u, parts);
-    for (auto& t : pool) {
-        t.join();
-    }
 }
 
 } // namespace
@@ -704,19 +691,12 @@ void HeatmapModel::rasterize(
             }
         }
     };
-    const unsigned threads = std::max(1u, std::min(4u, std::thread::hardware_concurrency()));
-    if (threads == 1 || H < 64) {
-        work(0, H);
-        return;
-    }
-    std::vector<std::thread> pool;
-    for (unsigned i = 1; i < threads; ++i) {
-        pool.emplace_back(work, H * i / threads, H * (i + 1) / threads);
-    }
-    work(0, H / threads);
-    for (auto& t : pool) {
-        t.join();
-    }
+    parallelParts(
+        [&](unsigned part, unsigned parts) {
+            const auto [from, to] = partSlice(H, part, parts);
+            work(from, to);
+        },
+        H < 64 ? 1u : parallelPartCount());
 }
 
 HeatCell HeatmapModel::cellAt(const TimeAxisMapping& map, std::uint32_t rank, int x) const

@@ -127,6 +127,50 @@ TEST_CASE(
     CHECK(w.dip1MinPercent <= 100);
 }
 
+TEST_CASE("collectives matched in slices of ranks side by side are matched as in one pass", "[core][analysis]")
+{
+    // A crash (failed, timed-out and scheduled records), clock skew, and ranks whose arrivals tie.
+    auto config = tinyConfig();
+    config.faults[0].durationNs = 45 * kNsPerSec;
+    const auto sim = simulateOrFail(config);
+    NullProgress none;
+    const auto one = analysis::matchCollectives(*sim.snapshot, none, 1);
+    const auto fields = [](const CollectiveMatch& m) {
+        return std::make_tuple(m.group, m.seq, m.shape, m.entered, m.completed, m.failed, m.timedOut, m.firstArrivalNs,
+            m.lastArrivalNs, m.firstArriver, m.lastArriver, m.secondLastArrivalNs, m.firstEndNs, m.lastEndNs,
+            m.minInsideNs, m.minInsideArrivalNs, m.firstFailureNs, m.firstFailedRank, m.lastGiveUpNs, m.meanArrivalNs);
+    };
+    REQUIRE(std::any_of(one.begin(), one.end(), [](const CollectiveMatch& m) { return m.failed > 0; }));
+    for (const unsigned parts : { 2u, 3u, 7u }) {
+        INFO(parts << " slices");
+        const auto split = analysis::matchCollectives(*sim.snapshot, none, parts);
+        REQUIRE(split.size() == one.size());
+        for (std::size_t k = 0; k < one.size(); ++k) {
+            INFO("match " << k);
+            REQUIRE(fields(split[k]) == fields(one[k]));
+        }
+    }
+    // Ties across slices: ranks 1 and 3 arrive first together, 0 and 2 last together; one pass names the lower rank.
+    JobSnapshot tied;
+    tied.job.worldSize = 4;
+    tied.groups.push_back({});
+    tied.shapes.push_back({ 0, CollectiveOp::AllReduce, 1024 });
+    auto owned = std::make_shared<OwnedColumns>();
+    owned->ranks.resize(4);
+    for (std::uint32_t r = 0; r < 4; ++r) {
+        const TimeNs arrival = r % 2 == 0 ? 500 : 100;
+        owned->ranks[r].push(arrival - 10, arrival, 900 + r, 1, 0, CollectiveState::Completed);
+    }
+    attachOwnedColumns(tied, owned, {});
+    const auto whole = analysis::matchCollectives(tied, none, 1);
+    const auto halves = analysis::matchCollectives(tied, none, 2);
+    REQUIRE(whole.size() == 1);
+    REQUIRE(halves.size() == 1);
+    CHECK(whole[0].firstArriver == 1);
+    CHECK(whole[0].lastArriver == 0);
+    CHECK(fields(halves[0]) == fields(whole[0]));
+}
+
 TEST_CASE("analysis output: text for people, versioned JSON", "[core][analysis]")
 {
     const auto sim = simulateOrFail(tinyConfig());
