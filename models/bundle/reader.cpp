@@ -57,7 +57,9 @@ std::optional<LoadIssue> loadCollectives(const fs::path& path, JobSnapshot& snap
         return bundle::parseCollectivesJsonl(file, in, snap, *owned, warnings);
     }
     std::string err;
-    auto map = MappedFile::open(file, err);
+    // Not populated: the validation reads every page anyway, from several threads, each faulting its own slice in
+    // (populating 12 GB at 131,072 ranks was one kernel thread's work before the validation could start).
+    auto map = MappedFile::open(file, err, false);
     if (!map) {
         return LoadIssue { file, 0, -1, "cannot open the file: " + err };
     }

@@ -147,6 +147,24 @@ TEST_CASE("binary collectives errors give the byte offset", "[core][errors]")
         writeFile(path, bytes);
         CHECK_THAT(f.load(), Catch::Contains("rank 0 record 0") && Catch::Contains("out of range"));
     }
+    SECTION("bad records in several ranks: the lowest rank's is named, however the ranks are split over the cores")
+    {
+        auto bytes = readFile(path);
+        std::uint64_t rankTable = 0;
+        std::memcpy(&rankTable, bytes.data() + 32, 8);
+        const auto block = [&](std::uint32_t r) {
+            std::uint64_t entry[2];
+            std::memcpy(entry, bytes.data() + rankTable + 16 * r, 16);
+            return std::make_pair(entry[0], entry[1]);
+        };
+        const auto [last, lastCount] = block(8); // the first rank of the second slice on 2 or 4 cores: a bad state
+        bytes[last + 30 * lastCount + 2] = char(99);
+        const auto [third, thirdCount] = block(3); // rank 3's second record enqueued before its first
+        REQUIRE(thirdCount > 2);
+        std::memset(bytes.data() + third + 8, 0, 8);
+        writeFile(path, bytes);
+        CHECK_THAT(f.load(), Catch::Contains("rank 3 record 1") && Catch::Contains("not sorted by enqueue time"));
+    }
     SECTION("a missing file")
     {
         fs::remove(path);
