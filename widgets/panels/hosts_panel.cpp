@@ -208,11 +208,50 @@ QString ranksLine(const HostInventory& h)
 }
 
 // One line under a host: a label in the first column and its text spanning the rest.
-void addLine(QTreeWidgetItem* host, const QString& label, const QString& text, const QString& tip = {})
+struct HostLine
+{
+    QString label, text, tip;
+};
+
+// The lines under a host row, findings first.
+std::vector<HostLine> hostLines(const HostInventory& h)
+{
+    std::vector<HostLine> out;
+    for (const auto& f : h.findings) {
+        out.push_back({ q(f.port.empty() ? f.kind : f.port), q(f.text), q(f.text + "\n" + f.evidence) });
+    }
+    for (const auto& c : h.conflicts) {
+        out.push_back({ QObject::tr("sources disagree"), q(c), {} });
+    }
+    for (const auto& g : h.goneHcas) {
+        out.push_back(
+            { q(g.device), QObject::tr("vanished: %1").arg(q(g.evidence)), q(g.file + ":" + std::to_string(g.line)) });
+    }
+    for (const auto& p : h.ports) {
+        out.push_back({ q(inventoryPortName(p.port)), portLine(p),
+            q(p.port.file + ":" + std::to_string(p.port.line) + ": " + p.port.evidence) });
+    }
+    for (const auto& g : h.gpus) {
+        out.push_back({ QObject::tr("GPU %1").arg(g.index), gpuLine(g), {} });
+    }
+    if (!h.ranks.empty()) {
+        out.push_back({ QObject::tr("ranks"), ranksLine(h), {} });
+    }
+    if (h.notes > 0) {
+        out.push_back({ QObject::tr("log lines"),
+            QObject::tr("%n kernel, Fabric Manager, scheduler or exporter line(s) about this host: the Incidents' "
+                        "evidence and info list them",
+                "", int(h.notes)),
+            {} });
+    }
+    return out;
+}
+
+void addLine(QTreeWidgetItem* host, const HostLine& line)
 {
     // Spanning every column: a finding's sentence is longer than any column, and a cut one says nothing.
-    auto* item = new KeyedItem(host, QStringList { label + QStringLiteral(" — ") + text });
-    item->setToolTip(0, tip.isEmpty() ? text : tip);
+    auto* item = new KeyedItem(host, QStringList { line.label + QStringLiteral(" — ") + line.text });
+    item->setToolTip(0, line.tip.isEmpty() ? line.text : line.tip);
     item->setFirstColumnSpanned(true);
     for (int c = 0; c < HostsPanel::kColumnCount; ++c) { // added order under any sorted column: findings first
         item->setData(c, kKeyRole, qlonglong(host->childCount()));
@@ -270,6 +309,7 @@ HostsPanel::HostsPanel(ViewState* state, QWidget* parent)
         m_state->selectRanks(std::move(ranks));
         m_picking = false;
     });
+    connect(m_tree, &QTreeWidget::itemExpanded, this, [this](QTreeWidgetItem* row) { ensureLines(row); });
     connect(m_state, &ViewState::selectionChanged, this, &HostsPanel::followSelection);
     fill();
 }
@@ -328,31 +368,9 @@ void HostsPanel::fill()
         if (h.portDown()) {
             row->setForeground(kFindings, QColor(0xd5, 0x5e, 0x00));
         }
-        for (const auto& f : h.findings) {
-            addLine(row, q(f.port.empty() ? f.kind : f.port), q(f.text), q(f.text + "\n" + f.evidence));
-        }
-        for (const auto& c : h.conflicts) {
-            addLine(row, tr("sources disagree"), q(c));
-        }
-        for (const auto& g : h.goneHcas) {
-            addLine(row, q(g.device), tr("vanished: %1").arg(q(g.evidence)), q(g.file + ":" + std::to_string(g.line)));
-        }
-        for (const auto& p : h.ports) {
-            addLine(row, q(inventoryPortName(p.port)), portLine(p),
-                q(p.port.file + ":" + std::to_string(p.port.line) + ": " + p.port.evidence));
-        }
-        for (const auto& g : h.gpus) {
-            addLine(row, tr("GPU %1").arg(g.index), gpuLine(g));
-        }
-        if (!h.ranks.empty()) {
-            addLine(row, tr("ranks"), ranksLine(h));
-        }
-        if (h.notes > 0) {
-            addLine(row, tr("log lines"),
-                tr("%n kernel, Fabric Manager, scheduler or exporter line(s) about this host: the Incidents' evidence "
-                   "and info list them",
-                    "", int(h.notes)));
-        }
+        // The lines under a host are made when it is first expanded (ensureLines): 16,384 hosts of a 131,072-rank
+        // job have ~180,000 of them, which the tree laid out and sorted for seconds on the GUI thread.
+        row->setChildIndicatorPolicy(QTreeWidgetItem::ShowIndicator);
     }
     m_tree->setSortingEnabled(true);
     m_tree->sortByColumn(kHost, Qt::AscendingOrder);
@@ -378,8 +396,23 @@ QString HostsPanel::emptyText() const
                            : QString();
 }
 
+void HostsPanel::ensureLines(QTreeWidgetItem* row) const
+{
+    if (row->childCount() > 0 || row->parent()) {
+        return;
+    }
+    const auto lines = hostLines(m_hosts[std::size_t(row->data(kHost, kHostRole).toInt())]);
+    for (const auto& line : lines) {
+        addLine(row, line);
+    }
+    row->setChildIndicatorPolicy(QTreeWidgetItem::DontShowIndicatorWhenChildless);
+}
+
 void HostsPanel::applyFilter()
 {
+    // A host matches on its row's text or on a line under it (a port, "GPU 3 — … nearest mlx5_10", a finding),
+    // whether or not its lines were made yet. Rows whose state does not change are left alone: each setHidden asks the
+    // tree for a new layout.
     const auto text = m_filter->text().trimmed();
     for (int i = 0; i < m_tree->topLevelItemCount(); ++i) {
         auto* row = m_tree->topLevelItem(i);
@@ -387,10 +420,15 @@ void HostsPanel::applyFilter()
         for (int c = 0; c < kColumnCount && !match; ++c) {
             match = row->text(c).contains(text, Qt::CaseInsensitive);
         }
-        for (int k = 0; k < row->childCount() && !match; ++k) {
-            match = row->child(k)->text(0).contains(text, Qt::CaseInsensitive);
+        if (!match) {
+            const auto lines = hostLines(m_hosts[std::size_t(row->data(kHost, kHostRole).toInt())]);
+            match = std::any_of(lines.begin(), lines.end(), [&](const HostLine& l) {
+                return l.label.contains(text, Qt::CaseInsensitive) || l.text.contains(text, Qt::CaseInsensitive);
+            });
         }
-        row->setHidden(!match);
+        if (row->isHidden() == match) {
+            row->setHidden(!match);
+        }
     }
 }
 
@@ -455,7 +493,8 @@ QString HostsPanel::cellText(int row, int column) const
 QStringList HostsPanel::childTexts(int row) const
 {
     QStringList out;
-    if (const auto* item = m_tree->topLevelItem(row)) {
+    if (auto* item = m_tree->topLevelItem(row)) {
+        ensureLines(item);
         for (int k = 0; k < item->childCount(); ++k) {
             out << item->child(k)->text(0);
         }

@@ -48,6 +48,7 @@ public:
 
 private:
     void fill();
+    void ensureLines(QTreeWidgetItem* row) const; // a host row's lines, made when first wanted
     void applyFilter();
     void followSelection(); // the row of the host whose ranks are selected
 
