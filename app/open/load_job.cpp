@@ -75,8 +75,11 @@ OpenedJob openWith(
     if (use == OpenFor::Images) {
         return finishForImages(std::move(out), progress);
     }
-    progress.report("Reading the links' states", 0, 1);
-    out.linkStates = std::make_shared<const LinkStates>(out.snapshot);
+    out.linkStates = std::make_shared<const LinkStates>(out.snapshot, progress);
+    if (progress.cancelled()) {
+        out.error = "cancelled";
+        return out;
+    }
     if (onStage) {
         onStage(out); // stage 1: the snapshot alone
     }

@@ -3,9 +3,12 @@
 
 #include "view/counter_plot_data.h"
 
+#include "core/parallel.h"
+
 #include <algorithm>
 #include <array>
-#include <map>
+#include <atomic>
+#include <unordered_map>
 
 namespace stallscope {
 
@@ -46,49 +49,84 @@ std::pair<std::uint64_t, TimeNs> sampleDelta(const CounterSeries& s, TimeNs t)
 LinkStates::LinkStates(std::shared_ptr<const JobSnapshot> snap)
     : m_snap(std::move(snap))
 {
+    NullProgress none;
+    build(none);
+}
+
+LinkStates::LinkStates(std::shared_ptr<const JobSnapshot> snap, Progress& progress)
+    : m_snap(std::move(snap))
+{
+    build(progress);
+}
+
+void LinkStates::build(Progress& progress)
+{
     const auto& s = *m_snap;
-    // (guid, port) → series index per counter kind: one pass instead of a search per lookup.
-    std::map<std::pair<std::uint64_t, std::uint16_t>, std::array<int, kCounterKindCount>> byPort;
+    // (guid, port) → series index per counter kind: one pass instead of a search per lookup (2.1 M series over
+    // 264,192 ports at 131,072 ranks).
+    const auto key = [](std::uint64_t guid, std::uint16_t port) { return guid * 0x10001u ^ port; };
+    std::unordered_map<std::uint64_t, std::array<int, kCounterKindCount>> byPort;
+    byPort.reserve(s.counterPorts.size());
     for (std::size_t i = 0; i < s.counters.size(); ++i) {
         const auto& p = s.counterPorts[s.counters[i].port];
-        auto [it, fresh] = byPort.try_emplace({ p.guid, p.port });
+        auto [it, fresh] = byPort.try_emplace(key(p.guid, p.port));
         if (fresh) {
             it->second.fill(-1);
         }
         it->second[static_cast<std::size_t>(s.counters[i].kind)] = static_cast<int>(i);
     }
-    auto findSeries
-        = [&](const JobSnapshot&, std::uint64_t guid, std::uint16_t port, CounterKind kind) -> const CounterSeries* {
-        auto it = byPort.find({ guid, port });
+    // Series of another port under the same key would be a wrong match: check the port the series names.
+    const auto findSeries = [&](std::uint64_t guid, std::uint16_t port, CounterKind kind) -> const CounterSeries* {
+        auto it = byPort.find(key(guid, port));
         const int i = it == byPort.end() ? -1 : it->second[static_cast<std::size_t>(kind)];
-        return i < 0 ? nullptr : &s.counters[static_cast<std::size_t>(i)];
+        if (i < 0) {
+            return nullptr;
+        }
+        const auto& ser = s.counters[static_cast<std::size_t>(i)];
+        const auto& p = s.counterPorts[ser.port];
+        return p.guid == guid && p.port == port ? &ser : nullptr;
     };
     m_links.resize(s.topology.links().size());
-    for (std::uint32_t i = 0; i < m_links.size(); ++i) {
-        auto& pl = m_links[i];
-        pl.down = linkDownIntervals(s, static_cast<LinkId>(i));
-        const auto& l = s.topology.links()[i];
-        for (const auto& end : { l.a, l.b }) {
-            const auto& node = s.topology.node(end.node);
-            for (const auto kind : { CounterKind::LinkDowned, CounterKind::LinkErrorRecovery, CounterKind::SymbolError,
-                     CounterKind::PortRcvErrors }) {
-                if (const auto* ser = findSeries(s, node.guid, end.port, kind)) {
-                    for (std::size_t k = 1; k < ser->size(); ++k) {
-                        if (counterDelta(ser->value(k - 1), ser->value(k), ser->bits).increase > 0) {
-                            pl.errorSamples.push_back({ ser->timesNs[k - 1], ser->timesNs[k] });
-                        }
+    std::atomic<bool> stop { false };
+    // Links are independent: split them over the cores. Progress is the caller's: only its part reports and asks.
+    parallelParts([&](unsigned part, unsigned parts) {
+        const auto [from, to] = partSlice(m_links.size(), part, parts);
+        for (auto i = from; i < to && !stop; ++i) {
+            if (part == 0 && i % 256 == 0) {
+                progress.report("Reading the links' states", i * parts, m_links.size());
+                stop = progress.cancelled();
+            }
+            fillLink(i, findSeries);
+        }
+    });
+}
+
+template <typename Find> void LinkStates::fillLink(std::size_t i, const Find& findSeries)
+{
+    const auto& s = *m_snap;
+    auto& pl = m_links[i];
+    pl.down = linkDownIntervals(s, static_cast<LinkId>(i));
+    const auto& l = s.topology.links()[i];
+    for (const auto& end : { l.a, l.b }) {
+        const auto& node = s.topology.node(end.node);
+        for (const auto kind : { CounterKind::LinkDowned, CounterKind::LinkErrorRecovery, CounterKind::SymbolError,
+                 CounterKind::PortRcvErrors }) {
+            if (const auto* ser = findSeries(node.guid, end.port, kind)) {
+                for (std::size_t k = 1; k < ser->size(); ++k) {
+                    if (counterDelta(ser->value(k - 1), ser->value(k), ser->bits).increase > 0) {
+                        pl.errorSamples.push_back({ ser->timesNs[k - 1], ser->timesNs[k] });
                     }
                 }
             }
-            if (!pl.traffic) {
-                pl.traffic = findSeries(s, node.guid, end.port, CounterKind::PortXmitData);
-            }
-            if (node.kind == NodeKind::Switch && !pl.wait) {
-                pl.wait = findSeries(s, node.guid, end.port, CounterKind::PortXmitWait);
-            }
         }
-        std::sort(pl.errorSamples.begin(), pl.errorSamples.end(), [](auto& a, auto& b) { return a.start < b.start; });
+        if (!pl.traffic) {
+            pl.traffic = findSeries(node.guid, end.port, CounterKind::PortXmitData);
+        }
+        if (node.kind == NodeKind::Switch && !pl.wait) {
+            pl.wait = findSeries(node.guid, end.port, CounterKind::PortXmitWait);
+        }
     }
+    std::sort(pl.errorSamples.begin(), pl.errorSamples.end(), [](auto& a, auto& b) { return a.start < b.start; });
 }
 
 LinkHealth LinkStates::stateAt(LinkId link, TimeNs t) const

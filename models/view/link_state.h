@@ -6,6 +6,7 @@
 // O(log samples) per link.
 
 #include "core/job_snapshot.h"
+#include "core/progress.h"
 
 #include <vector>
 
@@ -18,10 +19,15 @@ class LinkStates
 {
 public:
     explicit LinkStates(std::shared_ptr<const JobSnapshot> snap);
+    // The same, split over the cores, reporting to `progress`; cancelled, the links not reached read as normal.
+    LinkStates(std::shared_ptr<const JobSnapshot> snap, Progress& progress);
     LinkHealth stateAt(LinkId link, TimeNs t) const;
     std::size_t linkCount() const { return m_links.size(); }
 
 private:
+    void build(Progress& progress);
+    template <typename Find> void fillLink(std::size_t i, const Find& findSeries);
+
     struct PerLink
     {
         std::vector<TimeRange> down;
