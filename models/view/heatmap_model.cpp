@@ -514,7 +514,12 @@ std::string HeatmapModel::explain(const FirstStuck& f)
         + " before most";
 }
 
-HeatmapModel::FramePlan HeatmapModel::plan(const TimeAxisMapping& map) const
+bool HeatmapModel::needsRecords(const TimeAxisMapping& map) const
+{
+    return m_levels->cells.empty() || map.nsPerPx() < double(m_baseNs) / 2;
+}
+
+HeatmapModel::FramePlan HeatmapModel::plan(const TimeAxisMapping& map, bool coarse) const
 {
     FramePlan p;
     const auto W = static_cast<std::size_t>(std::max(1, map.widthPx));
@@ -549,9 +554,9 @@ HeatmapModel::FramePlan HeatmapModel::plan(const TimeAxisMapping& map) const
         p.groupStalls.push_back({ x0, std::min(W, std::max(x1, x0 + 1)), m_stallMembers[i].get() });
     }
     const double nsPerPx = map.nsPerPx();
-    // Level 0 still serves when one of its buckets spans up to 2 columns (a little blocky, never wrong);
-    // finer than that, the records are rasterized directly.
-    if (m_levels->cells.empty() || nsPerPx < double(m_baseNs) / 2) {
+    // Level 0 still serves when one of its buckets spans up to 2 columns (a little blocky, never wrong), or any
+    // number of them when asked for a coarse frame; finer than that, the records are rasterized directly.
+    if (m_levels->cells.empty() || (!coarse && needsRecords(map))) {
         p.fromRecords = true;
         return p;
     }
@@ -640,8 +645,8 @@ void HeatmapModel::applyGroupStalls(const FramePlan& plan, std::uint32_t rank, H
     }
 }
 
-void HeatmapModel::rasterize(
-    const TimeAxisMapping& map, int heightPx, const std::vector<std::uint32_t>& order, std::vector<HeatCell>& out) const
+void HeatmapModel::rasterize(const TimeAxisMapping& map, int heightPx, const std::vector<std::uint32_t>& order,
+    std::vector<HeatCell>& out, bool coarse) const
 {
     const auto W = static_cast<std::size_t>(std::max(1, map.widthPx));
     const auto H = static_cast<std::size_t>(std::max(1, heightPx));
@@ -650,7 +655,7 @@ void HeatmapModel::rasterize(
     if (R == 0) {
         return;
     }
-    const FramePlan framePlan = plan(map);
+    const FramePlan framePlan = plan(map, coarse);
     // Pixel rows are independent: split them over the cores. Pixel row y shows ranks [r0, r1) of `order`
     // (several ranks per row when ranks outnumber pixels: stalled/failed max, inside averaged; unrecorded max,
     // so a row is never drawn computing while a rank in it is unknown, and the palette still draws a stall,

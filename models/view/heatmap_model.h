@@ -131,8 +131,12 @@ public:
 
     // Fills `out` (widthPx × heightPx, row-major) for the visible window. When there are more ranks than
     // pixel rows, each pixel row aggregates consecutive ranks of `order` (max for stalled/failed/unrecorded).
+    // `coarse`: from level 0 even when its buckets are wider than two columns (blocky, never wrong), instead of the
+    // records: a first frame of 131,072 ranks' full span from the levels, drawn while the fine one is made.
     void rasterize(const TimeAxisMapping& map, int heightPx, const std::vector<std::uint32_t>& order,
-        std::vector<HeatCell>& out) const;
+        std::vector<HeatCell>& out, bool coarse = false) const;
+    // This window is finer than the levels: a fine raster reads every shown rank's records in it.
+    bool needsRecords(const TimeAxisMapping& map) const;
 
     // The cell for one rank at one pixel column (tooltips, tests).
     HeatCell cellAt(const TimeAxisMapping& map, std::uint32_t rank, int x) const;
@@ -183,7 +187,7 @@ private:
     void applyLogRow(std::uint32_t rank, TimeNs t0, TimeNs t1, std::uint8_t& present, std::uint8_t& failed,
         std::uint8_t& inside) const;
     void markUnrecorded(const TimeAxisMapping& map, std::uint32_t rank, std::size_t width, HeatCell* out) const;
-    FramePlan plan(const TimeAxisMapping& map) const;
+    FramePlan plan(const TimeAxisMapping& map, bool coarse = false) const;
     void rasterizeRank(const TimeAxisMapping& map, const FramePlan& plan, std::uint32_t rank,
         std::vector<float>& scratch, HeatCell* out) const;
 

@@ -19,6 +19,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <QThread>
+
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -861,6 +863,59 @@ TEST_CASE("on screen the heatmap rasterizes off the GUI thread, showing the last
         }
     }
     CHECK(differ == 0);
+}
+
+TEST_CASE("a window finer than the levels over many ranks is drawn coarse from the levels first, then fine", "[widget]")
+{
+    Fixture f; // 64 ranks: the threshold is lowered to them
+    HeatmapWidget w(&f.state);
+    w.setModel(f.model, f.analysis);
+    w.resize(900, 400);
+    (void)w.grab();
+    w.waitForRaster();
+    const QRect plot = w.plotRect();
+    // Half a second around the middle: level 0's buckets (a few ms) are wider than two columns, so a fine frame
+    // reads the records.
+    const auto span = f.state.window();
+    const TimeNs mid = span.start + span.delta() / 2;
+    const auto waitForJob = [&] {
+        for (int i = 0; i < 5000 && w.rasterPending(); ++i) {
+            QCoreApplication::processEvents();
+            QThread::msleep(1);
+        }
+        REQUIRE_FALSE(w.rasterPending());
+    };
+    const auto differing = [&](const QImage& a, const QImage& b) {
+        int n = 0;
+        for (int y = plot.top(); y <= plot.bottom(); ++y) {
+            for (int x = plot.left(); x <= plot.right(); ++x) {
+                n += a.pixel(x, y) != b.pixel(x, y);
+            }
+        }
+        return n;
+    };
+    SECTION("at the usual threshold 64 ranks are drawn fine at once")
+    {
+        f.state.setWindow({ mid, mid + kNsPerSec / 2 });
+        (void)w.grab();
+        waitForJob();
+        CHECK_FALSE(w.rasterCoarse());
+    }
+    SECTION("over the threshold the first frame is coarse, and the fine one follows as the image is")
+    {
+        w.setCoarseFirstRanks(64);
+        f.state.setWindow({ mid, mid + kNsPerSec / 2 });
+        (void)w.grab(); // starts the coarse job
+        waitForJob();
+        REQUIRE(w.rasterCoarse());
+        const QImage coarse = w.grab().toImage(); // shows it, and starts the fine job
+        CHECK(w.rasterPending());
+        w.waitForRaster();
+        CHECK_FALSE(w.rasterCoarse());
+        const QImage fine = w.grab().toImage();
+        CHECK(differing(fine, w.renderImage(w.size())) == 0);
+        CHECK(differing(coarse, fine) > 0); // level 0's buckets, several columns wide
+    }
 }
 
 TEST_CASE("the heatmap says how many ranks a pixel row folds when ranks outnumber pixels", "[widget]")

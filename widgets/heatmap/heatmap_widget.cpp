@@ -225,11 +225,11 @@ namespace {
 // The raster of `key`: cells from the model, coloured. Any thread: it reads only its arguments and the
 // immutable model.
 QImage makeRaster(const HeatmapWidget::Key& key, const HeatmapModel& model, const std::vector<std::uint32_t>& shown,
-    const HeatmapPalette& palette)
+    const HeatmapPalette& palette, bool coarse = false)
 {
     QImage raster(key.size, QImage::Format_RGB32);
     std::vector<HeatCell> cells;
-    model.rasterize(TimeAxisMapping { key.window, key.size.width() }, key.size.height(), shown, cells);
+    model.rasterize(TimeAxisMapping { key.window, key.size.width() }, key.size.height(), shown, cells, coarse);
     const int hatch = std::max(2, int(std::lround(HeatmapPalette::kHatchPx * key.dpr))); // device pixels
     // The ramps say nothing of a rank with no record either: its cells are unknown there too, not 0 %.
     auto ramp = [&](const HeatCell& c, std::uint8_t v, int x, int y) {
@@ -263,7 +263,7 @@ QImage makeRaster(const HeatmapWidget::Key& key, const HeatmapModel& model, cons
 void HeatmapWidget::ensureRaster(QSize plotPx, qreal dpr, bool async)
 {
     const Key key = rasterKey(plotPx, dpr);
-    if (key == m_key && !m_raster.isNull()) {
+    if (key == m_key && !m_raster.isNull() && !(async && m_rasterCoarse)) {
         return;
     }
     if (!m_model) {
@@ -275,6 +275,7 @@ void HeatmapWidget::ensureRaster(QSize plotPx, qreal dpr, bool async)
     if (!async) {
         m_raster = makeRaster(key, *m_model, m_shown, m_palette);
         m_key = key;
+        m_rasterCoarse = false;
         return;
     }
     if (!m_jobKey) {
@@ -292,13 +293,18 @@ void HeatmapWidget::startRasterJob(const Key& key)
             if (done.key.model == m_model.get()) { // not a raster of a model replaced meanwhile
                 m_raster = std::move(done.image);
                 m_key = done.key;
+                m_rasterCoarse = done.coarse;
             }
             update(); // shows it, and starts the next job if the window moved on
         });
     }
     m_jobKey = key;
-    m_job->setFuture(QtConcurrent::run([key, model = m_model, shown = m_shown, palette = m_palette] {
-        return RasterJob { key, makeRaster(key, *model, shown, palette) };
+    // A window whose fine raster reads many ranks' records gets a coarse frame from the levels first (a second or
+    // so at 131,072 ranks, against several), then the fine one: the placeholder is never a blank for long.
+    const bool coarse = !(key == m_key && m_rasterCoarse) && m_shown.size() >= m_coarseFirstRanks
+        && m_model->levels() > 0 && m_model->needsRecords(TimeAxisMapping { key.window, key.size.width() });
+    m_job->setFuture(QtConcurrent::run([key, model = m_model, shown = m_shown, palette = m_palette, coarse] {
+        return RasterJob { key, makeRaster(key, *model, shown, palette, coarse), coarse };
     }));
 }
 
@@ -309,7 +315,9 @@ bool HeatmapWidget::rasterPending() const
 
 void HeatmapWidget::waitForRaster()
 {
-    for (int round = 0; round < 8 && (m_jobKey || (m_model && !(rasterKey(m_key.size, m_key.dpr) == m_key))); ++round) {
+    for (int round = 0;
+         round < 8 && (m_jobKey || m_rasterCoarse || (m_model && !(rasterKey(m_key.size, m_key.dpr) == m_key)));
+         ++round) {
         if (m_job && m_jobKey) {
             m_job->waitForFinished();
             QCoreApplication::sendPostedEvents(m_job); // the finished() signal: the raster becomes the shown one

@@ -68,6 +68,8 @@ public:
     // On screen the raster is made off the GUI thread: a frame that needs a new one paints the last one scaled
     // to the new window (a placeholder) and the new one replaces it when ready, so input never waits for it.
     bool rasterPending() const; // a raster is being made for a newer window than the one shown
+    bool rasterCoarse() const { return m_rasterCoarse; } // the one shown is a coarse first frame
+    void setCoarseFirstRanks(std::size_t ranks) { m_coarseFirstRanks = ranks; } // tests lower it
     Q_INVOKABLE void waitForRaster(); // blocks until the raster job is done and shown (screenshots, tests)
     void setAsyncRaster(bool on) { m_async = on; } // off: every paint rasterizes first (as renderImage does)
 
@@ -149,11 +151,16 @@ public:
 
 private:
     Key m_key; // what m_raster shows
+    // m_raster is a coarse first frame: a fine one for the same key is made next. Only when the fine one reads the
+    // records of at least m_coarseFirstRanks shown ranks (131,072 ranks' records take seconds; their levels do not).
+    bool m_rasterCoarse = false;
+    std::size_t m_coarseFirstRanks = 16384;
     // The raster job (GUI thread owns the watcher; the job itself touches only its copies and the immutable model).
     struct RasterJob
     {
         Key key;
         QImage image;
+        bool coarse = false; // from level 0 although the window is finer (HeatmapModel::rasterize)
     };
     QFutureWatcher<RasterJob>* m_job = nullptr;
     std::optional<Key> m_jobKey; // what the running job makes
