@@ -59,6 +59,13 @@ for page in stallscope stallscope-collect; do
 done
 grep -q "export-trace" "$work/stallscope.txt" || fail "the man page misses export-trace"
 
+echo "== the sharded convert's Slurm scripts"
+for f in sharded-convert convert-shard.sbatch merge-shards.sbatch; do
+    [ -x /usr/share/stallscope/slurm/$f ] || fail "no executable /usr/share/stallscope/slurm/$f"
+done
+said=$(/usr/share/stallscope/slurm/sharded-convert 2>&1 || true)
+grep -q "usage: sharded-convert" <<< "$said" || fail "sharded-convert gives no usage: $said"
+
 echo "== the collector package"
 /usr/bin/stallscope-collect --version | grep -q "^stallscope-collect $version " || fail "collector --version"
 if ldd /usr/bin/stallscope-collect | grep -q "libQt6"; then fail "stallscope-collect links Qt"; fi
