@@ -19,6 +19,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <QTableView>
 #include <QThread>
 
 #include <cmath>
@@ -371,6 +372,32 @@ TEST_CASE("the link list puts a degraded link first, marked, and finds it by \"d
     CHECK(links.cellText(0, LinkListPanel::kRate).startsWith(QStringLiteral("1x")));
     CHECK(links.cellText(0, LinkListPanel::kState) == QStringLiteral("degraded"));
     CHECK(links.cellText(1, LinkListPanel::kState) == QStringLiteral("ok"));
+    // The row under the pointer is the link: activating the first row (Enter, a double click) plots the degraded
+    // link, found again by its GUID, which only its tooltip holds.
+    auto* view = links.findChild<QTableView*>();
+    REQUIRE(view);
+    CHECK(view->model()
+              ->data(view->model()->index(0, LinkListPanel::kLink), Qt::ToolTipRole)
+              .toString()
+              .contains(QStringLiteral("trained at")));
+    emit view->activated(view->model()->index(0, LinkListPanel::kRate));
+    REQUIRE(state.selectedLinks().size() == 1);
+    const auto link = state.selectedLinks().front();
+    const auto& topo = sim->snapshot->topology;
+    const auto guid = QString::fromStdString(formatGuid(topo.node(topo.link(link).a.node).guid));
+    CHECK(links.cellText(0, LinkListPanel::kLink)
+              .startsWith(QString::fromStdString(sim->snapshot->str(topo.node(topo.link(link).a.node).description))));
+    links.setFilter(guid);
+    const auto node = topo.link(link).a.node;
+    const auto touching = std::count_if(
+        topo.links().begin(), topo.links().end(), [&](const auto& l) { return l.a.node == node || l.b.node == node; });
+    CHECK(links.visibleCount() == int(touching)); // every link of that switch, and no other
+    // A click on a header sorts by that column; Rate puts the 1x link before every 4x one.
+    links.setFilter(QString());
+    view->sortByColumn(LinkListPanel::kRate, Qt::AscendingOrder);
+    CHECK(links.cellText(0, LinkListPanel::kRate).startsWith(QStringLiteral("1x")));
+    view->sortByColumn(LinkListPanel::kRate, Qt::DescendingOrder);
+    CHECK(links.cellText(links.visibleCount() - 1, LinkListPanel::kRate).startsWith(QStringLiteral("1x")));
 }
 
 TEST_CASE("hourly-flap at 1,024 ranks: a full-height stall band at each flap and nowhere else", "[widget][slow]")

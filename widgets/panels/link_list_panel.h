@@ -11,7 +11,7 @@
 #include <memory>
 
 class QLineEdit;
-class QTableWidget;
+class QTableView;
 
 namespace stallscope {
 
@@ -28,6 +28,7 @@ public:
     enum Column { kLink, kState, kFlaps, kTier, kRate, kColumnCount };
 
     LinkListPanel(ViewState* state, QWidget* parent = nullptr);
+    ~LinkListPanel() override;
     void setSnapshot(std::shared_ptr<const JobSnapshot> snap, std::shared_ptr<const AnalysisResult> analysis = {},
         std::shared_ptr<const FabricReview> review = {});
     void setFilter(const QString& text); // hides what does not match (the find box's text is left as it is)
@@ -46,9 +47,14 @@ private:
     // dock the tier and rate scroll off to the right rather than the name shrinking to "…".
     void fitColumns();
 
+    class Model; // the links' rows, texts made when asked
+    class Filter; // sorted and filtered view of them
+
     ViewState* m_state;
     QLineEdit* m_filter;
-    QTableWidget* m_table;
+    QTableView* m_table;
+    Model* m_model;
+    Filter* m_rows;
     int m_degraded = 0;
 };
 
