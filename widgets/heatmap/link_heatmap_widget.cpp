@@ -7,6 +7,7 @@
 #include "time_ticks.h"
 #include "view_menu.h"
 
+#include "core/parallel.h"
 #include "core/time_format.h"
 #include "view/view_state.h"
 
@@ -173,32 +174,44 @@ void LinkHeatmapWidget::ensureRaster(QSize plotPx)
     const int w = plotPx.width(), h = plotPx.height();
     layoutRows(h);
     const std::size_t n = m_rows.size();
-    std::vector<LinkCell> line(static_cast<std::size_t>(w)), tmp(static_cast<std::size_t>(w));
     const auto plan = m_model->plan(m_state->window(), w);
-    std::size_t cachedFirst = SIZE_MAX, cachedLast = SIZE_MAX;
-    for (int y = 0; y < h; ++y) {
-        // Pixel row y shows the rows overlapping [y, y + 1): their worst cell per column.
-        const std::size_t first = displayRowAt(y);
-        std::size_t last = first;
-        while (last + 1 < n && m_rowTop[last + 1] < y + 1) {
-            ++last;
-        }
-        if (first != cachedFirst || last != cachedLast) {
-            std::fill(line.begin(), line.end(), LinkCell::NoData);
-            for (std::size_t r = first; r <= last; ++r) {
-                m_model->rasterizeRow(m_rows[r], plan, tmp.data());
-                for (int x = 0; x < w; ++x) {
-                    line[std::size_t(x)] = std::max(line[std::size_t(x)], tmp[std::size_t(x)]);
-                }
+    uchar* bits = m_raster.bits(); // detached here, once: the slices only write their own lines
+    const auto bytesPerLine = std::size_t(m_raster.bytesPerLine());
+    // Pixel rows are independent: split over the cores (132,096 links fold into a few hundred rows, each reading
+    // its links' cells), each slice with its own copy of the last folded row.
+    const auto work = [&](std::size_t yBegin, std::size_t yEnd) {
+        std::vector<LinkCell> line(static_cast<std::size_t>(w)), tmp(static_cast<std::size_t>(w));
+        std::size_t cachedFirst = SIZE_MAX, cachedLast = SIZE_MAX;
+        for (auto y = int(yBegin); y < int(yEnd); ++y) {
+            // Pixel row y shows the rows overlapping [y, y + 1): their worst cell per column.
+            const std::size_t first = displayRowAt(y);
+            std::size_t last = first;
+            while (last + 1 < n && m_rowTop[last + 1] < y + 1) {
+                ++last;
             }
-            cachedFirst = first;
-            cachedLast = last;
+            if (first != cachedFirst || last != cachedLast) {
+                std::fill(line.begin(), line.end(), LinkCell::NoData);
+                for (std::size_t r = first; r <= last; ++r) {
+                    m_model->rasterizeRow(m_rows[r], plan, tmp.data());
+                    for (int x = 0; x < w; ++x) {
+                        line[std::size_t(x)] = std::max(line[std::size_t(x)], tmp[std::size_t(x)]);
+                    }
+                }
+                cachedFirst = first;
+                cachedLast = last;
+            }
+            auto* out = reinterpret_cast<QRgb*>(bits + std::size_t(y) * bytesPerLine);
+            for (int x = 0; x < w; ++x) {
+                out[x] = colors[static_cast<int>(line[std::size_t(x)])];
+            }
         }
-        auto* out = reinterpret_cast<QRgb*>(m_raster.scanLine(y));
-        for (int x = 0; x < w; ++x) {
-            out[x] = colors[static_cast<int>(line[std::size_t(x)])];
-        }
-    }
+    };
+    parallelParts(
+        [&](unsigned part, unsigned parts) {
+            const auto [from, to] = partSlice(std::size_t(h), part, parts);
+            work(from, to);
+        },
+        n < 1024 ? 1u : parallelPartCount());
 }
 
 void LinkHeatmapWidget::paintEvent(QPaintEvent*)
