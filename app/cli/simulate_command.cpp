@@ -311,8 +311,9 @@ int runSimulate(const std::vector<std::string>& args, std::ostream& out, std::os
         err << "stallscope simulate: " << result.error() << '\n';
         return kExitBadInput;
     }
-    if (options.collectives == ColumnFormat::Binary) {
-        options.collectivesFile = result->collectivesFile; // written once, moved into the bundle
+    if (options.collectives == ColumnFormat::Binary) { // written once, moved into the bundle
+        options.collectivesFile = result->collectivesFile;
+        options.countersFile = result->countersFile;
     }
     RawWriteOptions raw;
     if (auto v = parsed.find("fr-format")) {

@@ -214,6 +214,45 @@ std::optional<LoadIssue> readCollectivesBin(
     return std::nullopt;
 }
 
+std::string writeCountersHead(const std::vector<CounterPort>& portList, const std::vector<CounterSeries>& series,
+    const std::vector<std::uint32_t>& seriesBlock, const std::vector<std::span<const TimeNs>>& blocks, std::FILE* out)
+{
+    CntrHeader h {};
+    std::memcpy(h.magic, kCntrMagic, 8);
+    h.version = kFormatVersion;
+    h.portCount = static_cast<std::uint32_t>(portList.size());
+    h.seriesCount = static_cast<std::uint32_t>(series.size());
+    h.timeBlockCount = static_cast<std::uint32_t>(blocks.size());
+    h.portTableOffset = sizeof h;
+    h.timeBlockTableOffset = h.portTableOffset + h.portCount * sizeof(CntrPortEntry);
+    h.seriesTableOffset = h.timeBlockTableOffset + h.timeBlockCount * sizeof(CntrTimeBlockEntry);
+    std::uint64_t offset = h.seriesTableOffset + h.seriesCount * sizeof(CntrSeriesEntry);
+    std::vector<CntrPortEntry> ports;
+    for (const auto& p : portList) {
+        ports.push_back({ p.guid, p.port, 0, 0 });
+    }
+    std::vector<CntrTimeBlockEntry> blockTable;
+    for (const auto& b : blocks) {
+        blockTable.push_back({ offset, b.size() });
+        offset += b.size_bytes();
+    }
+    std::vector<CntrSeriesEntry> seriesTable;
+    for (std::size_t i = 0; i < series.size(); ++i) {
+        const auto& s = series[i];
+        seriesTable.push_back(
+            { s.port, static_cast<std::uint16_t>(s.kind), s.bits, s.storageBytes, seriesBlock[i], 0, offset });
+        offset += align8(blocks[seriesBlock[i]].size() * s.storageBytes);
+    }
+    h.fileSize = offset;
+    bool ok = put(out, &h, sizeof h) && put(out, ports.data(), ports.size() * sizeof(CntrPortEntry))
+        && put(out, blockTable.data(), blockTable.size() * sizeof(CntrTimeBlockEntry))
+        && put(out, seriesTable.data(), seriesTable.size() * sizeof(CntrSeriesEntry));
+    for (std::size_t b = 0; ok && b < blocks.size(); ++b) {
+        ok = putSpan(out, blocks[b]);
+    }
+    return ok ? std::string() : std::string("write failed");
+}
+
 std::string writeCountersBin(const JobSnapshot& snap, std::FILE* out)
 {
     // Series that share a timestamp span (same sampler) share one time block on disk.
@@ -230,39 +269,10 @@ std::string writeCountersBin(const JobSnapshot& snap, std::FILE* out)
             blocks.push_back(s.timesNs);
         }
     }
-    CntrHeader h {};
-    std::memcpy(h.magic, kCntrMagic, 8);
-    h.version = kFormatVersion;
-    h.portCount = static_cast<std::uint32_t>(snap.counterPorts.size());
-    h.seriesCount = static_cast<std::uint32_t>(snap.counters.size());
-    h.timeBlockCount = static_cast<std::uint32_t>(blocks.size());
-    h.portTableOffset = sizeof h;
-    h.timeBlockTableOffset = h.portTableOffset + h.portCount * sizeof(CntrPortEntry);
-    h.seriesTableOffset = h.timeBlockTableOffset + h.timeBlockCount * sizeof(CntrTimeBlockEntry);
-    std::uint64_t offset = h.seriesTableOffset + h.seriesCount * sizeof(CntrSeriesEntry);
-    std::vector<CntrPortEntry> ports;
-    for (const auto& p : snap.counterPorts) {
-        ports.push_back({ p.guid, p.port, 0, 0 });
+    if (auto err = writeCountersHead(snap.counterPorts, snap.counters, seriesBlock, blocks, out); !err.empty()) {
+        return err;
     }
-    std::vector<CntrTimeBlockEntry> blockTable;
-    for (const auto& b : blocks) {
-        blockTable.push_back({ offset, b.size() });
-        offset += b.size_bytes();
-    }
-    std::vector<CntrSeriesEntry> seriesTable;
-    for (std::size_t i = 0; i < snap.counters.size(); ++i) {
-        const auto& s = snap.counters[i];
-        seriesTable.push_back(
-            { s.port, static_cast<std::uint16_t>(s.kind), s.bits, s.storageBytes, seriesBlock[i], 0, offset });
-        offset += align8(s.size() * s.storageBytes);
-    }
-    h.fileSize = offset;
-    bool ok = put(out, &h, sizeof h) && put(out, ports.data(), ports.size() * sizeof(CntrPortEntry))
-        && put(out, blockTable.data(), blockTable.size() * sizeof(CntrTimeBlockEntry))
-        && put(out, seriesTable.data(), seriesTable.size() * sizeof(CntrSeriesEntry));
-    for (std::size_t b = 0; ok && b < blocks.size(); ++b) {
-        ok = putSpan(out, blocks[b]);
-    }
+    bool ok = true;
     for (std::size_t i = 0; ok && i < snap.counters.size(); ++i) {
         const auto& s = snap.counters[i];
         ok = put(out, s.values, s.size() * s.storageBytes) && pad(out, s.size() * s.storageBytes);

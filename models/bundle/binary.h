@@ -25,6 +25,11 @@ std::string writeCollectivesBin(const JobSnapshot& snap, std::FILE* out);
 std::string writeCollectivesBin(const std::vector<CollectiveShape>& shapes, std::span<const std::uint64_t> counts,
     const std::function<RankCollectives(std::uint32_t)>& rankBlock, std::FILE* out);
 std::string writeCountersBin(const JobSnapshot& snap, std::FILE* out);
+// counters.bin up to its values: header, port, time-block and series tables, time blocks. Series i has the samples
+// of blocks[seriesBlock[i]] (its own timesNs and values are not read); its values follow the head in series order,
+// each padded to 8 bytes.
+std::string writeCountersHead(const std::vector<CounterPort>& ports, const std::vector<CounterSeries>& series,
+    const std::vector<std::uint32_t>& seriesBlock, const std::vector<std::span<const TimeNs>>& blocks, std::FILE* out);
 
 std::optional<LoadIssue> readCollectivesBin(
     const std::string& file, std::shared_ptr<MappedFile> map, JobSnapshot& snap, Progress& progress);

@@ -259,4 +259,19 @@ std::optional<LoadIssue> attachCollectivesFile(const std::string& path, JobSnaps
     return issue;
 }
 
+std::optional<LoadIssue> attachCountersFile(const std::string& path, JobSnapshot& snap)
+{
+    snap.counterPorts.clear();
+    snap.counters.clear();
+    std::vector<LoadIssue> warnings; // a binary file has none
+    auto owned = std::make_shared<OwnedColumns>();
+    std::vector<std::uint32_t> seriesTimeBlock;
+    auto issue = loadCounters(path, snap, warnings, owned, seriesTimeBlock);
+    if (issue) {
+        snap.counterPorts.clear();
+        snap.counters.clear();
+    }
+    return issue;
+}
+
 } // namespace stallscope

@@ -23,5 +23,7 @@ Result<LoadedJob> loadBundle(const std::string& dir);
 // mapped in place and checked as a bundle's is; `snap` already holds the job's world size and process groups.
 // On a problem `snap`'s collectives and shapes are left empty.
 std::optional<LoadIssue> attachCollectivesFile(const std::string& path, JobSnapshot& snap, Progress& progress);
+// The same for counters.bin (writeCountersFile): `snap`'s counter ports and series come from the file, mapped.
+std::optional<LoadIssue> attachCountersFile(const std::string& path, JobSnapshot& snap);
 
 } // namespace stallscope

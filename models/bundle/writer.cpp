@@ -7,6 +7,7 @@
 #include "core/atomic_file.h"
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -79,7 +80,9 @@ std::string writeParts(const JobSnapshot& snap, const fs::path& dir, const Bundl
         err = writeStream(dir / files.collectives, [&](std::ostream& o) { bundle::writeCollectivesJsonl(snap, o); });
     }
     if (err.empty() && !files.counters.empty()) {
-        if (binCntr) {
+        if (binCntr && !options.countersFile.empty()) {
+            err = moveInto(options.countersFile, dir / files.counters);
+        } else if (binCntr) {
             err = writeBinary(dir / files.counters, [&](std::FILE* f) { return bundle::writeCountersBin(snap, f); });
         } else {
             err = writeStream(dir / files.counters, [&](std::ostream& o) { bundle::writeCountersJsonl(snap, o); });
@@ -158,6 +161,43 @@ std::string writeCollectivesFile(const std::string& path, const std::vector<Coll
     std::span<const std::uint64_t> counts, const std::function<RankCollectives(std::uint32_t)>& rankBlock)
 {
     return writeBinary(path, [&](std::FILE* f) { return bundle::writeCollectivesBin(shapes, counts, rankBlock, f); });
+}
+
+std::string writeCountersFile(const std::string& path, const std::vector<CounterPort>& ports,
+    const std::vector<CounterSeries>& series, const std::vector<std::uint32_t>& seriesBlock,
+    const std::vector<std::vector<TimeNs>>& blocks, const std::string& valuesPath)
+{
+    // Time blocks in the order the series first use them, unused ones left out: as writeCountersBin lays out a
+    // snapshot's, so the same series make the same file.
+    std::vector<std::uint32_t> onDisk(blocks.size(), UINT32_MAX);
+    std::vector<std::span<const TimeNs>> spans;
+    std::vector<std::uint32_t> remapped;
+    remapped.reserve(seriesBlock.size());
+    for (const auto b : seriesBlock) {
+        if (onDisk.at(b) == UINT32_MAX) {
+            onDisk[b] = static_cast<std::uint32_t>(spans.size());
+            spans.push_back(blocks[b]);
+        }
+        remapped.push_back(onDisk[b]);
+    }
+    return writeBinary(path, [&](std::FILE* out) {
+        if (auto err = bundle::writeCountersHead(ports, series, remapped, spans, out); !err.empty()) {
+            return err;
+        }
+        std::FILE* in = std::fopen(valuesPath.c_str(), "rb");
+        if (!in) {
+            return valuesPath + ": " + errnoText();
+        }
+        std::vector<char> buffer(1 << 20);
+        std::size_t got = 0;
+        bool ok = true;
+        while (ok && (got = std::fread(buffer.data(), 1, buffer.size(), in)) > 0) {
+            ok = std::fwrite(buffer.data(), 1, got, out) == got;
+        }
+        const bool readFailed = std::ferror(in) != 0;
+        std::fclose(in);
+        return readFailed ? valuesPath + ": read failed" : ok ? std::string() : std::string("write failed");
+    });
 }
 
 } // namespace stallscope

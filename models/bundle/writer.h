@@ -24,6 +24,7 @@ struct BundleWriteOptions
     // A collectives.bin already written with writeCollectivesFile from the snapshot's own records (the simulator's
     // spill): moved into the bundle (copied across file systems) instead of written again. Binary output only.
     std::string collectivesFile;
+    std::string countersFile; // the same for counters.bin (writeCountersFile)
 };
 
 // Returns an empty string on success, else a message naming the path and the reason.
@@ -34,5 +35,12 @@ std::string writeBundle(const JobSnapshot& snap, const std::string& dir, const B
 // call. Written and fsynced at `path`; "" or a message naming the path.
 std::string writeCollectivesFile(const std::string& path, const std::vector<CollectiveShape>& shapes,
     std::span<const std::uint64_t> counts, const std::function<RankCollectives(std::uint32_t)>& rankBlock);
+
+// counters.bin for series whose values were written to `valuesPath` as they were made, in series order and each
+// padded to 8 bytes (the simulator's counters): the head from the series' metadata (bundle/binary.h), then the
+// values file's bytes appended. Written and fsynced at `path`; "" or a message naming the path.
+std::string writeCountersFile(const std::string& path, const std::vector<CounterPort>& ports,
+    const std::vector<CounterSeries>& series, const std::vector<std::uint32_t>& seriesBlock,
+    const std::vector<std::vector<TimeNs>>& blocks, const std::string& valuesPath);
 
 } // namespace stallscope

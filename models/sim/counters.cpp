@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <unordered_map>
 
@@ -87,14 +88,17 @@ std::uint64_t saturate(double v, std::uint8_t bits)
 class CounterBuilder
 {
 public:
-    CounterBuilder(const CounterInputs& in, JobSnapshot& snap, OwnedColumns& owned, std::vector<std::uint32_t>& blocks)
+    CounterBuilder(const CounterInputs& in, JobSnapshot& snap, OwnedColumns& owned, std::vector<std::uint32_t>& blocks,
+        std::FILE* values)
         : m_in(in)
         , m_c(in.config)
         , m_snap(snap)
         , m_owned(owned)
         , m_seriesBlock(blocks)
+        , m_values(values)
     {
     }
+    bool written() const { return m_written; }
 
     void run()
     {
@@ -191,7 +195,14 @@ private:
         }
         m_snap.counters.push_back(s);
         m_seriesBlock.push_back(block);
-        m_owned.counterValues.push_back(std::move(bytes));
+        if (m_values) { // to the values file, padded to 8 as counters.bin has them (writeCountersFile)
+            static const char zeros[8] = {};
+            const std::size_t pad = (8 - bytes.size() % 8) % 8;
+            m_written = m_written && std::fwrite(bytes.data(), 1, bytes.size(), m_values) == bytes.size()
+                && std::fwrite(zeros, 1, pad, m_values) == pad;
+        } else {
+            m_owned.counterValues.push_back(std::move(bytes));
+        }
     }
 
     void buildPort(std::uint32_t p)
@@ -325,14 +336,18 @@ private:
     std::vector<std::vector<std::vector<double>>> m_cumBytes; // [time block][scope], see PortPlan::scope
     std::vector<TimeNs> m_skews;
     std::unordered_map<std::uint32_t, std::vector<const SimOutage*>> m_outagesByLink;
+    std::FILE* m_values; // null: values held in m_owned
+    bool m_written = true;
 };
 
 } // namespace
 
-void buildCounters(
-    const CounterInputs& in, JobSnapshot& snap, OwnedColumns& owned, std::vector<std::uint32_t>& seriesTimeBlock)
+bool buildCounters(const CounterInputs& in, JobSnapshot& snap, OwnedColumns& owned,
+    std::vector<std::uint32_t>& seriesTimeBlock, std::FILE* values)
 {
-    CounterBuilder(in, snap, owned, seriesTimeBlock).run();
+    CounterBuilder builder(in, snap, owned, seriesTimeBlock, values);
+    builder.run();
+    return builder.written();
 }
 
 } // namespace stallscope::sim

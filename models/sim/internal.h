@@ -8,6 +8,7 @@
 #include "sim/simulator.h"
 
 #include <cstdint>
+#include <cstdio>
 #include <vector>
 
 namespace stallscope::sim {
@@ -90,8 +91,10 @@ struct CounterInputs
     const std::vector<std::pair<std::uint32_t, LinkId>>& noisyLinks; // (fault index, link)
 };
 
-// Adds counter ports and series (with their columns in `owned`) and link events to `snap`.
-void buildCounters(
-    const CounterInputs& in, JobSnapshot& snap, OwnedColumns& owned, std::vector<std::uint32_t>& seriesTimeBlock);
+// Adds counter ports and series (with their columns in `owned`) and link events to `snap`. With `values`, each
+// series' values go to that file instead (in series order, padded to 8 bytes: bundle/writer.h's
+// writeCountersFile) and the series are left without them; false when a write to it failed.
+bool buildCounters(const CounterInputs& in, JobSnapshot& snap, OwnedColumns& owned,
+    std::vector<std::uint32_t>& seriesTimeBlock, std::FILE* values = nullptr);
 
 } // namespace stallscope::sim

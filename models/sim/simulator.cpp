@@ -5,6 +5,8 @@
 #include "sim/simulator.h"
 
 #include "bundle/reader.h"
+#include "bundle/writer.h"
+#include "core/atomic_file.h"
 #include "sim/internal.h"
 #include "sim/record_spill.h"
 
@@ -77,7 +79,7 @@ private:
     Result<SimResult, std::string> runFabricOnly();
     void makeHostSkews();
     std::vector<Segment> backgroundLoad() const;
-    void finishCounters(JobSnapshot& snap);
+    std::string finishCounters(JobSnapshot& snap);
     void planOutages();
     void applyDegradedLinks();
     LinkId faultLink(const FaultSpec& f) const
@@ -114,6 +116,7 @@ private:
         }
     }
     std::string finishSpill(JobSnapshot& snap);
+    std::string spillCounters(JobSnapshot& snap, const CounterInputs& inputs);
     TimeNs skew(std::uint32_t r) const { return m_skew[r / m_c.gpusPerHost]; }
     std::uint32_t ranksPerPod() const { return m_c.hostsPerPod() * m_c.gpusPerHost; }
     // Pod groups: the even collectives before a step's last run per pod; the rest (and all without) globally.
@@ -653,7 +656,9 @@ Result<SimResult, std::string> JobSim::run()
     if (auto err = finishSpill(snap); !err.empty()) {
         return err;
     }
-    finishCounters(snap);
+    if (auto err = finishCounters(snap); !err.empty()) {
+        return err;
+    }
     return std::move(m_result);
 }
 
@@ -683,15 +688,55 @@ void JobSim::makeHostSkews()
     }
 }
 
-void JobSim::finishCounters(JobSnapshot& snap)
+std::string JobSim::finishCounters(JobSnapshot& snap)
 {
     m_progress.report("Sampling counters", 0, 1);
     CounterInputs inputs { m_c, m_fabric, m_segments, m_podSegments, m_outages, m_skew, m_result.noisyLinks };
     std::vector<std::uint32_t> seriesTimeBlock;
-    buildCounters(inputs, snap, *m_owned, seriesTimeBlock);
-    attachOwnedColumns(snap, m_owned, seriesTimeBlock);
+    if (m_spillPolicy.dir.empty()) {
+        buildCounters(inputs, snap, *m_owned, seriesTimeBlock);
+        attachOwnedColumns(snap, m_owned, seriesTimeBlock);
+    } else if (auto err = spillCounters(snap, inputs); !err.empty()) {
+        return err;
+    }
     resolveJoins(snap); // as a loaded bundle would have them
     m_result.snapshot = m_snap;
+    return {};
+}
+
+// With a spill folder the counters' values go to a file as each series is made (4.6 GB at 131,072 ranks, never
+// held), counters.bin is written from it in the folder, and the snapshot's counters are that file, mapped.
+std::string JobSim::spillCounters(JobSnapshot& snap, const CounterInputs& inputs)
+{
+    const auto dir = std::filesystem::path(m_spillPolicy.dir);
+    const auto valuesPath = (dir / "counter-values.tmp").string();
+    const auto path = (dir / "counters.bin").string();
+    std::vector<std::uint32_t> seriesTimeBlock;
+    std::FILE* values = std::fopen(valuesPath.c_str(), "wb");
+    if (!values) {
+        return valuesPath + ": " + errnoText();
+    }
+    std::setvbuf(values, nullptr, _IOFBF, 1 << 20);
+    const bool written = buildCounters(inputs, snap, *m_owned, seriesTimeBlock, values);
+    const bool closed = std::fclose(values) == 0;
+    attachOwnedColumns(snap, m_owned, {}); // the records, when they were not spilled; no series
+    std::string err = written && closed ? std::string() : valuesPath + ": write failed (" + errnoText() + ")";
+    if (err.empty()) {
+        m_progress.report("Writing counters", 0, 1);
+        err = writeCountersFile(
+            path, snap.counterPorts, snap.counters, seriesTimeBlock, m_owned->counterTimes, valuesPath);
+    }
+    std::error_code ec;
+    std::filesystem::remove(valuesPath, ec);
+    std::vector<std::vector<TimeNs>>().swap(m_owned->counterTimes); // in the file now
+    if (!err.empty()) {
+        return err;
+    }
+    if (auto issue = attachCountersFile(path, snap)) {
+        return issue->format();
+    }
+    m_result.countersFile = path;
+    return {};
 }
 
 // Without a job of ours the fabric carries whatever the cluster runs: per hour, idle (one hour in five) or a
@@ -726,7 +771,9 @@ Result<SimResult, std::string> JobSim::runFabricOnly()
     applyDegradedLinks();
     m_result.outages = m_outages;
     m_segments = backgroundLoad();
-    finishCounters(snap);
+    if (auto err = finishCounters(snap); !err.empty()) {
+        return err;
+    }
     return std::move(m_result);
 }
 

@@ -65,11 +65,13 @@ struct SimResult
     std::vector<std::pair<std::uint32_t, LinkId>> noisyLinks; // (fault index, link) counting symbol errors
     double slowdown = 1.0; // data phases take this much longer: the slowest degraded link's rate deficit
     std::string collectivesFile; // with a RecordSpillPolicy::dir: the collectives.bin the snapshot's records map
+    std::string countersFile; // with a RecordSpillPolicy::dir: the counters.bin the snapshot's counters map
 };
 
-// Where the collective records go. Without a `dir`, all in memory. With one (a folder that exists), past
-// `memoryBytes` they are written to chunk files there (sim/record_spill.h), and the snapshot's collectives end as
-// `dir`/collectives.bin, mapped: SimResult::collectivesFile, for the bundle writer to move into the bundle.
+// Where the collective records and counter samples go. Without a `dir`, all in memory. With one (a folder that
+// exists), records past `memoryBytes` are written to chunk files there (sim/record_spill.h) and each counter
+// series' values to a file as it is made; the snapshot's collectives and counters end as `dir`/collectives.bin and
+// `dir`/counters.bin, mapped (SimResult::collectivesFile, countersFile), for the bundle writer to move in.
 struct RecordSpillPolicy
 {
     std::string dir;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The simulator's records spilled to chunk files past a memory budget (sim/record_spill.h): the same job as in
-// memory, record for record and byte for byte in the bundle, with the chunks gone afterwards.
+// The simulator's records spilled to chunk files past a memory budget (sim/record_spill.h) and its counters written
+// series by series: the same job as in memory, record for record and byte for byte in the bundle, with the scratch
+// files gone afterwards.
 #include "analysis/analysis.h"
 #include "bundle/reader.h"
 #include "bundle/writer.h"
@@ -61,12 +62,22 @@ TEST_CASE("records spilled in chunks past a small budget make the job the simula
     CHECK(held.stalls.size() == spilled.stalls.size());
     CHECK(analyze(*held.snapshot).incidents.size() == analyze(*spilled.snapshot).incidents.size());
 
-    // The bundle takes the spill's file as its collectives.bin (moved, not written again): the same bytes.
+    // The counters went to a file series by series: the same ports and series, their values the same.
+    CHECK(spilled.countersFile == tmp.str("spill/counters.bin"));
+    CHECK_FALSE(std::filesystem::exists(tmp.path() / "spill" / "counter-values.tmp"));
+    CHECK(sameCounterSeries(*held.snapshot, *spilled.snapshot));
+    for (std::size_t i = 0; i < held.snapshot->counterPorts.size(); ++i) {
+        REQUIRE(held.snapshot->counterPorts[i].node == spilled.snapshot->counterPorts[i].node); // joins resolved
+    }
+    // The bundle takes the spill's files as its collectives.bin and counters.bin (moved, not written again): the
+    // same bytes as written from memory.
     BundleWriteOptions moved;
     moved.collectivesFile = spilled.collectivesFile;
+    moved.countersFile = spilled.countersFile;
     REQUIRE(writeBundle(*held.snapshot, tmp.str("held")).empty());
     REQUIRE(writeBundle(*spilled.snapshot, tmp.str("spilled"), moved).empty());
     CHECK_FALSE(std::filesystem::exists(spilled.collectivesFile));
+    CHECK_FALSE(std::filesystem::exists(spilled.countersFile));
     for (const auto* name : { "collectives.bin", "counters.bin", "manifest.json", "topology.json" }) {
         INFO(name);
         CHECK(readFile(tmp.path() / "held" / name) == readFile(tmp.path() / "spilled" / name));
