@@ -5,6 +5,7 @@
 // Over 600 lines as one file: the fabric index, the scoring of each link and the recovery verdict are one
 // attribution pass over one index, and the scoring helpers are private to that pass.
 #include "analysis/internal.h"
+#include "core/parallel.h"
 
 #include "core/time_format.h"
 
@@ -66,19 +67,8 @@ FabricIndex::FabricIndex(const JobSnapshot& snap, Traffic traffic)
     const auto bins = static_cast<std::size_t>(
         std::min(kMostBins, std::max<TimeNs>(0, snap.job.span.end - snap.job.span.start) / kNsPerSec) + 1);
     m_fabricBytes.assign(traffic == Traffic::Skip ? 0 : bins, 0.0);
-    for (const auto& s : snap.counters) {
-        const auto& p = snap.counterPorts[s.port];
-        if (traffic == Traffic::Skip || s.kind != CounterKind::PortXmitData || !p.node
-            || snap.topology.node(*p.node).kind != NodeKind::Hca) {
-            continue;
-        }
-        for (std::size_t k = 1; k < s.size(); ++k) {
-            const auto b = (s.timesNs[k] - snap.job.span.start) / kNsPerSec;
-            if (b >= 0 && static_cast<std::size_t>(b) < bins) {
-                m_fabricBytes[static_cast<std::size_t>(b)]
-                    += 4.0 * double(counterDelta(s.value(k - 1), s.value(k), s.bits).increase);
-            }
-        }
+    if (traffic == Traffic::Sum) {
+        sumHostTraffic(bins);
     }
     const auto& topo = snap.topology;
     m_nodeRank.assign(topo.nodes().size(), -1);
@@ -102,27 +92,83 @@ FabricIndex::FabricIndex(const JobSnapshot& snap, Traffic traffic)
         maxTier = std::max(maxTier, n.tier);
     }
     for (std::uint8_t t = 2; t <= maxTier; ++t) {
-        for (const auto& l : topo.links()) {
-            const auto& na = topo.node(l.a.node);
-            const auto& nb = topo.node(l.b.node);
-            if (na.kind != NodeKind::Switch || nb.kind != NodeKind::Switch || std::max(na.tier, nb.tier) != t
-                || na.tier == nb.tier) {
-                continue;
+        unionBelow(t);
+    }
+}
+
+// Sums host ports' port_xmit_data deltas into 1 s bins, series split over the cores. Each bin holds a sum of whole
+// byte counts (4 × words), exact in a double below 2^53, so the parts' order of addition cannot change it.
+void FabricIndex::sumHostTraffic(std::size_t bins)
+{
+    const auto& snap = m_snap;
+    std::vector<std::vector<double>> parts(parallelPartCount());
+    parallelParts(
+        [&](unsigned part, unsigned count) {
+            auto& acc = parts[part];
+            acc.assign(bins, 0.0);
+            const auto [from, to] = partSlice(snap.counters.size(), part, count);
+            for (auto i = from; i < to; ++i) {
+                const auto& s = snap.counters[i];
+                const auto& p = snap.counterPorts[s.port];
+                if (s.kind != CounterKind::PortXmitData || !p.node
+                    || snap.topology.node(*p.node).kind != NodeKind::Hca) {
+                    continue;
+                }
+                for (std::size_t k = 1; k < s.size(); ++k) {
+                    const auto b = (s.timesNs[k] - snap.job.span.start) / kNsPerSec;
+                    if (b >= 0 && static_cast<std::size_t>(b) < bins) {
+                        acc[static_cast<std::size_t>(b)]
+                            += 4.0 * double(counterDelta(s.value(k - 1), s.value(k), s.bits).increase);
+                    }
+                }
             }
-            const auto lower = na.tier < nb.tier ? l.a.node : l.b.node;
-            const auto upper = na.tier < nb.tier ? l.b.node : l.a.node;
-            auto& dst = m_switchRanks[index(upper)];
-            const auto& src = m_switchRanks[index(lower)];
-            dst.insert(dst.end(), src.begin(), src.end());
-        }
-        for (std::uint32_t i = 0; i < topo.nodes().size(); ++i) {
-            if (topo.nodes()[i].tier == t) {
-                auto& v = m_switchRanks[i];
-                std::sort(v.begin(), v.end());
-                v.erase(std::unique(v.begin(), v.end()), v.end());
-            }
+        },
+        static_cast<unsigned>(parts.size()));
+    for (const auto& acc : parts) {
+        for (std::size_t b = 0; b < bins; ++b) {
+            m_fabricBytes[b] += acc[b];
         }
     }
+}
+
+// The ranks below each switch of tier `t`: the union of those below its lower-tier neighbours, which are complete.
+// A core's union is the whole job, gathered from every spine of every pod (each pod's ranks once per spine), so
+// the switches of the tier are split over the cores.
+void FabricIndex::unionBelow(std::uint8_t t)
+{
+    const auto& topo = m_snap.topology;
+    std::vector<std::vector<std::uint32_t>> lowerOf(topo.nodes().size()); // upper switch → lower switches
+    for (const auto& l : topo.links()) {
+        const auto& na = topo.node(l.a.node);
+        const auto& nb = topo.node(l.b.node);
+        if (na.kind != NodeKind::Switch || nb.kind != NodeKind::Switch || std::max(na.tier, nb.tier) != t
+            || na.tier == nb.tier) {
+            continue;
+        }
+        const auto lower = na.tier < nb.tier ? l.a.node : l.b.node;
+        const auto upper = na.tier < nb.tier ? l.b.node : l.a.node;
+        lowerOf[index(upper)].push_back(static_cast<std::uint32_t>(index(lower)));
+    }
+    std::vector<std::uint32_t> uppers;
+    for (std::uint32_t i = 0; i < lowerOf.size(); ++i) {
+        if (!lowerOf[i].empty()) {
+            uppers.push_back(i);
+        }
+    }
+    parallelParts([&](unsigned part, unsigned count) { // writes only its uppers' sets; reads tier t-1's
+        const auto [from, to] = partSlice(uppers.size(), part, count);
+        for (auto k = from; k < to; ++k) {
+            auto& lows = lowerOf[uppers[k]];
+            std::sort(lows.begin(), lows.end()); // parallel links to one lower switch add its ranks once
+            lows.erase(std::unique(lows.begin(), lows.end()), lows.end());
+            auto& dst = m_switchRanks[uppers[k]];
+            for (const auto low : lows) {
+                dst.insert(dst.end(), m_switchRanks[low].begin(), m_switchRanks[low].end());
+            }
+            std::sort(dst.begin(), dst.end());
+            dst.erase(std::unique(dst.begin(), dst.end()), dst.end());
+        }
+    });
 }
 
 // Per switch, how many of the group's ranks are below it. Computed once per group (the analysis asks for
@@ -569,16 +615,30 @@ void attributeToFabric(const FabricIndex& fx, Incident& inc)
     // Ranks not placed on the fabric (no rank logs, no mapping file): which links the job uses is unknown, so
     // every link is a candidate, named only on its own hard evidence and one confidence step lower.
     const bool placementKnown = fx.placedFraction(group) >= 0.5;
-    std::vector<Scoring> scored;
+    std::vector<LinkId> candidates; // on this thread: crosses() fills the index's per-group cache
     for (std::uint32_t i = 0; i < snap.topology.links().size(); ++i) {
         const auto id = static_cast<LinkId>(i);
-        if (placementKnown && !fx.crosses(id, group)) {
-            continue;
+        if (!placementKnown || fx.crosses(id, group)) {
+            candidates.push_back(id);
         }
-        auto sc = scoreLink(fx, id, inc);
-        if (sc.verdict.score > 0) {
-            scored.push_back(std::move(sc));
-        }
+    }
+    // Scoring reads each candidate's counters (132,096 links at 131,072 ranks): slices of the candidates over the
+    // cores, joined in link order so that the stable sort below ranks ties as one pass would.
+    std::vector<std::vector<Scoring>> parts(parallelPartCount());
+    parallelParts(
+        [&](unsigned part, unsigned count) {
+            const auto [from, to] = partSlice(candidates.size(), part, count);
+            for (auto k = from; k < to; ++k) {
+                auto sc = scoreLink(fx, candidates[k], inc);
+                if (sc.verdict.score > 0) {
+                    parts[part].push_back(std::move(sc));
+                }
+            }
+        },
+        static_cast<unsigned>(parts.size()));
+    std::vector<Scoring> scored;
+    for (auto& p : parts) {
+        scored.insert(scored.end(), std::make_move_iterator(p.begin()), std::make_move_iterator(p.end()));
     }
     std::stable_sort(scored.begin(), scored.end(), [](const Scoring& a, const Scoring& b) {
         return a.hard != b.hard ? a.hard : a.verdict.score > b.verdict.score;

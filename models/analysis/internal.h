@@ -62,6 +62,8 @@ private:
     std::unordered_map<std::uint64_t, std::vector<const LinkEvent*>> m_events;
     std::vector<std::int32_t> m_nodeRank; // HCA node → a rank on it (-1 none)
     const std::vector<std::uint32_t>& ranksBelow(const ProcessGroup& group) const;
+    void sumHostTraffic(std::size_t bins);
+    void unionBelow(std::uint8_t tier);
     std::vector<std::vector<std::uint32_t>> m_switchRanks; // switch node → ranks below it (sorted)
     // Per group: per node, the group's ranks below it. Analysis thread only (not shared across threads).
     mutable std::unordered_map<const ProcessGroup*, std::vector<std::uint32_t>> m_groupBelow;
