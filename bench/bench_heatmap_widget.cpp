@@ -94,10 +94,12 @@ void firstFrame(const SnapshotPtr& snap, const std::string& dir, double loadS)
         kept->rasterize(whole, 1024, order, cells, true);
         coarseS = double(t.nsecsElapsed()) / 1e9;
     }
-    std::printf("load %.2f s; level 0 built from the records %.2f s, %s %.2f s; first raster %.3f s (coarse from "
-                "the levels %.3f s); open -> first frame %.2f s (built: %.2f s)\n",
+    std::printf(
+        "load %.2f s; level 0 built from the records %.2f s, %s %.2f s (%zu tiers of rank blocks); first "
+        "raster %.3f s (coarse from the levels %.3f s); open -> first frame %.2f s after the load, %.2f s in all "
+        "(levels built: %.2f s in all)\n",
         loadS, buildS, kept->levelsFromFile() ? "read from rank_levels.bin" : "built again (no usable file)", keptS,
-        rasterS, coarseS, loadS + keptS + coarseS, loadS + buildS + coarseS);
+        kept->rankBlockTiers(), rasterS, coarseS, keptS + coarseS, loadS + keptS + coarseS, loadS + buildS + coarseS);
 }
 
 } // namespace

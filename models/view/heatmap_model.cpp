@@ -112,6 +112,7 @@ void HeatmapModel::addCoarserLevels(Levels& levels, std::uint32_t ranks)
         levels.bucketsAt.push_back(next);
         levels.cells.push_back(std::move(level));
     }
+    levels.blocks = foldRankBlocks(levels.bucketsAt, levels.cells, ranks);
 }
 
 TimeNs HeatmapModel::baseBucketFor(TimeNs span, std::size_t ranks)
@@ -421,6 +422,11 @@ std::uint64_t HeatmapModel::memoryBytes() const
         for (const auto& l : levels ? levels->cells : std::vector<std::vector<LevelCell>> {}) {
             bytes += l.capacity() * sizeof(LevelCell);
         }
+        for (const auto& tier : levels ? levels->blocks : std::vector<RankBlockTier> {}) {
+            for (std::size_t i = 0; i < tier.cells.size(); ++i) {
+                bytes += tier.cells[i].capacity() * sizeof(LevelCell) + tier.insideMax[i].capacity();
+            }
+        }
     }
     return bytes;
 }
@@ -600,33 +606,9 @@ void HeatmapModel::rasterizeRank(const TimeAxisMapping& map, const FramePlan& pl
         return;
     }
     const auto n = m_levels->bucketsAt[plan.level];
-    const LevelCell* row = m_levels->cells[plan.level].data() + std::size_t(rank) * n;
-    for (std::size_t x = 0; x < W; ++x) {
-        const auto i0 = plan.first[x];
-        const auto i1 = plan.last[x];
-        if (i1 <= i0) {
-            out[x] = {};
-            continue;
-        }
-        unsigned inside = 0;
-        HeatCell c {};
-        for (auto i = i0; i < i1; ++i) {
-            inside += row[i].inside;
-            c.failed = std::max(c.failed, row[i].failed);
-            c.present = std::max(c.present, row[i].present);
-        }
-        c.inside = static_cast<std::uint8_t>(inside / (i1 - i0));
-        if (m_lateLevels) {
-            const LevelCell* lrow = m_lateLevels->cells[plan.level].data() + std::size_t(rank) * n;
-            for (auto i = i0; i < i1; ++i) {
-                c.late = std::max(c.late, lrow[i].late);
-            }
-        }
-        // Inside a collective during a job-wide stall. Folded: a stall touching the column shows even when
-        // the averaged inside share is small, because any inside time there overlaps it.
-        c.stalled = std::min<std::uint8_t>(std::max<std::uint8_t>(c.inside, inside > 0 ? 1 : 0), plan.stallShare[x]);
-        out[x] = c;
-    }
+    const auto at = std::size_t(rank) * n;
+    foldLevelColumns(plan, m_levels->cells[plan.level].data() + at, nullptr,
+        m_lateLevels ? m_lateLevels->cells[plan.level].data() + at : nullptr, W, out);
     applyGroupStalls(plan, rank, out);
     markUnrecorded(map, rank, W, out);
 }
@@ -656,10 +638,12 @@ void HeatmapModel::rasterize(const TimeAxisMapping& map, int heightPx, const std
         return;
     }
     const FramePlan framePlan = plan(map, coarse);
+    const BlockPlan blocks = blockPlan(framePlan, order);
     // Pixel rows are independent: split them over the cores. Pixel row y shows ranks [r0, r1) of `order`
     // (several ranks per row when ranks outnumber pixels: stalled/failed max, inside averaged; unrecorded max,
     // so a row is never drawn computing while a rank in it is unknown, and the palette still draws a stall,
-    // hold or failure of its recorded ranks over it).
+    // hold or failure of its recorded ranks over it). From the levels, whole rank blocks inside the row are read
+    // as one (heatmap_blocks.h) and the ranks at its ends one by one.
     auto work = [&](std::size_t yBegin, std::size_t yEnd) {
         std::vector<float> scratch;
         std::vector<HeatCell> rankRow(W);
@@ -674,10 +658,18 @@ void HeatmapModel::rasterize(const TimeAxisMapping& map, int heightPx, const std
                 continue;
             }
             std::fill(insideSum.begin(), insideSum.end(), 0u);
-            for (std::size_t r = r0; r < r1; ++r) {
-                rasterizeRank(map, framePlan, order[r], scratch, rankRow.data());
+            for (std::size_t r = r0; r < r1;) {
+                unsigned weight = 1; // ranks the part drawn into rankRow stands for
+                if (const int tier = blocks.any() ? blockAt(blocks, r, r1) : -1; tier >= 0) {
+                    const auto size = m_levels->blocks[std::size_t(tier)].ranks;
+                    weight = static_cast<unsigned>(std::min<std::size_t>(size, R - r));
+                    rasterizeBlock(framePlan, blocks, tier, r / size, W, rankRow.data());
+                } else {
+                    rasterizeRank(map, framePlan, order[r], scratch, rankRow.data());
+                }
+                r += weight;
                 for (std::size_t x = 0; x < W; ++x) {
-                    insideSum[x] += rankRow[x].inside;
+                    insideSum[x] += rankRow[x].inside * weight;
                     dst[x].stalled = std::max(dst[x].stalled, rankRow[x].stalled);
                     dst[x].failed = std::max(dst[x].failed, rankRow[x].failed);
                     dst[x].present = std::max(dst[x].present, rankRow[x].present);
@@ -702,6 +694,124 @@ void HeatmapModel::rasterize(const TimeAxisMapping& map, int heightPx, const std
             work(from, to);
         },
         H < 64 ? 1u : parallelPartCount());
+}
+
+HeatmapModel::BlockPlan HeatmapModel::blockPlan(const FramePlan& plan, const std::vector<std::uint32_t>& order) const
+{
+    BlockPlan bp;
+    const auto& tiers = m_levels->blocks;
+    const std::size_t R = order.size();
+    if (plan.fromRecords || tiers.empty() || R != rows()) {
+        return bp;
+    }
+    for (std::size_t i = 0; i < R; ++i) {
+        if (order[i] != i) {
+            return bp; // another order: blocks of consecutive ranks are not pixel rows' parts
+        }
+    }
+    // Per rank: 1 when the levels say all of it (no unknown stretch marked per raster), and its group membership.
+    std::vector<std::uint8_t> plain(R, 1);
+    if (m_logRows) {
+        for (std::size_t r = 0; r < R && r < m_logRows->size(); ++r) {
+            plain[r] = !(*m_logRows)[r].unrecorded && (*m_logRows)[r].recordsEnd == kNoTime;
+        }
+    }
+    // A tier's flags from the ranks' (tier 0) or the tier below's: 2 = mixed.
+    const auto foldFlags = [&](const std::vector<std::uint8_t>& below, std::size_t tier, bool all) {
+        const std::size_t per = tier == 0 ? tiers[0].ranks : kRankBlockFactor;
+        std::vector<std::uint8_t> flags(tiers[tier].blockCount);
+        for (std::size_t b = 0; b < flags.size(); ++b) {
+            const std::size_t first = b * per;
+            const std::size_t last = std::min(below.size(), first + per);
+            std::uint8_t f = below[first];
+            for (std::size_t k = first + 1; k < last; ++k) {
+                f = all ? std::uint8_t(f && below[k]) : below[k] == f ? f : 2;
+            }
+            flags[b] = f;
+        }
+        return flags;
+    };
+    bp.usable.resize(tiers.size());
+    for (std::size_t t = 0; t < tiers.size(); ++t) {
+        bp.usable[t] = foldFlags(t == 0 ? plain : bp.usable[t - 1], t, true);
+    }
+    for (const auto& g : plan.groupStalls) {
+        std::vector<std::uint8_t> in(R, 0);
+        for (std::size_t r = 0; r < R && r < g.members->size(); ++r) {
+            in[r] = (*g.members)[r];
+        }
+        auto& member = bp.member.emplace_back(tiers.size());
+        for (std::size_t t = 0; t < tiers.size(); ++t) {
+            member[t] = foldFlags(t == 0 ? in : member[t - 1], t, false);
+            for (std::size_t b = 0; b < member[t].size(); ++b) {
+                bp.usable[t][b] = bp.usable[t][b] && member[t][b] != 2;
+            }
+        }
+    }
+    return bp;
+}
+
+int HeatmapModel::blockAt(const BlockPlan& blocks, std::size_t rank, std::size_t end) const
+{
+    const auto& tiers = m_levels->blocks;
+    const std::size_t R = rows();
+    for (int t = int(tiers.size()) - 1; t >= 0; --t) {
+        const std::size_t size = tiers[std::size_t(t)].ranks;
+        if (rank % size == 0 && rank + std::min(size, R - rank) <= end && blocks.usable[std::size_t(t)][rank / size]) {
+            return t;
+        }
+    }
+    return -1;
+}
+
+void HeatmapModel::foldLevelColumns(const FramePlan& plan, const LevelCell* row, const std::uint8_t* most,
+    const LevelCell* lateRow, std::size_t width, HeatCell* out)
+{
+    for (std::size_t x = 0; x < width; ++x) {
+        const auto i0 = plan.first[x];
+        const auto i1 = plan.last[x];
+        if (i1 <= i0) {
+            out[x] = {};
+            continue;
+        }
+        unsigned inside = 0;
+        unsigned busiest = 0; // a block's: the sum over buckets of its largest rank's share (bounds that rank's)
+        HeatCell c {};
+        for (auto i = i0; i < i1; ++i) {
+            inside += row[i].inside;
+            busiest += most ? most[i] : row[i].inside;
+            c.failed = std::max(c.failed, row[i].failed);
+            c.present = std::max(c.present, row[i].present);
+            c.late = lateRow ? std::max(c.late, lateRow[i].late) : c.late;
+        }
+        c.inside = static_cast<std::uint8_t>(inside / (i1 - i0));
+        // Inside a collective during a job-wide stall. Folded: a stall touching the column shows even when
+        // the averaged inside share is small, because any inside time there overlaps it. For a block, its busiest
+        // rank's share: a rank of it inside a collective during a stall shows it (exactly as rank by rank in a
+        // column of one bucket; at most one step more where a column spans two).
+        const auto share = static_cast<std::uint8_t>(busiest / (i1 - i0));
+        c.stalled = std::min<std::uint8_t>(std::max<std::uint8_t>(share, busiest > 0 ? 1 : 0), plan.stallShare[x]);
+        out[x] = c;
+    }
+}
+
+void HeatmapModel::rasterizeBlock(
+    const FramePlan& plan, const BlockPlan& blocks, int tier, std::size_t block, std::size_t width, HeatCell* out) const
+{
+    const auto t = static_cast<std::size_t>(tier);
+    const auto n = m_levels->bucketsAt[plan.level];
+    const auto& bt = m_levels->blocks[t];
+    foldLevelColumns(plan, bt.cells[plan.level].data() + block * n, bt.insideMax[plan.level].data() + block * n,
+        m_lateLevels ? m_lateLevels->blocks[t].cells[plan.level].data() + block * n : nullptr, width, out);
+    for (std::size_t g = 0; g < plan.groupStalls.size(); ++g) {
+        if (blocks.member[g][t][block]) {
+            continue; // the block's ranks are all in the group that stalled (usable: never mixed)
+        }
+        for (std::size_t x = plan.groupStalls[g].x0; x < plan.groupStalls[g].x1; ++x) {
+            out[x].held = std::max(out[x].held, out[x].stalled);
+            out[x].stalled = 0;
+        }
+    }
 }
 
 HeatCell HeatmapModel::cellAt(const TimeAxisMapping& map, std::uint32_t rank, int x) const

@@ -16,6 +16,8 @@
 #include "analysis/analysis.h"
 #include "core/job_snapshot.h"
 #include "core/progress.h"
+#include "view/heatmap_blocks.h"
+#include "view/level_cell.h"
 #include "view/time_axis_mapping.h"
 
 #include <algorithm>
@@ -41,16 +43,6 @@ struct HeatCell
     // it did here is unknown. The other shares stay 0 for it, except `failed` from its log's first error.
     std::uint8_t unrecorded = 0;
 };
-
-// A stored pyramid cell: 4 bytes (the stall share is an overlay applied per column at rasterization).
-struct LevelCell
-{
-    std::uint8_t inside = 0;
-    std::uint8_t late = 0; // lateness levels only
-    std::uint8_t failed = 0;
-    std::uint8_t present = 0;
-};
-static_assert(sizeof(LevelCell) == 4);
 
 // Lateness in ns → the cell's log-scale byte (1 ms ≈ 26, 10 ms ≈ 89, 100 ms ≈ 171, 1 s = 255).
 std::uint8_t quantizeLateness(TimeNs latenessNs);
@@ -147,6 +139,8 @@ public:
     static TimeNs baseBucketFor(TimeNs span, std::size_t ranks);
     int levels() const { return static_cast<int>(m_levels->cells.size()); }
     std::size_t baseBuckets() const { return m_levels->bucketsAt.empty() ? 0 : m_levels->bucketsAt[0]; }
+    // Tiers of rank blocks the levels carry (heatmap_blocks.h): 0 below kRankBlocksFrom ranks.
+    std::size_t rankBlockTiers() const { return m_levels->blocks.size(); }
     std::uint64_t memoryBytes() const;
 
 private:
@@ -195,7 +189,26 @@ private:
     {
         std::vector<std::size_t> bucketsAt; // buckets per rank at each level
         std::vector<std::vector<LevelCell>> cells; // [level][rank * bucketsAt + i]
+        std::vector<RankBlockTier> blocks; // the cells folded across ranks (none below kRankBlocksFrom ranks)
     };
+    // Which rank blocks a frame may draw whole (rank order, every rank shown): a block whose ranks the logs add to
+    // (unknown rows) or that a group stall splits into members and others is drawn rank by rank.
+    struct BlockPlan
+    {
+        std::vector<std::vector<std::uint8_t>> usable; // [tier][block]
+        std::vector<std::vector<std::vector<std::uint8_t>>> member; // [group stall of the plan][tier][block]
+        bool any() const { return !usable.empty(); }
+    };
+    BlockPlan blockPlan(const FramePlan& plan, const std::vector<std::uint32_t>& order) const;
+    // The largest tier whose block starts at `rank` and ends by `end`, -1 for none.
+    int blockAt(const BlockPlan& blocks, std::size_t rank, std::size_t end) const;
+    // Pixel columns from one row of a level (a rank's, or a block's with `most`, its largest inside share of one
+    // rank per bucket); `lateRow` the same row of the lateness levels, or null.
+    static void foldLevelColumns(const FramePlan& plan, const LevelCell* row, const std::uint8_t* most,
+        const LevelCell* lateRow, std::size_t width, HeatCell* out);
+    // One block's pixel columns, as rasterizeRank draws one rank's (inside: the block's mean).
+    void rasterizeBlock(const FramePlan& plan, const BlockPlan& blocks, int tier, std::size_t block, std::size_t width,
+        HeatCell* out) const;
     SnapshotPtr m_snap;
     std::vector<TimeRange> m_stalls; // sorted by start
     // Per stall (aligned with m_stalls): the ranks of the group that stalled; null when every rank is in it.

@@ -282,3 +282,68 @@ TEST_CASE("ranks known only from their logs are unknown where present, ranks wit
         CHECK(std::none_of(cells.begin(), cells.end(), [](const HeatCell& c) { return c.unrecorded > 0; }));
     }
 }
+
+TEST_CASE("a frame from rank blocks draws what the same frame drawn rank by rank draws", "[heatmap]")
+{
+    // 4,096 ranks in four pods with a shard group each: a flap under pod 2 stalls its group, the others are held.
+    auto config = tinyConfig();
+    config.hosts = 512;
+    config.pods = 4;
+    config.spines = 2;
+    config.cores = 2;
+    config.podGroups = true;
+    config.bucketBytes = 2ULL << 30;
+    config.durationNs = 180 * kNsPerSec;
+    config.faults = { parseFaultSpec("flap:leaf-spine:pod=2:leaf=5:spine=1:at=70500ms:for=2s:ar=on").value() };
+    const auto sim = simulateOrFail(config);
+    auto analysis = analyze(*sim.snapshot);
+    REQUIRE(!analysis.incidents.empty());
+    // Drawn as a stall of one pod's shard group (what the analysis says when a pod's own collective hangs): the other
+    // pods' ranks are held. A pod is 1,024 ranks, so blocks never straddle members and others.
+    auto& inc = analysis.incidents[0];
+    const auto& groups = sim.snapshot->groups;
+    const auto pod
+        = std::find_if(groups.begin(), groups.end(), [](const ProcessGroup& g) { return g.ranks.size() == 1024; });
+    REQUIRE(pod != groups.end());
+    inc.group = static_cast<std::uint16_t>(pod - groups.begin());
+    inc.heldRanks = 3072;
+    NullProgress none;
+    const auto model = HeatmapModel::build(sim.snapshot, {}, none)->withStalls(analysis)->withLateness(analysis);
+    REQUIRE(model->rows() == 4096);
+    REQUIRE(model->rankBlockTiers() == 1); // blocks of 8 ranks (at most 1/256 of the job)
+    REQUIRE(model->hasGroupStalls());
+
+    // Rank order draws whole blocks; the same order with two ranks of the first pixel row swapped draws every rank
+    // one by one, and folds the same ranks into each row (a row's fold does not depend on its ranks' order).
+    std::vector<std::uint32_t> order(model->rows());
+    std::iota(order.begin(), order.end(), 0u);
+    auto byRank = order;
+    std::swap(byRank[0], byRank[1]);
+    const auto& span = sim.snapshot->job.span;
+    for (const int h : { 64, 100, 512 }) {
+        for (const TimeRange win : { span, TimeRange { span.start + 60 * kNsPerSec, span.start + 90 * kNsPerSec } }) {
+            const TimeAxisMapping map { win, 300 };
+            std::vector<HeatCell> blocks, ranks;
+            model->rasterize(map, h, order, blocks, true);
+            model->rasterize(map, h, byRank, ranks, true);
+            REQUIRE(blocks.size() == ranks.size());
+            std::size_t insideOff = 0, otherOff = 0, stalledBelow = 0, stalledAt = 0, held = 0;
+            for (std::size_t i = 0; i < blocks.size(); ++i) {
+                const auto& a = blocks[i];
+                const auto& b = ranks[i];
+                insideOff += std::abs(int(a.inside) - int(b.inside)) > 2; // a block's mean is rounded once
+                otherOff += a.failed != b.failed || a.present != b.present || a.late != b.late
+                    || a.unrecorded != b.unrecorded || (a.held > 0) != (b.held > 0);
+                stalledBelow += a.stalled < b.stalled; // the busiest rank of a block, bounded from above
+                stalledAt += (a.stalled > 0) != (b.stalled > 0);
+                held += b.held > 0;
+            }
+            INFO(h << " rows, window " << win.start << ".." << win.end);
+            CHECK(insideOff == 0);
+            CHECK(otherOff == 0);
+            CHECK(stalledBelow == 0);
+            CHECK(stalledAt == 0);
+            CHECK(held > 0);
+        }
+    }
+}
