@@ -34,6 +34,29 @@ OpenedJob openPath(const std::string& path, SharedProgress& progress, const Stag
 
 namespace {
 
+// What the window's second stage adds, as it comes (openWith).
+struct LevelsStage
+{
+    std::shared_ptr<const LinkStates> linkStates;
+    std::shared_ptr<const HeatmapModel> heatmap;
+    std::shared_ptr<const LinkHeatmapModel> linkHeatmap;
+};
+
+// Sees the load's cancel, reports nothing: for work beside the one that reports (the analysis).
+class CancelOf final : public Progress
+{
+public:
+    explicit CancelOf(const Progress& of)
+        : m_of(of)
+    {
+    }
+    void report(std::string_view, std::uint64_t, std::uint64_t) override { }
+    bool cancelled() const override { return m_of.cancelled(); }
+
+private:
+    const Progress& m_of;
+};
+
 // The headless open: analysis only; the images rasterize from the records.
 OpenedJob finishForImages(OpenedJob out, SharedProgress& progress)
 {
@@ -75,7 +98,12 @@ OpenedJob openWith(
     if (use == OpenFor::Images) {
         return finishForImages(std::move(out), progress);
     }
-    out.linkStates = std::make_shared<const LinkStates>(out.snapshot, progress);
+    // Fabric data's main view is the links: their states come before anything is shown. A job's is the ranks: its
+    // first frame does not wait for the states of every link (seconds at 132,096 links), which follow it.
+    const bool fabricOnly = out.snapshot->job.worldSize == 0;
+    if (fabricOnly) {
+        out.linkStates = std::make_shared<const LinkStates>(out.snapshot, progress);
+    }
     if (progress.cancelled()) {
         out.error = "cancelled";
         return out;
@@ -85,30 +113,33 @@ OpenedJob openWith(
     }
     // The heatmap levels do not depend on the analysis (stall windows are an overlay): build them on the
     // second core while the analysis runs on this one. The main view's come first and are shown at once (a job's
-    // ranks; fabric data's links), the other view's when ready.
-    auto levels = std::async(std::launch::async, [partial = out, &onStage] {
+    // ranks; fabric data's links), then a job's link states, then the other view's levels.
+    auto levels = std::async(std::launch::async, [partial = out, &onStage, &progress, fabricOnly] {
         NullProgress quiet; // the analysis reports progress meanwhile; this takes about as long
-        std::shared_ptr<const HeatmapModel> model;
-        std::shared_ptr<const LinkHeatmapModel> links;
+        LevelsStage stage { partial.linkStates, nullptr, nullptr };
         auto show = [&] {
             if (onStage) {
                 auto stage2 = partial;
-                stage2.heatmap = model;
-                stage2.linkHeatmap = links;
+                stage2.heatmap = stage.heatmap;
+                stage2.linkHeatmap = stage.linkHeatmap;
+                stage2.linkStates = stage.linkStates;
                 onStage(stage2); // stage 2: the heatmaps, before the analysis has named any stall
             }
         };
-        if (partial.snapshot->job.worldSize == 0) {
-            links = LinkHeatmapModel::loadOrBuild(partial.snapshot, partial.path, quiet);
-            model = HeatmapModel::build(partial.snapshot, {}, quiet);
+        if (fabricOnly) {
+            stage.linkHeatmap = LinkHeatmapModel::loadOrBuild(partial.snapshot, partial.path, quiet);
+            stage.heatmap = HeatmapModel::build(partial.snapshot, {}, quiet);
             show();
         } else {
-            model = HeatmapModel::loadOrBuild(partial.snapshot, partial.path, quiet);
+            stage.heatmap = HeatmapModel::loadOrBuild(partial.snapshot, partial.path, quiet);
             show();
-            links = LinkHeatmapModel::loadOrBuild(partial.snapshot, partial.path, quiet);
+            CancelOf cancel(progress); // cancelled, the links not reached read as normal: the load ends anyway
+            stage.linkStates = std::make_shared<const LinkStates>(partial.snapshot, cancel);
+            show();
+            stage.linkHeatmap = LinkHeatmapModel::loadOrBuild(partial.snapshot, partial.path, quiet);
             show();
         }
-        return std::pair { model, links };
+        return stage;
     });
     progress.report("Analysing", 0, 1);
     out.analysis = std::make_shared<AnalysisResult>(analyze(*out.snapshot, AnalysisOptions {}, progress));
@@ -117,9 +148,10 @@ OpenedJob openWith(
     noteJobStalls(review, *out.analysis);
     out.fabricReview = std::make_shared<FabricReview>(std::move(review));
     progress.report("Building heatmap levels", 0, 1);
-    auto [rankLevels, linkLevels] = levels.get();
-    out.heatmap = rankLevels->withStalls(*out.analysis);
-    out.linkHeatmap = linkLevels;
+    const auto stage = levels.get();
+    out.heatmap = stage.heatmap->withStalls(*out.analysis);
+    out.linkHeatmap = stage.linkHeatmap;
+    out.linkStates = stage.linkStates;
     if (progress.cancelled()) {
         out.error = "cancelled";
     }

@@ -93,7 +93,7 @@ void JobPresenter::showStage(std::shared_ptr<OpenedJob> partial)
             m_views.incidents->setAnalysis(nullptr, nullptr);
             m_views.flaps->setReview(nullptr, nullptr);
         }
-        showSnapshot(*partial); // stage 1: metadata, topology, counters
+        showSnapshot(*partial, true); // stage 1: metadata, topology, counters; a job's link states follow
         m_views.heatmap->setModel(nullptr, nullptr);
         m_views.linkHeatmap->setModel(nullptr);
         emit statusMessage(
@@ -101,7 +101,11 @@ void JobPresenter::showStage(std::shared_ptr<OpenedJob> partial)
         emit stageShown();
         return;
     }
-    // Stage 2, once or twice: the main view's levels, then the other view's; stalls not yet marked.
+    // Stage 2, two or three times: the main view's levels, a job's link states, the other view's levels; stalls not
+    // yet marked.
+    if (partial->linkStates && m_views.topology->linkStates() != partial->linkStates.get()) {
+        m_views.topology->setLinkStates(partial->linkStates);
+    }
     if (m_views.heatmap->model() != partial->heatmap.get()) {
         m_views.heatmap->setModel(partial->heatmap, nullptr);
     }
@@ -190,7 +194,7 @@ void JobPresenter::clear()
     emit cleared();
 }
 
-void JobPresenter::showSnapshot(const OpenedJob& opened)
+void JobPresenter::showSnapshot(const OpenedJob& opened, bool statesToCome)
 {
     showViews(true);
     auto* state = m_views.state;
@@ -215,7 +219,7 @@ void JobPresenter::showSnapshot(const OpenedJob& opened)
     const auto analysis = m_analysisHidden ? nullptr : opened.analysis; // stage 1 has none yet anyway
     m_views.counters->setStalls(analysis ? stallWindows(*analysis) : std::vector<TimeRange> {});
     m_views.counters->setSnapshot(opened.snapshot);
-    m_views.topology->setData(opened.snapshot, analysis, opened.linkStates);
+    m_views.topology->setData(opened.snapshot, analysis, opened.linkStates, statesToCome);
     showHosts(opened.snapshot);
     m_views.linkList->setSnapshot(opened.snapshot, analysis, m_analysisHidden ? nullptr : opened.fabricReview);
     m_views.summary->setSummary(summarize(opened.path, opened.loaded));

@@ -98,7 +98,8 @@ signals:
     void restored(const QString& sessionPath); // the previous job is back, from this session (or none)
 
 private:
-    void showSnapshot(const OpenedJob& opened);
+    // `statesToCome`: the first stage of a load, the link states not built yet (they come with stage 2).
+    void showSnapshot(const OpenedJob& opened, bool statesToCome = false);
     void showJobDeath(const OpenedJob& opened);
     void showHosts(const std::shared_ptr<const JobSnapshot>& snap);
     void showViews(bool on);

@@ -21,6 +21,7 @@
 
 #include <filesystem>
 #include <map>
+#include <mutex>
 #include <set>
 #include <sstream>
 
@@ -918,4 +919,56 @@ TEST_CASE("render of a folder where few ranks have records draws their rows unle
     const auto bad = runBinary({ "render", dir, "--incident", "1", "--rows", "some", "--out", tmp.str("x.png") });
     CHECK(bad.code == 2);
     CHECK_THAT(bad.err, Catch::Contains("--rows: expected all or recorded"));
+}
+
+TEST_CASE("opening for the window: a job's heatmap comes before its link states, fabric data's states come first",
+    "[cli][open]")
+{
+    test::TempDir out;
+    struct Seen
+    {
+        bool heatmap = false, states = false, linkHeatmap = false;
+    };
+    const auto stagesOf = [](const std::string& dir, OpenedJob& opened) {
+        std::mutex mutex; // stage 1 comes from the loading thread, the others from the levels' thread
+        std::vector<Seen> seen;
+        SharedProgress progress;
+        opened = openPath(dir, progress, [&](const OpenedJob& partial) {
+            std::lock_guard lock(mutex);
+            seen.push_back(
+                { partial.heatmap != nullptr, partial.linkStates != nullptr, partial.linkHeatmap != nullptr });
+        });
+        return seen;
+    };
+    SECTION("a job: the first frame does not wait for every link's state")
+    {
+        const auto sim = simulateOrFail(tinyConfig());
+        const auto dir = out.str("job");
+        REQUIRE(writeSimulatedBundle(tinyConfig(), sim, dir).error.empty());
+        OpenedJob opened;
+        const auto seen = stagesOf(dir, opened);
+        REQUIRE(opened.error.empty());
+        REQUIRE(seen.size() == 4);
+        CHECK((!seen[0].heatmap && !seen[0].states)); // stage 1: the snapshot alone
+        CHECK((seen[1].heatmap && !seen[1].states)); // the rank heatmap, the states still being read
+        CHECK((seen[2].heatmap && seen[2].states && !seen[2].linkHeatmap));
+        CHECK((seen[3].heatmap && seen[3].states && seen[3].linkHeatmap));
+        REQUIRE(opened.linkStates); // and the opened job has them
+        CHECK(opened.linkStates->linkCount() == opened.snapshot->topology.links().size());
+    }
+    SECTION("fabric data: its main view is the links, drawn with their states from the first stage")
+    {
+        auto config = tinyConfig();
+        config.fabricOnly = true;
+        const auto sim = simulateOrFail(config);
+        const auto dir = out.str("fabric");
+        REQUIRE(writeSimulatedBundle(config, sim, dir).error.empty());
+        OpenedJob opened;
+        const auto seen = stagesOf(dir, opened);
+        REQUIRE(opened.error.empty());
+        REQUIRE(seen.size() == 2);
+        CHECK((seen[0].states && !seen[0].heatmap));
+        CHECK((seen[1].states && seen[1].heatmap && seen[1].linkHeatmap));
+        CHECK(opened.linkStates);
+    }
 }

@@ -231,4 +231,14 @@ TEST_CASE("the fabric view takes the job's link states as given and keeps them t
     CHECK(w.linkStates()->linkCount() == other->topology.links().size());
     w.setData(nullptr, nullptr);
     CHECK(w.linkStates() == nullptr);
+    // The loader's first stage: the states are being built; nothing is built here, the view draws, and they arrive.
+    w.setData(other, nullptr, nullptr, true);
+    CHECK(w.linkStates() == nullptr);
+    w.resize(900, 600);
+    CHECK(!w.renderImage(QSize(900, 600)).isNull());
+    const auto later = std::make_shared<const LinkStates>(other);
+    w.setLinkStates(later);
+    CHECK(w.linkStates() == later.get());
+    w.setData(other, analysis); // the job's next stage keeps them
+    CHECK(w.linkStates() == later.get());
 }

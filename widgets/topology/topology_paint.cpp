@@ -67,7 +67,7 @@ std::optional<QPointF> TopologyWidget::drawLinks(
         const auto id = static_cast<LinkId>(i);
         const auto& link = topo.links()[i];
         const bool hostLink = isHostLink(link);
-        const auto health = m_states->stateAt(id, t);
+        const auto health = healthAt(id, t);
         if (marked && *marked == id) {
             continue;
         }
@@ -93,7 +93,7 @@ std::optional<QPointF> TopologyWidget::drawLinks(
     const QPointF a = l.nodePos[index(link.a.node)], b = l.nodePos[index(link.b.node)];
     p.setPen(QPen(pal.color(QPalette::Base), 8.0)); // a halo: it reads over any bundle of lines
     p.drawLine(a, b);
-    p.setPen(QPen(healthColor(m_states->stateAt(*marked, t), pal), 4.0));
+    p.setPen(QPen(healthColor(healthAt(*marked, t), pal), 4.0));
     p.drawLine(a, b);
     p.setPen(QPen(pal.color(QPalette::Text), 1.0, Qt::DashLine));
     p.setBrush(Qt::NoBrush);
@@ -205,7 +205,7 @@ void TopologyWidget::drawExpandedHost(
             if (auto link = topo.linkAt({ *ri.hcaNode, ri.hcaPort })) {
                 const auto& lk = topo.link(*link);
                 const auto leaf = topo.node(lk.a.node).kind == NodeKind::Switch ? lk.a.node : lk.b.node;
-                p.setPen(QPen(healthColor(m_states->stateAt(*link, t), pal), marked && *marked == *link ? 3.0 : 1.5));
+                p.setPen(QPen(healthColor(healthAt(*link, t), pal), marked && *marked == *link ? 3.0 : 1.5));
                 p.drawLine(QPointF(box.center().x(), box.top()), l.nodePos[index(leaf)]);
             }
         }

@@ -176,7 +176,7 @@ void TopologyWidget::setEmptyText(const QString& text)
 }
 
 void TopologyWidget::setData(std::shared_ptr<const JobSnapshot> snap, std::shared_ptr<const AnalysisResult> analysis,
-    std::shared_ptr<const LinkStates> states)
+    std::shared_ptr<const LinkStates> states, bool statesToCome)
 {
     const bool sameJob = snap && snap == m_snap;
     m_snap = std::move(snap);
@@ -222,7 +222,7 @@ void TopologyWidget::setData(std::shared_ptr<const JobSnapshot> snap, std::share
         }
         findPods();
         findHostBlocks();
-        if (!m_states) {
+        if (!m_states && !statesToCome) {
             m_states = std::make_shared<const LinkStates>(m_snap);
         }
         if (!m_search.isEmpty()) {
@@ -230,6 +230,17 @@ void TopologyWidget::setData(std::shared_ptr<const JobSnapshot> snap, std::share
         }
     }
     update();
+}
+
+void TopologyWidget::setLinkStates(std::shared_ptr<const LinkStates> states)
+{
+    m_states = std::move(states);
+    update();
+}
+
+LinkHealth TopologyWidget::healthAt(LinkId link, TimeNs t) const
+{
+    return m_states ? m_states->stateAt(link, t) : LinkHealth::Normal;
 }
 
 void TopologyWidget::setBundling(bool on)
@@ -556,7 +567,8 @@ bool TopologyWidget::event(QEvent* event)
                        .arg(l.a.port)
                        .arg(htmlText(std::string(m_snap->str(m_snap->topology.node(l.b.node).description))))
                        .arg(l.b.port)
-                       .arg(QString::fromStdString(std::string(toString(m_states->stateAt(*link, now())))));
+                       .arg(m_states ? QString::fromStdString(std::string(toString(m_states->stateAt(*link, now()))))
+                                     : tr("state still being read"));
         }
         text.isEmpty() ? QToolTip::hideText()
                        : QToolTip::showText(help->globalPos(), text, this); // rich: names escaped

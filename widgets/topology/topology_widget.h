@@ -60,9 +60,12 @@ class TopologyWidget : public QWidget
 public:
     TopologyWidget(ViewState* state, QWidget* parent = nullptr);
     // `states`: the links' health over time, built off the GUI thread with the job (OpenedJob::linkStates); null
-    // builds it here, once per snapshot (seconds at 33,792 links: a window passes it, renders and tests need not).
+    // builds it here, once per snapshot (seconds at 33,792 links: a window passes it, renders and tests need not),
+    // unless `statesToCome`: the loader is building them and setLinkStates brings them (links drawn normal till then).
     void setData(std::shared_ptr<const JobSnapshot> snap, std::shared_ptr<const AnalysisResult> analysis,
-        std::shared_ptr<const LinkStates> states = nullptr);
+        std::shared_ptr<const LinkStates> states = nullptr, bool statesToCome = false);
+    // The shown job's link states, when setData was told they were to come.
+    void setLinkStates(std::shared_ptr<const LinkStates> states);
     std::optional<LinkId> markedLink() const; // the selected incident's culprit
     // Shown while no job is open (set by the window: app/window/empty_states.h); a job without a topology says so itself.
     void setEmptyText(const QString& text);
@@ -186,7 +189,8 @@ private:
     std::shared_ptr<const JobSnapshot> m_snap;
     QString m_emptyText;
     std::shared_ptr<const AnalysisResult> m_analysis;
-    std::shared_ptr<const LinkStates> m_states; // for m_snap
+    std::shared_ptr<const LinkStates> m_states; // for m_snap; null while the loader still builds them
+    LinkHealth healthAt(LinkId link, TimeNs t) const; // normal while the states are to come
     std::vector<NodeId> m_cores, m_spines, m_leaves; // tiers 3+ (three-tier fabrics), 2, 1
     std::vector<StringId> m_hosts; // host names in order
     std::vector<int> m_hostOfNode; // topology node → host index (-1 for switches)
