@@ -5,6 +5,7 @@
 #include "bundle/format.h"
 #include "bundle/json.h"
 #include "core/atomic_file.h"
+#include "core/scratch_file.h"
 
 #include <cerrno>
 #include <cstdint>
@@ -191,8 +192,12 @@ std::string writeCountersFile(const std::string& path, const std::vector<Counter
         std::vector<char> buffer(1 << 20);
         std::size_t got = 0;
         bool ok = true;
+        std::uint64_t copied = 0;
         while (ok && (got = std::fread(buffer.data(), 1, buffer.size(), in)) > 0) {
             ok = std::fwrite(buffer.data(), 1, got, out) == got;
+            if ((copied += got) % (64u << 20) == 0) {
+                releaseReadPart(in); // the values file is the caller's scratch: its copied part is not read again
+            }
         }
         const bool readFailed = std::ferror(in) != 0;
         std::fclose(in);

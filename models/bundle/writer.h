@@ -38,7 +38,8 @@ std::string writeCollectivesFile(const std::string& path, const std::vector<Coll
 
 // counters.bin for series whose values were written to `valuesPath` as they were made, in series order and each
 // padded to 8 bytes (the simulator's counters): the head from the series' metadata (bundle/binary.h), then the
-// values file's bytes appended. Written and fsynced at `path`; "" or a message naming the path.
+// values file's bytes appended. Written and fsynced at `path`; "" or a message naming the path. The values file is
+// consumed: the space of its copied part is released as the copy goes (releaseReadPart), and the caller removes it.
 std::string writeCountersFile(const std::string& path, const std::vector<CounterPort>& ports,
     const std::vector<CounterSeries>& series, const std::vector<std::uint32_t>& seriesBlock,
     const std::vector<std::vector<TimeNs>>& blocks, const std::string& valuesPath);

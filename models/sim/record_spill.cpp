@@ -3,6 +3,7 @@
 
 #include "bundle/writer.h"
 #include "core/atomic_file.h"
+#include "core/scratch_file.h"
 
 #include <algorithm>
 #include <memory>
@@ -108,6 +109,11 @@ std::string RecordSpill::finish(const std::vector<CollectiveShape>& shapes, cons
                 break;
             }
             at += n;
+        }
+        if (r % 1024 == 1023) {
+            for (auto& chunk : chunks) { // the ranks written so far: their part of each chunk is not read again
+                releaseReadPart(chunk.get());
+            }
         }
         if (readError.empty()) {
             std::copy(m_held[r].begin(), m_held[r].end(), rows.begin() + static_cast<std::ptrdiff_t>(at));

@@ -6,8 +6,9 @@
 // rank by rank. So each rank's records are held until the held ones reach the budget, then written out as a chunk
 // file, rank after rank; at the end collectives.bin is written rank after rank, each rank's block read from every
 // chunk in turn (each chunk file is read once, front to back) and from what is still held.
-// Memory: the budget, one rank's block and a read buffer per chunk. Disk: the records twice, the chunks removed at
-// the end. One thread.
+// Memory: the budget, one rank's block and a read buffer per chunk. Disk: the records once and a little more: as
+// collectives.bin grows, the part of each chunk already read is released (releaseReadPart), and the chunks are
+// removed at the end. One thread.
 
 #include "core/collectives.h"
 

@@ -12,6 +12,7 @@
 #include <csignal>
 #include <fcntl.h>
 #include <filesystem>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -239,4 +240,44 @@ TEST_CASE("a scrape cut short on disk while the folder reads it in pieces keeps 
     const auto& s = job->snapshot->counters.front();
     CHECK(s.size() >= 16384 / 100); // the readings of the pieces read before the cut
     CHECK(s.size() < 2000);
+}
+
+TEST_CASE("a scratch file read front to back gives back the space of its read part and keeps the rest", "[core]")
+{
+    TempDir tmp;
+    const auto path = tmp.str("values.tmp");
+    std::vector<std::uint32_t> words((8u << 20) / 4); // 8 MiB of distinct words
+    for (std::size_t i = 0; i < words.size(); ++i) {
+        words[i] = static_cast<std::uint32_t>(i * 2654435761u);
+    }
+    {
+        std::FILE* out = std::fopen(path.c_str(), "wb");
+        REQUIRE(out);
+        REQUIRE(std::fwrite(words.data(), 4, words.size(), out) == words.size());
+        REQUIRE(std::fclose(out) == 0);
+    }
+    const auto blocksOf = [&] {
+        struct stat st
+        {
+        };
+        REQUIRE(::stat(path.c_str(), &st) == 0);
+        return std::uint64_t(st.st_blocks) * 512;
+    };
+    REQUIRE(blocksOf() >= words.size() * 4);
+    std::FILE* in = std::fopen(path.c_str(), "rb");
+    REQUIRE(in);
+    std::vector<std::uint32_t> back(words.size());
+    const std::size_t half = words.size() / 2 + 1000; // 4 MiB and a bit: released up to 4 MiB
+    REQUIRE(std::fread(back.data(), 4, half, in) == half);
+    releaseReadPart(in);
+    REQUIRE(std::fread(back.data() + half, 4, words.size() - half, in) == words.size() - half);
+    std::fclose(in);
+    CHECK(back == words); // what was read, and all that came after, as written
+    CHECK(std::filesystem::file_size(path) == words.size() * 4); // the size stays
+    if (blocksOf() >= words.size() * 4) {
+        WARN("this file system keeps the bytes of a punched hole: nothing to measure");
+        return;
+    }
+    CHECK(blocksOf() <= 4u << 20); // the first 4 MiB are gone from the disk
+    CHECK(blocksOf() >= 3u << 20);
 }
