@@ -7,6 +7,7 @@
 #include "bundle/writer.h"
 #include "core/atomic_file.h"
 #include "core/time_format.h"
+#include "import/folder/shard.h"
 #include "sim/config.h"
 #include "sim/openmetrics_writer.h"
 #include "sim/raw_writer.h"
@@ -42,6 +43,9 @@ const std::vector<OptionSpec> kOwnSpecs = {
     { "node-files", false,
         "with --raw: also write each host's ibstat, dmesg and /sys/class/infiniband copy under\n"
         "nodes/<host>/, as they stand at the end of the window" },
+    { "shard", true,
+        "with --raw: K/N, write the files of shard K of N of the hosts (and, in shard 0, the folder's own):\n"
+        "N processes, a Slurm job array's tasks, write one folder together (docs/sharded-convert.md)" },
     { "openmetrics", true,
         "also write every port's counters to FILE as OpenMetrics with timestamps (node_exporter and\n"
         "treydock names), for `promtool tsdb create-blocks-from openmetrics`" },
@@ -340,11 +344,21 @@ int runSimulate(const std::vector<std::string>& args, std::ostream& out, std::os
     raw.flightRecorder = !parsed.has("no-flight-recorder");
     raw.counters = !parsed.has("no-counters");
     raw.nodeFiles = parsed.has("node-files");
+    if (auto v = parsed.find("shard")) {
+        const auto shard = folder::parseShardSpec(*v);
+        if (!shard || !parsed.has("raw")) {
+            err << "stallscope simulate: --shard: expected K/N with 0 <= K < N <= " << folder::kMaxShards
+                << ", with --raw\n";
+            return kExitUsage;
+        }
+        raw.shard = shard->index;
+        raw.shards = shard->count;
+    }
     const bool asRaw = parsed.has("raw");
     SimulationWritten written;
     if (asRaw) { // what a cluster leaves behind, and beside it the truth it was made from
         written.error = writeRawFolder(*result->snapshot, dir, raw);
-        if (written.error.empty()) {
+        if (written.error.empty() && raw.shard == 0) {
             written.error = writeFileAtomic(
                 (std::filesystem::path(dir) / "truth.json").string(), truthToJson(*config, result.value()));
         }

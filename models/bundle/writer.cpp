@@ -185,7 +185,7 @@ std::string writeCountersFile(const std::string& path, const std::vector<Counter
         if (auto err = bundle::writeCountersHead(ports, series, remapped, spans, out); !err.empty()) {
             return err;
         }
-        std::FILE* in = std::fopen(valuesPath.c_str(), "rb");
+        std::FILE* in = std::fopen(valuesPath.c_str(), "r+b"); // r+: releaseReadPart punches holes
         if (!in) {
             return valuesPath + ": " + errnoText();
         }

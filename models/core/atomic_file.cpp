@@ -101,4 +101,27 @@ std::string writeFileAtomic(const std::string& path, std::string_view content)
     return {};
 }
 
+std::string writeFileAtomicWith(const std::string& path, const std::function<std::string(std::FILE*)>& write)
+{
+    const std::string temp = path + ".tmp-" + std::to_string(::getpid());
+    std::string err;
+    {
+        DurableFile out(temp);
+        err = !out ? errnoText() : write(out.handle());
+        if (out && err.empty()) {
+            err = out.finish();
+        }
+    }
+    std::error_code ec;
+    if (err.empty()) {
+        fs::rename(temp, path, ec);
+        err = ec ? ec.message() : std::string();
+    }
+    if (!err.empty()) {
+        fs::remove(temp, ec);
+        return path + ": " + err;
+    }
+    return {};
+}
+
 } // namespace stallscope

@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -46,6 +47,9 @@ std::string writeFileDurably(const std::filesystem::path& path, std::string_view
 // Writes `content` to `path` atomically (temporary file in the same folder, flush, fsync, rename).
 // Returns an empty string on success, else a message naming the path; the previous file is then untouched.
 std::string writeFileAtomic(const std::string& path, std::string_view content);
+
+// The same for content too large to hold: `write` writes it to the temporary file and returns "" or what failed.
+std::string writeFileAtomicWith(const std::string& path, const std::function<std::string(std::FILE*)>& write);
 
 // Tests only: the next writes stop after `bytes` bytes and fail as a full disk would (ENOSPC), until reset with
 // nullopt. Lets a test prove that a failed save leaves the previous file intact.

@@ -183,13 +183,12 @@ std::shared_ptr<MappedFile> ScratchFile::map()
     return m;
 }
 
-void releaseReadPart(std::FILE* f)
+bool releaseReadPart(std::FILE* f)
 {
     constexpr long kGrain = 1L << 20;
     const long at = std::ftell(f); // stdio's position: bytes handed to the reader, all of them read from the file
-    if (at >= kGrain) {
-        (void)fallocate(fileno(f), FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, at / kGrain * kGrain);
-    }
+    return at < kGrain
+        || fallocate(fileno(f), FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, at / kGrain * kGrain) == 0;
 }
 
 } // namespace stallscope

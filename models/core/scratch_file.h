@@ -50,8 +50,9 @@ private:
 // Gives the disk space of the part of `f` already read (from its start to its read position, rounded down to 1 MiB)
 // back to the file system as a hole, for a scratch file read once front to back into its final form: the copy then
 // needs its own space only, not twice (a 131,072-rank simulation's records and counters are tens of GB). The size
-// stays; the part reads as zeros after. Best effort: a file system without holes keeps the bytes.
-void releaseReadPart(std::FILE* f);
+// stays; the part reads as zeros after. `f` must be open for writing too ("r+b": the file system takes holes only
+// from a writer). Best effort: false when the file system refused (errno says why; EOPNOTSUPP: it has no holes).
+bool releaseReadPart(std::FILE* f);
 
 // The folder scratch files go in when none is named: $TMPDIR, else /tmp.
 std::string defaultScratchDir();

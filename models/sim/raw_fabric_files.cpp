@@ -133,68 +133,109 @@ std::string ibsimNet(const JobSnapshot& snap)
     return o.str();
 }
 
-// HCA ports → collector CSVs per host; switch ports → one treydock exposition file.
-std::string writeCounters(const JobSnapshot& snap, const fs::path& dir)
+namespace {
+
+// The switch ports' counters as treydock/infiniband_exporter exposes them, streamed to the file: a large fabric's
+// are gigabytes.
+std::string writeSwitchExposition(const JobSnapshot& snap, const fs::path& path)
 {
     const auto& t = snap.topology;
-    // Host side: rows keyed by (host, device, port, time).
-    std::map<std::string,
-        std::map<std::tuple<std::string, std::uint16_t, TimeNs>, std::map<CounterKind, std::uint64_t>>>
-        rows;
-    std::set<CounterKind> kinds;
-    std::ostringstream prom;
-    prom << "# HELP infiniband_switch_port_link_downed_total Number of times the link failed to recover\n"
-            "# TYPE infiniband_switch_port_link_downed_total counter\n";
-    for (std::uint32_t n = 0; n < t.nodes().size(); ++n) {
-        const auto& node = t.nodes()[n];
-        if (node.kind == NodeKind::Switch) {
-            prom << "infiniband_switch_info{guid=\"0x" << guidHex(node.guid) << "\",lid=\"" << lidOf(n)
-                 << "\",switch=\"" << snap.str(node.description) << "\"} 1\n";
-        }
-    }
-    for (const auto& s : snap.counters) {
-        const auto& cp = snap.counterPorts[s.port];
-        if (!cp.node) {
-            continue;
-        }
-        const auto& node = t.node(*cp.node);
-        if (node.kind == NodeKind::Hca) {
-            kinds.insert(s.kind);
-            auto& byHost = rows[std::string(snap.str(node.host))];
-            for (std::size_t i = 0; i < s.size(); ++i) {
-                byHost[{ std::string(snap.str(node.hcaName)), cp.port, s.timesNs[i] }][s.kind] = s.value(i);
+    return writeFileAtomicWith(path.string(), [&](std::FILE* f) -> std::string {
+        std::string line;
+        const auto put = [&] { return std::fwrite(line.data(), 1, line.size(), f) == line.size(); };
+        line = "# HELP infiniband_switch_port_link_downed_total Number of times the link failed to recover\n"
+               "# TYPE infiniband_switch_port_link_downed_total counter\n";
+        bool ok = put();
+        for (std::uint32_t n = 0; ok && n < t.nodes().size(); ++n) {
+            const auto& node = t.nodes()[n];
+            if (node.kind == NodeKind::Switch) {
+                line = "infiniband_switch_info{guid=\"0x" + guidHex(node.guid) + "\",lid=\"" + std::to_string(lidOf(n))
+                    + "\",switch=\"" + std::string(snap.str(node.description)) + "\"} 1\n";
+                ok = put();
             }
-            continue;
         }
-        const std::string name = "infiniband_switch_port_" + std::string(semantics(s.kind).treydock) + "_total";
-        const auto mult = semantics(s.kind).unitBytes == 4 ? 4 : 1;
-        for (std::size_t i = 0; i < s.size(); ++i) {
-            prom << name << "{guid=\"0x" << guidHex(node.guid) << "\",port=\"" << cp.port << "\"} " << s.value(i) * mult
-                 << ' ' << s.timesNs[i] / 1'000'000 << '\n';
+        for (const auto& s : snap.counters) {
+            const auto& cp = snap.counterPorts[s.port];
+            if (!ok || !cp.node || t.node(*cp.node).kind == NodeKind::Hca) {
+                continue;
+            }
+            const auto& node = t.node(*cp.node);
+            const std::string head = "infiniband_switch_port_" + std::string(semantics(s.kind).treydock)
+                + "_total{guid=\"0x" + guidHex(node.guid) + "\",port=\"" + std::to_string(cp.port) + "\"} ";
+            const auto mult = semantics(s.kind).unitBytes == 4 ? 4 : 1;
+            for (std::size_t i = 0; ok && i < s.size(); ++i) {
+                line = head + std::to_string(s.value(i) * mult) + ' ' + std::to_string(s.timesNs[i] / 1'000'000) + '\n';
+                ok = put();
+            }
+        }
+        return ok ? std::string() : errnoText();
+    });
+}
+
+// One host's HCA ports in the CSV of `stallscope collect`: a row per (device, port, sample time), a column per kind.
+std::string hostCsv(const JobSnapshot& snap, const std::string& host, const std::vector<std::size_t>& series,
+    const std::set<CounterKind>& kinds)
+{
+    const auto& t = snap.topology;
+    std::map<std::tuple<std::string, std::uint16_t, TimeNs>, std::map<CounterKind, std::uint64_t>> rows;
+    for (const auto i : series) {
+        const auto& s = snap.counters[i];
+        const auto& cp = snap.counterPorts[s.port];
+        const std::string device(snap.str(t.node(*cp.node).hcaName));
+        for (std::size_t k = 0; k < s.size(); ++k) {
+            rows[{ device, cp.port, s.timesNs[k] }][s.kind] = s.value(k);
         }
     }
-    if (auto e = writeFileAtomic((dir / "switch-counters.prom").string(), prom.str()); !e.empty()) {
-        return e;
+    std::ostringstream csv;
+    csv << "t_ns,host,device,port,state";
+    for (auto k : kinds) {
+        csv << ',' << semantics(k).name;
     }
-    for (const auto& [host, byKey] : rows) {
-        std::ostringstream csv;
-        csv << "t_ns,host,device,port,state";
+    csv << '\n';
+    for (const auto& [key, values] : rows) {
+        const auto& [device, port, time] = key;
+        csv << time << ',' << host << ',' << device << ',' << port << ",4: ACTIVE";
         for (auto k : kinds) {
-            csv << ',' << semantics(k).name;
+            csv << ',';
+            if (auto it = values.find(k); it != values.end()) {
+                csv << it->second;
+            }
         }
         csv << '\n';
-        for (const auto& [key, values] : byKey) {
-            const auto& [device, port, time] = key;
-            csv << time << ',' << host << ',' << device << ',' << port << ",4: ACTIVE";
-            for (auto k : kinds) {
-                csv << ',';
-                if (auto it = values.find(k); it != values.end()) {
-                    csv << it->second;
-                }
-            }
-            csv << '\n';
+    }
+    return csv.str();
+}
+
+} // namespace
+
+// HCA ports → collector CSVs per host, built and written one host at a time; switch ports → one treydock exposition
+// file, streamed.
+std::string writeCounters(
+    const JobSnapshot& snap, const fs::path& dir, const std::set<std::string>* hosts, bool switches)
+{
+    const auto& t = snap.topology;
+    std::map<std::string, std::vector<std::size_t>> seriesOf; // host → its HCA ports' series
+    std::set<CounterKind> kinds; // every host's columns: the kinds any HCA port has
+    for (std::size_t i = 0; i < snap.counters.size(); ++i) {
+        const auto& cp = snap.counterPorts[snap.counters[i].port];
+        if (!cp.node || t.node(*cp.node).kind != NodeKind::Hca) {
+            continue;
         }
-        if (auto e = writeFileAtomic((dir / ("counters-" + host + ".csv")).string(), csv.str()); !e.empty()) {
+        kinds.insert(snap.counters[i].kind);
+        std::string host(snap.str(t.node(*cp.node).host));
+        if (!hosts || hosts->count(host)) {
+            seriesOf[std::move(host)].push_back(i);
+        }
+    }
+    if (switches) {
+        if (auto e = writeSwitchExposition(snap, dir / "switch-counters.prom"); !e.empty()) {
+            return e;
+        }
+    }
+    for (const auto& [host, series] : seriesOf) {
+        if (auto e
+            = writeFileAtomic((dir / ("counters-" + host + ".csv")).string(), hostCsv(snap, host, series, kinds));
+            !e.empty()) {
             return e;
         }
     }

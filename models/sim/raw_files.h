@@ -9,6 +9,7 @@
 
 #include <ctime>
 #include <filesystem>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -29,13 +30,17 @@ std::string rankLog(
 std::string ibnetdiscoverText(const JobSnapshot& snap);
 std::string ibsimNet(const JobSnapshot& snap);
 std::string opensmLog(const JobSnapshot& snap, TimeNs local);
-// Writes the switch exposition and one collector CSV per host into `dir`; "" or an error naming the file.
-std::string writeCounters(const JobSnapshot& snap, const std::filesystem::path& dir);
+// Writes the switch exposition (with `switches`) and one collector CSV per host of `hosts` (null: every host) into
+// `dir`; "" or an error naming the file. Memory: one host's rows.
+std::string writeCounters(
+    const JobSnapshot& snap, const std::filesystem::path& dir, const std::set<std::string>* hosts, bool switches);
 std::uint64_t portGuid(std::uint64_t nodeGuid); // the port GUID ibnetdiscover prints for a node
 std::uint32_t lidOf(std::uint32_t node); // the LID the simulated subnet manager gave a node
 
 // Node side (raw_node_files.cpp). Writes nodes/<host>/{ibstat.txt,dmesg.txt,sys/class/infiniband/...} per host
 // into `dir`, one host at a time; the kernel log in local time `local` from UTC. "" or an error naming the file.
-std::string writeNodeFiles(const JobSnapshot& snap, const std::filesystem::path& dir, TimeNs local);
+// `hosts`: these hosts only (null: every host).
+std::string writeNodeFiles(
+    const JobSnapshot& snap, const std::filesystem::path& dir, TimeNs local, const std::set<std::string>* hosts);
 
 } // namespace stallscope::rawfiles

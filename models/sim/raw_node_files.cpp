@@ -187,7 +187,8 @@ std::string writeSysfs(const fs::path& root, const PortView& p, TimeNs collected
 
 } // namespace
 
-std::string writeNodeFiles(const JobSnapshot& snap, const fs::path& dir, TimeNs local)
+std::string writeNodeFiles(
+    const JobSnapshot& snap, const fs::path& dir, TimeNs local, const std::set<std::string>* only)
 {
     const auto& t = snap.topology;
     // Link events by (node GUID, port); a port whose own end reported nothing takes its peer's (the switch side).
@@ -218,8 +219,9 @@ std::string writeNodeFiles(const JobSnapshot& snap, const fs::path& dir, TimeNs 
     // HCA node indices per host; each host's files are built and written before the next host's.
     std::map<std::string, std::vector<std::uint32_t>> hosts;
     for (std::uint32_t n = 0; n < t.nodes().size(); ++n) {
-        if (t.nodes()[n].kind == NodeKind::Hca && !snap.str(t.nodes()[n].host).empty()) {
-            hosts[std::string(snap.str(t.nodes()[n].host))].push_back(n);
+        const std::string host(snap.str(t.nodes()[n].host));
+        if (t.nodes()[n].kind == NodeKind::Hca && !host.empty() && (!only || only->count(host))) {
+            hosts[host].push_back(n);
         }
     }
     for (const auto& [host, nodes] : hosts) {

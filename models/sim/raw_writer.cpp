@@ -78,6 +78,31 @@ std::optional<std::vector<std::uint32_t>> parseRankSet(std::string_view text, st
     return out;
 }
 
+std::set<std::string> shardHosts(const JobSnapshot& snap, std::uint32_t shard, std::uint32_t shards)
+{
+    std::vector<std::string> order;
+    std::set<std::string> seen;
+    const auto add = [&](std::string_view host) {
+        if (!host.empty() && seen.insert(std::string(host)).second) {
+            order.emplace_back(host);
+        }
+    };
+    for (const auto& r : snap.ranks) {
+        add(snap.str(r.host));
+    }
+    for (const auto& n : snap.topology.nodes()) {
+        if (n.kind == NodeKind::Hca) {
+            add(snap.str(n.host));
+        }
+    }
+    std::set<std::string> out;
+    const std::size_t count = std::max<std::uint32_t>(shards, 1);
+    for (std::size_t i = order.size() * shard / count; i < order.size() * (shard + 1) / count; ++i) {
+        out.insert(order[i]);
+    }
+    return out;
+}
+
 std::string writeRawFolder(const JobSnapshot& snap, const std::string& dirName, const RawWriteOptions& options)
 {
     const fs::path dir(dirName);
@@ -91,7 +116,13 @@ std::string writeRawFolder(const JobSnapshot& snap, const std::string& dirName, 
     for (const auto& e : snap.linkEvents) {
         eventsByGuid[e.guid].push_back(&e);
     }
+    const bool sharded = options.shards > 1;
+    const auto hosts = sharded ? shardHosts(snap, options.shard, options.shards) : std::set<std::string> {};
+    const auto* only = sharded ? &hosts : nullptr;
     for (std::uint32_t r = 0; r < snap.ranks.size(); ++r) {
+        if (only && !only->count(std::string(snap.str(snap.ranks[r].host)))) {
+            continue;
+        }
         const auto& c = snap.collectives[r];
         const std::size_t from
             = options.frEntries == 0 || c.size() <= options.frEntries ? 0 : c.size() - options.frEntries;
@@ -124,24 +155,27 @@ std::string writeRawFolder(const JobSnapshot& snap, const std::string& dirName, 
             return e;
         }
     }
-    for (const auto& [name, text] :
-        { std::pair<std::string, std::string> { "ibnetdiscover.txt", ibnetdiscoverText(snap) },
-            { "fabric.net", ibsimNet(snap) }, { "opensm.log", opensmLog(snap, options.logUtcOffsetNs) } }) {
-        if (auto e = writeFileAtomic((dir / name).string(), text); !e.empty()) {
-            return e;
+    const bool folderFiles = options.shard == 0;
+    if (folderFiles) {
+        for (const auto& [name, text] :
+            { std::pair<std::string, std::string> { "ibnetdiscover.txt", ibnetdiscoverText(snap) },
+                { "fabric.net", ibsimNet(snap) }, { "opensm.log", opensmLog(snap, options.logUtcOffsetNs) } }) {
+            if (auto e = writeFileAtomic((dir / name).string(), text); !e.empty()) {
+                return e;
+            }
         }
-    }
-    if (const auto srun = slurmOutput(snap); !srun.empty()) {
-        if (auto e = writeFileAtomic((dir / "slurm-job.out").string(), srun); !e.empty()) {
-            return e;
+        if (const auto srun = slurmOutput(snap); !srun.empty()) {
+            if (auto e = writeFileAtomic((dir / "slurm-job.out").string(), srun); !e.empty()) {
+                return e;
+            }
         }
     }
     if (options.nodeFiles) {
-        if (auto e = writeNodeFiles(snap, dir, options.logUtcOffsetNs); !e.empty()) {
+        if (auto e = writeNodeFiles(snap, dir, options.logUtcOffsetNs, only); !e.empty()) {
             return e;
         }
     }
-    return options.counters ? writeCounters(snap, dir) : std::string();
+    return options.counters ? writeCounters(snap, dir, only, folderFiles) : std::string();
 }
 
 } // namespace stallscope

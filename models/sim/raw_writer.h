@@ -22,6 +22,7 @@
 #include "core/job_snapshot.h"
 
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,6 +40,11 @@ struct RawWriteOptions
     // Dumps and traces for these ranks only, sorted (what is retrieved after an incident: one node's dumps, rank 0's
     // profiler trace); empty = every rank. Logs, counters and node files are written for every rank regardless.
     std::vector<std::uint32_t> recordRanks;
+    // One of several processes writing one folder (a Slurm job array's task): the files of the hosts of shard
+    // `shard` of `shards` (the hosts in rank order cut into runs of equal count: dumps, traces, rank logs, counter
+    // CSVs, node files), and in shard 0 the folder's own (fabric, subnet manager, switch counters, scheduler output).
+    // All shards into one folder write the folder one process writes.
+    std::uint32_t shard = 0, shards = 1;
     TimeNs logUtcOffsetNs = 0; // rank logs and the OpenSM log in local time this far from UTC (e.g. +2 h)
     TimeNs profilerSkewNs = 0; // profiler traces' clock this far from the dumps' (a badly synced host)
 };
@@ -48,5 +54,9 @@ struct RawWriteOptions
 std::optional<std::vector<std::uint32_t>> parseRankSet(std::string_view text, std::uint32_t world);
 
 std::string writeRawFolder(const JobSnapshot& snap, const std::string& dir, const RawWriteOptions& options = {});
+
+// The hosts of shard `shard` of `shards` (RawWriteOptions): hosts in the order of their first rank (fabric data: of
+// their first HCA), cut into `shards` runs of equal count.
+std::set<std::string> shardHosts(const JobSnapshot& snap, std::uint32_t shard, std::uint32_t shards);
 
 } // namespace stallscope

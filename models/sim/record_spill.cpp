@@ -85,7 +85,7 @@ std::string RecordSpill::finish(const std::vector<CollectiveShape>& shapes, cons
     }
     std::vector<File> chunks;
     for (std::size_t k = 0; k < m_chunkCounts.size(); ++k) {
-        chunks.emplace_back(std::fopen(chunkPath(k).c_str(), "rb"));
+        chunks.emplace_back(std::fopen(chunkPath(k).c_str(), "r+b")); // r+: releaseReadPart punches holes
         if (!chunks.back()) {
             return chunkPath(k).string() + ": " + errnoText();
         }

@@ -897,6 +897,41 @@ TEST_CASE("simulate --memory-mb 1 spills its records to scratch files beside --o
     CHECK(runInProcess({ "simulate", "--out", tmp.str("x"), "--memory-mb", "0" }).code == 2);
 }
 
+TEST_CASE("simulate --raw --shard K/N writes its hosts' files, and the folder's own in shard 0 only", "[cli][shard]")
+{
+    TempDir tmp;
+    const std::vector<std::string> job = { "simulate", "--preset", "small", "--duration", "60s", "--raw" };
+    auto first = job, second = job;
+    first.insert(first.end(), { "--out", tmp.str("raw"), "--shard", "0/2" });
+    second.insert(second.end(), { "--out", tmp.str("raw"), "--shard", "1/2" });
+    REQUIRE(runInProcess(second).code == 0);
+    CHECK_FALSE(std::filesystem::exists(tmp.path() / "raw" / "truth.json"));
+    CHECK_FALSE(std::filesystem::exists(tmp.path() / "raw" / "ibnetdiscover.txt"));
+    CHECK(std::filesystem::exists(tmp.path() / "raw" / "rank63.log"));
+    CHECK_FALSE(std::filesystem::exists(tmp.path() / "raw" / "rank0.log"));
+    REQUIRE(runInProcess(first).code == 0);
+    CHECK(std::filesystem::exists(tmp.path() / "raw" / "truth.json"));
+    CHECK(std::filesystem::exists(tmp.path() / "raw" / "rank0.log"));
+    auto whole = job;
+    whole.insert(whole.end(), { "--out", tmp.str("whole") });
+    REQUIRE(runInProcess(whole).code == 0);
+    std::size_t files = 0, same = 0;
+    for (const auto& e : std::filesystem::directory_iterator(tmp.path() / "whole")) {
+        ++files;
+        same += readFile(e.path()) == readFile(tmp.path() / "raw" / e.path().filename());
+    }
+    CHECK(same == files);
+    // Usage: K/N as convert takes it, and only with --raw.
+    CHECK(
+        runInProcess({ "simulate", "--preset", "small", "--duration", "20s", "--out", tmp.str("b"), "--shard", "0/2" })
+            .code
+        == 2);
+    CHECK(runInProcess({ "simulate", "--preset", "small", "--duration", "20s", "--raw", "--out", tmp.str("c"),
+                           "--shard", "2/2" })
+              .code
+        == 2);
+}
+
 TEST_CASE("render of a folder where few ranks have records draws their rows unless --rows all says otherwise",
     "[cli][render][partial]")
 {

@@ -9,6 +9,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <cerrno>
 #include <csignal>
 #include <fcntl.h>
 #include <filesystem>
@@ -264,20 +265,23 @@ TEST_CASE("a scratch file read front to back gives back the space of its read pa
         return std::uint64_t(st.st_blocks) * 512;
     };
     REQUIRE(blocksOf() >= words.size() * 4);
-    std::FILE* in = std::fopen(path.c_str(), "rb");
+    std::FILE* in = std::fopen(path.c_str(), "r+b");
     REQUIRE(in);
     std::vector<std::uint32_t> back(words.size());
     const std::size_t half = words.size() / 2 + 1000; // 4 MiB and a bit: released up to 4 MiB
     REQUIRE(std::fread(back.data(), 4, half, in) == half);
-    releaseReadPart(in);
+    const bool released = releaseReadPart(in);
+    const int why = errno;
+    if (!released && why == EOPNOTSUPP) {
+        std::fclose(in);
+        WARN("this file system has no holes: nothing to measure");
+        return;
+    }
+    REQUIRE(released);
     REQUIRE(std::fread(back.data() + half, 4, words.size() - half, in) == words.size() - half);
     std::fclose(in);
     CHECK(back == words); // what was read, and all that came after, as written
     CHECK(std::filesystem::file_size(path) == words.size() * 4); // the size stays
-    if (blocksOf() >= words.size() * 4) {
-        WARN("this file system keeps the bytes of a punched hole: nothing to measure");
-        return;
-    }
     CHECK(blocksOf() <= 4u << 20); // the first 4 MiB are gone from the disk
     CHECK(blocksOf() >= 3u << 20);
 }

@@ -12,7 +12,9 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
+#include <set>
 
 using namespace stallscope;
 using namespace stallscope::test;
@@ -440,4 +442,57 @@ TEST_CASE("raw folder: process groups per pod come back from dumps and traces wi
         REQUIRE(inc.culprit.has_value());
         CHECK(sameLink(*inc.culprit, *sim.snapshot, sim.outages.at(0).link));
     }
+}
+
+TEST_CASE(
+    "raw folder written by shards of the hosts is the folder one process writes, file for file", "[core][sim][shard]")
+{
+    // 16 hosts, a dead rank (Slurm's task fates in the scheduler output), node files and profiler traces: every kind
+    // of file the writer makes, per host and per folder.
+    const auto sim = simulateOrFail(scenario(16, 90 * kNsPerSec, "dead-rank:rank=37:at=40s"));
+    TempDir tmp;
+    RawWriteOptions options;
+    options.nodeFiles = true;
+    options.kineto = true;
+    REQUIRE(writeRawFolder(*sim.snapshot, tmp.str("one"), options).empty());
+    const auto filesOf = [](const std::filesystem::path& dir) {
+        std::map<std::string, std::string> files;
+        for (const auto& e : std::filesystem::recursive_directory_iterator(dir)) {
+            if (e.is_regular_file()) {
+                files[std::filesystem::relative(e.path(), dir).string()] = readFile(e.path());
+            }
+        }
+        return files;
+    };
+    std::set<std::string> seenHosts;
+    for (std::uint32_t k = 0; k < 3; ++k) {
+        auto part = options;
+        part.shard = k;
+        part.shards = 3;
+        const auto hosts = shardHosts(*sim.snapshot, k, 3);
+        CHECK(hosts.size() >= 5); // 16 hosts in runs of 5 or 6
+        for (const auto& h : hosts) {
+            CHECK(seenHosts.insert(h).second); // each host in one shard
+        }
+        REQUIRE(writeRawFolder(*sim.snapshot, tmp.str("shard" + std::to_string(k)), part).empty());
+        REQUIRE(writeRawFolder(*sim.snapshot, tmp.str("together"), part).empty());
+    }
+    CHECK(seenHosts.size() == 16);
+    const auto one = filesOf(tmp.path() / "one");
+    CHECK(filesOf(tmp.path() / "together") == one);
+    // A shard other than the first writes only its hosts' files: its rank logs are its hosts' ranks, no fabric files.
+    const auto second = filesOf(tmp.path() / "shard1");
+    CHECK(second.count("ibnetdiscover.txt") == 0);
+    CHECK(second.count("switch-counters.prom") == 0);
+    CHECK(filesOf(tmp.path() / "shard0").count("ibnetdiscover.txt") == 1);
+    const auto hosts1 = shardHosts(*sim.snapshot, 1, 3);
+    std::size_t logs = 0;
+    for (std::uint32_t r = 0; r < sim.snapshot->ranks.size(); ++r) {
+        const bool mine = hosts1.count(std::string(sim.snapshot->str(sim.snapshot->ranks[r].host))) > 0;
+        const bool has = second.count("rank" + std::to_string(r) + ".log") > 0;
+        CHECK(mine == has);
+        logs += has;
+    }
+    CHECK(logs == hosts1.size() * 8);
+    CHECK(second.size() < one.size() / 2);
 }
