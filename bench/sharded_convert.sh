@@ -25,7 +25,7 @@ if [ ! -d "$RAW" ]; then
 fi
 echo "raw folder: $(du -sh "$RAW" | cut -f1), $(find "$RAW" -type f | wc -l) files, $((HOSTS * 8)) ranks"
 rm -rf "$WORK/single" "$WORK/merged" "$WORK/shards"
-cat -- "$RAW"/* > /dev/null # warm the page cache for the first run as for the others
+find "$RAW" -type f -exec cat -- {} + > /dev/null # warm the page cache for the first run as for the others
 
 # timed NAME CMD... → prints "NAME: wall s, peak RSS MiB" and the command's own stdout
 timed() {

@@ -39,6 +39,21 @@ std::vector<int> stalledColumns(const std::vector<HeatCell>& cells, int w)
     return cols;
 }
 
+// Four pods with a shard group each (hybrid sharding), `hosts` hosts, a leaf-spine flap under pod 2 at 70.5 s.
+SimConfig podGroupsConfig(std::uint32_t hosts)
+{
+    auto config = tinyConfig();
+    config.hosts = hosts;
+    config.pods = 4;
+    config.spines = 2;
+    config.cores = 2;
+    config.podGroups = true;
+    config.bucketBytes = 2ULL << 30;
+    config.durationNs = 180 * kNsPerSec;
+    config.faults = { parseFaultSpec("flap:leaf-spine:pod=2:leaf=5:spine=1:at=70500ms:for=2s:ar=on").value() };
+    return config;
+}
+
 } // namespace
 
 TEST_CASE("the heatmap's level-0 bucket keeps the levels bounded at any rank count", "[heatmap]")
@@ -121,15 +136,7 @@ TEST_CASE("a stall of one pod's group shows that pod stalled and the other pods 
 {
     // Four pods with a shard group each (hybrid sharding): a flap under pod 2 hangs pod 2's own collective;
     // the other pods wait in the next global one (docs/formats.md §6b).
-    auto config = tinyConfig();
-    config.hosts = 32;
-    config.pods = 4;
-    config.spines = 2;
-    config.cores = 2;
-    config.podGroups = true;
-    config.bucketBytes = 2ULL << 30;
-    config.durationNs = 180 * kNsPerSec;
-    config.faults = { parseFaultSpec("flap:leaf-spine:pod=2:leaf=5:spine=1:at=70500ms:for=2s:ar=on").value() };
+    const auto config = podGroupsConfig(32);
     const auto sim = simulateOrFail(config);
     const auto analysis = analyze(*sim.snapshot);
     REQUIRE(analysis.incidents.size() == 1);
@@ -286,15 +293,7 @@ TEST_CASE("ranks known only from their logs are unknown where present, ranks wit
 TEST_CASE("a frame from rank blocks draws what the same frame drawn rank by rank draws", "[heatmap]")
 {
     // 4,096 ranks in four pods with a shard group each: a flap under pod 2 stalls its group, the others are held.
-    auto config = tinyConfig();
-    config.hosts = 512;
-    config.pods = 4;
-    config.spines = 2;
-    config.cores = 2;
-    config.podGroups = true;
-    config.bucketBytes = 2ULL << 30;
-    config.durationNs = 180 * kNsPerSec;
-    config.faults = { parseFaultSpec("flap:leaf-spine:pod=2:leaf=5:spine=1:at=70500ms:for=2s:ar=on").value() };
+    const auto config = podGroupsConfig(512);
     const auto sim = simulateOrFail(config);
     auto analysis = analyze(*sim.snapshot);
     REQUIRE(!analysis.incidents.empty());
