@@ -718,7 +718,7 @@ HeatmapModel::BlockPlan HeatmapModel::blockPlan(const FramePlan& plan, const std
     }
     // A tier's flags from the ranks' (tier 0) or the tier below's: 2 = mixed.
     const auto foldFlags = [&](const std::vector<std::uint8_t>& below, std::size_t tier, bool all) {
-        const std::size_t per = tier == 0 ? tiers[0].ranks : kRankBlockFactor;
+        const std::size_t per = kRankBlockFactor; // tier 0 folds ranks, each tier after it blocks of the one below
         std::vector<std::uint8_t> flags(tiers[tier].blockCount);
         for (std::size_t b = 0; b < flags.size(); ++b) {
             const std::size_t first = b * per;
