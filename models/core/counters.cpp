@@ -40,20 +40,6 @@ std::optional<CounterKind> parseCounterKind(std::string_view sysfsName)
     return std::nullopt;
 }
 
-CounterDelta counterDelta(std::uint64_t prev, std::uint64_t next, std::uint8_t bits)
-{
-    const std::uint64_t max = bits >= 64 ? ~0ULL : ((1ULL << bits) - 1);
-    CounterDelta d;
-    if (next < prev) {
-        d.reset = true;
-        d.increase = next; // cleared to 0, then counted up to `next`
-    } else {
-        d.increase = next - prev;
-    }
-    d.saturated = next >= max;
-    return d;
-}
-
 std::uint8_t storageBytesFor(std::uint8_t bits)
 {
     if (bits <= 8) {

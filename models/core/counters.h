@@ -51,7 +51,20 @@ struct CounterDelta
     bool reset = false;
     bool saturated = false; // `next` is at the counter's maximum: the true increase may be larger
 };
-CounterDelta counterDelta(std::uint64_t prev, std::uint64_t next, std::uint8_t bits);
+// Inline: the analysis and the views call it for every sample of millions of series.
+inline CounterDelta counterDelta(std::uint64_t prev, std::uint64_t next, std::uint8_t bits)
+{
+    const std::uint64_t max = bits >= 64 ? ~0ULL : ((1ULL << bits) - 1);
+    CounterDelta d;
+    if (next < prev) {
+        d.reset = true;
+        d.increase = next; // cleared to 0, then counted up to `next`
+    } else {
+        d.increase = next - prev;
+    }
+    d.saturated = next >= max;
+    return d;
+}
 
 // A port as counters name it: the node GUID and port number (joined to Topology by GUID).
 struct CounterPort
@@ -88,6 +101,30 @@ struct CounterSeries
 };
 
 std::uint8_t storageBytesFor(std::uint8_t bits);
+
+// Calls fn(k) for each sample k >= 1 whose counterDelta from sample k - 1 has an increase: a reading that differs
+// from the one before and is not a clear to 0. One compare per sample at the stored width, for scans of whole
+// series where increases are rare (error counters).
+template <typename Fn> void forEachIncrease(const CounterSeries& s, Fn fn)
+{
+    const auto scan = [&](const auto* v) {
+        for (std::size_t k = 1; k < s.size(); ++k) {
+            if (v[k] != v[k - 1] && v[k] != 0) {
+                fn(k);
+            }
+        }
+    };
+    switch (s.storageBytes) {
+    case 1:
+        return scan(static_cast<const std::uint8_t*>(s.values));
+    case 2:
+        return scan(static_cast<const std::uint16_t*>(s.values));
+    case 4:
+        return scan(static_cast<const std::uint32_t*>(s.values));
+    default:
+        return scan(static_cast<const std::uint64_t*>(s.values));
+    }
+}
 
 enum class LinkState : std::uint8_t { Down, Up };
 

@@ -112,11 +112,9 @@ template <typename Find> void LinkStates::fillLink(std::size_t i, const Find& fi
         for (const auto kind : { CounterKind::LinkDowned, CounterKind::LinkErrorRecovery, CounterKind::SymbolError,
                  CounterKind::PortRcvErrors }) {
             if (const auto* ser = findSeries(node.guid, end.port, kind)) {
-                for (std::size_t k = 1; k < ser->size(); ++k) {
-                    if (counterDelta(ser->value(k - 1), ser->value(k), ser->bits).increase > 0) {
-                        pl.errorSamples.push_back({ ser->timesNs[k - 1], ser->timesNs[k] });
-                    }
-                }
+                forEachIncrease(*ser, [&](std::size_t k) {
+                    pl.errorSamples.push_back({ ser->timesNs[k - 1], ser->timesNs[k] });
+                });
             }
         }
         if (!pl.traffic) {

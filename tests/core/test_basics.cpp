@@ -8,6 +8,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstring>
 #include <vector>
 
 using namespace stallscope;
@@ -52,6 +53,52 @@ TEST_CASE("counter deltas handle saturation and resets", "[core]")
     CHECK(semantics(CounterKind::LinkDowned).defaultBits == 8);
     CHECK(parseCounterKind("port_xmit_wait") == CounterKind::PortXmitWait);
     CHECK_FALSE(parseCounterKind("nope").has_value());
+}
+
+TEST_CASE("forEachIncrease finds the samples counterDelta sees an increase at, at every storage width", "[core]")
+{
+    // Readings that climb, stay, drop to 0 (a clear), drop to a smaller non-zero value (a clear, then counts) and
+    // sit at the maximum of each width.
+    std::vector<std::uint64_t> raw;
+    std::uint64_t x = 12345;
+    for (int i = 0; i < 4000; ++i) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        const auto pick = (x >> 60) % 6;
+        const std::uint64_t prev = raw.empty() ? 0 : raw.back();
+        raw.push_back(pick == 0 ? 0
+                : pick == 1     ? prev
+                : pick == 2     ? prev + (x >> 40 & 7)
+                : pick == 3     ? (x >> 33)
+                                : ~0ULL);
+    }
+    std::vector<TimeNs> times(raw.size());
+    for (std::size_t i = 0; i < times.size(); ++i) {
+        times[i] = TimeNs(i) * kNsPerSec;
+    }
+    for (const std::uint8_t bits : { 8, 16, 32, 64 }) {
+        const std::uint64_t max = bits >= 64 ? ~0ULL : ((1ULL << bits) - 1);
+        std::vector<std::uint8_t> bytes(raw.size() * 8);
+        CounterSeries s;
+        s.bits = bits;
+        s.storageBytes = storageBytesFor(bits);
+        s.timesNs = times;
+        for (std::size_t i = 0; i < raw.size(); ++i) {
+            const auto v = raw[i] & max;
+            std::memcpy(bytes.data() + i * s.storageBytes, &v, s.storageBytes); // little-endian machine
+        }
+        s.values = bytes.data();
+        std::vector<std::size_t> expected, got;
+        for (std::size_t k = 1; k < s.size(); ++k) {
+            if (counterDelta(s.value(k - 1), s.value(k), bits).increase > 0) {
+                expected.push_back(k);
+            }
+        }
+        forEachIncrease(s, [&](std::size_t k) { got.push_back(k); });
+        INFO("bits " << int(bits));
+        REQUIRE(expected.size() > 500);
+        REQUIRE(expected.size() < s.size() - 500);
+        CHECK(got == expected);
+    }
 }
 
 TEST_CASE("timeout policy retry budget follows NCCL's formula", "[core]")
