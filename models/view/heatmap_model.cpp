@@ -255,7 +255,7 @@ void HeatmapModel::applyLogRow(std::uint32_t rank, TimeNs t0, TimeNs t1, std::ui
 
 // Not stored in the levels (set per raster from `present`): cells of a rank that no record and no timed line of its
 // log speak for. The log's "ran for" is spoken for: it was inside that collective.
-void HeatmapModel::markUnrecorded(const TimeAxisMapping& map, std::uint32_t rank, std::size_t width, HeatCell* out) const
+void HeatmapModel::markUnrecorded(const FramePlan& plan, std::uint32_t rank, std::size_t width, HeatCell* out) const
 {
     if (!m_logRows || rank >= m_logRows->size()) {
         return;
@@ -265,9 +265,9 @@ void HeatmapModel::markUnrecorded(const TimeAxisMapping& map, std::uint32_t rank
         return;
     }
     for (std::size_t x = 0; x < width; ++x) {
-        const bool past = row.unrecorded || map.t(double(x + 1)) > row.recordsEnd;
-        const bool hung = row.hungTo != kNoTime && out[x].inside > 0 && map.t(double(x)) < row.hungTo
-            && map.t(double(x + 1)) > row.hungFrom;
+        const bool past = row.unrecorded || plan.edges[x + 1] > row.recordsEnd;
+        const bool hung = row.hungTo != kNoTime && out[x].inside > 0 && plan.edges[x] < row.hungTo
+            && plan.edges[x + 1] > row.hungFrom;
         if (past && !hung) {
             out[x].unrecorded = out[x].present;
         }
@@ -530,13 +530,17 @@ HeatmapModel::FramePlan HeatmapModel::plan(const TimeAxisMapping& map, bool coar
     FramePlan p;
     const auto W = static_cast<std::size_t>(std::max(1, map.widthPx));
     const auto& s = *m_snap;
+    p.edges.resize(W + 1);
+    for (std::size_t x = 0; x <= W; ++x) {
+        p.edges[x] = map.t(double(x));
+    }
     p.present.resize(W);
     p.stallShare.assign(W, 0);
     auto stall = std::lower_bound(
         m_stalls.begin(), m_stalls.end(), map.visible.start, [](const TimeRange& r, TimeNs t) { return r.end <= t; });
     for (std::size_t x = 0; x < W; ++x) {
-        const TimeNs t = map.t(double(x));
-        const TimeNs t1 = map.t(double(x + 1));
+        const TimeNs t = p.edges[x];
+        const TimeNs t1 = p.edges[x + 1];
         p.present[x] = t >= s.job.span.start && t < s.job.span.end ? 255 : 0;
         while (stall != m_stalls.end() && stall->end <= t) {
             ++stall;
@@ -574,8 +578,8 @@ HeatmapModel::FramePlan HeatmapModel::plan(const TimeAxisMapping& map, bool coar
     p.first.resize(W);
     p.last.resize(W);
     for (std::size_t x = 0; x < W; ++x) {
-        const TimeNs t0 = map.t(double(x)) - m_originNs;
-        const TimeNs t1 = map.t(double(x + 1)) - m_originNs;
+        const TimeNs t0 = p.edges[x] - m_originNs;
+        const TimeNs t1 = p.edges[x + 1] - m_originNs;
         if (t1 <= 0 || t0 >= n * bucket) {
             p.first[x] = p.last[x] = 0;
             continue;
@@ -598,11 +602,11 @@ void HeatmapModel::rasterizeRank(const TimeAxisMapping& map, const FramePlan& pl
         for (std::size_t x = 0; x < W; ++x) {
             out[x] = HeatCell { quantize(scratch[kChannels * x]), 0, quantize(scratch[kChannels * x + 1]),
                 plan.present[x] };
-            applyLogRow(rank, map.t(double(x)), map.t(double(x + 1)), out[x].present, out[x].failed, out[x].inside);
+            applyLogRow(rank, plan.edges[x], plan.edges[x + 1], out[x].present, out[x].failed, out[x].inside);
             out[x].stalled = std::min(out[x].inside, plan.stallShare[x]);
         }
         applyGroupStalls(plan, rank, out);
-        markUnrecorded(map, rank, W, out);
+        markUnrecorded(plan, rank, W, out);
         return;
     }
     const auto n = m_levels->bucketsAt[plan.level];
@@ -610,7 +614,7 @@ void HeatmapModel::rasterizeRank(const TimeAxisMapping& map, const FramePlan& pl
     foldLevelColumns(plan, m_levels->cells[plan.level].data() + at, nullptr,
         m_lateLevels ? m_lateLevels->cells[plan.level].data() + at : nullptr, W, out);
     applyGroupStalls(plan, rank, out);
-    markUnrecorded(map, rank, W, out);
+    markUnrecorded(plan, rank, W, out);
 }
 
 // A rank outside the group that stalled was not in the stalled collective: its time inside one there is held.

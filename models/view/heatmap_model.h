@@ -151,6 +151,7 @@ private:
     {
         bool fromRecords = false;
         std::size_t level = 0;
+        std::vector<TimeNs> edges; // map.t(x) for x in 0..W: column x is [edges[x], edges[x + 1]), rounded once
         std::vector<std::uint32_t> first, last; // bucket range [first, last) per column
         std::vector<std::uint8_t> present;
         std::vector<std::uint8_t> stallShare; // share of each column inside a stall window, 0..255
@@ -180,7 +181,7 @@ private:
     };
     void applyLogRow(std::uint32_t rank, TimeNs t0, TimeNs t1, std::uint8_t& present, std::uint8_t& failed,
         std::uint8_t& inside) const;
-    void markUnrecorded(const TimeAxisMapping& map, std::uint32_t rank, std::size_t width, HeatCell* out) const;
+    void markUnrecorded(const FramePlan& plan, std::uint32_t rank, std::size_t width, HeatCell* out) const;
     FramePlan plan(const TimeAxisMapping& map, bool coarse = false) const;
     void rasterizeRank(const TimeAxisMapping& map, const FramePlan& plan, std::uint32_t rank,
         std::vector<float>& scratch, HeatCell* out) const;
