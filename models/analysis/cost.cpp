@@ -165,18 +165,16 @@ WhyPassed whyItPassed(const JobSnapshot& snap, const std::vector<Incident>& inci
     w.chancePerDay = 1.0 - std::pow(1.0 - w.chancePerCheck, checksPerDay);
 
     // Job-wide traffic (sum of host-side xmit_data) in bins of the counters' own interval.
-    TimeNs interval = 0;
-    std::vector<const CounterSeries*> hostData;
+    TimeNs interval = 0; // the first host series' own sample interval
     for (const auto& s : snap.counters) {
         const auto& p = snap.counterPorts[s.port];
-        if (s.kind == CounterKind::PortXmitData && p.node && snap.topology.node(*p.node).kind == NodeKind::Hca) {
-            hostData.push_back(&s);
-            if (interval == 0 && s.size() > 1) {
-                interval = (s.timesNs.back() - s.timesNs.front()) / static_cast<TimeNs>(s.size() - 1);
-            }
+        if (s.kind == CounterKind::PortXmitData && p.node && snap.topology.node(*p.node).kind == NodeKind::Hca
+            && s.size() > 1) {
+            interval = (s.timesNs.back() - s.timesNs.front()) / static_cast<TimeNs>(s.size() - 1);
+            break;
         }
     }
-    if (hostData.empty() || interval <= 0 || snap.job.span.end <= snap.job.span.start) {
+    if (interval <= 0 || snap.job.span.end <= snap.job.span.start) {
         return w;
     }
     const TimeNs t0 = snap.job.span.start;
@@ -185,15 +183,7 @@ WhyPassed whyItPassed(const JobSnapshot& snap, const std::vector<Incident>& inci
     constexpr TimeNs kMaxTrafficBins = 1 << 20; // 8 MiB of doubles; 12 days at the usual 1 s
     interval = std::max(interval, (snap.job.span.end - t0) / kMaxTrafficBins + 1);
     const std::size_t bins = static_cast<std::size_t>((snap.job.span.end - t0) / interval) + 1;
-    std::vector<double> bytes(bins, 0.0);
-    for (const auto* s : hostData) {
-        for (std::size_t k = 1; k < s->size(); ++k) {
-            const auto b = static_cast<std::size_t>((s->timesNs[k] - t0) / interval);
-            if (b < bins) {
-                bytes[b] += double(counterDelta(s->value(k - 1), s->value(k), s->bits).increase) * 4.0;
-            }
-        }
-    }
+    const auto bytes = hostTrafficBins(snap, t0, interval, bins);
     // Dip = 1 - (average over the window holding the stall) / (median of the windows before it).
     const auto dip = [&](TimeNs window, TimeNs atNs) {
         const std::size_t per = std::max<std::size_t>(1, static_cast<std::size_t>(window / interval));

@@ -96,11 +96,15 @@ FabricIndex::FabricIndex(const JobSnapshot& snap, Traffic traffic)
     }
 }
 
-// Sums host ports' port_xmit_data deltas into 1 s bins, series split over the cores. Each bin holds a sum of whole
-// byte counts (4 × words), exact in a double below 2^53, so the parts' order of addition cannot change it.
 void FabricIndex::sumHostTraffic(std::size_t bins)
 {
-    const auto& snap = m_snap;
+    m_fabricBytes = hostTrafficBins(m_snap, m_snap.job.span.start, kNsPerSec, bins);
+}
+
+// Series split over the cores. Each bin holds a sum of whole byte counts (4 × words), exact in a double below
+// 2^53, so the parts' order of addition cannot change it.
+std::vector<double> hostTrafficBins(const JobSnapshot& snap, TimeNs start, TimeNs binNs, std::size_t bins)
+{
     std::vector<std::vector<double>> parts(parallelPartCount());
     parallelParts(
         [&](unsigned part, unsigned count) {
@@ -115,7 +119,7 @@ void FabricIndex::sumHostTraffic(std::size_t bins)
                     continue;
                 }
                 for (std::size_t k = 1; k < s.size(); ++k) {
-                    const auto b = (s.timesNs[k] - snap.job.span.start) / kNsPerSec;
+                    const auto b = (s.timesNs[k] - start) / binNs;
                     if (b >= 0 && static_cast<std::size_t>(b) < bins) {
                         acc[static_cast<std::size_t>(b)]
                             += 4.0 * double(counterDelta(s.value(k - 1), s.value(k), s.bits).increase);
@@ -124,11 +128,13 @@ void FabricIndex::sumHostTraffic(std::size_t bins)
             }
         },
         static_cast<unsigned>(parts.size()));
+    std::vector<double> out(bins, 0.0);
     for (const auto& acc : parts) {
         for (std::size_t b = 0; b < bins; ++b) {
-            m_fabricBytes[b] += acc[b];
+            out[b] += acc[b];
         }
     }
+    return out;
 }
 
 // The ranks below each switch of tier `t`: the union of those below its lower-tier neighbours, which are complete.

@@ -70,6 +70,10 @@ private:
     std::vector<double> m_fabricBytes; // per 1 s bin from the job's start; bin of each sample's end time
 };
 
+// Bytes all host ports sent per bin: bin b holds the port_xmit_data increases (× 4 bytes) of the samples whose time
+// falls in [start + b × binNs, start + (b + 1) × binNs); samples outside the `bins` are not counted.
+std::vector<double> hostTrafficBins(const JobSnapshot& snap, TimeNs start, TimeNs binNs, std::size_t bins);
+
 // Ranks links by evidence for one incident; sets incident.culprit / otherLinks.
 void attributeToFabric(const FabricIndex& fabric, Incident& incident);
 
