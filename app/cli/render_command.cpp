@@ -109,7 +109,9 @@ int runRender(const std::vector<std::string>& args, std::ostream& out, std::ostr
         return kExitUsage;
     }
     SharedProgress progress;
-    const auto opened = openPath(a.positional[0], progress, {}, OpenFor::Images);
+    // A fabric image without --fabric (data without a job) builds its review itself, after the analysis.
+    const auto opened
+        = openPath(a.positional[0], progress, {}, a.has("fabric") ? OpenFor::Images : OpenFor::WindowImages);
     if (!opened.error.empty()) {
         err << "stallscope render: " << opened.error << '\n';
         return kExitBadInput;

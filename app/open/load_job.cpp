@@ -57,17 +57,22 @@ private:
     const Progress& m_of;
 };
 
-// The headless open: analysis only; the images rasterize from the records.
-OpenedJob finishForImages(OpenedJob out, SharedProgress& progress)
+// The headless open: analysis (and for OpenFor::Images the fabric review); the images rasterize from the records.
+OpenedJob finishForImages(OpenedJob out, SharedProgress& progress, OpenFor use)
 {
     // The fabric review (every link's flaps) on the second core while the analysis runs on this one.
-    auto review = std::async(std::launch::async, [snap = out.snapshot] {
-        NullProgress quiet;
-        return std::make_shared<FabricReview>(reviewFabric(*snap, FabricReviewOptions {}, quiet));
-    });
+    std::future<std::shared_ptr<FabricReview>> review;
+    if (use == OpenFor::Images) {
+        review = std::async(std::launch::async, [snap = out.snapshot] {
+            NullProgress quiet;
+            return std::make_shared<FabricReview>(reviewFabric(*snap, FabricReviewOptions {}, quiet));
+        });
+    }
     progress.report("Analysing", 0, 1);
     out.analysis = std::make_shared<AnalysisResult>(analyze(*out.snapshot, AnalysisOptions {}, progress));
-    out.fabricReview = review.get();
+    if (review.valid()) {
+        out.fabricReview = review.get();
+    }
     out.heatmap = HeatmapModel::recordsOnly(out.snapshot, {})->withStalls(*out.analysis);
     if (progress.cancelled()) {
         out.error = "cancelled";
@@ -95,8 +100,8 @@ OpenedJob openWith(
         out.error = "cancelled";
         return out;
     }
-    if (use == OpenFor::Images) {
-        return finishForImages(std::move(out), progress);
+    if (use != OpenFor::Window) {
+        return finishForImages(std::move(out), progress, use);
     }
     // Fabric data's main view is the links: their states come before anything is shown. A job's is the ranks: its
     // first frame does not wait for the states of every link (seconds at 132,096 links), which follow it.

@@ -62,8 +62,10 @@ using StageCallback = std::function<void(const OpenedJob& partial)>;
 
 // What the opened data is for. Images (`render`, `report`): a few rasters of a few windows, so the rank heatmap
 // draws straight from the records (no levels: at 16,384 ranks they took 2.3 GB and half the time) and the link
-// heatmap is left to the fabric image that needs it.
-enum class OpenFor { Window, Images };
+// heatmap is left to the fabric image that needs it. WindowImages (`render` of an incident or a time window): the
+// same without the fabric review (every link's flaps), which only the fabric image and the report show; the
+// analysis then has both cores.
+enum class OpenFor { Window, Images, WindowImages };
 
 // A bundle or a folder of raw files (import/open_job.h). Runs on a worker thread.
 OpenedJob openPath(const std::string& path, SharedProgress& progress, const StageCallback& onStage = {},
