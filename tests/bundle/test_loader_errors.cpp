@@ -109,6 +109,40 @@ TEST_CASE("manifest errors name the file, the line or the field", "[core][errors
         f.replaceInFile("manifest.json", "\"collectives\": \"\"", "\"collectives\": \"sub\"");
         CHECK_THAT(f.load(), Catch::Contains("sub: a folder, where manifest.json names one of the bundle's files"));
     }
+    SECTION("numbers of the wrong kind or past 64 bits")
+    {
+        f.replaceInFile("manifest.json", "\"rank\": 0", "\"rank\": 0.5");
+        CHECK_THAT(f.load(), Catch::Contains("manifest.json") && Catch::Contains("\"ranks[0].rank\" to be an integer"));
+        f.replaceInFile("manifest.json", "\"rank\": 0.5", "\"rank\": 18446744073709551615");
+        CHECK_THAT(f.load(), Catch::Contains("18446744073709551615 does not fit 64 bits"));
+        f.replaceInFile("manifest.json", "\"rank\": 18446744073709551615", "\"rank\": \"0\"");
+        CHECK_THAT(f.load(), Catch::Contains("\"ranks[0].rank\" to be an integer"));
+    }
+    SECTION("a string field holding a number")
+    {
+        f.replaceInFile("manifest.json", "\"hca\": \"mlx5_0\"", "\"hca\": 5");
+        CHECK_THAT(f.load(), Catch::Contains("\"ranks[0].hca\" to be a string"));
+    }
+    SECTION("a group's rank outside the job, negative or not a number")
+    {
+        f.replaceInFile("manifest.json", "\"ranks\": \"all\"", "\"ranks\": [0, 16]");
+        CHECK_THAT(f.load(), Catch::Contains("\"process_groups[0].ranks\" holds a rank outside 0..world_size-1"));
+        f.replaceInFile("manifest.json", "[0, 16]", "[-1]");
+        CHECK_THAT(f.load(), Catch::Contains("holds a rank outside"));
+        f.replaceInFile("manifest.json", "[-1]", "[\"3\"]");
+        CHECK_THAT(f.load(), Catch::Contains("holds a rank outside"));
+        f.replaceInFile("manifest.json", "[\"3\"]", "{}");
+        CHECK_THAT(f.load(), Catch::Contains("to be \"all\" or an array of ranks"));
+    }
+    SECTION("nested past simdjson's depth is refused with a line; an unknown field nested less is left alone")
+    {
+        f.replaceInFile("manifest.json", "\"format\"",
+            "\"deep\": " + std::string(200, '[') + std::string(200, ']') + ", \"format\"");
+        REQUIRE(openJob(f.dir.string()).ok());
+        f.replaceInFile("manifest.json", std::string(200, '['), std::string(2000, '['));
+        f.replaceInFile("manifest.json", std::string(200, ']'), std::string(2000, ']'));
+        CHECK_THAT(f.load(), Catch::Matches(".*manifest\\.json:[0-9]+: invalid JSON.*deeper than.*"));
+    }
 }
 
 TEST_CASE("binary collectives errors give the byte offset", "[core][errors]")
@@ -224,8 +258,34 @@ TEST_CASE("JSON Lines errors give the line", "[core][errors]")
 TEST_CASE("topology errors name the field", "[core][errors]")
 {
     Fixture f;
-    f.replaceInFile("topology.json", "\"guid\":\"0x", "\"guid\":\"0xZZ");
-    CHECK_THAT(f.load(), Catch::Contains("topology.json") && Catch::Contains("nodes[0].guid"));
+    SECTION("a node's GUID")
+    {
+        f.replaceInFile("topology.json", "\"guid\":\"0x", "\"guid\":\"0xZZ");
+        CHECK_THAT(f.load(), Catch::Contains("topology.json") && Catch::Contains("nodes[0].guid"));
+    }
+    SECTION("a link's flag that is not true or false")
+    {
+        f.replaceInFile("topology.json", "\"speed\"", "\"ends_disagree\":\"yes\",\"speed\"");
+        CHECK_THAT(
+            f.load(), Catch::Contains("topology.json") && Catch::Contains("ends_disagree\" to be true or false"));
+    }
+    SECTION("a link's end naming no node")
+    {
+        const auto text = readFile(f.dir / "topology.json");
+        const auto at = text.find("\"links\"");
+        REQUIRE(at != std::string::npos);
+        const auto guid = text.find("\"guid\":\"0x", at);
+        REQUIRE(guid != std::string::npos);
+        auto broken = text;
+        broken.replace(guid, 12, "\"guid\":\"0x7");
+        writeFile(f.dir / "topology.json", broken);
+        CHECK_THAT(f.load(), Catch::Contains("links[0].a.guid") && Catch::Contains("names no node"));
+    }
+    SECTION("invalid JSON gives a line number")
+    {
+        f.replaceInFile("topology.json", "\"nodes\"", "\"nodes\" oops");
+        CHECK_THAT(f.load(), Catch::Matches(".*topology\\.json:[0-9]+: invalid JSON.*"));
+    }
 }
 
 TEST_CASE("inconsistent but usable input opens with warnings", "[core][errors]")
