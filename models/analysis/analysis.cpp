@@ -206,7 +206,7 @@ AnalysisResult analyze(const JobSnapshot& snap, const AnalysisOptions& options, 
         priceIncident(snap, inc);
     }
     priceRecurrence(snap, out.incidents);
-    out.whyPassed = whyItPassed(snap, out.incidents, options);
+    out.whyPassed = whyItPassed(snap, out.incidents, options, &fabric);
     out.degradedLinks = findDegradedLinks(snap, fabric, out.collectives);
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return out;

@@ -136,7 +136,8 @@ void priceRecurrence(const JobSnapshot& snap, std::vector<Incident>& incidents)
     }
 }
 
-WhyPassed whyItPassed(const JobSnapshot& snap, const std::vector<Incident>& incidents, const AnalysisOptions& options)
+WhyPassed whyItPassed(const JobSnapshot& snap, const std::vector<Incident>& incidents, const AnalysisOptions& options,
+    const FabricIndex* fabric)
 {
     WhyPassed w;
     std::vector<TimeNs> outages, starts;
@@ -183,7 +184,8 @@ WhyPassed whyItPassed(const JobSnapshot& snap, const std::vector<Incident>& inci
     constexpr TimeNs kMaxTrafficBins = 1 << 20; // 8 MiB of doubles; 12 days at the usual 1 s
     interval = std::max(interval, (snap.job.span.end - t0) / kMaxTrafficBins + 1);
     const std::size_t bins = static_cast<std::size_t>((snap.job.span.end - t0) / interval) + 1;
-    const auto bytes = hostTrafficBins(snap, t0, interval, bins);
+    const bool sameBins = fabric && interval == kNsPerSec && fabric->hostBytesPerSecond().size() == bins;
+    const auto bytes = sameBins ? fabric->hostBytesPerSecond() : hostTrafficBins(snap, t0, interval, bins);
     // Dip = 1 - (average over the window holding the stall) / (median of the windows before it).
     const auto dip = [&](TimeNs window, TimeNs atNs) {
         const std::size_t per = std::max<std::size_t>(1, static_cast<std::size_t>(window / interval));

@@ -54,6 +54,8 @@ public:
     // Bytes all host ports sent in (from, to], from 1-second bins of host-side port_xmit_data deltas (0 when
     // built with Traffic::Skip).
     double fabricBytes(TimeNs from, TimeNs to) const;
+    // The 1 s bins behind fabricBytes: hostTrafficBins(snap, job start, 1 s, their count); empty with Traffic::Skip.
+    const std::vector<double>& hostBytesPerSecond() const { return m_fabricBytes; }
 
 private:
     static std::uint64_t key(std::uint64_t guid, std::uint16_t port) { return guid * 1315423911ULL ^ port; }
@@ -106,7 +108,9 @@ std::optional<Incident> logOnlyIncident(
 // Cost of one outage under `policy` for a job of `worldSize` GPUs, the path restored by `recovery`.
 WhatIfRow predict(
     const TimeoutPolicy& policy, TimeNs outage, Recovery recovery, TimeNs reroute, std::uint32_t worldSize);
-WhyPassed whyItPassed(const JobSnapshot& snap, const std::vector<Incident>& incidents, const AnalysisOptions& options);
+// `fabric`: its 1 s bins serve when the counters' interval is 1 s, instead of summing every host series again.
+WhyPassed whyItPassed(const JobSnapshot& snap, const std::vector<Incident>& incidents, const AnalysisOptions& options,
+    const FabricIndex* fabric = nullptr);
 
 // Increase of a counter series over the samples whose interval (t[k-1], t[k]] overlaps [from, to].
 struct WindowIncrease

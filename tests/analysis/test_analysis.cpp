@@ -86,6 +86,18 @@ TEST_CASE("a flap under the budget is priced as a stall, over it as a crash", "[
     CHECK(r.whyPassed.dipRawPercent > 90);
     CHECK(r.whyPassed.dip1MinPercent > 1);
     CHECK(r.whyPassed.dip1MinPercent < 20);
+    // The fabric index's 1 s bins, which the analysis hands it, are the bins it sums itself.
+    {
+        const analysis::FabricIndex fabric(*sim.snapshot);
+        REQUIRE_FALSE(fabric.hostBytesPerSecond().empty());
+        const auto own = analysis::whyItPassed(*sim.snapshot, r.incidents, AnalysisOptions {});
+        CHECK(own.dipRawPercent == r.whyPassed.dipRawPercent);
+        CHECK(own.dip1MinPercent == r.whyPassed.dip1MinPercent);
+        CHECK(own.dip5MinPercent == r.whyPassed.dip5MinPercent);
+        CHECK(fabric.hostBytesPerSecond()
+            == analysis::hostTrafficBins(
+                *sim.snapshot, sim.snapshot->job.span.start, kNsPerSec, fabric.hostBytesPerSecond().size()));
+    }
 
     c.faults[0].durationNs = 45 * kNsPerSec;
     c.durationNs = 14 * 60 * kNsPerSec;
