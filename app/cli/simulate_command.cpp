@@ -272,6 +272,41 @@ std::string applyFlags(const ParsedArgs& a, SimConfig& c)
     return validateConfig(c);
 }
 
+// The options of --raw, read before anything is simulated: a typo must not cost a run of minutes.
+std::string readRawOptions(const ParsedArgs& parsed, const SimConfig& config, RawWriteOptions& raw)
+{
+    if (auto v = parsed.find("fr-format")) {
+        if (*v != "pickle" && *v != "json") {
+            return "--fr-format: expected pickle or json";
+        }
+        raw.pickle = *v == "pickle";
+    }
+    if (auto v = parsed.find("fr-entries"); v && !parseNumber(*v, raw.frEntries)) {
+        return "--fr-entries: expected a number of entries";
+    }
+    if (auto v = parsed.find("records-from")) {
+        auto ranks = parseRankSet(*v, config.worldSize());
+        if (!ranks) {
+            return "--records-from: expected ranks below " + std::to_string(config.worldSize())
+                + " as a list of numbers and ranges, e.g. 0-7,16";
+        }
+        raw.recordRanks = std::move(*ranks);
+    }
+    raw.kineto = parsed.has("kineto");
+    raw.flightRecorder = !parsed.has("no-flight-recorder");
+    raw.counters = !parsed.has("no-counters");
+    raw.nodeFiles = parsed.has("node-files");
+    if (auto v = parsed.find("shard")) {
+        const auto shard = folder::parseShardSpec(*v);
+        if (!shard || !parsed.has("raw")) {
+            return "--shard: expected K/N with 0 <= K < N <= " + std::to_string(folder::kMaxShards) + ", with --raw";
+        }
+        raw.shard = shard->index;
+        raw.shards = shard->count;
+    }
+    return {};
+}
+
 } // namespace
 
 int runSimulate(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)
@@ -307,6 +342,11 @@ int runSimulate(const std::vector<std::string>& args, std::ostream& out, std::os
         err << "stallscope simulate: " << e << '\n';
         return kExitUsage;
     }
+    RawWriteOptions raw;
+    if (auto e = readRawOptions(parsed, *config, raw); !e.empty()) {
+        err << "stallscope simulate: " << e << '\n';
+        return kExitUsage;
+    }
     const auto t0 = std::chrono::steady_clock::now();
     NullProgress progress;
     const SpillFolder spill(dir);
@@ -318,41 +358,6 @@ int runSimulate(const std::vector<std::string>& args, std::ostream& out, std::os
     if (options.collectives == ColumnFormat::Binary) { // written once, moved into the bundle
         options.collectivesFile = result->collectivesFile;
         options.countersFile = result->countersFile;
-    }
-    RawWriteOptions raw;
-    if (auto v = parsed.find("fr-format")) {
-        if (*v != "pickle" && *v != "json") {
-            err << "stallscope simulate: --fr-format: expected pickle or json\n";
-            return kExitUsage;
-        }
-        raw.pickle = *v == "pickle";
-    }
-    if (auto v = parsed.find("fr-entries"); v && !parseNumber(*v, raw.frEntries)) {
-        err << "stallscope simulate: --fr-entries: expected a number of entries\n";
-        return kExitUsage;
-    }
-    if (auto v = parsed.find("records-from")) {
-        auto ranks = parseRankSet(*v, config->worldSize());
-        if (!ranks) {
-            err << "stallscope simulate: --records-from: expected ranks below " << config->worldSize()
-                << " as a list of numbers and ranges, e.g. 0-7,16\n";
-            return kExitUsage;
-        }
-        raw.recordRanks = std::move(*ranks);
-    }
-    raw.kineto = parsed.has("kineto");
-    raw.flightRecorder = !parsed.has("no-flight-recorder");
-    raw.counters = !parsed.has("no-counters");
-    raw.nodeFiles = parsed.has("node-files");
-    if (auto v = parsed.find("shard")) {
-        const auto shard = folder::parseShardSpec(*v);
-        if (!shard || !parsed.has("raw")) {
-            err << "stallscope simulate: --shard: expected K/N with 0 <= K < N <= " << folder::kMaxShards
-                << ", with --raw\n";
-            return kExitUsage;
-        }
-        raw.shard = shard->index;
-        raw.shards = shard->count;
     }
     const bool asRaw = parsed.has("raw");
     SimulationWritten written;

@@ -932,6 +932,31 @@ TEST_CASE("simulate --raw --shard K/N writes its hosts' files, and the folder's 
         == 2);
 }
 
+TEST_CASE("simulate refuses a bad --raw option before it simulates", "[cli][import]")
+{
+    // The records are spilled past 1 MiB into a folder beside --out, which cannot be made where a file stands in for
+    // the parent: a simulation that runs fails there. Each bad option must be what is reported, with the usage exit
+    // code.
+    TempDir tmp;
+    writeFile(tmp.path() / "file", "not a folder");
+    const auto out = (tmp.path() / "file" / "raw").string();
+    const std::vector<std::vector<std::string>> bad = { { "--fr-format", "msgpack" }, { "--fr-entries", "many" },
+        { "--records-from", "0-99999" }, { "--shard", "3/2" } };
+    for (const auto& option : bad) {
+        std::vector<std::string> args = { "simulate", "--preset", "small", "--memory-mb", "1", "--raw", "--out", out };
+        args.insert(args.end(), option.begin(), option.end());
+        const auto r = runInProcess(args);
+        INFO(option[0] << ": " << r.err);
+        CHECK(r.code == 2);
+        CHECK_THAT(r.err, Catch::Contains(option[0] + ":"));
+        CHECK_THAT(r.err, !Catch::Contains("records-0.chunk"));
+    }
+    // The same command with good options reaches the simulation, which fails at the spill folder.
+    const auto r = runInProcess({ "simulate", "--preset", "small", "--memory-mb", "1", "--raw", "--out", out });
+    CHECK(r.code == 1);
+    CHECK_THAT(r.err, Catch::Contains("records-0.chunk"));
+}
+
 TEST_CASE("render of a folder where few ranks have records draws their rows unless --rows all says otherwise",
     "[cli][render][partial]")
 {
