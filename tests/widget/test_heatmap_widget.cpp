@@ -1004,6 +1004,15 @@ TEST_CASE("the topology zooms around the pointer, pans, and finds switches and h
     CHECK(x >= 0);
     CHECK(x <= 700);
     CHECK(w.setSearch(QString()) == 0);
+    // The same job's next stage (its analysis, its links' states) keeps the zoom and the pan; another job does not.
+    const double zoomedX = w.nodeOnScreen(*spine)->x();
+    const double zoom = w.zoom();
+    REQUIRE(zoom > 1.0);
+    w.setData(sim.snapshot, std::make_shared<const AnalysisResult>(analyze(*sim.snapshot)));
+    CHECK(w.zoom() == zoom);
+    CHECK(w.nodeOnScreen(*spine)->x() == zoomedX);
+    w.setData(std::make_shared<const JobSnapshot>(*sim.snapshot), nullptr);
+    CHECK(w.zoom() == 1.0);
     // Exports draw the whole fabric whatever the zoom on screen.
     w.setZoom(1.0, 0);
     const QImage whole = w.renderImage(QSize(700, 500));

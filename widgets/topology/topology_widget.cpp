@@ -193,10 +193,14 @@ void TopologyWidget::setData(std::shared_ptr<const JobSnapshot> snap, std::share
     } else if (!sameJob) {
         m_states.reset();
     }
-    m_expandedHost = -1;
-    m_flagged.clear();
-    m_zoom = 1.0; // another fabric: the whole of it
-    m_panX = 0;
+    // Another fabric: the whole of it. The same job's next stage keeps where the user zoomed, panned and expanded
+    // (its hosts are found again in the same order, so an index still names the same host).
+    if (!sameJob) {
+        m_expandedHost = -1;
+        m_flagged.clear();
+        m_zoom = 1.0;
+        m_panX = 0;
+    }
     m_matches.clear(); // node ids of the previous snapshot
     if (m_snap) {
         const auto& topo = m_snap->topology;
