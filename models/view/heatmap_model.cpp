@@ -599,10 +599,14 @@ void HeatmapModel::rasterizeRank(const TimeAxisMapping& map, const FramePlan& pl
         // Finer than the pyramid: straight from the records in the window.
         scratch.assign(kChannels * W, 0.0f);
         accumulate(s.collectives[rank], s.job.span.end, map.visible.start, map.nsPerPx(), W, scratch.data());
+        // Asked once per rank, not per cell: most ranks' logs add nothing (190 M cells at 131,072 ranks).
+        const bool logRow = m_logRows && rank < m_logRows->size() && (*m_logRows)[rank].applies;
         for (std::size_t x = 0; x < W; ++x) {
             out[x] = HeatCell { quantize(scratch[kChannels * x]), 0, quantize(scratch[kChannels * x + 1]),
                 plan.present[x] };
-            applyLogRow(rank, plan.edges[x], plan.edges[x + 1], out[x].present, out[x].failed, out[x].inside);
+            if (logRow) {
+                applyLogRow(rank, plan.edges[x], plan.edges[x + 1], out[x].present, out[x].failed, out[x].inside);
+            }
             out[x].stalled = std::min(out[x].inside, plan.stallShare[x]);
         }
         applyGroupStalls(plan, rank, out);
