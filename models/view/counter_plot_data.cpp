@@ -103,6 +103,19 @@ const CounterSeries* findSeries(const JobSnapshot& snap, std::uint64_t guid, std
     return nullptr;
 }
 
+PortSeriesSet portSeries(const JobSnapshot& snap, std::uint64_t guid, std::uint16_t port)
+{
+    PortSeriesSet out {};
+    for (const auto& s : snap.counters) {
+        const auto& p = snap.counterPorts[s.port];
+        auto& slot = out[static_cast<std::size_t>(s.kind)];
+        if (!slot && p.guid == guid && p.port == port) {
+            slot = &s;
+        }
+    }
+    return out;
+}
+
 std::vector<TimeRange> linkDownIntervals(const JobSnapshot& snap, LinkId link)
 {
     const auto& l = snap.topology.link(link);

@@ -7,6 +7,7 @@
 
 #include "core/job_snapshot.h"
 
+#include <array>
 #include <optional>
 #include <vector>
 
@@ -48,6 +49,10 @@ double sampleRate(const CounterSeries& s, std::size_t k);
 
 // The series of one link end and counter, if present.
 const CounterSeries* findSeries(const JobSnapshot& snap, std::uint64_t guid, std::uint16_t port, CounterKind kind);
+// Every kind's series of one port (the first of each kind, as findSeries finds it; null where absent), in one pass
+// over the series: 2.1 M of them at 131,072 ranks, where a pass per kind and end cost a counter plot 0.2 s.
+using PortSeriesSet = std::array<const CounterSeries*, kCounterKindCount>;
+PortSeriesSet portSeries(const JobSnapshot& snap, std::uint64_t guid, std::uint16_t port);
 
 // Down intervals of a link from its events (either end), clipped to the job span; an unmatched down lasts
 // to the span's end.

@@ -53,8 +53,9 @@ LinkStates::LinkStates(std::shared_ptr<const JobSnapshot> snap)
     build(none);
 }
 
-LinkStates::LinkStates(std::shared_ptr<const JobSnapshot> snap, Progress& progress)
+LinkStates::LinkStates(std::shared_ptr<const JobSnapshot> snap, Progress& progress, TimeRange within)
     : m_snap(std::move(snap))
+    , m_within(within)
 {
     build(progress);
 }
@@ -112,7 +113,11 @@ template <typename Find> void LinkStates::fillLink(std::size_t i, const Find& fi
         for (const auto kind : { CounterKind::LinkDowned, CounterKind::LinkErrorRecovery, CounterKind::SymbolError,
                  CounterKind::PortRcvErrors }) {
             if (const auto* ser = findSeries(node.guid, end.port, kind)) {
-                forEachIncrease(*ser, [&](std::size_t k) {
+                // Sample k covers (t[k - 1], t[k]]: those with t[k] >= within.start and t[k - 1] < within.end.
+                const auto& t = ser->timesNs;
+                const auto from = std::size_t(std::lower_bound(t.begin(), t.end(), m_within.start) - t.begin());
+                const auto to = std::size_t(std::lower_bound(t.begin(), t.end(), m_within.end) - t.begin()) + 1;
+                forEachIncrease(*ser, from, to, [&](std::size_t k) {
                     pl.errorSamples.push_back({ ser->timesNs[k - 1], ser->timesNs[k] });
                 });
             }

@@ -8,6 +8,7 @@
 #include "core/job_snapshot.h"
 #include "core/progress.h"
 
+#include <limits>
 #include <vector>
 
 namespace stallscope {
@@ -20,7 +21,10 @@ class LinkStates
 public:
     explicit LinkStates(std::shared_ptr<const JobSnapshot> snap);
     // The same, split over the cores, reporting to `progress`; cancelled, the links not reached read as normal.
-    LinkStates(std::shared_ptr<const JobSnapshot> snap, Progress& progress);
+    // `within`: only the error samples that overlap it are kept (a render asks about one window of a long job);
+    // asked about a time outside it, a link reads as if its error counters had not moved.
+    LinkStates(std::shared_ptr<const JobSnapshot> snap, Progress& progress, TimeRange within = kWholeTime);
+    static constexpr TimeRange kWholeTime { std::numeric_limits<TimeNs>::min(), std::numeric_limits<TimeNs>::max() };
     LinkHealth stateAt(LinkId link, TimeNs t) const;
     std::size_t linkCount() const { return m_links.size(); }
 
@@ -36,6 +40,7 @@ private:
         const CounterSeries* wait = nullptr; // xmit_wait at the switch end
     };
     std::shared_ptr<const JobSnapshot> m_snap;
+    TimeRange m_within = kWholeTime;
     std::vector<PerLink> m_links;
 };
 

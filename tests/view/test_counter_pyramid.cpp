@@ -2,6 +2,8 @@
 // The counter plots' pyramid (issue #13): plotting a long span from min/max buckets must draw what the samples
 // draw — the same lowest and highest rate in every pixel column (within one column: a bucket's extremes are
 // placed at its ends), one-sample spikes and dips included — with a few points per column.
+#include "test_support.h"
+#include "view/counter_plot_data.h"
 #include "view/counter_pyramid.h"
 
 #include <catch2/catch.hpp>
@@ -11,6 +13,7 @@
 #include <random>
 
 using namespace stallscope;
+using namespace stallscope::test;
 
 namespace {
 
@@ -136,4 +139,22 @@ TEST_CASE("the counter pyramid reads the samples where a column holds few of the
     CHECK(cache.size() == 1);
     cache.forget();
     CHECK(cache.size() == 0);
+}
+
+TEST_CASE("portSeries finds each kind's series of a port as findSeries does, in one pass", "[core][view]")
+{
+    const auto sim = simulateOrFail(tinyConfig());
+    const auto& snap = *sim.snapshot;
+    REQUIRE_FALSE(snap.counterPorts.empty());
+    std::size_t found = 0;
+    for (const auto& p : snap.counterPorts) {
+        const auto all = portSeries(snap, p.guid, p.port);
+        for (std::size_t k = 0; k < kCounterKindCount; ++k) {
+            const auto* one = findSeries(snap, p.guid, p.port, static_cast<CounterKind>(k));
+            REQUIRE(all[k] == one);
+            found += one != nullptr;
+        }
+    }
+    CHECK(found == snap.counters.size()); // one series per port and kind in a simulated job
+    CHECK(portSeries(snap, 0x1, 99) == PortSeriesSet {});
 }

@@ -190,6 +190,7 @@ void CounterPlotWidget::rebuild()
     m_marks.clear(); // their axis rects die with the layout below; events meanwhile must not reach them
     m_plot->clearItems();
     m_plot->clearGraphs();
+    m_graphSeries.clear();
     m_plot->plotLayout()->clear();
     m_hint->setVisible(m_links.empty());
     const QPalette pal = palette();
@@ -200,6 +201,8 @@ void CounterPlotWidget::rebuild()
     auto ticker = QSharedPointer<WallClockTicker>::create(m_snap ? dayStart(*m_snap) : 0);
     for (const auto li : m_links) {
         const auto& link = m_snap->topology.link(static_cast<LinkId>(li));
+        const auto seriesA = portSeries(*m_snap, m_snap->topology.node(link.a.node).guid, link.a.port);
+        const auto seriesB = portSeries(*m_snap, m_snap->topology.node(link.b.node).guid, link.b.port);
         // The title is the legend: each end's name in the colour of its lines, and what the line styles mean.
         auto* title = new QCPLayoutGrid;
         m_plot->plotLayout()->addElement(row, 0, title);
@@ -265,11 +268,13 @@ void CounterPlotWidget::rebuild()
             y->setNumberFormat(QStringLiteral("gb"));
             y->ticker()->setTickCount(2); // small multiples: two labels per track stay readable
             for (int end = 0; end < 2; ++end) {
+                const auto& series = end == 0 ? seriesA : seriesB;
                 for (const auto kind : { std::optional<CounterKind>(track.kind), track.second }) {
                     if (!kind) {
                         continue;
                     }
                     auto* g = m_plot->addGraph(x, y);
+                    m_graphSeries.push_back(series[static_cast<std::size_t>(*kind)]);
                     // End A is drawn first and wider: where both ends report the same rates (two switch ports
                     // sampled together, symmetric all-reduce traffic) it stays as an edge around end B's line
                     // instead of disappearing under it.
@@ -517,11 +522,7 @@ void CounterPlotWidget::refresh()
     const int columns = std::max(100, m_plot->width());
     for (int i = 0; i < m_plot->graphCount(); ++i) {
         auto* g = m_plot->graph(i);
-        const auto li = g->property("link").toUInt();
-        const auto& link = m_snap->topology.link(static_cast<LinkId>(li));
-        const auto& end = g->property("end").toInt() == 0 ? link.a : link.b;
-        const auto* s = findSeries(*m_snap, m_snap->topology.node(end.node).guid, end.port,
-            static_cast<CounterKind>(g->property("kind").toInt()));
+        const auto* s = std::size_t(i) < m_graphSeries.size() ? m_graphSeries[std::size_t(i)] : nullptr;
         if (!s) {
             g->data()->clear();
             continue;

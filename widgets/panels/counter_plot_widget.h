@@ -83,6 +83,7 @@ private:
     std::vector<Marks> m_marks;
     std::shared_ptr<const JobSnapshot> m_snap;
     std::vector<std::uint32_t> m_links;
+    std::vector<const CounterSeries*> m_graphSeries; // graph index -> its series (null: the port has none)
     std::vector<TimeRange> m_stalls;
     CounterPyramidCache m_pyramids; // per plotted series, built on first use (a week of 1 s samples per line)
 };
