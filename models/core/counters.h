@@ -8,6 +8,7 @@
 #include "core/topology.h"
 #include "core/types.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -104,11 +105,12 @@ std::uint8_t storageBytesFor(std::uint8_t bits);
 
 // Calls fn(k) for each sample k >= 1 whose counterDelta from sample k - 1 has an increase: a reading that differs
 // from the one before and is not a clear to 0. One compare per sample at the stored width, for scans of whole
-// series where increases are rare (error counters).
-template <typename Fn> void forEachIncrease(const CounterSeries& s, Fn fn)
+// series where increases are rare (error counters). This form: the samples k in [from, to) only.
+template <typename Fn> void forEachIncrease(const CounterSeries& s, std::size_t from, std::size_t to, Fn fn)
 {
+    to = std::min(to, s.size());
     const auto scan = [&](const auto* v) {
-        for (std::size_t k = 1; k < s.size(); ++k) {
+        for (std::size_t k = std::max<std::size_t>(from, 1); k < to; ++k) {
             if (v[k] != v[k - 1] && v[k] != 0) {
                 fn(k);
             }
@@ -124,6 +126,10 @@ template <typename Fn> void forEachIncrease(const CounterSeries& s, Fn fn)
     default:
         return scan(static_cast<const std::uint64_t*>(s.values));
     }
+}
+template <typename Fn> void forEachIncrease(const CounterSeries& s, Fn fn)
+{
+    forEachIncrease(s, 1, s.size(), fn);
 }
 
 enum class LinkState : std::uint8_t { Down, Up };

@@ -79,3 +79,58 @@ TEST_CASE(
     const LinkStates stopped(snap, cancelling);
     CHECK(cancelling.stages.size() == 1); // asked once, then stopped: no second report
 }
+
+TEST_CASE("the links' states read for one window are the whole job's inside it, and quiet outside", "[core][view]")
+{
+    auto config = tinyConfig();
+    FaultSpec burst;
+    burst.kind = FaultKind::ErrorBurst;
+    burst.tier = LinkTier::LeafSpine;
+    burst.atNs = 30 * kNsPerSec;
+    burst.count = 2;
+    config.faults.push_back(burst);
+    const auto sim = simulateOrFail(config);
+    const SnapshotPtr snap = sim.snapshot;
+    const auto links = snap->topology.links().size();
+    const LinkStates whole(snap);
+    // Find when the burst's samples show erroring, then read a window around its first one and one well before.
+    TimeNs firstErroring = kNoTime;
+    for (TimeNs t = snap->job.span.start; t < snap->job.span.end && firstErroring == kNoTime; t += kNsPerSec / 4) {
+        for (std::uint32_t l = 0; l < links; ++l) {
+            if (whole.stateAt(static_cast<LinkId>(l), t) == LinkHealth::Erroring) {
+                firstErroring = t;
+                break;
+            }
+        }
+    }
+    REQUIRE(firstErroring != kNoTime);
+    NullProgress quiet;
+    const TimeRange around { firstErroring - 3 * kNsPerSec, firstErroring + 3 * kNsPerSec };
+    const LinkStates windowed(snap, quiet, around);
+    std::size_t erroringInside = 0;
+    for (TimeNs t = around.start; t <= around.end; t += kNsPerSec / 8) {
+        for (std::uint32_t l = 0; l < links; ++l) {
+            const auto state = windowed.stateAt(static_cast<LinkId>(l), t);
+            REQUIRE(state == whole.stateAt(static_cast<LinkId>(l), t));
+            erroringInside += state == LinkHealth::Erroring;
+        }
+    }
+    CHECK(erroringInside > 0);
+    // At a window's two edges: the sample that holds the edge is kept.
+    for (const TimeRange edge : { TimeRange { firstErroring, firstErroring + 60 * kNsPerSec },
+             TimeRange { firstErroring - 60 * kNsPerSec, firstErroring } }) {
+        const LinkStates edged(snap, quiet, edge);
+        std::size_t erroring = 0;
+        for (std::uint32_t l = 0; l < links; ++l) {
+            const auto state = edged.stateAt(static_cast<LinkId>(l), firstErroring);
+            REQUIRE(state == whole.stateAt(static_cast<LinkId>(l), firstErroring));
+            erroring += state == LinkHealth::Erroring;
+        }
+        CHECK(erroring > 0);
+    }
+    // A window before the burst keeps none of its samples: asked at the burst, no link reads erroring.
+    const LinkStates before(snap, quiet, { snap->job.span.start, firstErroring - 10 * kNsPerSec });
+    for (std::uint32_t l = 0; l < links; ++l) {
+        CHECK(before.stateAt(static_cast<LinkId>(l), firstErroring) != LinkHealth::Erroring);
+    }
+}
