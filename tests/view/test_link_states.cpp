@@ -38,19 +38,26 @@ private:
     mutable std::atomic<int> m_asked { 0 };
 };
 
-} // namespace
-
-TEST_CASE(
-    "the links' states read with progress are the states read without, and a cancel stops the reading", "[core][view]")
+// A 2 s host-leaf flap at +60 s and an error burst on a leaf-spine link at +30 s.
+SimConfig flapAndBurst()
 {
-    auto config = tinyConfig(); // a 2 s host-leaf flap at +60 s
-    config.hosts = 136; // 1,088 host links and the uplinks: several reports (one per 256 links) on each core
+    auto config = tinyConfig();
     FaultSpec burst;
     burst.kind = FaultKind::ErrorBurst;
     burst.tier = LinkTier::LeafSpine;
     burst.atNs = 30 * kNsPerSec;
     burst.count = 2;
     config.faults.push_back(burst);
+    return config;
+}
+
+} // namespace
+
+TEST_CASE(
+    "the links' states read with progress are the states read without, and a cancel stops the reading", "[core][view]")
+{
+    auto config = flapAndBurst();
+    config.hosts = 136; // 1,088 host links and the uplinks: several reports (one per 256 links) on each core
     const auto sim = simulateOrFail(config);
     const SnapshotPtr snap = sim.snapshot;
     const auto links = snap->topology.links().size();
@@ -82,14 +89,7 @@ TEST_CASE(
 
 TEST_CASE("the links' states read for one window are the whole job's inside it, and quiet outside", "[core][view]")
 {
-    auto config = tinyConfig();
-    FaultSpec burst;
-    burst.kind = FaultKind::ErrorBurst;
-    burst.tier = LinkTier::LeafSpine;
-    burst.atNs = 30 * kNsPerSec;
-    burst.count = 2;
-    config.faults.push_back(burst);
-    const auto sim = simulateOrFail(config);
+    const auto sim = simulateOrFail(flapAndBurst());
     const SnapshotPtr snap = sim.snapshot;
     const auto links = snap->topology.links().size();
     const LinkStates whole(snap);
