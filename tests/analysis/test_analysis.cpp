@@ -139,6 +139,36 @@ TEST_CASE(
     CHECK(w.dip1MinPercent <= 100);
 }
 
+TEST_CASE("matching reports its progress through both passes, never going back", "[core][analysis]")
+{
+    auto config = tinyConfig();
+    config.hosts = 64; // 512 ranks: several reports per pass from the caller's slice
+    const auto sim = simulateOrFail(config);
+    struct Fractions : Progress
+    {
+        std::vector<double> seen;
+        void report(std::string_view stage, std::uint64_t done, std::uint64_t total) override
+        {
+            if (stage == "Matching collectives across ranks" && total > 0) {
+                seen.push_back(double(done) / double(total));
+            }
+        }
+        bool cancelled() const override { return false; }
+    };
+    for (const unsigned parts : { 1u, 2u }) {
+        Fractions progress;
+        analysis::matchCollectives(*sim.snapshot, progress, parts);
+        INFO(parts << " slices");
+        REQUIRE(progress.seen.size() >= 8);
+        CHECK(std::is_sorted(progress.seen.begin(), progress.seen.end()));
+        CHECK(progress.seen.front() == 0.0);
+        // The first pass, which reads the sequence numbers, reports too: the stage does not stand still over it.
+        CHECK(std::count_if(progress.seen.begin(), progress.seen.end(), [](double f) { return f < 1.0 / 6; }) >= 4);
+        CHECK(progress.seen.back() > 0.75); // the last report of the caller's slice, 64 ranks before its end
+        CHECK(progress.seen.back() < 1.0);
+    }
+}
+
 TEST_CASE("collectives matched in slices of ranks side by side are matched as in one pass", "[core][analysis]")
 {
     // A crash (failed, timed-out and scheduled records), clock skew, and ranks whose arrivals tie.
