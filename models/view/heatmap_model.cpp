@@ -232,10 +232,15 @@ std::shared_ptr<const std::vector<HeatmapModel::LogRow>> HeatmapModel::logRowsOf
     return rows;
 }
 
+bool HeatmapModel::logRowApplies(std::uint32_t rank) const
+{
+    return m_logRows && rank < m_logRows->size() && (*m_logRows)[rank].applies;
+}
+
 void HeatmapModel::applyLogRow(std::uint32_t rank, TimeNs t0, TimeNs t1, std::uint8_t& present, std::uint8_t& failed,
     std::uint8_t& inside) const
 {
-    if (!m_logRows || rank >= m_logRows->size() || !(*m_logRows)[rank].applies) {
+    if (!logRowApplies(rank)) {
         return;
     }
     const auto& row = (*m_logRows)[rank];
@@ -600,7 +605,7 @@ void HeatmapModel::rasterizeRank(const TimeAxisMapping& map, const FramePlan& pl
         scratch.assign(kChannels * W, 0.0f);
         accumulate(s.collectives[rank], s.job.span.end, map.visible.start, map.nsPerPx(), W, scratch.data());
         // Asked once per rank, not per cell: most ranks' logs add nothing (190 M cells at 131,072 ranks).
-        const bool logRow = m_logRows && rank < m_logRows->size() && (*m_logRows)[rank].applies;
+        const bool logRow = logRowApplies(rank);
         for (std::size_t x = 0; x < W; ++x) {
             out[x] = HeatCell { quantize(scratch[kChannels * x]), 0, quantize(scratch[kChannels * x + 1]),
                 plan.present[x] };

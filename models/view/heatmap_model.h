@@ -179,6 +179,7 @@ private:
         bool unrecorded = false; // the rank has no record (with or without a log)
         bool logged = false; // a line of its own log names it (not only the Flight Recorder analyzer)
     };
+    bool logRowApplies(std::uint32_t rank) const; // its log adds to its cells (applyLogRow does something)
     void applyLogRow(std::uint32_t rank, TimeNs t0, TimeNs t1, std::uint8_t& present, std::uint8_t& failed,
         std::uint8_t& inside) const;
     void markUnrecorded(const FramePlan& plan, std::uint32_t rank, std::size_t width, HeatCell* out) const;
