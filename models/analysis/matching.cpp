@@ -71,6 +71,26 @@ void addRecord(CollectiveMatch& m, const RankCollectives& c, std::size_t i, std:
     }
 }
 
+// Widens `ranges` to one rank's sequence numbers per group. A rank's records come in runs of one group (a job
+// enqueues on one process group at a time), so each run's range is kept in registers and stored once: a store per
+// record into the same range is a chain through memory that costs several cycles a record.
+void seqRangesOf(const RankCollectives& c, const std::vector<std::uint16_t>& groupOf, std::vector<GroupRange>& ranges)
+{
+    const auto n = c.size();
+    for (std::size_t i = 0; i < n;) {
+        const auto group = groupOf[c.shape[i]];
+        std::uint32_t lo = c.seq[i];
+        std::uint32_t hi = lo;
+        for (++i; i < n && groupOf[c.shape[i]] == group; ++i) {
+            lo = std::min(lo, c.seq[i]);
+            hi = std::max(hi, c.seq[i]);
+        }
+        auto& g = ranges[group];
+        g.minSeq = std::min(g.minSeq, lo);
+        g.maxSeq = std::max(g.maxSeq, hi);
+    }
+}
+
 // `b` (from ranks after all of `a`'s) added into `a`: the same match as adding b's records after a's one by one.
 void mergeInto(CollectiveMatch& a, const CollectiveMatch& b)
 {
@@ -130,6 +150,10 @@ std::vector<CollectiveMatch> matchCollectives(const JobSnapshot& snap, Progress&
         const std::uint64_t done = pass == 0 ? r * n : ranks + r * n * (kFirstPassShare - 1);
         progress.report("Matching collectives across ranks", std::min(done, total), total);
     };
+    std::vector<std::uint16_t> groupOf(snap.shapes.size()); // a shape's group, packed for the per-record lookup
+    for (std::size_t s = 0; s < snap.shapes.size(); ++s) {
+        groupOf[s] = snap.shapes[s].group;
+    }
     std::vector<std::vector<GroupRange>> partRanges(parts, std::vector<GroupRange>(snap.groups.size()));
     parallelParts(
         [&](unsigned part, unsigned n) {
@@ -139,12 +163,7 @@ std::vector<CollectiveMatch> matchCollectives(const JobSnapshot& snap, Progress&
                 if (part == 0 && r % 64 == 0) {
                     report(0, r, n);
                 }
-                const auto& c = snap.collectives[r];
-                for (std::size_t i = 0; i < c.size(); ++i) {
-                    auto& g = ranges[snap.shapes[c.shape[i]].group];
-                    g.minSeq = std::min(g.minSeq, c.seq[i]);
-                    g.maxSeq = std::max(g.maxSeq, c.seq[i]);
-                }
+                seqRangesOf(snap.collectives[r], groupOf, ranges);
             }
         },
         parts);
@@ -157,6 +176,12 @@ std::vector<CollectiveMatch> matchCollectives(const JobSnapshot& snap, Progress&
         }
         ranges[g].offset = total;
         total += ranges[g].used() ? std::size_t(ranges[g].maxSeq - ranges[g].minSeq) + 1 : 0;
+    }
+    // A record's slot in the table is slotBase[its shape] + its seq (wrapping arithmetic: the base may be "negative").
+    std::vector<std::size_t> slotBase(snap.shapes.size());
+    for (std::size_t s = 0; s < snap.shapes.size(); ++s) {
+        const auto& g = ranges[groupOf[s]];
+        slotBase[s] = g.offset - g.minSeq;
     }
     std::vector<std::vector<CollectiveMatch>> tables(parts);
     parallelParts(
@@ -171,9 +196,8 @@ std::vector<CollectiveMatch> matchCollectives(const JobSnapshot& snap, Progress&
                 const auto& c = snap.collectives[r];
                 for (std::size_t i = 0; i < c.size(); ++i) {
                     const auto shape = c.shape[i];
-                    const auto group = snap.shapes[shape].group;
-                    auto& m = table[ranges[group].offset + (c.seq[i] - ranges[group].minSeq)];
-                    m.group = group;
+                    auto& m = table[slotBase[shape] + c.seq[i]];
+                    m.group = groupOf[shape];
                     m.seq = c.seq[i];
                     m.shape = shape;
                     addRecord(m, c, i, static_cast<std::uint32_t>(r));

@@ -8,6 +8,8 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <map>
+
 using namespace stallscope;
 using namespace stallscope::test;
 
@@ -211,6 +213,50 @@ TEST_CASE("collectives matched in slices of ranks side by side are matched as in
     CHECK(whole[0].firstArriver == 1);
     CHECK(whole[0].lastArriver == 0);
     CHECK(fields(halves[0]) == fields(whole[0]));
+}
+
+TEST_CASE("matching finds every group's sequence numbers however a rank interleaves its groups", "[core][analysis]")
+{
+    // Three groups; each rank enqueues on them in runs, one group split over several runs, sequence numbers going
+    // back inside a run, and one rank missing a collective that the others have.
+    JobSnapshot snap;
+    snap.job.worldSize = 4;
+    snap.groups.resize(3);
+    snap.shapes = { { 0, CollectiveOp::AllReduce, 1024 }, { 1, CollectiveOp::AllGather, 64 },
+        { 2, CollectiveOp::Broadcast, 8 }, { 0, CollectiveOp::ReduceScatter, 512 } };
+    struct Call
+    {
+        std::uint16_t shape;
+        std::uint32_t seq;
+    };
+    const std::vector<Call> calls { { 0, 7 }, { 3, 4 }, { 0, 9 }, { 1, 100 }, { 1, 101 }, { 2, 3 }, { 0, 5 }, { 1, 99 },
+        { 2, 2 } };
+    auto owned = std::make_shared<OwnedColumns>();
+    owned->ranks.resize(4);
+    std::map<std::pair<std::uint16_t, std::uint32_t>, std::uint32_t> expected; // (group, seq) → ranks that entered
+    for (std::uint32_t r = 0; r < 4; ++r) {
+        TimeNs t = 1000 + r;
+        for (const auto& call : calls) {
+            if (r == 2 && call.seq == 100) {
+                continue;
+            }
+            owned->ranks[r].push(t, t + 5, t + 50, call.seq, call.shape, CollectiveState::Completed);
+            ++expected[{ snap.shapes[call.shape].group, call.seq }];
+            t += 100;
+        }
+    }
+    attachOwnedColumns(snap, owned, {});
+    NullProgress none;
+    for (const unsigned parts : { 1u, 2u }) {
+        INFO(parts << " slices");
+        const auto matches = analysis::matchCollectives(snap, none, parts);
+        std::map<std::pair<std::uint16_t, std::uint32_t>, std::uint32_t> found;
+        for (const auto& m : matches) {
+            CHECK(snap.shapes[m.shape].group == m.group);
+            found[{ m.group, m.seq }] = m.entered;
+        }
+        CHECK(found == expected);
+    }
 }
 
 TEST_CASE("analysis output: text for people, versioned JSON", "[core][analysis]")
