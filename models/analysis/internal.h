@@ -121,6 +121,29 @@ struct WindowIncrease
     bool saturated = false;
     bool reset = false;
 };
-WindowIncrease increaseIn(const CounterSeries& s, TimeNs from, TimeNs to);
+class SampleSearch;
+// `search`, when given, remembers where `from` fell in the series' sample times for the next series that shares them.
+WindowIncrease increaseIn(const CounterSeries& s, TimeNs from, TimeNs to, SampleSearch* search = nullptr);
+
+// The first sample at or after a time, remembered per (array of sample times, time). A port's counters share one
+// array of sample times, so scoring a link end searches each window edge once instead of once per counter; each
+// search of a series of its own reads ~10 scattered cache lines. Exact for any series: a series with times of its
+// own is searched. One per thread.
+class SampleSearch
+{
+public:
+    std::size_t lowerBound(std::span<const TimeNs> times, TimeNs t);
+
+private:
+    struct Entry
+    {
+        const TimeNs* times = nullptr;
+        std::size_t size = 0;
+        TimeNs t = kNoTime;
+        std::size_t index = 0;
+    };
+    std::array<Entry, 8> m_entries {}; // a link end asks for five window edges
+    std::size_t m_next = 0; // the entry to replace next
+};
 
 } // namespace stallscope::analysis

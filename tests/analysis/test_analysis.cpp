@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <map>
+#include <set>
 
 using namespace stallscope;
 using namespace stallscope::test;
@@ -370,6 +371,95 @@ TEST_CASE("a core link is crossed by a group that spans pods, not by one inside 
     }
     CHECK(coreLinks == 4 * 2 * 2);
     CHECK(leafLinks == 4 * 8 * 2);
+}
+
+TEST_CASE("a remembered search of sample times finds what a fresh search finds", "[core][analysis]")
+{
+    const std::vector<TimeNs> times { 10, 20, 30, 40, 50 };
+    const std::vector<TimeNs> other { 15, 25, 35 };
+    analysis::SampleSearch search;
+    for (int round = 0; round < 2; ++round) { // the second round answers from what the first remembered
+        CHECK(search.lowerBound(times, 25) == 2);
+        CHECK(search.lowerBound(times, 30) == 2);
+        CHECK(search.lowerBound(times, 31) == 3);
+        CHECK(search.lowerBound(other, 25) == 1); // the same time in other sample times
+        CHECK(search.lowerBound(std::span(times).first(2), 31) == 2); // the same array, cut shorter
+        CHECK(search.lowerBound(times, 5) == 0);
+        CHECK(search.lowerBound(times, 99) == 5);
+    }
+    // Over a job's counters, every window of the analysis's sizes: the same increase with or without the search.
+    const auto sim = simulateOrFail(tinyConfig());
+    const auto& snap = *sim.snapshot;
+    const auto start = snap.job.span.start;
+    for (std::size_t i = 0; i < snap.counters.size(); i += 7) {
+        const auto& s = snap.counters[i];
+        for (const TimeNs from : { start, start + 61 * kNsPerSec, start + 90 * kNsPerSec + 1 }) {
+            for (const TimeNs to : { from + kNsPerSec, from + 60 * kNsPerSec }) {
+                const auto fresh = analysis::increaseIn(s, from, to);
+                const auto remembered = analysis::increaseIn(s, from, to, &search);
+                CHECK(remembered.increase == fresh.increase);
+                CHECK(remembered.firstFrom == fresh.firstFrom);
+            }
+        }
+    }
+}
+
+TEST_CASE("a switch link is crossed by two ranks exactly when one of them is below it", "[core][analysis]")
+{
+    auto config = fourPods();
+    config.durationNs = 20 * kNsPerSec;
+    config.faults.clear();
+    auto sim = simulateOrFail(config);
+    auto& snap = *sim.snapshot;
+    const auto& topo = snap.topology;
+    // The HCAs below a switch found by walking down the cables from it, tier by tier.
+    const auto hcasBelow = [&](NodeId top) {
+        std::set<std::size_t> hcas;
+        std::vector<NodeId> todo { top };
+        while (!todo.empty()) {
+            const auto n = todo.back();
+            todo.pop_back();
+            for (const auto& l : topo.links()) {
+                for (const auto& [near, far] : { std::pair(l.a, l.b), std::pair(l.b, l.a) }) {
+                    const auto& f = topo.node(far.node);
+                    if (near.node != n) {
+                        continue;
+                    }
+                    if (f.kind == NodeKind::Hca) {
+                        hcas.insert(index(far.node));
+                    } else if (f.tier < topo.node(n).tier) {
+                        todo.push_back(far.node);
+                    }
+                }
+            }
+        }
+        return hcas;
+    };
+    std::map<std::size_t, std::set<std::size_t>> below; // lower switch → its HCAs
+    const std::vector<std::uint32_t> some { 0, 7, 8, 31, 32, 63, 64, 127 }; // hosts' first and last ranks, four pods
+    for (std::size_t i = 0; i < some.size(); ++i) {
+        for (std::size_t j = i + 1; j < some.size(); ++j) {
+            const ProcessGroup pair { snap.strings.intern("p"), snap.strings.intern("pair"), { some[i], some[j] } };
+            const analysis::FabricIndex fabric(snap);
+            for (std::uint32_t k = 0; k < topo.links().size(); ++k) {
+                const auto& l = topo.link(static_cast<LinkId>(k));
+                if (topo.node(l.a.node).kind != NodeKind::Switch || topo.node(l.b.node).kind != NodeKind::Switch) {
+                    continue;
+                }
+                const auto lower = topo.node(l.a.node).tier <= topo.node(l.b.node).tier ? l.a.node : l.b.node;
+                auto it = below.find(index(lower));
+                if (it == below.end()) {
+                    it = below.emplace(index(lower), hcasBelow(lower)).first;
+                }
+                int inside = 0;
+                for (const auto r : pair.ranks) {
+                    inside += it->second.count(index(*snap.ranks[r].hcaNode));
+                }
+                INFO("ranks " << some[i] << " and " << some[j] << ", link " << k);
+                CHECK(fabric.crosses(static_cast<LinkId>(k), pair) == (inside == 1));
+            }
+        }
+    }
 }
 
 TEST_CASE("links whose only evidence is that traffic stopped, like every other, are not listed", "[core][analysis]")
