@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "window/demo_controller.h"
 #include "plain_text.h"
+#include "worker_pool.h"
 
 #include "open/load_job.h"
 #include "sim/simulator.h"
@@ -50,7 +51,7 @@ void DemoController::open()
     }
     emit statusMessage(tr("Simulating the demo scenario once (1,024 ranks, 70 min) into %1…").arg(dir));
     QApplication::setOverrideCursor(Qt::BusyCursor);
-    m_job.setFuture(QtConcurrent::run([path = dir.toStdString()]() -> std::string {
+    m_job.setFuture(QtConcurrent::run(workerPool(), [path = dir.toStdString()]() -> std::string {
         auto config = presetConfig("hourly-flap");
         NullProgress progress;
         auto sim = simulate(*config, progress);

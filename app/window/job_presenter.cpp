@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "window/job_presenter.h"
 #include "plain_text.h"
+#include "worker_pool.h"
 
 #include "core/issue_groups.h"
 #include "core/snapshot_summary.h"
@@ -312,7 +313,8 @@ void JobPresenter::ensureLateness()
     }
     emit statusMessage(tr("Computing lateness…"));
     auto opened = m_opened; // the job holds its own references: never a raw `this`
-    m_latenessJob.setFuture(QtConcurrent::run([opened] { return opened->heatmap->withLateness(*opened->analysis); }));
+    m_latenessJob.setFuture(
+        QtConcurrent::run(workerPool(), [opened] { return opened->heatmap->withLateness(*opened->analysis); }));
 }
 
 } // namespace stallscope

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "window/load_controller.h"
+#include "worker_pool.h"
 
 #include <QApplication>
 #include <QPointer>
@@ -64,7 +65,7 @@ void LoadController::start(const QString& name, Loader load, bool quiet)
             },
             Qt::QueuedConnection);
     };
-    m_watcher->setFuture(QtConcurrent::run([n, load, progress, stage] {
+    m_watcher->setFuture(QtConcurrent::run(workerPool(), [n, load, progress, stage] {
         return std::make_shared<OpenedJob>(stallscope::openWith(n, load, *progress, stage));
     }));
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "window/training_controller.h"
 #include "plain_text.h"
+#include "worker_pool.h"
 
 #include "open/load_job.h"
 #include "window/training_panel.h"
@@ -71,7 +72,7 @@ bool TrainingController::start(const std::string& id, std::optional<std::uint64_
     m_tempDir = std::move(temp);
     const std::uint64_t s = seed.value_or(e->sim.seed);
     emit statusMessage(tr("Generating exercise %1…").arg(QString::fromStdString(e->title)));
-    m_generation.setFuture(QtConcurrent::run([e, s, dir, &lib] {
+    m_generation.setFuture(QtConcurrent::run(workerPool(), [e, s, dir, &lib] {
         auto g = std::make_shared<Generated>();
         NullProgress progress;
         auto sim = writeExerciseFolder(lib, *e, s, dir.toStdString(), progress);
@@ -108,7 +109,7 @@ bool TrainingController::openFolder(const QString& dir)
     const auto s = sheet.value();
     emit statusMessage(tr("Preparing exercise %1…").arg(QString::fromStdString(e->title)));
     // The folder has no answer in it: the truth is simulated again from its id and seed.
-    m_generation.setFuture(QtConcurrent::run([e, s, dir] {
+    m_generation.setFuture(QtConcurrent::run(workerPool(), [e, s, dir] {
         auto g = std::make_shared<Generated>();
         NullProgress progress;
         const auto config = simConfigFor(*e, s.seed);

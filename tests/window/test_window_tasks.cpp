@@ -41,6 +41,7 @@
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTest>
+#include <QThreadPool>
 #include <QTimer>
 
 #include <filesystem>
@@ -339,6 +340,33 @@ TEST_CASE("a failed or cancelled open leaves the open job and its notes as they 
     CHECK(w.heatmap()->model());
     CHECK(&w.heatmap()->model()->snapshot() == w.opened()->snapshot.get());
     CHECK(w.windowTitle().contains(QString::fromStdString(w.opened()->snapshot->job.name)));
+}
+
+TEST_CASE("while a job opens, Qt's own thread pool stays free for painting", "[window]")
+{
+    // Qt's raster engine paints large areas in segments on QThreadPool::globalInstance() and the GUI thread waits for
+    // them: an open or a raster of ours holding that pool's threads froze every paint, the progress dialog too.
+    test::IsolatedSettings settings;
+    MainWindow w;
+    w.resize(1200, 800);
+    w.show();
+    auto big = *presetConfig("small");
+    big.hosts = 64;
+    big.durationNs = 300 * kNsPerSec;
+    test::TempDir bigDir;
+    REQUIRE(writeBundle(*test::simulateOrFail(big).snapshot, bigDir.str("big")).empty());
+    int busyAtStage = -1;
+    bool stillLoading = false;
+    QSignalSpy finished(&w, &MainWindow::loadFinished);
+    QObject::connect(&w, &MainWindow::stageShown, &w, [&] {
+        if (busyAtStage < 0) { // the first stage: the open's analysis is still running, the heatmap's raster too
+            stillLoading = finished.isEmpty();
+            busyAtStage = QThreadPool::globalInstance()->activeThreadCount();
+        }
+    });
+    REQUIRE(open(w, bigDir.str("big")));
+    REQUIRE(stillLoading);
+    CHECK(busyAtStage == 0);
 }
 
 TEST_CASE("the three time views put one instant at one x, at every zoom and width", "[window]")

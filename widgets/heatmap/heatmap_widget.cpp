@@ -2,6 +2,7 @@
 // The rank×time heatmap widget (heatmap_widget.h). Over 600 lines as one file: one widget whose raster jobs,
 // painting, overlays, legend and input all work on the same plot rectangle, time mapping and raster cache.
 #include "heatmap/heatmap_widget.h"
+#include "worker_pool.h"
 
 #include "plain_text.h"
 #include "time_navigation.h"
@@ -303,9 +304,10 @@ void HeatmapWidget::startRasterJob(const Key& key)
     // so at 131,072 ranks, against several), then the fine one: the placeholder is never a blank for long.
     const bool coarse = !(key == m_key && m_rasterCoarse) && m_shown.size() >= m_coarseFirstRanks
         && m_model->levels() > 0 && m_model->needsRecords(TimeAxisMapping { key.window, key.size.width() });
-    m_job->setFuture(QtConcurrent::run([key, model = m_model, shown = m_shown, palette = m_palette, coarse] {
-        return RasterJob { key, makeRaster(key, *model, shown, palette, coarse), coarse };
-    }));
+    m_job->setFuture(
+        QtConcurrent::run(workerPool(), [key, model = m_model, shown = m_shown, palette = m_palette, coarse] {
+            return RasterJob { key, makeRaster(key, *model, shown, palette, coarse), coarse };
+        }));
 }
 
 bool HeatmapWidget::rasterPending() const
