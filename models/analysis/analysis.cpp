@@ -182,14 +182,19 @@ AnalysisResult analyze(const JobSnapshot& snap, const AnalysisOptions& options, 
             out.incidents.push_back(std::move(*inc));
         }
     }
-    progress.report("Attributing to the fabric", 0, out.incidents.size());
+    // In thousandths of an incident: at 131,072 ranks one incident's links take a second.
+    const std::uint64_t perIncident = 1000;
+    const std::uint64_t stageTotal = out.incidents.size() * perIncident;
+    progress.report("Attributing to the fabric", 0, stageTotal);
     const FabricIndex fabric(snap);
     for (std::size_t i = 0; i < out.incidents.size(); ++i) {
         if (progress.cancelled()) {
             break;
         }
-        attributeToFabric(fabric, out.incidents[i]);
-        progress.report("Attributing to the fabric", i + 1, out.incidents.size());
+        attributeToFabric(fabric, out.incidents[i], [&](std::size_t done, std::size_t total) {
+            progress.report("Attributing to the fabric", i * perIncident + done * perIncident / total, stageTotal);
+        });
+        progress.report("Attributing to the fabric", (i + 1) * perIncident, stageTotal);
     }
     foldUnexplainedWaits(out.incidents);
     out.incidents.insert(

@@ -669,7 +669,7 @@ Scoring scoreLink(const FabricIndex& fx, LinkId id, const Incident& inc, SampleS
 
 } // namespace
 
-void attributeToFabric(const FabricIndex& fx, Incident& inc)
+void attributeToFabric(const FabricIndex& fx, Incident& inc, const LinksScored& onScored)
 {
     const auto& snap = fx.snap();
     const auto& group = snap.groups[inc.group];
@@ -691,6 +691,9 @@ void attributeToFabric(const FabricIndex& fx, Incident& inc)
             const auto [from, to] = partSlice(candidates.size(), part, count);
             SampleSearch search;
             for (auto k = from; k < to; ++k) {
+                if (part == 0 && onScored && (k - from) % 256 == 0) { // the caller's thread; its slice stands for all
+                    onScored((k - from) * count, candidates.size());
+                }
                 if (k + 1 < to) { // the next link's counters load while this one is scored
                     prefetchCounters(fx, fx.snap().topology.link(candidates[k + 1]), inc.startNs - kNsPerSec, search);
                 }

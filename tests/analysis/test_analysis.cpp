@@ -10,6 +10,7 @@
 
 #include <map>
 #include <set>
+#include <thread>
 
 using namespace stallscope;
 using namespace stallscope::test;
@@ -170,6 +171,39 @@ TEST_CASE("matching reports its progress through both passes, never going back",
         CHECK(progress.seen.back() > 0.75); // the last report of the caller's slice, 64 ranks before its end
         CHECK(progress.seen.back() < 1.0);
     }
+}
+
+TEST_CASE("attributing an incident to the fabric reports progress as its links are scored", "[core][analysis]")
+{
+    auto config = tinyConfig();
+    config.hosts = 64; // 512 ranks, some 600 links: several reports from the caller's slice
+    const auto sim = simulateOrFail(config);
+    struct Seen : Progress
+    {
+        std::vector<std::pair<std::uint64_t, std::uint64_t>> reports;
+        bool otherThread = false;
+        std::thread::id caller = std::this_thread::get_id();
+        void report(std::string_view stage, std::uint64_t done, std::uint64_t total) override
+        {
+            if (stage == "Attributing to the fabric") {
+                reports.emplace_back(done, total);
+                otherThread = otherThread || std::this_thread::get_id() != caller;
+            }
+        }
+        bool cancelled() const override { return false; }
+    } seen;
+    const auto r = analyze(*sim.snapshot, AnalysisOptions {}, seen);
+    REQUIRE(r.incidents.size() == 1);
+    REQUIRE(seen.reports.size() >= 3);
+    CHECK_FALSE(seen.otherThread);
+    const auto total = seen.reports.front().second;
+    CHECK(std::all_of(seen.reports.begin(), seen.reports.end(), [&](const auto& p) { return p.second == total; }));
+    CHECK(std::is_sorted(seen.reports.begin(), seen.reports.end()));
+    CHECK(seen.reports.back().first == total);
+    // Within the one incident, not only before and after it.
+    CHECK(std::count_if(seen.reports.begin(), seen.reports.end(), [&](const auto& p) {
+        return p.first > 0 && p.first < total;
+    }) >= 1);
 }
 
 TEST_CASE("collectives matched in slices of ranks side by side are matched as in one pass", "[core][analysis]")
