@@ -368,14 +368,20 @@ SimConfig fourPods()
     return config;
 }
 
-} // namespace
-
-TEST_CASE("a core link is crossed by a group that spans pods, not by one inside a pod", "[core][analysis]")
+// fourPods() for 20 s without a fault: for questions about the fabric's shape.
+auto quietFourPods()
 {
     auto config = fourPods();
     config.durationNs = 20 * kNsPerSec;
     config.faults.clear();
-    auto sim = simulateOrFail(config);
+    return simulateOrFail(config);
+}
+
+} // namespace
+
+TEST_CASE("a core link is crossed by a group that spans pods, not by one inside a pod", "[core][analysis]")
+{
+    auto sim = quietFourPods();
     auto& snap = *sim.snapshot;
     // A second group: the 32 ranks of pod 0 (hosts 0..3), as tensor- or pipeline-parallel groups often are.
     ProcessGroup pod0 { snap.strings.intern("1"), snap.strings.intern("pod0"), {} };
@@ -440,10 +446,7 @@ TEST_CASE("a remembered search of sample times finds what a fresh search finds",
 
 TEST_CASE("a switch link is crossed by two ranks exactly when one of them is below it", "[core][analysis]")
 {
-    auto config = fourPods();
-    config.durationNs = 20 * kNsPerSec;
-    config.faults.clear();
-    auto sim = simulateOrFail(config);
+    auto sim = quietFourPods();
     auto& snap = *sim.snapshot;
     const auto& topo = snap.topology;
     // The HCAs below a switch found by walking down the cables from it, tier by tier.
