@@ -174,7 +174,7 @@ int runAnalyze(const std::vector<std::string>& args, std::ostream& out, std::ost
     if (parsed.has("fabric") || snap.job.worldSize == 0) {
         auto review = reviewFabric(snap, fabricOptions);
         if (snap.job.worldSize > 0) { // the job's own folder: which of its stalls each link is in
-            noteJobStalls(review, analyze(snap, options));
+            noteJobStalls(review, analyze(snap, options), snap);
         }
         std::vector<ReviewedJob> jobs;
         if (auto it = parsed.options.find("job"); it != parsed.options.end()) {

@@ -71,7 +71,9 @@ OpenedJob finishForImages(OpenedJob out, SharedProgress& progress, OpenFor use)
     progress.report("Analysing", 0, 1);
     out.analysis = std::make_shared<AnalysisResult>(analyze(*out.snapshot, AnalysisOptions {}, progress));
     if (review.valid()) {
-        out.fabricReview = review.get();
+        auto reviewed = review.get();
+        noteJobStalls(*reviewed, *out.analysis, *out.snapshot); // the report's Flaps section weighs the job's records
+        out.fabricReview = std::move(reviewed);
     }
     out.heatmap = HeatmapModel::recordsOnly(out.snapshot, {})->withStalls(*out.analysis);
     if (progress.cancelled()) {
@@ -150,7 +152,7 @@ OpenedJob openWith(
     out.analysis = std::make_shared<AnalysisResult>(analyze(*out.snapshot, AnalysisOptions {}, progress));
     progress.report("Reviewing the fabric", 0, 1);
     auto review = reviewFabric(*out.snapshot, FabricReviewOptions {}, progress);
-    noteJobStalls(review, *out.analysis);
+    noteJobStalls(review, *out.analysis, *out.snapshot);
     out.fabricReview = std::make_shared<FabricReview>(std::move(review));
     progress.report("Building heatmap levels", 0, 1);
     const auto stage = levels.get();

@@ -473,36 +473,98 @@ FabricReview reviewFabric(const JobSnapshot& snap, const FabricReviewOptions& op
     return out;
 }
 
-void noteJobStalls(FabricReview& review, const AnalysisResult& job)
+namespace {
+
+// The job's stalls that a sample bracket [from, to] meets, with a sample's width of slack either side.
+std::vector<int> stallsNear(const AnalysisResult& job, TimeNs from, TimeNs to)
+{
+    std::vector<int> out;
+    for (const auto& inc : job.incidents) {
+        const TimeNs slack = std::max<TimeNs>(to - from, kNsPerSec); // the counter sample's own width
+        if (inc.kind != IncidentKind::Straggler && from <= inc.endNs + slack && to + slack >= inc.startNs) {
+            out.push_back(inc.number);
+        }
+    }
+    return out;
+}
+
+// From the first record's enqueue to the last record's end (or enqueue) over every rank; empty with no records.
+std::optional<TimeRange> recordsSpan(const JobSnapshot& snap)
+{
+    TimeNs first = kNoTime, last = kNoTime;
+    for (const auto& c : snap.collectives) {
+        if (c.size() == 0) {
+            continue;
+        }
+        const TimeNs end = std::max(c.enqueueNs[c.size() - 1], c.endNs[c.size() - 1]);
+        first = first == kNoTime ? c.enqueueNs[0] : std::min(first, c.enqueueNs[0]);
+        last = std::max(last, end);
+    }
+    return first == kNoTime ? std::nullopt : std::optional(TimeRange { first, last });
+}
+
+// Counts a flapping link's flaps while the job ran with traffic across it, and those it stalled at.
+void countFlapsRanThrough(const analysis::FabricIndex& fx, const ProcessGroup& everyone, TimeRange ran,
+    const AnalysisResult& job, ReviewedLink& l)
+{
+    if (!l.link || !fx.crosses(*l.link, everyone)) {
+        return;
+    }
+    for (const auto& f : l.flaps) {
+        if (f.timeNs() < ran.start || f.timeNs() > ran.end) {
+            continue;
+        }
+        ++l.flapsJobRanThrough;
+        l.flapsJobStalledAt += !stallsNear(job, f.earliestNs, f.latestNs).empty();
+    }
+}
+
+} // namespace
+
+void noteJobStalls(FabricReview& review, const AnalysisResult& job, const JobSnapshot& snap)
 {
     const auto mark = [&](ReviewedLink& l) {
-        l.jobStalls.clear();
-        for (const auto& inc : job.incidents) {
-            if (inc.kind == IncidentKind::Straggler) {
-                continue;
-            }
-            const auto near = [&](TimeNs from, TimeNs to) {
-                const TimeNs slack = std::max<TimeNs>(to - from, kNsPerSec); // the counter sample's own width
-                return from <= inc.endNs + slack && to + slack >= inc.startNs;
-            };
-            bool hit = std::any_of(l.flaps.begin(), l.flaps.end(),
-                [&](const FlapSighting& f) { return near(f.earliestNs, f.latestNs); });
-            hit = hit || std::any_of(l.retrainBrackets.begin(), l.retrainBrackets.end(),
-                             [&](const TimeRange& b) { return near(b.start, b.end); });
-            // Packets dropped on a link that erred (symbol errors): the burst that stalled it without a retrain.
-            hit = hit || (l.symbolErrors > 0 && std::any_of(l.dropBrackets.begin(), l.dropBrackets.end(), [&](const TimeRange& b) {
-                return near(b.start, b.end);
-            }));
-            if (hit) {
-                l.jobStalls.push_back(inc.number);
+        std::set<int> hit;
+        for (const auto& f : l.flaps) {
+            for (const int n : stallsNear(job, f.earliestNs, f.latestNs)) {
+                hit.insert(n);
             }
         }
+        for (const auto& b : l.retrainBrackets) {
+            for (const int n : stallsNear(job, b.start, b.end)) {
+                hit.insert(n);
+            }
+        }
+        // Packets dropped on a link that erred (symbol errors): the burst that stalled it without a retrain.
+        for (const auto& b : l.dropBrackets) {
+            if (l.symbolErrors > 0) {
+                for (const int n : stallsNear(job, b.start, b.end)) {
+                    hit.insert(n);
+                }
+            }
+        }
+        l.jobStalls.assign(hit.begin(), hit.end());
     };
     for (auto& l : review.flapping) {
         mark(l);
     }
     for (auto& l : review.erroring) {
         mark(l);
+    }
+    // Which links the job's traffic crosses, as attributing a stall decides it: with ranks not placed on the
+    // fabric it crosses none that anyone can tell, and nothing is counted.
+    const auto ran = recordsSpan(snap);
+    if (!ran || review.flapping.empty()) {
+        return;
+    }
+    ProcessGroup everyone;
+    for (std::uint32_t r = 0; r < snap.job.worldSize; ++r) {
+        everyone.ranks.push_back(r);
+    }
+    const analysis::FabricIndex fx(snap, analysis::FabricIndex::Traffic::Skip);
+    for (auto& l : review.flapping) {
+        l.flapsJobRanThrough = l.flapsJobStalledAt = 0;
+        countFlapsRanThrough(fx, everyone, *ran, job, l);
     }
 }
 

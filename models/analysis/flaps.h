@@ -95,6 +95,11 @@ struct ReviewedLink
     // With a job in the same data: its job-wide stalls (incident numbers) that a flap or retrain of this link
     // falls in, whoever the job's analysis blamed (noteJobStalls).
     std::vector<int> jobStalls;
+    // The price above assumes every flap finds data in flight. What the job's own records saw instead: the flaps
+    // while it ran with traffic across this link, and how many of those it stalled at (noteJobStalls). A flap that
+    // finds no data in flight costs nothing (docs/formats.md §6b): under adaptive routing most do.
+    std::uint32_t flapsJobRanThrough = 0;
+    std::uint32_t flapsJobStalledAt = 0;
 };
 
 struct FabricReview
@@ -118,8 +123,9 @@ FabricReview reviewFabric(const JobSnapshot& snap, const FabricReviewOptions& op
 
 // Marks each flapping or erroring link with the job's stalls its flaps or retrains fall in (a sample bracket
 // overlapping the stall, a sample's width of slack): the review of a job's own folder then says which of the job's
-// stalls each link coincides with.
-void noteJobStalls(FabricReview& review, const AnalysisResult& job);
+// stalls each link coincides with. With the job's ranks placed on the fabric, also counts the flaps of links its
+// traffic crosses while its records run, and those it stalled at (flapsJobRanThrough, flapsJobStalledAt).
+void noteJobStalls(FabricReview& review, const AnalysisResult& job, const JobSnapshot& snap);
 
 std::string fabricReviewText(const JobSnapshot& snap, const FabricReview& review);
 std::string fabricReviewJson(const JobSnapshot& snap, const FabricReview& review); // stallscope.fabric/1
@@ -127,7 +133,9 @@ std::string fabricReviewJson(const JobSnapshot& snap, const FabricReview& review
 // "every 1h00m02s ± 3s, 23 times since Mon 2026-11-02 09:17"
 std::string describeRecurrence(const Recurrence& r);
 std::vector<TimeNs> flapTimes(const ReviewedLink& l); // each flap's time, in order
-// "; in this job's stalls 1, 2 and 3" (ReviewedLink::jobStalls), or "" when it is in none.
+// "; in this job's stalls 1, 2 and 3" (ReviewedLink::jobStalls); where some flaps the job ran through passed
+// without a stall, also "; this job ran through all 4 of them without a stall …" or "; 1 of the 4 this job ran
+// through stalled it"; "" when neither applies.
 std::string jobStallsText(const ReviewedLink& l);
 
 // Flaps a day at the rate seen: one a period when they recur, else the sightings over the span, a day at least (a

@@ -56,7 +56,8 @@ std::string linkTitle(const ReviewedLink& l)
 std::string priceLine(const FabricReview& rv, const ReviewedLink& l)
 {
     std::ostringstream o;
-    o << "per flap: ";
+    // The job's own records showed flaps passing without a stall: the price holds for those that find data in flight.
+    o << (l.flapsJobStalledAt < l.flapsJobRanThrough ? "per flap that finds data in flight: " : "per flap: ");
     if (l.crashes) {
         o << "the job crashes (down past the " << formatDuration(rv.policy.retryBudgetNs()) << " retry budget)";
     } else {
@@ -104,14 +105,24 @@ void flappingText(std::ostream& o, const FabricReview& rv, const ReviewedLink& l
 
 std::string jobStallsText(const ReviewedLink& l)
 {
-    if (l.jobStalls.empty()) {
-        return "";
+    std::string s;
+    if (!l.jobStalls.empty()) {
+        s = l.jobStalls.size() == 1 ? "; in this job's stall " : "; in this job's stalls ";
+        for (std::size_t i = 0; i < l.jobStalls.size(); ++i) {
+            s += (i == 0 ? "" : i + 1 == l.jobStalls.size() ? " and " : ", ") + std::to_string(l.jobStalls[i]);
+        }
     }
-    std::string s = l.jobStalls.size() == 1 ? "; in this job's stall " : "; in this job's stalls ";
-    for (std::size_t i = 0; i < l.jobStalls.size(); ++i) {
-        s += (i == 0 ? "" : i + 1 == l.jobStalls.size() ? " and " : ", ") + std::to_string(l.jobStalls[i]);
+    const auto ran = l.flapsJobRanThrough;
+    if (ran == 0 || l.flapsJobStalledAt == ran) {
+        return s; // every flap it ran through stalled it: the stalls above say so
     }
-    return s;
+    const std::string which = ran == l.flaps.size() ? (ran == 1 ? "it" : "all " + std::to_string(ran) + " of them")
+                                                    : std::to_string(ran) + " of them";
+    if (l.flapsJobStalledAt == 0) {
+        return s + "; this job ran through " + which + " without a stall (no data in flight on the link)";
+    }
+    return s + "; " + std::to_string(l.flapsJobStalledAt) + " of the " + std::to_string(ran)
+        + " this job ran through stalled it";
 }
 
 std::vector<TimeNs> flapTimes(const ReviewedLink& l)
@@ -264,6 +275,8 @@ std::string fabricReviewJson(const JobSnapshot& snap, const FabricReview& rv)
         x["symbol_trend"] = { { "flaps_with_symbol_errors_before", l.flapsWithSymbolsBefore },
             { "before_per_10min", l.symbolsBeforePer10Min }, { "otherwise_per_10min", l.symbolsOtherwisePer10Min } };
         x["job_stalls"] = l.jobStalls;
+        x["job_flaps_ran_through"] = l.flapsJobRanThrough;
+        x["job_flaps_stalled_at"] = l.flapsJobStalledAt;
         x["cost"] = { { "flaps_per_day", l.flapsPerDay }, { "crashes", l.crashes },
             { "stall_per_flap_ns", l.stallPerFlapNs }, { "length_assumed", l.lengthAssumed },
             { "gpu_hours_per_flap", l.gpuHoursPerFlap }, { "gpu_hours_per_day", l.gpuHoursPerDay } };

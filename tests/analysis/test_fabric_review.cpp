@@ -11,6 +11,7 @@
 #include "test_support.h"
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <map>
@@ -475,4 +476,81 @@ TEST_CASE("with a job open the fabric review prices a flap for that job, as its 
     FabricReviewOptions big;
     big.jobRanks = 1024;
     CHECK(reviewFabric(snap, big).options.jobRanks == 1024);
+}
+
+TEST_CASE("the job's own records weigh the review's price: flaps it ran through without a stall are told apart",
+    "[fabric-review]")
+{
+    // A leaf-spine link down 2 s every 100 s. Under adaptive routing the switches move its flows in 50 ms and a flap
+    // costs the job only when it finds data in flight on the link (docs/formats.md §6b); without it every flap
+    // waits for the link. What the review counts is checked against the simulator's own record of what happened.
+    for (const bool adaptive : { true, false }) {
+        INFO((adaptive ? "adaptive routing" : "static routes"));
+        auto c = *presetConfig("small");
+        c.faults = { parseFaultSpec(
+            std::string("flap:leaf-spine:leaf=3:spine=1:at=60s:for=2s:every=100s") + (adaptive ? "" : ":ar=off"))
+                         .value() };
+        NullProgress progress;
+        auto sim = simulate(c, progress);
+        REQUIRE(sim);
+        const auto& snap = *sim->snapshot;
+        std::set<std::size_t> stalledOutages; // the simulator's truth: outages that stopped the job
+        for (const auto& st : sim->stalls) {
+            for (std::size_t o = 0; o < sim->outages.size(); ++o) {
+                if (st.startNs >= sim->outages[o].downNs && st.startNs <= sim->outages[o].trafficUpNs) {
+                    stalledOutages.insert(o);
+                }
+            }
+        }
+        REQUIRE(sim->outages.size() == 6);
+        if (adaptive) {
+            REQUIRE(stalledOutages.size() < sim->outages.size()); // some flaps found no data in flight
+        } else {
+            REQUIRE(stalledOutages.size() == sim->outages.size());
+        }
+        auto review = reviewFabric(snap);
+        noteJobStalls(review, analyze(snap, AnalysisOptions {}), snap);
+        REQUIRE(review.flapping.size() == 1);
+        const auto& l = review.flapping[0];
+        CHECK(l.flaps.size() == 6);
+        CHECK(l.flapsJobRanThrough == 6);
+        CHECK(l.flapsJobStalledAt == stalledOutages.size());
+        const auto text = fabricReviewText(snap, review);
+        if (stalledOutages.empty()) {
+            CHECK_THAT(text, Catch::Contains("this job ran through all 6 of them without a stall"));
+        } else if (stalledOutages.size() < 6) {
+            CHECK_THAT(text,
+                Catch::Contains(std::to_string(stalledOutages.size()) + " of the 6 this job ran through stalled it"));
+        } else { // every flap stalled it: the stalls it is in say so
+            CHECK_THAT(text, Catch::Contains("in this job's stalls 1, 2, 3, 4, 5 and 6"));
+            CHECK_THAT(text, !Catch::Contains("ran through"));
+        }
+        // The price is the one for a flap that finds data in flight, and says so when the job saw flaps that did not.
+        CHECK_THAT(text,
+            Catch::Contains(adaptive ? "per flap that finds data in flight: 4.29s stall" : "per flap: 4.29s stall"));
+        const auto json = nlohmann::json::parse(fabricReviewJson(snap, review));
+        CHECK(json["flapping"][0]["job_flaps_ran_through"] == 6);
+        CHECK(json["flapping"][0]["job_flaps_stalled_at"] == stalledOutages.size());
+        // Ranks not placed on the fabric: which links the job crosses is unknown, so nothing is counted.
+        JobSnapshot unplaced = snap;
+        for (auto& r : unplaced.ranks) {
+            r.hcaNode.reset();
+        }
+        auto blind = reviewFabric(unplaced);
+        noteJobStalls(blind, analyze(unplaced, AnalysisOptions {}), unplaced);
+        REQUIRE(blind.flapping.size() == 1);
+        CHECK(blind.flapping[0].flapsJobRanThrough == 0);
+    }
+    // Fabric data without a job's records: nothing to weigh.
+    auto c = *presetConfig("small");
+    c.faults = { parseFaultSpec("flap:leaf-spine:leaf=3:spine=1:at=60s:for=2s:every=100s").value() };
+    NullProgress progress;
+    auto sim = simulate(c, progress);
+    REQUIRE(sim);
+    JobSnapshot fabricOnly = *sim->snapshot;
+    fabricOnly.collectives.clear();
+    auto review = reviewFabric(fabricOnly);
+    noteJobStalls(review, AnalysisResult {}, fabricOnly);
+    REQUIRE(review.flapping.size() == 1);
+    CHECK(review.flapping[0].flapsJobRanThrough == 0);
 }

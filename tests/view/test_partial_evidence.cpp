@@ -295,7 +295,7 @@ TEST_CASE("the fabric review of the job's folder lists the job's stalls each err
     const auto stalls = jobWide(host.result);
     REQUIRE(stalls.size() == 3);
     auto review = reviewFabric(*host.job.snapshot);
-    noteJobStalls(review, host.result);
+    noteJobStalls(review, host.result, *host.job.snapshot);
     REQUIRE(review.flapping.empty());
     REQUIRE(review.erroring.size() == 2);
     const auto& retrained = review.erroring[0]; // most retrains first
