@@ -2,9 +2,10 @@
 // The fabric views offscreen (issue #13): the link × time model keeps every flap at any zoom, the rendered link
 // heatmap shows the hourly flapper's row in the down colour once per flap and no healthy row at all (light and
 // dark, 1,024 links), the Flaps panel lists the review and selecting a row selects the link.
+#include "analysis/analysis.h"
 #include "analysis/flaps.h"
-#include "panels/flaps_panel.h"
 #include "heatmap/link_heatmap_widget.h"
+#include "panels/flaps_panel.h"
 #include "test_support.h"
 #include "theme.h"
 #include "time_ruler.h"
@@ -220,6 +221,29 @@ TEST_CASE("the Flaps panel says one link went down in the singular", "[widget][f
     FlapsPanel panel(&state);
     panel.setReview(sim.snapshot, review);
     CHECK(panel.headerText().startsWith(QStringLiteral("1 link went down, ")));
+}
+
+TEST_CASE("the Flaps panel says when the job ran through a link's flaps without a stall", "[widget][fabric]")
+{
+    // Under adaptive routing a leaf-spine flap that finds no data in flight costs the job nothing (formats.md §6b).
+    auto config = tinyConfig();
+    config.faults = { parseFaultSpec("flap:leaf-spine:leaf=3:spine=1:at=60s:for=2s:every=100s").value() };
+    auto sim = simulateOrFail(config);
+    auto review = std::make_shared<FabricReview>(reviewFabric(*sim.snapshot));
+    noteJobStalls(*review, analyze(*sim.snapshot, AnalysisOptions {}), *sim.snapshot);
+    REQUIRE(review->flapping.size() == 1);
+    const auto& l = review->flapping[0];
+    REQUIRE(l.flapsJobRanThrough > l.flapsJobStalledAt);
+    ViewState state;
+    FlapsPanel panel(&state);
+    panel.setReview(sim.snapshot, review);
+    CHECK(panel.cellText(0, 3).contains(QStringLiteral("this job ran through")));
+    const auto cost = panel.cellToolTip(0, 6); // the GPU-h a day
+    INFO(cost.toStdString());
+    CHECK(cost.contains(QStringLiteral("per flap that finds data in flight")));
+    CHECK(cost.contains(QStringLiteral("this job stalled at %1 of the %2 it ran through")
+                            .arg(l.flapsJobStalledAt)
+                            .arg(l.flapsJobRanThrough)));
 }
 
 TEST_CASE("the link heatmap's title range shows seconds, and milliseconds for a window of a few seconds", "[widget]")

@@ -130,9 +130,16 @@ void FlapsPanel::setReview(std::shared_ptr<const JobSnapshot> snap, std::shared_
         m_table->setItem(row, kCost,
             item(fixed(l.gpuHoursPerDay, 1),
                 l.crashes ? tr("each flap crashes the job (down past the retry budget)")
-                          : tr("%1 stall per flap × %2 flaps/day")
-                                .arg(QString::fromStdString(formatDuration(l.stallPerFlapNs)))
-                                .arg(fixed(l.flapsPerDay, 1)),
+                    : l.flapsJobStalledAt < l.flapsJobRanThrough // the job saw flaps pass without a stall
+                    ? tr("%1 stall per flap that finds data in flight × %2 flaps/day; this job stalled at %3 of the %4 "
+                         "it ran through")
+                          .arg(QString::fromStdString(formatDuration(l.stallPerFlapNs)))
+                          .arg(fixed(l.flapsPerDay, 1))
+                          .arg(l.flapsJobStalledAt)
+                          .arg(l.flapsJobRanThrough)
+                    : tr("%1 stall per flap × %2 flaps/day")
+                          .arg(QString::fromStdString(formatDuration(l.stallPerFlapNs)))
+                          .arg(fixed(l.flapsPerDay, 1)),
                 l.gpuHoursPerDay, true));
         ++row;
     }
@@ -169,6 +176,12 @@ QString FlapsPanel::cellText(int row, int column) const
 {
     const auto* it = m_table->item(row, column);
     return it ? it->text() : QString();
+}
+
+QString FlapsPanel::cellToolTip(int row, int column) const
+{
+    const auto* it = m_table->item(row, column);
+    return it ? it->toolTip() : QString();
 }
 
 void FlapsPanel::selectRow(int row)

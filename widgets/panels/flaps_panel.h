@@ -35,6 +35,7 @@ public:
     void setEmptyText(const QString& text);
     int rowCount() const;
     QString cellText(int row, int column) const;
+    QString cellToolTip(int row, int column) const;
     void selectRow(int row);
     int flapListCount() const; // the selected link's flaps (or retrains and drops) listed
     QString flapListText(int index) const;
