@@ -133,10 +133,11 @@ std::string fabricReviewJson(const JobSnapshot& snap, const FabricReview& review
 // "every 1h00m02s ± 3s, 23 times since Mon 2026-11-02 09:17"
 std::string describeRecurrence(const Recurrence& r);
 std::vector<TimeNs> flapTimes(const ReviewedLink& l); // each flap's time, in order
-// "; in this job's stalls 1, 2 and 3" (ReviewedLink::jobStalls); where some flaps the job ran through passed
-// without a stall, also "; this job ran through all 4 of them without a stall …" or "; 1 of the 4 this job ran
-// through stalled it"; "" when neither applies.
+// "; in this job's stalls 1, 2 and 3" (ReviewedLink::jobStalls), or "" when it is in none.
 std::string jobStallsText(const ReviewedLink& l);
+// Where some flaps the job ran through passed without a stall: "; this job ran through all 4 of them without a
+// stall …" or "; 1 of the 4 this job ran through stalled it"; otherwise "".
+std::string flapsRanThroughText(const ReviewedLink& l);
 
 // Flaps a day at the rate seen: one a period when they recur, else the sightings over the span, a day at least (a
 // single flap in a minute is not 1,440 a day). The one rate the fabric review and a job's incidents are priced by.

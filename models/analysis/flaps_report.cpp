@@ -98,30 +98,35 @@ void flappingText(std::ostream& o, const FabricReview& rv, const ReviewedLink& l
     if (l.retrains > 0) {
         o << "; " << l.retrains << " retrains";
     }
-    o << jobStallsText(l) << '\n' << "    " << priceLine(rv, l) << '\n';
+    o << jobStallsText(l) << flapsRanThroughText(l) << '\n' << "    " << priceLine(rv, l) << '\n';
 }
 
 } // namespace
 
 std::string jobStallsText(const ReviewedLink& l)
 {
-    std::string s;
-    if (!l.jobStalls.empty()) {
-        s = l.jobStalls.size() == 1 ? "; in this job's stall " : "; in this job's stalls ";
-        for (std::size_t i = 0; i < l.jobStalls.size(); ++i) {
-            s += (i == 0 ? "" : i + 1 == l.jobStalls.size() ? " and " : ", ") + std::to_string(l.jobStalls[i]);
-        }
+    if (l.jobStalls.empty()) {
+        return "";
     }
+    std::string s = l.jobStalls.size() == 1 ? "; in this job's stall " : "; in this job's stalls ";
+    for (std::size_t i = 0; i < l.jobStalls.size(); ++i) {
+        s += (i == 0 ? "" : i + 1 == l.jobStalls.size() ? " and " : ", ") + std::to_string(l.jobStalls[i]);
+    }
+    return s;
+}
+
+std::string flapsRanThroughText(const ReviewedLink& l)
+{
     const auto ran = l.flapsJobRanThrough;
     if (ran == 0 || l.flapsJobStalledAt == ran) {
-        return s; // every flap it ran through stalled it: the stalls above say so
+        return ""; // every flap it ran through stalled it: the job's stalls say so
     }
     const std::string which = ran == l.flaps.size() ? (ran == 1 ? "it" : "all " + std::to_string(ran) + " of them")
                                                     : std::to_string(ran) + " of them";
     if (l.flapsJobStalledAt == 0) {
-        return s + "; this job ran through " + which + " without a stall (no data in flight on the link)";
+        return "; this job ran through " + which + " without a stall (no data in flight on the link)";
     }
-    return s + "; " + std::to_string(l.flapsJobStalledAt) + " of the " + std::to_string(ran)
+    return "; " + std::to_string(l.flapsJobStalledAt) + " of the " + std::to_string(ran)
         + " this job ran through stalled it";
 }
 

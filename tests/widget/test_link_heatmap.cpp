@@ -237,7 +237,9 @@ TEST_CASE("the Flaps panel says when the job ran through a link's flaps without 
     ViewState state;
     FlapsPanel panel(&state);
     panel.setReview(sim.snapshot, review);
-    CHECK(panel.cellText(0, 3).contains(QStringLiteral("this job ran through")));
+    CHECK_FALSE(panel.cellText(0, 3).contains(QStringLiteral("ran through"))); // said once, beside the price
+    CHECK(panel.cellText(0, 6).endsWith(
+        QStringLiteral("(this job: %1 of %2 stalled it)").arg(l.flapsJobStalledAt).arg(l.flapsJobRanThrough)));
     const auto cost = panel.cellToolTip(0, 6); // the GPU-h a day
     INFO(cost.toStdString());
     CHECK(cost.contains(QStringLiteral("per flap that finds data in flight")));

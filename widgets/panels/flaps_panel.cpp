@@ -127,10 +127,16 @@ void FlapsPanel::setReview(std::shared_ptr<const JobSnapshot> snap, std::shared_
             item(l.downKnown ? QString::fromStdString(formatDuration(l.downTotalNs)) : tr("?"),
                 l.downKnown ? tr("%1 of %2 flaps timed by link events").arg(l.downKnown).arg(l.flaps.size())
                             : tr("seen in counters only: length unknown")));
+        // The job saw flaps pass without a stall: the price is for the flaps that find data in flight, and the cell
+        // says what the job saw beside it, not only in the tooltip.
+        const bool passed = l.flapsJobStalledAt < l.flapsJobRanThrough;
         m_table->setItem(row, kCost,
-            item(fixed(l.gpuHoursPerDay, 1),
+            item(fixed(l.gpuHoursPerDay, 1)
+                    + (passed
+                            ? tr(" (this job: %1 of %2 stalled it)").arg(l.flapsJobStalledAt).arg(l.flapsJobRanThrough)
+                            : QString()),
                 l.crashes ? tr("each flap crashes the job (down past the retry budget)")
-                    : l.flapsJobStalledAt < l.flapsJobRanThrough // the job saw flaps pass without a stall
+                    : passed
                     ? tr("%1 stall per flap that finds data in flight × %2 flaps/day; this job stalled at %3 of the %4 "
                          "it ran through")
                           .arg(QString::fromStdString(formatDuration(l.stallPerFlapNs)))
