@@ -493,7 +493,7 @@ std::optional<TimeRange> recordsSpan(const JobSnapshot& snap)
 {
     TimeNs first = kNoTime, last = kNoTime;
     for (const auto& c : snap.collectives) {
-        if (c.size() == 0) {
+        if (c.size() == 0 || c.enqueueNs[0] == kNoTime) {
             continue;
         }
         const TimeNs end = std::max(c.enqueueNs[c.size() - 1], c.endNs[c.size() - 1]);
@@ -553,6 +553,9 @@ void noteJobStalls(FabricReview& review, const AnalysisResult& job, const JobSna
     }
     // Which links the job's traffic crosses, as attributing a stall decides it: with ranks not placed on the
     // fabric it crosses none that anyone can tell, and nothing is counted.
+    for (auto& l : review.flapping) {
+        l.flapsJobRanThrough = l.flapsJobStalledAt = 0;
+    }
     const auto ran = recordsSpan(snap);
     if (!ran || review.flapping.empty()) {
         return;
@@ -563,7 +566,6 @@ void noteJobStalls(FabricReview& review, const AnalysisResult& job, const JobSna
     }
     const analysis::FabricIndex fx(snap, analysis::FabricIndex::Traffic::Skip);
     for (auto& l : review.flapping) {
-        l.flapsJobRanThrough = l.flapsJobStalledAt = 0;
         countFlapsRanThrough(fx, everyone, *ran, job, l);
     }
 }
