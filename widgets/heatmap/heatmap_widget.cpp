@@ -2,13 +2,13 @@
 // The rank×time heatmap widget (heatmap_widget.h). Over 600 lines as one file: one widget whose raster jobs,
 // painting, overlays, legend and input all work on the same plot rectangle, time mapping and raster cache.
 #include "heatmap/heatmap_widget.h"
-#include "worker_pool.h"
 
 #include "plain_text.h"
 #include "time_navigation.h"
 #include "time_ruler.h"
 #include "time_ticks.h"
 #include "view_menu.h"
+#include "worker_pool.h"
 
 #include "core/time_format.h"
 #include "view/view_state.h"
