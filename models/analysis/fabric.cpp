@@ -34,7 +34,7 @@ std::string portName(const JobSnapshot& snap, std::uint64_t guid, std::uint16_t 
 std::size_t SampleSearch::lowerBound(std::span<const TimeNs> times, TimeNs t)
 {
     for (const auto& e : m_entries) {
-        if (e.times == times.data() && e.size == times.size() && e.t == t && e.times != nullptr) {
+        if (e.times == times.data() && e.size == times.size() && e.t == t) {
             return e.index;
         }
     }

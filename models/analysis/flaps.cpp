@@ -536,8 +536,8 @@ void noteJobStalls(FabricReview& review, const AnalysisResult& job, const JobSna
             }
         }
         // Packets dropped on a link that erred (symbol errors): the burst that stalled it without a retrain.
-        for (const auto& b : l.dropBrackets) {
-            if (l.symbolErrors > 0) {
+        if (l.symbolErrors > 0) {
+            for (const auto& b : l.dropBrackets) {
                 for (const int n : stallsNear(job, b.start, b.end)) {
                     hit.insert(n);
                 }
@@ -551,8 +551,6 @@ void noteJobStalls(FabricReview& review, const AnalysisResult& job, const JobSna
     for (auto& l : review.erroring) {
         mark(l);
     }
-    // Which links the job's traffic crosses, as attributing a stall decides it: with ranks not placed on the
-    // fabric it crosses none that anyone can tell, and nothing is counted.
     for (auto& l : review.flapping) {
         l.flapsJobRanThrough = l.flapsJobStalledAt = 0;
     }
@@ -560,6 +558,8 @@ void noteJobStalls(FabricReview& review, const AnalysisResult& job, const JobSna
     if (!ran || review.flapping.empty()) {
         return;
     }
+    // Which links the job's traffic crosses, as attributing a stall decides it: with ranks not placed on the
+    // fabric it crosses none that anyone can tell, and nothing is counted.
     ProcessGroup everyone;
     for (std::uint32_t r = 0; r < snap.job.worldSize; ++r) {
         everyone.ranks.push_back(r);

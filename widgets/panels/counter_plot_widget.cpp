@@ -281,9 +281,6 @@ void CounterPlotWidget::rebuild()
                     g->setPen(QPen(end == 0 ? endA : endB, end == 0 ? 3.0 : 1.2,
                         *kind == track.kind ? Qt::SolidLine : Qt::DashLine));
                     g->setName(end == 0 ? nodeName(*m_snap, link.a) : nodeName(*m_snap, link.b));
-                    g->setProperty("link", li);
-                    g->setProperty("end", end);
-                    g->setProperty("kind", int(*kind));
                     g->setProperty("scale", track.scale);
                     g->setLineStyle(QCPGraph::lsStepRight);
                 }

@@ -136,16 +136,14 @@ void FlapsPanel::setReview(std::shared_ptr<const JobSnapshot> snap, std::shared_
                             ? tr(" (this job: %1 of %2 stalled it)").arg(l.flapsJobStalledAt).arg(l.flapsJobRanThrough)
                             : QString()),
                 l.crashes ? tr("each flap crashes the job (down past the retry budget)")
-                    : passed
-                    ? tr("%1 stall per flap that finds data in flight × %2 flaps/day; this job stalled at %3 of the %4 "
-                         "it ran through")
-                          .arg(QString::fromStdString(formatDuration(l.stallPerFlapNs)))
-                          .arg(fixed(l.flapsPerDay, 1))
-                          .arg(l.flapsJobStalledAt)
-                          .arg(l.flapsJobRanThrough)
-                    : tr("%1 stall per flap × %2 flaps/day")
-                          .arg(QString::fromStdString(formatDuration(l.stallPerFlapNs)))
-                          .arg(fixed(l.flapsPerDay, 1)),
+                          : tr("%1 stall per flap%2 × %3 flaps/day%4")
+                                .arg(QString::fromStdString(formatDuration(l.stallPerFlapNs)))
+                                .arg(passed ? tr(" that finds data in flight") : QString())
+                                .arg(fixed(l.flapsPerDay, 1))
+                                .arg(passed ? tr("; this job stalled at %1 of the %2 it ran through")
+                                                  .arg(l.flapsJobStalledAt)
+                                                  .arg(l.flapsJobRanThrough)
+                                            : QString()),
                 l.gpuHoursPerDay, true));
         ++row;
     }
